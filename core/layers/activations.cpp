@@ -1,0 +1,21 @@
+#include "activations.h"
+
+#include <cmath>
+
+namespace attnlab {
+
+void sigmoid_forward(ConstMatrixRef x, MatrixRef y) {
+  // Two branches so that exp never overflows: for x < 0 use exp(x) / (1 + exp(x)).
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+      const float v = x(i, j);
+      if (v >= 0.0f) {
+        y(i, j) = 1.0f / (1.0f + std::exp(-v));
+      } else {
+        const float e = std::exp(v);
+        y(i, j) = e / (1.0f + e);
+      }
+    }
+}
+
+}  // namespace attnlab

@@ -1,0 +1,20 @@
+// Elementwise activations, forward beside backward.
+#pragma once
+
+#include "../tensor.h"
+
+namespace attnlab {
+
+// relu(x) = max(x, 0);  d/dx = 1 where x > 0 (PyTorch takes 0 at x == 0).
+inline void relu_forward(ConstMatrixRef x, MatrixRef y) { y = x.cwiseMax(0.0f); }
+inline void relu_backward(ConstMatrixRef x, ConstMatrixRef dy, MatrixRef dx) {
+  dx = (x.array() > 0.0f).select(dy, 0.0f);
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x));  d/dx = y (1 - y), written with the forward's output y.
+void sigmoid_forward(ConstMatrixRef x, MatrixRef y);
+inline void sigmoid_backward(ConstMatrixRef y, ConstMatrixRef dy, MatrixRef dx) {
+  dx = dy.array() * y.array() * (1.0f - y.array());
+}
+
+}  // namespace attnlab

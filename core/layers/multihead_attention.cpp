@@ -1,0 +1,197 @@
+#include "multihead_attention.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "init.h"
+
+namespace attnlab {
+
+namespace {
+
+// [B*L, E] row-major -> [B, H, L, D]
+void split_heads(const RowMatrix& x, int B, int L, int H, int D, std::vector<float>& heads) {
+  heads.resize(std::size_t(B) * H * L * D);
+  for (int b = 0; b < B; ++b)
+    for (int l = 0; l < L; ++l) {
+      const float* src = x.data() + (std::size_t(b) * L + l) * std::size_t(H) * D;
+      for (int h = 0; h < H; ++h)
+        std::memcpy(&heads[((std::size_t(b) * H + h) * L + l) * D], src + std::size_t(h) * D,
+                    sizeof(float) * D);
+    }
+}
+
+// [B, H, L, D] -> [B*L, E]: the inverse of split_heads.
+void merge_heads(const std::vector<float>& heads, int B, int L, int H, int D, RowMatrix& x) {
+  x.resize(std::size_t(B) * L, std::size_t(H) * D);
+  for (int b = 0; b < B; ++b)
+    for (int l = 0; l < L; ++l) {
+      float* dst = x.data() + (std::size_t(b) * L + l) * std::size_t(H) * D;
+      for (int h = 0; h < H; ++h)
+        std::memcpy(dst + std::size_t(h) * D, &heads[((std::size_t(b) * H + h) * L + l) * D],
+                    sizeof(float) * D);
+    }
+}
+
+}  // namespace
+
+MultiheadAttention::MultiheadAttention(int embed_dim, int num_heads, Rng& rng)
+    : in_proj_weight("in_proj_weight", 3 * embed_dim, embed_dim),
+      in_proj_bias("in_proj_bias", 1, 3 * embed_dim),
+      out_proj_weight("out_proj.weight", embed_dim, embed_dim),
+      out_proj_bias("out_proj.bias", 1, embed_dim),
+      E_(embed_dim),
+      H_(num_heads) {
+  // MultiheadAttention._reset_parameters: xavier_uniform_ in_proj_weight, zero biases; out_proj is
+  // an nn.Linear, so its weight keeps Linear's kaiming-uniform init.
+  init_uniform(in_proj_weight.value, xavier_bound(embed_dim, 3 * embed_dim), rng);
+  init_uniform(out_proj_weight.value, linear_init_bound(embed_dim), rng);
+}
+
+ParameterList MultiheadAttention::parameters() {
+  return {&in_proj_weight, &in_proj_bias, &out_proj_weight, &out_proj_bias};
+}
+
+void MultiheadAttention::build_mask(const MhaInputs& in) {
+  const int B = in.B, H = H_, T = in.T, S = in.S;
+  mask_view_ = AttentionMask{};
+  if (!in.key_padding_mask && !in.attn_mask) return;
+  const bool per_head = in.attn_mask && in.attn_mask_per_head;
+  const std::size_t TS = std::size_t(T) * S;
+  if (!in.key_padding_mask) {  // attn_mask alone: use it as it is, broadcast if shared
+    mask_.assign(in.attn_mask, in.attn_mask + (per_head ? std::size_t(B) * H * TS : TS));
+    mask_view_ = {mask_.data(), per_head ? std::size_t(H) * TS : 0, per_head ? TS : 0};
+    return;
+  }
+  // key_padding_mask [B, S] is broadcast over t (and h), plus attn_mask where given.
+  const int mask_heads = per_head ? H : 1;
+  mask_.assign(std::size_t(B) * mask_heads * TS, 0.0f);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < mask_heads; ++h)
+      for (int t = 0; t < T; ++t)
+        for (int s = 0; s < S; ++s) {
+          float m = in.key_padding_mask[std::size_t(b) * S + s];
+          if (in.attn_mask)
+            m += per_head ? in.attn_mask[((std::size_t(b) * H + h) * T + t) * S + s]
+                          : in.attn_mask[std::size_t(t) * S + s];
+          mask_[((std::size_t(b) * mask_heads + h) * T + t) * S + s] = m;
+        }
+  mask_view_ = {mask_.data(), std::size_t(mask_heads) * TS, per_head ? TS : 0};
+}
+
+void MultiheadAttention::prepare(const MhaInputs& in) {
+  const int E = E_, D = head_dim();
+  shape_ = AttentionShape{in.B, H_, in.T, in.S, D};
+  x_query_ = ConstMatrixMap(in.query, std::size_t(in.B) * in.T, E);
+  x_key_ = ConstMatrixMap(in.key, std::size_t(in.B) * in.S, E);
+  x_value_ = ConstMatrixMap(in.value, std::size_t(in.B) * in.S, E);
+  // Projections: x W_i^T + b_i with W_i the i-th block of E rows of in_proj_weight.
+  const auto& W = in_proj_weight.value;
+  const auto& bias = in_proj_bias.value;
+  RowMatrix projected = x_query_ * W.topRows(E).transpose();
+  projected.rowwise() += bias.leftCols(E).row(0);
+  split_heads(projected, in.B, in.T, H_, D, q_);
+  projected = x_key_ * W.middleRows(E, E).transpose();
+  projected.rowwise() += bias.middleCols(E, E).row(0);
+  split_heads(projected, in.B, in.S, H_, D, k_);
+  projected = x_value_ * W.bottomRows(E).transpose();
+  projected.rowwise() += bias.rightCols(E).row(0);
+  split_heads(projected, in.B, in.S, H_, D, v_);
+  build_mask(in);
+  heads_out_.resize(shape_.q_size());
+  weights_.resize(shape_.weights_size());
+}
+
+AttentionForward MultiheadAttention::kernel_forward_args() {
+  AttentionForward a;
+  a.shape = shape_;
+  a.scale = 1.0f / std::sqrt(float(head_dim()));
+  a.q = q_.data();
+  a.k = k_.data();
+  a.v = v_.data();
+  a.mask = mask_view_;
+  a.weights = weights_.data();
+  a.out = heads_out_.data();
+  return a;
+}
+
+void MultiheadAttention::finish_forward() {
+  const auto [B, H, T, S, D] = shape_;
+  merge_heads(heads_out_, B, T, H, D, merged_);
+  out_.noalias() = merged_ * out_proj_weight.value.transpose();
+  out_.rowwise() += out_proj_bias.value.row(0);
+  // average_attn_weights=True: the mean over heads, [B, T, S]
+  weights_mean_.assign(std::size_t(B) * T * S, 0.0f);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const float* w = &weights_[(std::size_t(b) * H + h) * T * S];
+      float* m = &weights_mean_[std::size_t(b) * T * S];
+      for (std::size_t i = 0; i < std::size_t(T) * S; ++i) m[i] += w[i];
+    }
+  for (float& m : weights_mean_) m /= float(H);
+}
+
+void MultiheadAttention::forward(const MhaInputs& in, Backend backend) {
+  prepare(in);
+  attention_forward(backend, kernel_forward_args());
+  finish_forward();
+}
+
+void MultiheadAttention::begin_backward(const float* d_out, const float* d_weights) {
+  const auto [B, H, T, S, D] = shape_;
+  const ConstMatrixMap g(d_out, std::size_t(B) * T, E_);
+  // from out = merged Wo^T + bo
+  out_proj_weight.grad.noalias() += g.transpose() * merged_;
+  out_proj_bias.grad.row(0) += g.colwise().sum();
+  d_merged_.noalias() = g * out_proj_weight.value;
+  split_heads(d_merged_, B, T, H, D, d_heads_out_);
+  has_d_weights_ = d_weights != nullptr;
+  if (has_d_weights_) d_weights_.assign(d_weights, d_weights + shape_.weights_size());
+  d_q_.resize(shape_.q_size());
+  d_k_.resize(shape_.kv_size());
+  d_v_.resize(shape_.kv_size());
+}
+
+AttentionBackward MultiheadAttention::kernel_backward_args() {
+  AttentionBackward a;
+  a.shape = shape_;
+  a.scale = 1.0f / std::sqrt(float(head_dim()));
+  a.q = q_.data();
+  a.k = k_.data();
+  a.v = v_.data();
+  a.weights = weights_.data();
+  a.d_out = d_heads_out_.data();
+  a.d_weights = has_d_weights_ ? d_weights_.data() : nullptr;
+  a.d_q = d_q_.data();
+  a.d_k = d_k_.data();
+  a.d_v = d_v_.data();
+  return a;
+}
+
+void MultiheadAttention::finish_backward() {
+  const auto [B, H, T, S, D] = shape_;
+  const int E = E_;
+  const auto& W = in_proj_weight.value;
+  RowMatrix d_projected;
+  // from projected_i = x_i W_i^T + b_i, for i = query, key, value
+  merge_heads(d_q_, B, T, H, D, d_projected);
+  in_proj_weight.grad.topRows(E).noalias() += d_projected.transpose() * x_query_;
+  in_proj_bias.grad.leftCols(E).row(0) += d_projected.colwise().sum();
+  d_query_.noalias() = d_projected * W.topRows(E);
+  merge_heads(d_k_, B, S, H, D, d_projected);
+  in_proj_weight.grad.middleRows(E, E).noalias() += d_projected.transpose() * x_key_;
+  in_proj_bias.grad.middleCols(E, E).row(0) += d_projected.colwise().sum();
+  d_key_.noalias() = d_projected * W.middleRows(E, E);
+  merge_heads(d_v_, B, S, H, D, d_projected);
+  in_proj_weight.grad.bottomRows(E).noalias() += d_projected.transpose() * x_value_;
+  in_proj_bias.grad.rightCols(E).row(0) += d_projected.colwise().sum();
+  d_value_.noalias() = d_projected * W.bottomRows(E);
+}
+
+void MultiheadAttention::backward(const float* d_out, const float* d_weights, Backend backend) {
+  begin_backward(d_out, d_weights);
+  attention_backward(backend, kernel_backward_args());
+  finish_backward();
+}
+
+}  // namespace attnlab

@@ -1,0 +1,88 @@
+// nn.MultiheadAttention(E, H, dropout=0, batch_first=True) with PyTorch's parameter layout:
+//   in_proj_weight [3E, E]  (rows 0..E-1 project queries, E..2E-1 keys, 2E..3E-1 values)
+//   in_proj_bias   [3E]
+//   out_proj.weight [E, E], out_proj.bias [E]
+// query [B, T, E], key and value [B, S, E] (separate inputs: self- and cross-attention alike).
+//
+// The work runs in stages so that the attention kernel in the middle can run on any backend,
+// including WebGPU in JS, which cannot be awaited from C++:
+//   forward:  prepare() -> kernel (attention_forward or JS) -> finish_forward()
+//   backward: begin_backward() -> kernel (attention_backward or JS) -> finish_backward()
+// forward() and backward() chain the stages for the CPU backends.
+#pragma once
+
+#include <vector>
+
+#include "../attention.h"
+#include "../rng.h"
+#include "parameter.h"
+
+namespace attnlab {
+
+struct MhaInputs {
+  int B = 0, T = 0, S = 0;
+  const float* query = nullptr;             // [B, T, E]
+  const float* key = nullptr;               // [B, S, E]
+  const float* value = nullptr;             // [B, S, E]
+  const float* key_padding_mask = nullptr;  // additive [B, S], or nullptr
+  const float* attn_mask = nullptr;         // additive [T, S], or [B*H, T, S] if per_head
+  bool attn_mask_per_head = false;
+};
+
+class MultiheadAttention {
+ public:
+  MultiheadAttention(int embed_dim, int num_heads, Rng& rng);
+
+  int embed_dim() const { return E_; }
+  int num_heads() const { return H_; }
+  int head_dim() const { return E_ / H_; }
+  const AttentionShape& shape() const { return shape_; }
+
+  void forward(const MhaInputs& in, Backend backend);
+  // d_out [B, T, E]; d_weights [B, H, T, S] or nullptr. Accumulates parameter gradients and writes
+  // d_query(), d_key(), d_value().
+  void backward(const float* d_out, const float* d_weights, Backend backend);
+
+  // Stages (see the header comment).
+  void prepare(const MhaInputs& in);
+  AttentionForward kernel_forward_args();
+  void finish_forward();
+  void begin_backward(const float* d_out, const float* d_weights);
+  AttentionBackward kernel_backward_args();
+  void finish_backward();
+
+  // Results of the last forward/backward.
+  const RowMatrix& output() const { return out_; }              // [B*T, E]
+  const std::vector<float>& weights() const { return weights_; }  // [B, H, T, S]
+  const std::vector<float>& weights_mean() const { return weights_mean_; }  // [B, T, S]
+  const RowMatrix& d_query() const { return d_query_; }         // [B*T, E]
+  const RowMatrix& d_key() const { return d_key_; }             // [B*S, E]
+  const RowMatrix& d_value() const { return d_value_; }         // [B*S, E]
+
+  ParameterList parameters();  // in PyTorch's state_dict order
+
+  Parameter in_proj_weight;
+  Parameter in_proj_bias;
+  Parameter out_proj_weight;  // "out_proj.weight"
+  Parameter out_proj_bias;    // "out_proj.bias"
+
+ private:
+  void build_mask(const MhaInputs& in);
+
+  int E_, H_;
+  AttentionShape shape_;
+  // Forward caches.
+  RowMatrix x_query_, x_key_, x_value_;        // inputs, for the weight gradients
+  std::vector<float> q_, k_, v_;               // heads [B, H, T|S, D]
+  std::vector<float> mask_;                    // combined additive mask, see mask_view_
+  AttentionMask mask_view_;
+  std::vector<float> heads_out_, weights_, weights_mean_;
+  RowMatrix merged_, out_;
+  // Backward buffers.
+  RowMatrix d_merged_;
+  std::vector<float> d_heads_out_, d_weights_, d_q_, d_k_, d_v_;
+  bool has_d_weights_ = false;
+  RowMatrix d_query_, d_key_, d_value_;
+};
+
+}  // namespace attnlab
