@@ -1,0 +1,37 @@
+// Shared by the Node tests: load both WASM builds, read fixtures, compare arrays.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import { loadAttnLabNode, REPO_ROOT } from '../../web/node_loader.mjs';
+import { parseSafetensors } from '../../web/io/safetensors.js';
+
+export const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures');
+export const BUILDS = ['simd', 'scalar'];
+
+const labs = {};
+export async function lab(build = 'simd') {
+  labs[build] ??= await loadAttnLabNode({ build });
+  return labs[build];
+}
+
+export function fixture(name) {
+  return parseSafetensors(readFileSync(path.join(FIXTURES, name))).tensors;
+}
+
+export function maxAbsDiff(a, b) {
+  assert.equal(a.length, b.length, `lengths differ: ${a.length} vs ${b.length}`);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+export function assertClose(actual, expected, tolerance, what) {
+  const diff = maxAbsDiff(actual, expected);
+  assert.ok(diff <= tolerance, `${what}: max abs diff ${diff} > ${tolerance}`);
+}
+
+export function randomArray(n, rng, scale = 1) {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = scale * rng.normal();
+  return out;
+}

@@ -1,0 +1,244 @@
+// The idiomatic JS API over the raw Embind entries (bindings.cpp). It owns three rules:
+//   1. a raw call that returns a message becomes a thrown AttnLabError (the instance keeps working);
+//   2. results are copied out of the WASM heap at once (slice), since heap growth detaches views;
+//   3. every object that holds C++ memory has delete(), and using it afterwards is a clear error.
+// Documented in docs/api.md.
+
+export class AttnLabError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'AttnLabError';
+  }
+}
+
+function check(message) {
+  if (message) throw new AttnLabError(message);
+}
+
+function checkSeed(seed) {
+  if (seed === undefined) return 0;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
+    throw new AttnLabError(`seed must be an integer in [0, 4294967295], got ${seed}`);
+  }
+  return seed;
+}
+
+function checkInteger(name, value) {
+  if (!Number.isInteger(value)) throw new AttnLabError(`${name} must be an integer, got ${value}`);
+  return value;
+}
+
+const BACKEND_CODES = { scalar: 0, simd128: 1, simd: 1, webgpu: 2 };
+
+function backendCode(backend) {
+  if (backend === undefined) return BACKEND_CODES.simd128;
+  const code = BACKEND_CODES[backend];
+  if (code === undefined) {
+    throw new AttnLabError(`backend must be one of scalar, simd128, webgpu, got '${backend}'`);
+  }
+  return code;
+}
+
+export function wrapModule(mod, { build }) {
+  // A JS class around one raw C++ object.
+  class Owned {
+    constructor(raw, what) {
+      this._raw = raw;
+      this._what = what;
+    }
+    get raw() {
+      if (!this._raw) throw new AttnLabError(`this ${this._what} was deleted`);
+      return this._raw;
+    }
+    delete() {
+      if (this._raw) this._raw.delete();
+      this._raw = null;
+    }
+    get isDeleted() {
+      return this._raw === null;
+    }
+  }
+
+  class Layer extends Owned {
+    parameterNames() {
+      const names = this.raw._parameter_names();
+      const out = [];
+      for (let i = 0; i < names.size(); i++) out.push(names.get(i));
+      names.delete();
+      return out;
+    }
+    // {name: Float32Array} copies of the current values, in PyTorch's state_dict order.
+    parameters() {
+      const out = {};
+      for (const name of this.parameterNames()) out[name] = this.raw._parameter(name).slice();
+      return out;
+    }
+    gradients() {
+      const out = {};
+      for (const name of this.parameterNames()) out[name] = this.raw._gradient(name).slice();
+      return out;
+    }
+    parameterShape(name) {
+      return this.raw._parameter_shape(name);
+    }
+    setParameter(name, values) {
+      check(this.raw._set_parameter(name, values));
+    }
+    zeroGrad() {
+      this.raw._zero_grad();
+    }
+  }
+
+  class Embedding extends Layer {
+    constructor(numEmbeddings, embeddingDim, { seed } = {}) {
+      check(mod._RawEmbedding._config_error(checkInteger('num_embeddings', numEmbeddings),
+        checkInteger('embedding_dim', embeddingDim)));
+      super(new mod._RawEmbedding(numEmbeddings, embeddingDim, checkSeed(seed)), 'Embedding');
+      this.numEmbeddings = numEmbeddings;
+      this.embeddingDim = embeddingDim;
+    }
+    /** ids: Int32Array [N] -> Float32Array [N, E] */
+    forward(ids) {
+      check(this.raw._forward(ids));
+      return this.raw._output().slice();
+    }
+    backward(ids, dOutput) {
+      check(this.raw._backward(ids, dOutput));
+    }
+  }
+
+  class Linear extends Layer {
+    constructor(inFeatures, outFeatures, { seed, bias = true } = {}) {
+      check(mod._RawLinear._config_error(checkInteger('in_features', inFeatures),
+        checkInteger('out_features', outFeatures)));
+      super(new mod._RawLinear(inFeatures, outFeatures, checkSeed(seed), !!bias), 'Linear');
+      this.inFeatures = inFeatures;
+      this.outFeatures = outFeatures;
+    }
+    /** input: Float32Array [rows, in] -> Float32Array [rows, out] */
+    forward(input, rows) {
+      check(this.raw._forward(input, checkInteger('rows', rows)));
+      return this.raw._output().slice();
+    }
+    /** dOutput [rows, out] -> dInput [rows, in]; accumulates weight and bias gradients. */
+    backward(dOutput) {
+      check(this.raw._backward(dOutput));
+      return this.raw._d_input().slice();
+    }
+  }
+
+  class MultiheadAttention extends Layer {
+    constructor(embedDim, numHeads, { seed } = {}) {
+      check(mod._RawMultiheadAttention._config_error(checkInteger('embed_dim', embedDim),
+        checkInteger('num_heads', numHeads)));
+      super(new mod._RawMultiheadAttention(embedDim, numHeads, checkSeed(seed)), 'MultiheadAttention');
+      this.embedDim = embedDim;
+      this.numHeads = numHeads;
+    }
+    /**
+     * {batch, queryLength, keyLength, query, key, value, keyPaddingMask?, attnMask?, backend?}
+     * -> {output [B,T,E], weights [B,H,T,S], weightsMean [B,T,S]}
+     */
+    forward(args) {
+      const code = backendCode(args?.backend);
+      check(this.raw._forward(args && { ...args, backend: code }));
+      return {
+        output: this.raw._output().slice(),
+        weights: this.raw._weights().slice(),
+        weightsMean: this.raw._weights_mean().slice(),
+      };
+    }
+    /** dOutput [B,T,E], dWeights [B,H,T,S] or undefined -> {dQuery, dKey, dValue} */
+    backward(dOutput, dWeights, { backend } = {}) {
+      check(this.raw._backward(dOutput, dWeights ?? null, backendCode(backend)));
+      return {
+        dQuery: this.raw._d_query().slice(),
+        dKey: this.raw._d_key().slice(),
+        dValue: this.raw._d_value().slice(),
+      };
+    }
+  }
+
+  class Adam extends Owned {
+    /** layers: the Embedding / Linear / MultiheadAttention objects whose parameters it trains. */
+    constructor(layers, options = {}) {
+      check(mod._RawAdam._options_error(options));
+      if (!Array.isArray(layers)) throw new AttnLabError('Adam takes an array of layers');
+      super(new mod._RawAdam(options), 'Adam');
+      for (const layer of layers) {
+        if (!(layer instanceof Layer)) throw new AttnLabError('Adam takes layers made by this module');
+        this.raw._add(layer.raw);
+      }
+    }
+    step() { this.raw._step(); }
+    zeroGrad() { this.raw._zero_grad(); }
+    get stepsTaken() { return this.raw._steps_taken(); }
+    setLearningRate(lr) {
+      check(mod._RawAdam._options_error({ lr }));
+      this.raw._set_lr(lr);
+    }
+  }
+
+  class Rng extends Owned {
+    constructor(seed = 0) {
+      super(new mod._RawRng(checkSeed(seed)), 'Rng');
+    }
+    nextU32() { return this.raw._next_u32(); }
+    below(n) {
+      if (!Number.isInteger(n) || n <= 0) throw new AttnLabError(`n must be a positive integer, got ${n}`);
+      return this.raw._below(n);
+    }
+    uniform() { return this.raw._uniform(); }
+    normal() { return this.raw._normal(); }
+  }
+
+  const values = () => mod._result().slice();
+  const grad = () => mod._result_grad().slice();
+  const loss = () => mod._result_loss();
+
+  return {
+    version: mod._version(),
+    build, // 'simd' or 'scalar': which WASM module is running
+    cpuBackends: [...mod._backends()],
+    AttnLabError,
+    Embedding,
+    Linear,
+    MultiheadAttention,
+    Adam,
+    Rng,
+    relu(input) { check(mod._relu(input)); return values(); },
+    reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },
+    sigmoid(input) { check(mod._sigmoid(input)); return values(); },
+    sigmoidBackward(output, dOutput) { check(mod._sigmoid_backward(output, dOutput)); return grad(); },
+    crossEntropy(logits, targets, classes) {
+      check(mod._cross_entropy(logits, targets, checkInteger('classes', classes)));
+      return { loss: loss(), grad: grad() };
+    },
+    binaryCrossEntropy(probabilities, targets) {
+      check(mod._binary_cross_entropy(probabilities, targets));
+      return { loss: loss(), grad: grad() };
+    },
+    mse(prediction, target) {
+      check(mod._mse(prediction, target));
+      return { loss: loss(), grad: grad() };
+    },
+    selectBackend(requested, env, shape) {
+      return mod._select_backend(requested, env, shape);
+    },
+    heapBytesInUse() { return mod._heap_bytes_in_use(); },
+    /**
+     * The raw attention kernel. args: {B, H, T, S, D, q, k, v, mask?, maskStrideB?, maskStrideH?,
+     * scale?, backend: 'scalar' | 'simd128'} -> {weights [B,H,T,S], out [B,H,T,D]}
+     */
+    attentionForward(args) {
+      check(mod._attention_forward(args ?? {}));
+      return { weights: mod._kernel_weights().slice(), out: mod._kernel_out().slice() };
+    },
+    /** args: {B, H, T, S, D, q, k, v, weights, dOut, dWeights?, scale?, backend} -> {dQ, dK, dV} */
+    attentionBackward(args) {
+      check(mod._attention_backward(args ?? {}));
+      return { dQ: mod._kernel_d_q().slice(), dK: mod._kernel_d_k().slice(), dV: mod._kernel_d_v().slice() };
+    },
+    _module: mod,
+  };
+}
