@@ -239,6 +239,8 @@ export function wrapModule(mod, { build }) {
       check(mod._attention_backward(args ?? {}));
       return { dQ: mod._kernel_d_q().slice(), dK: mod._kernel_d_k().slice(), dV: mod._kernel_d_v().slice() };
     },
+    /** Single-thread f32x4 multiply-add rate in GFLOP/s, measured for about `seconds`. */
+    simd128PeakGflops(seconds = 0.25) { return mod._simd128_peak_gflops(seconds); },
     _module: mod,
   };
 }

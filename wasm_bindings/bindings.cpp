@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "raw_api.h"
 #include "raw_kernel.h"
+#include "simd_peak.h"
 
 using namespace emscripten;
 using namespace attnlab;
@@ -93,4 +94,5 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_kernel_d_q", &_kernel_d_q);
   function("_kernel_d_k", &_kernel_d_k);
   function("_kernel_d_v", &_kernel_d_v);
+  function("_simd128_peak_gflops", &simd128_peak_gflops);
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "attention.h"
 #include "backend.h"
@@ -53,8 +54,14 @@ int int_field(const val& args, const char* name) {
 
 std::string check_int_field(const val& args, const char* name, long max_value, int& out) {
   out = int_field(args, name);
-  if (out == std::numeric_limits<int>::min())
-    return std::string(name) + " must be an integer, got " + type_name(args[name]);
+  if (out == std::numeric_limits<int>::min()) {
+    const val v = args[name];
+    if (v.typeOf().as<std::string>() != "number")
+      return std::string(name) + " must be an integer, got " + type_name(v);
+    std::ostringstream text;
+    text << name << " must be an integer, got " << v.as<double>();
+    return text.str();
+  }
   return first_error({check_positive(name, out), check_at_most(name, out, max_value)});
 }
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds everything, incrementally: the native core and tests (build/native), both WASM modules
+# (build/wasm -> public/build/), the generated shader module, the data assets, and copies the web
+# sources into public/build/ so that public/ is the whole static site.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Emscripten 3.1.6's JS optimizer needs Debian's acorn.
+export NODE_PATH=/usr/share/nodejs
+
+if [ "${ATTNLAB_SKIP_NATIVE:-0}" != 1 ]; then
+  [ -f build/native/CMakeCache.txt ] || cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j"$jobs"
+fi
+[ -f build/wasm/CMakeCache.txt ] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/wasm -j"$jobs"
+
+[ -f scripts/gen_shaders.mjs ] && node scripts/gen_shaders.mjs
+[ -f scripts/build_assets.mjs ] && node scripts/build_assets.mjs
+
+# public/build/ mirrors the repository's layout so relative imports work in both places.
+mkdir -p public/build/wasm_bindings
+rm -rf public/build/web
+cp -r web public/build/web
+cp wasm_bindings/attnlab.js public/build/wasm_bindings/attnlab.js
+echo "[build] done: public/ is the static site"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Command 2 of the README: install what is missing, build incrementally, run every test:
+#   native doctest (ctest) -> Node tests of the WASM module (node --test) -> browser tests (Chromium).
+# Prints one closing line "tests: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install_deps.sh || exit 1
+bash scripts/build.sh || exit 1
+
+passed=0
+failed=0
+log=$(mktemp)
+
+echo "== native (ctest + doctest)"
+(cd build/native && ctest --output-on-failure) 2>&1 | tee "$log"
+./build/native/core_tests --no-intro=true --duration=false --count >"$log.count" 2>&1 || true
+native_cases=$(grep -oE 'test cases: *[0-9]+' "$log.count" | grep -oE '[0-9]+' | head -1)
+if grep -q "100% tests passed" "$log"; then passed=$((passed + ${native_cases:-1})); else failed=$((failed + 1)); fi
+
+run_node_tests() {
+  local label=$1
+  shift
+  echo "== $label"
+  node --test --test-concurrency=1 "$@" 2>&1 | tee "$log"
+  local p f
+  p=$(grep -E '^# pass [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
+  f=$(grep -E '^# fail [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-1}))
+}
+
+export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/lib/chromium/vk_swiftshader_icd.json}
+run_node_tests "node (WASM module, WebGPU on SwiftShader, CLI)" tests/node/*.test.mjs
+if compgen -G "tests/browser/*.test.mjs" >/dev/null; then
+  run_node_tests "browser (headless Chromium)" tests/browser/*.test.mjs
+fi
+rm -f "$log" "$log.count"
+
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
