@@ -1,10 +1,24 @@
-// The SIMD128 kernel: the scalar reference's passes, vectorised four floats at a time along D, with a
-// scalar leftovers loop for D % 4. Dot products take four keys at once so that one horizontal sum
-// serves four scores. In the WASM build this file is compiled with -msimd128 and uses
-// <wasm_simd128.h>; natively the same code runs on GCC vector extensions so that its tails are tested
-// by the native suite too.
+// The SIMD128 kernel: the scalar reference's passes, on register tiles of four rows by eight columns,
+// so that no score needs a horizontal sum. Every vector loop finishes with a scalar leftovers loop.
+//
+//   scores (Q K^T) and dP (dO V^T):  K or V is first transposed to [D, S]; a tile holds four query
+//                                    rows by eight keys, each multiply-add a splat of q[t][d] times
+//                                    eight consecutive k[s][d] (vectorised along S).
+//   P V, dS K, dS^T Q, P^T dO:       four output rows by eight columns of D, each multiply-add a splat
+//                                    of one weight times eight consecutive values (vectorised along D);
+//                                    dS and P are transposed first for the two products over T.
+//   softmax rows:                    vectorised along S, with a vector exp (below).
+//
+// Each output element is still summed in the reference's order (d, s or t ascending, from 0), so the
+// products match attention_scalar.cpp bit for bit; only the softmax row sums and the exp differ, by a
+// few ulp. Four-row tiles near the end of T (or S) repeat the last valid row instead of branching: the
+// repeated row computes the same values and stores them to the same place.
+//
+// In the WASM build this file is compiled with -msimd128 and uses <wasm_simd128.h>; natively the same
+// code runs on GCC vector extensions so that its tails are tested by the native suite too.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -21,12 +35,23 @@ namespace {
 
 #if defined(__wasm_simd128__)
 using f32x4 = v128_t;
+using i32x4 = v128_t;
 inline f32x4 load4(const float* p) { return wasm_v128_load(p); }
 inline void store4(float* p, f32x4 x) { wasm_v128_store(p, x); }
 inline f32x4 splat4(float x) { return wasm_f32x4_splat(x); }
 inline f32x4 add4(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
+inline f32x4 sub4(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 inline f32x4 mul4(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+inline f32x4 max4(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
 inline f32x4 zero4() { return wasm_f32x4_splat(0.0f); }
+inline f32x4 nearest4(f32x4 x) { return wasm_f32x4_nearest(x); }
+// Lanes where a >= b keep x, the others become +0.0.
+inline f32x4 keep_ge4(f32x4 x, f32x4 a, f32x4 b) { return wasm_v128_and(x, wasm_f32x4_ge(a, b)); }
+// 2^n for integral n in [-126, 127], built in the exponent bits.
+inline f32x4 pow2_4(f32x4 n) {
+  const i32x4 bits = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  return bits;
+}
 inline float lane(f32x4 x, int i) {
   switch (i) {
     case 0: return wasm_f32x4_extract_lane(x, 0);
@@ -37,6 +62,7 @@ inline float lane(f32x4 x, int i) {
 }
 #else
 typedef float f32x4 __attribute__((vector_size(16)));
+typedef std::int32_t i32x4 __attribute__((vector_size(16)));
 inline f32x4 load4(const float* p) {
   f32x4 x;
   std::memcpy(&x, p, sizeof x);
@@ -45,63 +71,212 @@ inline f32x4 load4(const float* p) {
 inline void store4(float* p, f32x4 x) { std::memcpy(p, &x, sizeof x); }
 inline f32x4 splat4(float x) { return f32x4{x, x, x, x}; }
 inline f32x4 add4(f32x4 a, f32x4 b) { return a + b; }
+inline f32x4 sub4(f32x4 a, f32x4 b) { return a - b; }
 inline f32x4 mul4(f32x4 a, f32x4 b) { return a * b; }
+inline f32x4 max4(f32x4 a, f32x4 b) { return a < b ? b : a; }
 inline f32x4 zero4() { return f32x4{0, 0, 0, 0}; }
+inline f32x4 nearest4(f32x4 x) {
+  return f32x4{std::nearbyint(x[0]), std::nearbyint(x[1]), std::nearbyint(x[2]), std::nearbyint(x[3])};
+}
+inline f32x4 keep_ge4(f32x4 x, f32x4 a, f32x4 b) {
+  const i32x4 keep = a >= b;
+  return (f32x4)((i32x4)x & keep);
+}
+inline f32x4 pow2_4(f32x4 n) {
+  const i32x4 bits = (__builtin_convertvector(n, i32x4) + 127) << 23;
+  return (f32x4)bits;
+}
 inline float lane(f32x4 x, int i) { return x[i]; }
 #endif
 
 inline float hsum(f32x4 x) { return (lane(x, 0) + lane(x, 1)) + (lane(x, 2) + lane(x, 3)); }
+inline float hmax(f32x4 x) { return std::max(std::max(lane(x, 0), lane(x, 1)), std::max(lane(x, 2), lane(x, 3))); }
 
-// out[0..3] = a . b0, a . b1, a . b2, a . b3 over D floats.
-inline void dot_1x4(const float* a, const float* b0, const float* b1, const float* b2,
-                    const float* b3, int D, float* out) {
-  f32x4 s0 = zero4(), s1 = zero4(), s2 = zero4(), s3 = zero4();
-  int d = 0;
-  for (; d + 4 <= D; d += 4) {
-    const f32x4 x = load4(a + d);
-    s0 = add4(s0, mul4(x, load4(b0 + d)));
-    s1 = add4(s1, mul4(x, load4(b1 + d)));
-    s2 = add4(s2, mul4(x, load4(b2 + d)));
-    s3 = add4(s3, mul4(x, load4(b3 + d)));
+// exp(x) for x <= 0, four at a time: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
+// polynomial, 2^n in the exponent bits), about 2 ulp from std::exp. Below -87.33 (where 2^n would leave
+// the normal range) and for -inf the result is exactly 0, which keeps masked weights exactly zero.
+inline f32x4 exp4_nonpositive(f32x4 x) {
+  const f32x4 lowest = splat4(-87.33654f);
+  const f32x4 xc = max4(x, lowest);  // also turns -inf into a finite value for the arithmetic
+  const f32x4 n = nearest4(mul4(xc, splat4(1.44269504088896341f)));
+  f32x4 r = sub4(xc, mul4(n, splat4(0.693359375f)));
+  r = sub4(r, mul4(n, splat4(-2.12194440e-4f)));
+  f32x4 y = splat4(1.9875691500e-4f);
+  y = add4(mul4(y, r), splat4(1.3981999507e-3f));
+  y = add4(mul4(y, r), splat4(8.3334519073e-3f));
+  y = add4(mul4(y, r), splat4(4.1665795894e-2f));
+  y = add4(mul4(y, r), splat4(1.6666665459e-1f));
+  y = add4(mul4(y, r), splat4(5.0000001201e-1f));
+  y = add4(add4(mul4(mul4(y, r), r), r), splat4(1.0f));
+  return keep_ge4(mul4(y, pow2_4(n)), x, lowest);
+}
+
+// dst [cols, rows] = src [rows, cols]^T.
+void transpose(const float* src, int rows, int cols, float* dst) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) dst[std::size_t(c) * rows + r] = src[std::size_t(r) * cols + c];
+}
+
+// c[i][j] = sum_k a[i][k] * bt[k][j] for the four rows a[0..3] (length K) and columns j in [0, N) of
+// bt [K, N]: the "dot every row with every column" product, vectorised along N.
+void rows_times_columns_4(const float* const a[4], const float* bt, int K, int N, float* const c[4]) {
+  int j = 0;
+  for (; j + 8 <= N; j += 8) {
+    f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
+    f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
+    for (int k = 0; k < K; ++k) {
+      const float* b = bt + std::size_t(k) * N + j;
+      const f32x4 b0 = load4(b), b1 = load4(b + 4);
+      f32x4 x = splat4(a[0][k]);
+      c00 = add4(c00, mul4(x, b0)), c01 = add4(c01, mul4(x, b1));
+      x = splat4(a[1][k]);
+      c10 = add4(c10, mul4(x, b0)), c11 = add4(c11, mul4(x, b1));
+      x = splat4(a[2][k]);
+      c20 = add4(c20, mul4(x, b0)), c21 = add4(c21, mul4(x, b1));
+      x = splat4(a[3][k]);
+      c30 = add4(c30, mul4(x, b0)), c31 = add4(c31, mul4(x, b1));
+    }
+    store4(c[0] + j, c00), store4(c[0] + j + 4, c01);
+    store4(c[1] + j, c10), store4(c[1] + j + 4, c11);
+    store4(c[2] + j, c20), store4(c[2] + j + 4, c21);
+    store4(c[3] + j, c30), store4(c[3] + j + 4, c31);
   }
-  float r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
-  for (; d < D; ++d) {  // leftovers
-    r0 += a[d] * b0[d];
-    r1 += a[d] * b1[d];
-    r2 += a[d] * b2[d];
-    r3 += a[d] * b3[d];
+  for (; j + 4 <= N; j += 4) {
+    f32x4 c0 = zero4(), c1 = zero4(), c2 = zero4(), c3 = zero4();
+    for (int k = 0; k < K; ++k) {
+      const f32x4 b = load4(bt + std::size_t(k) * N + j);
+      c0 = add4(c0, mul4(splat4(a[0][k]), b));
+      c1 = add4(c1, mul4(splat4(a[1][k]), b));
+      c2 = add4(c2, mul4(splat4(a[2][k]), b));
+      c3 = add4(c3, mul4(splat4(a[3][k]), b));
+    }
+    store4(c[0] + j, c0), store4(c[1] + j, c1), store4(c[2] + j, c2), store4(c[3] + j, c3);
   }
-  out[0] = r0;
-  out[1] = r1;
-  out[2] = r2;
-  out[3] = r3;
+  for (; j < N; ++j) {  // leftovers
+    for (int i = 0; i < 4; ++i) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; ++k) sum += a[i][k] * bt[std::size_t(k) * N + j];
+      c[i][j] = sum;
+    }
+  }
 }
 
-inline float dot_1x1(const float* a, const float* b, int D) {
-  f32x4 s = zero4();
-  int d = 0;
-  for (; d + 4 <= D; d += 4) s = add4(s, mul4(load4(a + d), load4(b + d)));
-  float r = hsum(s);
-  for (; d < D; ++d) r += a[d] * b[d];
-  return r;
+// c[i][d] = sum_k w[i][k] * b[k][d] for the four weight rows w[0..3] (length K) and b [K, N]: the
+// "weighted sum of rows" product, vectorised along N.
+void weighted_rows_4(const float* const w[4], const float* b, int K, int N, float* const c[4]) {
+  int j = 0;
+  for (; j + 8 <= N; j += 8) {
+    f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
+    f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
+    for (int k = 0; k < K; ++k) {
+      const float* r = b + std::size_t(k) * N + j;
+      const f32x4 b0 = load4(r), b1 = load4(r + 4);
+      f32x4 x = splat4(w[0][k]);
+      c00 = add4(c00, mul4(x, b0)), c01 = add4(c01, mul4(x, b1));
+      x = splat4(w[1][k]);
+      c10 = add4(c10, mul4(x, b0)), c11 = add4(c11, mul4(x, b1));
+      x = splat4(w[2][k]);
+      c20 = add4(c20, mul4(x, b0)), c21 = add4(c21, mul4(x, b1));
+      x = splat4(w[3][k]);
+      c30 = add4(c30, mul4(x, b0)), c31 = add4(c31, mul4(x, b1));
+    }
+    store4(c[0] + j, c00), store4(c[0] + j + 4, c01);
+    store4(c[1] + j, c10), store4(c[1] + j + 4, c11);
+    store4(c[2] + j, c20), store4(c[2] + j + 4, c21);
+    store4(c[3] + j, c30), store4(c[3] + j + 4, c31);
+  }
+  for (; j + 4 <= N; j += 4) {
+    f32x4 c0 = zero4(), c1 = zero4(), c2 = zero4(), c3 = zero4();
+    for (int k = 0; k < K; ++k) {
+      const f32x4 r = load4(b + std::size_t(k) * N + j);
+      c0 = add4(c0, mul4(splat4(w[0][k]), r));
+      c1 = add4(c1, mul4(splat4(w[1][k]), r));
+      c2 = add4(c2, mul4(splat4(w[2][k]), r));
+      c3 = add4(c3, mul4(splat4(w[3][k]), r));
+    }
+    store4(c[0] + j, c0), store4(c[1] + j, c1), store4(c[2] + j, c2), store4(c[3] + j, c3);
+  }
+  for (; j < N; ++j) {  // leftovers
+    for (int i = 0; i < 4; ++i) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; ++k) sum += w[i][k] * b[std::size_t(k) * N + j];
+      c[i][j] = sum;
+    }
+  }
 }
 
-// y += alpha * x over D floats.
-inline void axpy(float alpha, const float* x, float* y, int D) {
-  const f32x4 a = splat4(alpha);
-  int d = 0;
-  for (; d + 4 <= D; d += 4) store4(y + d, add4(load4(y + d), mul4(a, load4(x + d))));
-  for (; d < D; ++d) y[d] += alpha * x[d];
+// The row pointers of a four-row tile starting at `first` of `rows` rows of length `len`, the rows
+// past the end repeating the last one.
+void tile_rows(const float* base, int first, int rows, int len, const float* out[4]) {
+  for (int i = 0; i < 4; ++i) out[i] = base + std::size_t(std::min(first + i, rows - 1)) * len;
+}
+void tile_rows(float* base, int first, int rows, int len, float* out[4]) {
+  for (int i = 0; i < 4; ++i) out[i] = base + std::size_t(std::min(first + i, rows - 1)) * len;
 }
 
-// scores[s] = a . rows[s] for s in [0, S), four rows at a time.
-inline void dots_against_rows(const float* a, const float* rows, int S, int D, float* scores) {
+// c [rows, N] = a [rows, K] bt [K, N], four rows at a time.
+void matmul_rows_times_columns(const float* a, const float* bt, int rows, int K, int N, float* c) {
+  for (int i = 0; i < rows; i += 4) {
+    const float* ar[4];
+    float* cr[4];
+    tile_rows(a, i, rows, K, ar);
+    tile_rows(c, i, rows, N, cr);
+    rows_times_columns_4(ar, bt, K, N, cr);
+  }
+}
+
+// c [rows, N] = w [rows, K] b [K, N], four rows at a time.
+void matmul_weighted_rows(const float* w, const float* b, int rows, int K, int N, float* c) {
+  for (int i = 0; i < rows; i += 4) {
+    const float* wr[4];
+    float* cr[4];
+    tile_rows(w, i, rows, K, wr);
+    tile_rows(c, i, rows, N, cr);
+    weighted_rows_4(wr, b, K, N, cr);
+  }
+}
+
+// One row of passes 1-4: w holds the dot products q_t . k_s and becomes the softmax weights.
+void softmax_row(float* w, const float* mask_row, float scale, int S) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  // 1. scores = scale * dot + mask, and the row max (from -inf, never a sentinel)
+  const f32x4 scale4 = splat4(scale);
+  f32x4 max_v = splat4(neg_inf);
   int s = 0;
   for (; s + 4 <= S; s += 4) {
-    const float* r = rows + std::size_t(s) * D;
-    dot_1x4(a, r, r + D, r + 2 * D, r + 3 * D, D, scores + s);
+    f32x4 x = mul4(scale4, load4(w + s));
+    if (mask_row) x = add4(x, load4(mask_row + s));
+    store4(w + s, x);
+    max_v = max4(max_v, x);
   }
-  for (; s < S; ++s) scores[s] = dot_1x1(a, rows + std::size_t(s) * D, D);
+  float row_max = hmax(max_v);
+  for (; s < S; ++s) {  // leftovers
+    w[s] = scale * w[s] + (mask_row ? mask_row[s] : 0.0f);
+    row_max = std::max(row_max, w[s]);
+  }
+  // 2. a fully masked row attends to nothing: zero weights (and so a zero output)
+  if (row_max == neg_inf) {
+    std::fill(w, w + S, 0.0f);
+    return;
+  }
+  // 3. exp(score - max) and the row sum; masked scores are -inf and give exactly 0
+  const f32x4 max4v = splat4(row_max);
+  f32x4 sum_v = zero4();
+  for (s = 0; s + 4 <= S; s += 4) {
+    const f32x4 e = exp4_nonpositive(sub4(load4(w + s), max4v));
+    store4(w + s, e);
+    sum_v = add4(sum_v, e);
+  }
+  float sum = hsum(sum_v);
+  for (; s < S; ++s) {  // leftovers
+    w[s] = std::exp(w[s] - row_max);
+    sum += w[s];
+  }
+  // 4. normalise
+  const float inv_sum = 1.0f / sum;
+  const f32x4 inv4 = splat4(inv_sum);
+  for (s = 0; s + 4 <= S; s += 4) store4(w + s, mul4(load4(w + s), inv4));
+  for (; s < S; ++s) w[s] *= inv_sum;  // leftovers
 }
 
 }  // namespace
@@ -116,81 +291,78 @@ bool simd128_is_native_wasm_simd() {
 
 void attention_forward_simd128(const AttentionForward& a) {
   const auto [B, H, T, S, D] = a.shape;
+  std::vector<float> k_t(std::size_t(D) * S);  // k transposed to [D, S]
   for (int b = 0; b < B; ++b) {
     for (int h = 0; h < H; ++h) {
       const std::size_t bh = std::size_t(b) * H + h;
       const float* q = a.q + bh * T * D;
       const float* k = a.k + bh * S * D;
       const float* v = a.v + bh * S * D;
+      float* weights = a.weights + bh * T * S;
+      float* out = a.out + bh * T * D;
       const float* mask = a.mask.data
                               ? a.mask.data + std::size_t(b) * a.mask.stride_b +
                                     std::size_t(h) * a.mask.stride_h
                               : nullptr;
-      for (int t = 0; t < T; ++t) {
-        float* w = a.weights + (bh * T + t) * S;
-        float* o = a.out + (bh * T + t) * D;
-        // 1. scores and row max
-        dots_against_rows(q + std::size_t(t) * D, k, S, D, w);
-        float row_max = -std::numeric_limits<float>::infinity();
-        for (int s = 0; s < S; ++s) {
-          w[s] = a.scale * w[s] + (mask ? mask[std::size_t(t) * S + s] : 0.0f);
-          row_max = std::max(row_max, w[s]);
-        }
-        std::fill(o, o + D, 0.0f);
-        // 2. fully masked row: zero weights and output
-        if (row_max == -std::numeric_limits<float>::infinity()) {
-          std::fill(w, w + S, 0.0f);
-          continue;
-        }
-        // 3. exp and sum, 4. normalise
-        float sum = 0.0f;
-        for (int s = 0; s < S; ++s) {
-          w[s] = std::exp(w[s] - row_max);
-          sum += w[s];
-        }
-        const float inv_sum = 1.0f / sum;
-        for (int s = 0; s < S; ++s) w[s] *= inv_sum;
-        // 5. weighted sum of values (masked weights are exactly 0: skip their rows)
-        for (int s = 0; s < S; ++s)
-          if (w[s] != 0.0f) axpy(w[s], v + std::size_t(s) * D, o, D);
-      }
+      // 1. dot products q_t . k_s, four queries by eight keys at a time
+      transpose(k, S, D, k_t.data());
+      matmul_rows_times_columns(q, k_t.data(), T, D, S, weights);
+      // 1.-4. scale, mask, max, exp, sum, normalise, row by row
+      for (int t = 0; t < T; ++t)
+        softmax_row(weights + std::size_t(t) * S, mask ? mask + std::size_t(t) * S : nullptr, a.scale, S);
+      // 5. weighted sum of values (a fully masked row has zero weights, so a zero output)
+      matmul_weighted_rows(weights, v, T, S, D, out);
     }
   }
 }
 
 void attention_backward_simd128(const AttentionBackward& a) {
   const auto [B, H, T, S, D] = a.shape;
-  std::memset(a.d_q, 0, sizeof(float) * a.shape.q_size());
-  std::memset(a.d_k, 0, sizeof(float) * a.shape.kv_size());
-  std::memset(a.d_v, 0, sizeof(float) * a.shape.kv_size());
-  std::vector<float> d_scores(std::size_t(std::max(S, 1)));
+  std::vector<float> v_t(std::size_t(D) * S);          // v transposed to [D, S]
+  std::vector<float> d_scores(std::size_t(T) * S);     // [T, S]
+  std::vector<float> d_scores_t(std::size_t(S) * T);   // [S, T]
+  std::vector<float> weights_t(std::size_t(S) * T);    // [S, T]
   for (std::size_t bh = 0; bh < a.shape.problems(); ++bh) {
     const float* q = a.q + bh * T * D;
     const float* k = a.k + bh * S * D;
     const float* v = a.v + bh * S * D;
-    float* d_q = a.d_q + bh * T * D;
-    float* d_k = a.d_k + bh * S * D;
-    float* d_v = a.d_v + bh * S * D;
+    const float* weights = a.weights + bh * T * S;
+    const float* d_out = a.d_out + bh * T * D;
+    const float* d_weights = a.d_weights ? a.d_weights + bh * T * S : nullptr;
+    // from 5. out_t = sum_s w_s v_s:  dw_s = g_t . v_s (+ dL/dw_s)
+    transpose(v, S, D, v_t.data());
+    matmul_rows_times_columns(d_out, v_t.data(), T, D, S, d_scores.data());
+    // from 3.+4. softmax: d_score_s = w_s (dw_s - sum_j w_j dw_j); masked w_s = 0 gives 0.
+    // from 1.: times scale.
     for (int t = 0; t < T; ++t) {
-      const float* w = a.weights + (bh * T + t) * S;
-      const float* g = a.d_out + (bh * T + t) * D;
-      const float* d_weights = a.d_weights ? a.d_weights + (bh * T + t) * S : nullptr;
-      // from 5.: dw_s = g . v_s (+ dL/dw_s), dv_s += w_s g
-      dots_against_rows(g, v, S, D, d_scores.data());
-      float dot_w_dw = 0.0f;
-      for (int s = 0; s < S; ++s) {
-        if (d_weights) d_scores[s] += d_weights[s];
-        dot_w_dw += w[s] * d_scores[s];
-        if (w[s] != 0.0f) axpy(w[s], g, d_v + std::size_t(s) * D, D);
+      float* ds = d_scores.data() + std::size_t(t) * S;
+      const float* w = weights + std::size_t(t) * S;
+      const float* dw_extra = d_weights ? d_weights + std::size_t(t) * S : nullptr;
+      f32x4 dot_v = zero4();
+      int s = 0;
+      for (; s + 4 <= S; s += 4) {
+        f32x4 dw = load4(ds + s);
+        if (dw_extra) dw = add4(dw, load4(dw_extra + s));
+        store4(ds + s, dw);
+        dot_v = add4(dot_v, mul4(load4(w + s), dw));
       }
-      // from 3.+4. softmax, then 1. scores: dq_t += scale ds_s k_s, dk_s += scale ds_s q_t
-      for (int s = 0; s < S; ++s) {
-        const float ds = a.scale * w[s] * (d_scores[s] - dot_w_dw);
-        if (ds == 0.0f) continue;
-        axpy(ds, k + std::size_t(s) * D, d_q + std::size_t(t) * D, D);
-        axpy(ds, q + std::size_t(t) * D, d_k + std::size_t(s) * D, D);
+      float dot_w_dw = hsum(dot_v);
+      for (; s < S; ++s) {  // leftovers
+        if (dw_extra) ds[s] += dw_extra[s];
+        dot_w_dw += w[s] * ds[s];
       }
+      const f32x4 dot4 = splat4(dot_w_dw), scale4 = splat4(a.scale);
+      for (s = 0; s + 4 <= S; s += 4)
+        store4(ds + s, mul4(scale4, mul4(load4(w + s), sub4(load4(ds + s), dot4))));
+      for (; s < S; ++s) ds[s] = a.scale * (w[s] * (ds[s] - dot_w_dw));  // leftovers
     }
+    // from 1. score_s = scale * q_t . k_s:  dQ = dS K,  dK = dS^T Q
+    matmul_weighted_rows(d_scores.data(), k, T, S, D, a.d_q + bh * T * D);
+    transpose(d_scores.data(), T, S, d_scores_t.data());
+    matmul_weighted_rows(d_scores_t.data(), q, S, T, D, a.d_k + bh * S * D);
+    // from 5.: dV = W^T dO
+    transpose(weights, T, S, weights_t.data());
+    matmul_weighted_rows(weights_t.data(), d_out, S, T, D, a.d_v + bh * S * D);
   }
 }
 
