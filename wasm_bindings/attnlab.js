@@ -179,6 +179,53 @@ export function wrapModule(mod, { build }) {
     }
   }
 
+  /**
+   * The Alignment lab's model and trainer (course notebook 01). config: {task, seed, dModel, heads,
+   * batch, lr, vocab, length, pairs, keyRange, valueRange, uniqueKeys, positional}.
+   */
+  class AlignmentTrainer extends Layer {
+    static defaults(task = 'copy') {
+      return mod._RawAlignmentTrainer._defaults(task);
+    }
+    constructor(config = {}) {
+      check(mod._RawAlignmentTrainer._config_error(config));
+      super(new mod._RawAlignmentTrainer(config), 'AlignmentTrainer');
+    }
+    get config() { return this.raw._config(); }
+    get stepsDone() { return this.raw._steps_done(); }
+    /** Runs `steps` steps on a CPU kernel -> {losses, accuracies} (Float32Array each). */
+    train(steps, { backend } = {}) {
+      check(this.raw._train(checkInteger('steps', steps), backendCode(backend)));
+      const m = this.raw._metrics();
+      const losses = new Float32Array(steps), accuracies = new Float32Array(steps);
+      for (let i = 0; i < steps; i++) {
+        losses[i] = m[2 * i];
+        accuracies[i] = m[2 * i + 1];
+      }
+      return { losses, accuracies };
+    }
+    setLearningRate(lr) { check(this.raw._set_lr(lr)); }
+    // The staged step, for kernels that run outside C++ (WebGPU): see docs/api.md.
+    beginStep() { this.raw._begin_step(); }
+    middleStep() { this.raw._middle_step(); }
+    endStep() { return this.raw._end_step(); }
+    kernelShape() { return this.raw._kernel_shape(); }
+    /** A live, writable view into the heap (q k v weights out dOut dQ dK dV): use it at once. */
+    kernelView(which) { return this.raw._kernel_view(which); }
+    runKernelForward(backend) { this.raw._run_kernel_forward(backendCode(backend)); }
+    runKernelBackward(backend) { this.raw._run_kernel_backward(backendCode(backend)); }
+    /** Accuracy, loss, Bayes ceiling and attention pattern mass on a fixed fresh batch. */
+    evaluate(samples = 1024, { backend } = {}) {
+      return this.raw._evaluate(checkInteger('samples', samples), backendCode(backend));
+    }
+    /** {tokens} or {keys, values, query} -> {H, T, S, weights, weightsMean, predictions, confidence} */
+    inspect(sample, { backend } = {}) {
+      check(this.raw._inspect(sample, backendCode(backend)));
+      return this.raw._inspection();
+    }
+    fixedSample() { return this.raw._fixed_sample(); }
+  }
+
   class Rng extends Owned {
     constructor(seed = 0) {
       super(new mod._RawRng(checkSeed(seed)), 'Rng');
@@ -205,6 +252,7 @@ export function wrapModule(mod, { build }) {
     Linear,
     MultiheadAttention,
     Adam,
+    AlignmentTrainer,
     Rng,
     relu(input) { check(mod._relu(input)); return values(); },
     reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },

@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "raw_api.h"
 #include "raw_kernel.h"
+#include "raw_trainers.h"
 #include "simd_peak.h"
 
 using namespace emscripten;
@@ -54,6 +55,27 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_d_query", &RawMultiheadAttention::_d_query)
       .function("_d_key", &RawMultiheadAttention::_d_key)
       .function("_d_value", &RawMultiheadAttention::_d_value);
+
+  class_<RawAlignmentTrainer, base<RawLayer>>("_RawAlignmentTrainer")
+      .constructor<val>()
+      .class_function("_config_error", &RawAlignmentTrainer::_config_error)
+      .class_function("_defaults", &RawAlignmentTrainer::_defaults)
+      .function("_train", &RawAlignmentTrainer::_train)
+      .function("_metrics", &RawAlignmentTrainer::_metrics)
+      .function("_steps_done", &RawAlignmentTrainer::_steps_done)
+      .function("_set_lr", &RawAlignmentTrainer::_set_lr)
+      .function("_config", &RawAlignmentTrainer::_config)
+      .function("_begin_step", &RawAlignmentTrainer::_begin_step)
+      .function("_middle_step", &RawAlignmentTrainer::_middle_step)
+      .function("_end_step", &RawAlignmentTrainer::_end_step)
+      .function("_kernel_shape", &RawAlignmentTrainer::_kernel_shape)
+      .function("_kernel_view", &RawAlignmentTrainer::_kernel_view)
+      .function("_run_kernel_forward", &RawAlignmentTrainer::_run_kernel_forward)
+      .function("_run_kernel_backward", &RawAlignmentTrainer::_run_kernel_backward)
+      .function("_evaluate", &RawAlignmentTrainer::_evaluate)
+      .function("_inspect", &RawAlignmentTrainer::_inspect)
+      .function("_inspection", &RawAlignmentTrainer::_inspection)
+      .function("_fixed_sample", &RawAlignmentTrainer::_fixed_sample);
 
   class_<RawAdam>("_RawAdam")
       .constructor<val>()

@@ -1,0 +1,77 @@
+// Command-line flags for `attnlab`: a small declarative parser that names the bad flag.
+export class UsageError extends Error {}
+
+export const USAGE = `usage: attnlab train --task copy|reverse|pointer [options]
+
+Trains the Alignment lab's model (course notebook 01) with the same C++ trainer as the page.
+
+options:
+  --task T          copy | reverse | pointer                     (required)
+  --unique-keys     pointer: draw keys as a permutation (no duplicates)
+  --steps N         training steps (default: copy 200, reverse 250, pointer 350)
+  --seed S          seed, 0..4294967295 (default 0); a seed reproduces a run bit for bit
+  --backend B       auto | webgpu | simd | scalar (default auto)
+  --build B         auto | simd | scalar: which WASM module to load (default auto)
+  --lr X            Adam learning rate (default 0.003)
+  --heads H         attention heads (default 4)
+  --d-model E       model width (default 32)
+  --batch N         batch size (default 128)
+  --no-positional   ablation: drop the input-position embeddings
+  --every N         progress every N steps (default 25)
+  --json            JSON lines instead of text
+  --png FILE        write the head-mean attention heatmap of the fixed sample as PNG
+  -h, --help        this text
+  --version         the module version`;
+
+const FLAGS = {
+  '--task': { key: 'task', type: 'choice', choices: ['copy', 'reverse', 'pointer'] },
+  '--unique-keys': { key: 'uniqueKeys', type: 'bool' },
+  '--steps': { key: 'steps', type: 'int', min: 1, max: 100000 },
+  '--seed': { key: 'seed', type: 'int', min: 0, max: 4294967295 },
+  '--backend': { key: 'backend', type: 'choice', choices: ['auto', 'webgpu', 'simd', 'scalar'] },
+  '--build': { key: 'build', type: 'choice', choices: ['auto', 'simd', 'scalar'] },
+  '--lr': { key: 'lr', type: 'number', min: 1e-6, max: 1 },
+  '--heads': { key: 'heads', type: 'int', min: 1, max: 16 },
+  '--d-model': { key: 'dModel', type: 'int', min: 1, max: 256 },
+  '--batch': { key: 'batch', type: 'int', min: 1, max: 1024 },
+  '--no-positional': { key: 'noPositional', type: 'bool' },
+  '--every': { key: 'every', type: 'int', min: 1, max: 100000 },
+  '--json': { key: 'json', type: 'bool' },
+  '--png': { key: 'png', type: 'string' },
+};
+
+export function parseArgs(argv) {
+  if (argv.includes('-h') || argv.includes('--help')) return { help: true };
+  if (argv.includes('--version')) return { version: true };
+  const [command, ...rest] = argv;
+  if (command !== 'train') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
+  const out = { backend: 'auto', build: 'auto', seed: 0, every: 25, json: false };
+  for (let i = 0; i < rest.length; i++) {
+    const [name, inline] = rest[i].split(/=(.*)/s, 2);
+    const spec = FLAGS[name];
+    if (!spec) throw new UsageError(`unknown flag '${name}'`);
+    if (spec.type === 'bool') {
+      out[spec.key] = true;
+      continue;
+    }
+    const raw = inline ?? rest[++i];
+    if (raw === undefined || raw.startsWith('--')) throw new UsageError(`${name} needs a value`);
+    if (spec.type === 'choice') {
+      if (!spec.choices.includes(raw)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, got '${raw}'`);
+      out[spec.key] = raw;
+    } else if (spec.type === 'string') {
+      out[spec.key] = raw;
+    } else {
+      const value = Number(raw);
+      const ok = raw.trim() !== '' && Number.isFinite(value) && (spec.type !== 'int' || Number.isInteger(value));
+      if (!ok || value < spec.min || value > spec.max) {
+        const kind = spec.type === 'int' ? 'an integer' : 'a number';
+        throw new UsageError(`${name} must be ${kind} in [${spec.min}, ${spec.max}], got '${raw}'`);
+      }
+      out[spec.key] = value;
+    }
+  }
+  if (!out.task) throw new UsageError('--task is required');
+  if (out.uniqueKeys && out.task !== 'pointer') throw new UsageError('--unique-keys applies to --task pointer only');
+  return out;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// attnlab: the Alignment lab headless (autograding, CI, slide figures). Same trainer as the page
+// (web/training/session.js), same WASM module. Exit codes: 0 ok, 2 bad usage or settings, 1 failure.
+import { parseArgs, USAGE, UsageError } from './args.mjs';
+import { writeHeatmapPng } from './png.mjs';
+import { loadAttnLabNode } from '../node_loader.mjs';
+import { TrainingSession } from '../training/session.js';
+import { WebGpuProbe } from '../webgpu/probe.js';
+
+async function main(argv) {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`attnlab: ${error.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const lab = await loadAttnLabNode({ build: args.build ?? 'auto' });
+  if (args.version) {
+    process.stdout.write(`${lab.version}\n`);
+    return 0;
+  }
+  const defaults = lab.AlignmentTrainer.defaults(args.task);
+  const config = { task: args.task, seed: args.seed, uniqueKeys: !!args.uniqueKeys, positional: !args.noPositional };
+  for (const key of ['lr', 'heads', 'dModel', 'batch']) if (args[key] !== undefined) config[key] = args[key];
+  const steps = args.steps ?? defaults.steps;
+
+  let gpu = { attention: null, reason: 'not requested' };
+  if (args.backend === 'auto' || args.backend === 'webgpu') {
+    const { nodeGpu } = await import('../webgpu/node_gpu.mjs');
+    const { gpu: nodeGpuObject, reason } = await nodeGpu();
+    gpu = nodeGpuObject ? await WebGpuProbe.probe(nodeGpuObject) : { attention: null, reason };
+  }
+  let session;
+  try {
+    session = TrainingSession.create({ lab, config, backend: args.backend, gpuAttention: gpu.attention, gpuReason: gpu.reason });
+  } catch (error) {
+    if (error.name !== 'AttnLabError') throw error;
+    process.stderr.write(`attnlab: ${error.message}\n`);
+    return 2;
+  }
+  const say = (record, text) => process.stdout.write(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
+  say({ type: 'start', task: args.task, steps, seed: args.seed, backend: session.backend, reason: session.reason,
+    build: lab.build, version: lab.version },
+  `Attention Lab ${lab.version}: ${args.task}, ${steps} steps, seed ${args.seed}; backend ${session.backendLabel} (${session.reason})`);
+
+  const t0 = performance.now();
+  while (session.step < steps) {
+    const n = Math.min(args.every, steps - session.step);
+    const { losses, accuracies } = await session.runSteps(n);
+    const loss = losses[losses.length - 1], accuracy = accuracies[accuracies.length - 1];
+    say({ type: 'progress', step: session.step, loss, accuracy },
+      `step ${String(session.step).padStart(5)}  loss ${loss.toFixed(4)}  batch accuracy ${(100 * accuracy).toFixed(1)}%`);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const e = session.evaluate();
+  const snapshot = session.takeSnapshot();
+  const attention = [];
+  for (let t = 0; t < snapshot.T; t++) attention.push(Array.from(snapshot.weightsMean.slice(t * snapshot.S, (t + 1) * snapshot.S)));
+  const sample = session.fixedSample();
+  const record = {
+    type: 'final', task: args.task, uniqueKeys: !!args.uniqueKeys, steps: session.step, seed: args.seed,
+    backend: session.backend, reason: session.reason, build: lab.build, stepsPerSecond: session.step / seconds,
+    accuracy: e.accuracy, loss: e.loss, evaluatedOn: e.samples, patternMass: e.patternMass,
+    bestHead: e.bestHead, bestHeadMass: e.bestHeadMass, headMass: e.headMass,
+    ...(args.task === 'pointer' ? { bayesCeiling: e.bayesCeiling } : {}),
+    sample: { keys: Array.from(sample.keys), values: Array.from(sample.values), targets: Array.from(sample.targets),
+      ...(sample.query !== undefined ? { query: sample.query } : {}), predictions: Array.from(snapshot.predictions) },
+    attention,
+  };
+  const pattern = { copy: 'diagonal', reverse: 'anti-diagonal', pointer: 'matching keys' }[args.task];
+  say(record, [
+    `accuracy on ${e.samples} fresh samples: ${(100 * e.accuracy).toFixed(2)}%` +
+      (args.task === 'pointer' ? ` (Bayes ceiling of this batch: ${(100 * e.bayesCeiling).toFixed(2)}%)` : ''),
+    `head-mean attention on the ${pattern}: ${e.patternMass.toFixed(3)}; best head ${e.bestHead}: ${e.bestHeadMass.toFixed(3)}`,
+    `${(session.step / seconds).toFixed(1)} steps/s on ${session.backendLabel}`,
+  ].join('\n'));
+  if (args.png) {
+    const size = writeHeatmapPng(args.png, snapshot.weightsMean, snapshot.T, snapshot.S);
+    if (!args.json) say(null, `wrote ${args.png} (${size.width}x${size.height})`);
+  }
+  session.dispose();
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`attnlab: ${error?.stack ?? error}\n`);
+    process.exit(1);
+  },
+);

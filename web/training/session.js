@@ -1,0 +1,168 @@
+// One training run of a lab, shared by the Web Worker (web/worker.js) and the CLI (web/cli/), so both
+// run the identical trainer. It picks the backend (and says why), runs steps on a CPU kernel or
+// through the staged step with the WebGPU kernel, keeps attention snapshots of the fixed sample,
+// and falls back to SIMD128 without losing the run if the GPU device goes away.
+import { BACKEND_LABELS } from '../backends.js';
+
+export const SNAPSHOT_EVERY = 5; // steps between attention snapshots for the timeline
+const EVAL_SAMPLES = 1024;
+
+export class TrainingSession {
+  /**
+   * lab: the loaded module (web/loader.js); config: the trainer's config; backend: auto | webgpu |
+   * simd | scalar; gpuAttention: a ready WebGpuAttention or null; gpuReason: why there is none.
+   */
+  static create({ lab, config, backend = 'auto', gpuAttention = null, gpuReason = 'no adapter' }) {
+    return new TrainingSession(lab, config, backend, gpuAttention, gpuReason);
+  }
+
+  constructor(lab, config, requested, gpuAttention, gpuReason) {
+    this.lab = lab;
+    this.trainer = new lab.AlignmentTrainer(config); // throws AttnLabError on a bad config
+    this.config = this.trainer.config;
+    this.requested = requested;
+    this.gpu = gpuAttention;
+    const c = this.config;
+    this.shape = { B: c.batch, H: c.heads, T: c.outLength, S: c.inLength, D: c.dModel / c.heads };
+    const env = { simd128: lab.cpuBackends.includes('simd128'), webgpu: !!gpuAttention, webgpuReason: gpuReason };
+    const choice = lab.selectBackend(requested, env, this.shape);
+    this.backend = choice.backend;
+    this.reason = choice.reason;
+    this.cpuFallback = env.simd128 ? 'simd128' : 'scalar';
+    this.losses = [];
+    this.accuracies = [];
+    this.snapshots = [];
+    this.lastEvaluation = null;
+    this.takeSnapshot();
+  }
+
+  get step() { return this.trainer.stepsDone; }
+  get backendLabel() { return BACKEND_LABELS[this.backend]; }
+  get choice() { return { backend: this.backend, label: this.backendLabel, reason: this.reason }; }
+
+  /** Runs n steps; returns the new metrics. */
+  async runSteps(n) {
+    const start = this.losses.length;
+    if (this.backend !== 'webgpu') {
+      const { losses, accuracies } = this.trainer.train(n, { backend: this.backend });
+      // Snapshots land on multiples of SNAPSHOT_EVERY: train in pieces that stop there.
+      this.appendMetrics(losses, accuracies);
+    } else {
+      for (let i = 0; i < n; i++) {
+        const m = await this.gpuStep();
+        this.appendMetrics([m.loss], [m.accuracy]);
+      }
+    }
+    return { step: this.step, losses: this.losses.slice(start), accuracies: this.accuracies.slice(start) };
+  }
+
+  /** Like runSteps but keeps a snapshot every SNAPSHOT_EVERY steps. */
+  async runStepsWithSnapshots(n) {
+    const start = this.losses.length;
+    let left = n;
+    while (left > 0) {
+      const untilSnapshot = SNAPSHOT_EVERY - (this.step % SNAPSHOT_EVERY);
+      const chunk = Math.min(left, untilSnapshot);
+      await this.runSteps(chunk);
+      left -= chunk;
+      if (this.step % SNAPSHOT_EVERY === 0) this.takeSnapshot();
+    }
+    return { step: this.step, losses: this.losses.slice(start), accuracies: this.accuracies.slice(start) };
+  }
+
+  appendMetrics(losses, accuracies) {
+    for (let i = 0; i < losses.length; i++) {
+      this.losses.push(losses[i]);
+      this.accuracies.push(accuracies[i]);
+    }
+  }
+
+  // One step with the attention kernel on the GPU: the C++ trainer runs everything else.
+  async gpuStep() {
+    const t = this.trainer;
+    t.beginStep();
+    const shape = t.kernelShape();
+    try {
+      const { weights, out } = await this.gpu.forward({
+        ...shape, q: t.kernelView('q'), k: t.kernelView('k'), v: t.kernelView('v'),
+      });
+      t.kernelView('weights').set(weights);
+      t.kernelView('out').set(out);
+    } catch (error) {
+      this.loseGpu(error);
+      t.runKernelForward(this.backend);
+    }
+    t.middleStep();
+    if (this.backend === 'webgpu') {
+      try {
+        const { dQ, dK, dV } = await this.gpu.backward({ dOut: t.kernelView('dOut') });
+        t.kernelView('dQ').set(dQ);
+        t.kernelView('dK').set(dK);
+        t.kernelView('dV').set(dV);
+      } catch (error) {
+        this.loseGpu(error);
+        t.runKernelBackward(this.backend);
+      }
+    } else {
+      t.runKernelBackward(this.backend);
+    }
+    return t.endStep();
+  }
+
+  // The device is gone (or failed): carry on with the same buffers on the CPU. The run is kept.
+  loseGpu(error) {
+    const why = error?.message ?? String(error);
+    this.backend = this.cpuFallback;
+    this.reason = `WebGPU: device lost at step ${this.step + 1} (${why}) -> ${BACKEND_LABELS[this.backend]}`;
+    try { this.gpu?.destroy(); } catch { /* already gone */ }
+    this.gpu = null;
+  }
+
+  takeSnapshot() {
+    const sample = this.fixedSample();
+    const inspection = this.trainer.inspect(this.sampleArgs(sample), { backend: this.cpuBackend() });
+    const snapshot = { step: this.step, ...inspection };
+    this.snapshots.push(snapshot);
+    return snapshot;
+  }
+
+  cpuBackend() { return this.backend === 'webgpu' ? this.cpuFallback : this.backend; }
+
+  fixedSample() {
+    this._fixed ??= this.trainer.fixedSample();
+    return this._fixed;
+  }
+
+  sampleArgs(sample) {
+    return this.config.task === 'pointer'
+      ? { keys: sample.keys, values: sample.values, query: sample.query }
+      : { tokens: sample.keys };
+  }
+
+  evaluate() {
+    this.lastEvaluation = { step: this.step, ...this.trainer.evaluate(EVAL_SAMPLES, { backend: this.cpuBackend() }) };
+    return this.lastEvaluation;
+  }
+
+  inspect(sample) {
+    return this.trainer.inspect(sample, { backend: this.cpuBackend() });
+  }
+
+  setLearningRate(lr) {
+    this.trainer.setLearningRate(lr);
+    this.config = this.trainer.config;
+  }
+
+  /** {name: {shape, data}} in PyTorch's state_dict naming. */
+  stateDict() {
+    const out = {};
+    for (const name of this.trainer.parameterNames()) {
+      out[name] = { shape: this.trainer.parameterShape(name), data: this.trainer.raw._parameter(name).slice() };
+    }
+    return out;
+  }
+
+  dispose() {
+    this.trainer.delete();
+  }
+}

@@ -1,0 +1,154 @@
+// The Web Worker owns the WASM module and the training loop; the page only draws.
+// Protocol: web/protocol.md.
+import { loadAttnLab } from './loader.js';
+import { TrainingSession } from './training/session.js';
+import { WebGpuProbe } from './webgpu/probe.js';
+
+const BATCH_MS = 100; // post progress about this often
+const EVALUATE_EVERY = 50; // steps between evaluations on 1,024 fresh samples
+
+let lab = null;
+let gpu = { available: false, reason: 'not probed', attention: null, adapter: '' };
+let session = null;
+let targetSteps = 0;
+let speed = 0; // steps per second; 0 = as fast as possible
+let running = false;
+let loopActive = false;
+let pending = { losses: [], accuracies: [], snapshots: 0 };
+let rate = { steps: 0, ms: 0 };
+
+const post = (message, transfer) => self.postMessage(message, transfer ?? []);
+
+async function init({ build = 'auto', webgpu = true }) {
+  lab = await loadAttnLab({ build });
+  gpu = webgpu ? await WebGpuProbe.probe(globalThis.navigator?.gpu) : { available: false, reason: 'disabled', attention: null, adapter: '' };
+  post({
+    type: 'ready', version: lab.version, build: lab.build, buildNote: lab.buildNote,
+    cpuBackends: lab.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter },
+    defaults: Object.fromEntries(['copy', 'reverse', 'pointer'].map((t) => [t, lab.AlignmentTrainer.defaults(t)])),
+  });
+}
+
+function configure({ config, backend = 'auto', steps }) {
+  const next = TrainingSession.create({
+    lab, config, backend, gpuAttention: gpu.attention, gpuReason: gpu.reason,
+  });
+  session?.dispose();
+  session = next;
+  running = false;
+  targetSteps = steps ?? lab.AlignmentTrainer.defaults(config.task).steps;
+  pending = { losses: [], accuracies: [], snapshots: session.snapshots.length };
+  rate = { steps: 0, ms: 0 };
+  post({
+    type: 'configured', config: session.config, choice: session.choice, steps: targetSteps,
+    fixedSample: session.fixedSample(), snapshot: session.snapshots[0],
+  });
+}
+
+function flushProgress(extra = {}) {
+  const snapshots = session.snapshots.slice(pending.snapshots);
+  pending.snapshots = session.snapshots.length;
+  const losses = Float32Array.from(pending.losses), accuracies = Float32Array.from(pending.accuracies);
+  pending.losses = [];
+  pending.accuracies = [];
+  post({
+    type: 'progress', step: session.step, losses, accuracies, snapshots, choice: session.choice,
+    running, targetSteps, stepsPerSecond: rate.ms > 0 ? (1000 * rate.steps) / rate.ms : 0, ...extra,
+  }, [losses.buffer, accuracies.buffer]);
+}
+
+async function trainSteps(n) {
+  const t0 = performance.now();
+  const before = session.step;
+  const { losses, accuracies } = await session.runStepsWithSnapshots(n);
+  rate.steps += n;
+  rate.ms += performance.now() - t0;
+  pending.losses.push(...losses);
+  pending.accuracies.push(...accuracies);
+  // An evaluation each time a multiple of EVALUATE_EVERY is crossed.
+  if (Math.floor(session.step / EVALUATE_EVERY) > Math.floor(before / EVALUATE_EVERY)) return session.evaluate();
+  return null;
+}
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function loop() {
+  if (loopActive) return;
+  loopActive = true;
+  try {
+    while (running && session && session.step < targetSteps) {
+      const batchStart = performance.now();
+      let evaluation = null;
+      // Steps in chunks sized from the measured rate, until about BATCH_MS have passed.
+      while (running && session.step < targetSteps && performance.now() - batchStart < BATCH_MS) {
+        const msPerStep = rate.steps ? rate.ms / rate.steps : 10;
+        let chunk = Math.max(1, Math.floor((BATCH_MS - (performance.now() - batchStart)) / msPerStep));
+        if (speed > 0) chunk = Math.max(1, Math.round((speed * BATCH_MS) / 1000));
+        chunk = Math.min(chunk, targetSteps - session.step);
+        evaluation = (await trainSteps(chunk)) ?? evaluation;
+        if (speed > 0) break;
+      }
+      if (session.step >= targetSteps) {
+        running = false;
+        evaluation = session.evaluate();
+      }
+      flushProgress(evaluation ? { evaluation } : {});
+      const spent = performance.now() - batchStart;
+      await (speed > 0 ? new Promise((r) => setTimeout(r, Math.max(0, BATCH_MS - spent))) : nextTask());
+    }
+  } finally {
+    loopActive = false;
+    running = false;
+    post({ type: 'state', running: false, step: session?.step ?? 0 });
+  }
+}
+
+const handlers = {
+  init,
+  configure,
+  play() {
+    if (session.step >= targetSteps) targetSteps = session.step + (lab.AlignmentTrainer.defaults(session.config.task).steps);
+    running = true;
+    post({ type: 'state', running: true, step: session.step });
+    loop();
+  },
+  pause() {
+    running = false;
+    post({ type: 'state', running: false, step: session.step });
+  },
+  async step({ count = 1 }) {
+    running = false;
+    const evaluation = await trainSteps(Math.max(1, Math.min(count, 1000)));
+    flushProgress({ evaluation: evaluation ?? session.evaluate() });
+  },
+  set({ lr, speed: newSpeed, steps }) {
+    if (lr !== undefined) session.setLearningRate(lr);
+    if (newSpeed !== undefined) speed = Math.max(0, Number(newSpeed) || 0);
+    if (steps !== undefined) targetSteps = steps;
+    post({ type: 'state', running, step: session.step, config: session.config });
+  },
+  inspect({ sample }) {
+    post({ type: 'inspection', sample, result: session.inspect(sample) });
+  },
+  evaluate() {
+    flushProgress({ evaluation: session.evaluate() });
+  },
+  export() {
+    post({ type: 'weights', tensors: session.stateDict(), config: session.config, step: session.step });
+  },
+  loseDevice() {
+    gpu.attention?.destroy();
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  try {
+    const handler = handlers[data?.type];
+    if (!handler) throw new Error(`unknown request '${data?.type}'`);
+    if (data.type !== 'init' && !lab) throw new Error('the module is still loading');
+    if (!['init', 'configure'].includes(data.type) && !session) throw new Error('configure a lab first');
+    await handler(data);
+  } catch (error) {
+    post({ type: 'error', message: error?.message ?? String(error), request: data?.type });
+  }
+};
