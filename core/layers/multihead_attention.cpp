@@ -82,7 +82,8 @@ void MultiheadAttention::build_mask(const MhaInputs& in) {
 void MultiheadAttention::prepare(const MhaInputs& in) {
   const int E = E_, D = head_dim();
   shape_ = AttentionShape{in.B, H_, in.T, in.S, D};
-  x_query_ = ConstMatrixMap(in.query, std::size_t(in.B) * in.T, E);
+  query_shared_ = in.query_shared;
+  x_query_ = ConstMatrixMap(in.query, std::size_t(query_shared_ ? 1 : in.B) * in.T, E);
   x_key_ = ConstMatrixMap(in.key, std::size_t(in.B) * in.S, E);
   x_value_ = ConstMatrixMap(in.value, std::size_t(in.B) * in.S, E);
   // Projections: x W_i^T + b_i with W_i the i-th block of E rows of in_proj_weight.
@@ -90,6 +91,7 @@ void MultiheadAttention::prepare(const MhaInputs& in) {
   const auto& bias = in_proj_bias.value;
   RowMatrix projected = x_query_ * W.topRows(E).transpose();
   projected.rowwise() += bias.leftCols(E).row(0);
+  if (query_shared_) projected = projected.replicate(in.B, 1).eval();
   split_heads(projected, in.B, in.T, H_, D, q_);
   projected = x_key_ * W.middleRows(E, E).transpose();
   projected.rowwise() += bias.middleCols(E, E).row(0);
@@ -175,6 +177,11 @@ void MultiheadAttention::finish_backward() {
   RowMatrix d_projected;
   // from projected_i = x_i W_i^T + b_i, for i = query, key, value
   merge_heads(d_q_, B, T, H, D, d_projected);
+  if (query_shared_) {  // every batch element used the same projected rows: their gradients add up
+    RowMatrix summed = d_projected.topRows(T);
+    for (int b = 1; b < B; ++b) summed += d_projected.middleRows(std::size_t(b) * T, T);
+    d_projected = std::move(summed);
+  }
   in_proj_weight.grad.topRows(E).noalias() += d_projected.transpose() * x_query_;
   in_proj_bias.grad.leftCols(E).row(0) += d_projected.colwise().sum();
   d_query_.noalias() = d_projected * W.topRows(E);

@@ -21,12 +21,15 @@ namespace attnlab {
 
 struct MhaInputs {
   int B = 0, T = 0, S = 0;
-  const float* query = nullptr;             // [B, T, E]
+  const float* query = nullptr;             // [B, T, E], or [T, E] if query_shared
   const float* key = nullptr;               // [B, S, E]
   const float* value = nullptr;             // [B, S, E]
   const float* key_padding_mask = nullptr;  // additive [B, S], or nullptr
   const float* attn_mask = nullptr;         // additive [T, S], or [B*H, T, S] if per_head
   bool attn_mask_per_head = false;
+  // One query sequence for every batch element (e.g. output-position embeddings): projected once
+  // instead of B times, and its gradients are summed over the batch. d_query() is then [T, E].
+  bool query_shared = false;
 };
 
 class MultiheadAttention {
@@ -55,7 +58,7 @@ class MultiheadAttention {
   const RowMatrix& output() const { return out_; }              // [B*T, E]
   const std::vector<float>& weights() const { return weights_; }  // [B, H, T, S]
   const std::vector<float>& weights_mean() const { return weights_mean_; }  // [B, T, S]
-  const RowMatrix& d_query() const { return d_query_; }         // [B*T, E]
+  const RowMatrix& d_query() const { return d_query_; }         // [B*T, E] ([T, E] if shared)
   const RowMatrix& d_key() const { return d_key_; }             // [B*S, E]
   const RowMatrix& d_value() const { return d_value_; }         // [B*S, E]
 
@@ -82,6 +85,7 @@ class MultiheadAttention {
   RowMatrix d_merged_;
   std::vector<float> d_heads_out_, d_weights_, d_q_, d_k_, d_v_;
   bool has_d_weights_ = false;
+  bool query_shared_ = false;
   RowMatrix d_query_, d_key_, d_value_;
 };
 

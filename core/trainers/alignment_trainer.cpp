@@ -60,9 +60,12 @@ void AlignmentTrainer::set_lr(double lr) {
 
 void AlignmentTrainer::embed(const AlignmentBatch& batch) {
   const int B = batch.B, S = batch.S, T = batch.T, E = config_.d_model;
+  // Copy and reverse ask every batch element the same queries (the output positions): project them
+  // once. Pointer adds each sample's query token, so its queries differ.
+  const bool shared = !config_.pointer();
   key_in_.resize(std::size_t(B) * S, E);
   value_in_.resize(std::size_t(B) * S, E);
-  query_in_.resize(std::size_t(B) * T, E);
+  query_in_.resize(std::size_t(shared ? 1 : B) * T, E);
   tok_emb_.forward(batch.keys.data(), B * S, key_in_);
   tok_emb_.forward(batch.values.data(), B * S, value_in_);
   for (int b = 0; b < B; ++b) {
@@ -70,11 +73,14 @@ void AlignmentTrainer::embed(const AlignmentBatch& batch) {
       key_in_.middleRows(std::size_t(b) * S, S) += in_pos_emb_.weight.value.topRows(S);
       value_in_.middleRows(std::size_t(b) * S, S) += in_pos_emb_.weight.value.topRows(S);
     }
-    query_in_.middleRows(std::size_t(b) * T, T) = out_pos_emb_.weight.value.topRows(T);
-    if (config_.pointer())
+    if (!shared) {
+      query_in_.middleRows(std::size_t(b) * T, T) = out_pos_emb_.weight.value.topRows(T);
       query_in_.middleRows(std::size_t(b) * T, T).rowwise() += tok_emb_.weight.value.row(batch.query[b]);
+    }
   }
+  if (shared) query_in_ = out_pos_emb_.weight.value.topRows(T);
   MhaInputs in{B, T, S, query_in_.data(), key_in_.data(), value_in_.data()};
+  in.query_shared = shared;
   attn_.prepare(in);
 }
 
@@ -96,10 +102,12 @@ void AlignmentTrainer::backward_embeddings(const AlignmentBatch& batch) {
       in_pos_emb_.weight.grad.topRows(S) += dk.middleRows(std::size_t(b) * S, S);
       in_pos_emb_.weight.grad.topRows(S) += dv.middleRows(std::size_t(b) * S, S);
     }
-    out_pos_emb_.weight.grad.topRows(T) += dq.middleRows(std::size_t(b) * T, T);
-    if (config_.pointer())
+    if (config_.pointer()) {
+      out_pos_emb_.weight.grad.topRows(T) += dq.middleRows(std::size_t(b) * T, T);
       tok_emb_.weight.grad.row(batch.query[b]) += dq.middleRows(std::size_t(b) * T, T).colwise().sum();
+    }
   }
+  if (!config_.pointer()) out_pos_emb_.weight.grad.topRows(T) += dq;  // already summed over the batch
 }
 
 void AlignmentTrainer::begin_step() {

@@ -144,3 +144,29 @@ TEST_CASE("MultiheadAttention: every parameter and input gradient, with both mas
       check_gradient(tag + "d_value", value.data(), value.size(), dv.data(), loss);
     }
 }
+
+TEST_CASE("MultiheadAttention with a query shared across the batch equals the expanded query") {
+  const int B = 3, T = 4, S = 5, E = 8, H = 2;
+  Rng rng(21);
+  MultiheadAttention shared(E, H, rng);
+  MultiheadAttention expanded = shared;  // same parameters
+  const std::vector<float> q_rows = random_vector(T * E, rng), key = random_vector(B * S * E, rng),
+                           value = random_vector(B * S * E, rng), g = random_vector(B * T * E, rng);
+  std::vector<float> q_expanded;
+  for (int b = 0; b < B; ++b) q_expanded.insert(q_expanded.end(), q_rows.begin(), q_rows.end());
+  MhaInputs a{B, T, S, q_rows.data(), key.data(), value.data()};
+  a.query_shared = true;
+  MhaInputs b{B, T, S, q_expanded.data(), key.data(), value.data()};
+  shared.forward(a, Backend::simd128);
+  expanded.forward(b, Backend::simd128);
+  CHECK(max_abs_diff(shared.output().data(), expanded.output().data(), B * T * E) == 0.0);
+  shared.backward(g.data(), nullptr, Backend::simd128);
+  expanded.backward(g.data(), nullptr, Backend::simd128);
+  // d_query of the shared input is the batch sum of the expanded one's.
+  RowMatrix summed = RowMatrix::Zero(T, E);
+  for (int i = 0; i < B; ++i) summed += expanded.d_query().middleRows(i * T, T);
+  CHECK(max_abs_diff(shared.d_query().data(), summed.data(), T * E) <= 1e-5);
+  for (std::size_t p = 0; p < 4; ++p)
+    CHECK(max_abs_diff(shared.parameters()[p]->grad.data(), expanded.parameters()[p]->grad.data(),
+                       shared.parameters()[p]->size()) <= 1e-5);
+}
