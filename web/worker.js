@@ -78,6 +78,7 @@ async function loop() {
   try {
     while (running && session && session.step < targetSteps) {
       const batchStart = performance.now();
+      const stepBefore = session.step;
       let evaluation = null;
       // Steps in chunks sized from the measured rate, until about BATCH_MS have passed.
       while (running && session.step < targetSteps && performance.now() - batchStart < BATCH_MS) {
@@ -93,8 +94,12 @@ async function loop() {
         evaluation = session.evaluate();
       }
       flushProgress(evaluation ? { evaluation } : {});
+      const stepsThisBatch = session.step - stepBefore;
       const spent = performance.now() - batchStart;
-      await (speed > 0 ? new Promise((r) => setTimeout(r, Math.max(0, BATCH_MS - spent))) : nextTask());
+      // A paced batch lasts as long as its steps should take at `speed`: one step at 1 step/s waits a
+      // second (waiting only BATCH_MS would run 1 and 5 steps/s at 10 steps/s).
+      const batchMs = speed > 0 ? (1000 * stepsThisBatch) / speed : 0;
+      await (speed > 0 ? new Promise((r) => setTimeout(r, Math.max(0, batchMs - spent))) : nextTask());
     }
   } finally {
     loopActive = false;
