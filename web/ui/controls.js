@@ -1,0 +1,102 @@
+// Form controls for a list of properties (see properties.js): one labelled field each, a help icon
+// with the property's help text, and a message slot beside it. It reports parsed values and parse
+// errors; deciding what a change does belongs to the lab page.
+import { parseProperty } from './properties.js';
+
+let nextPanel = 0;
+
+export class ControlsPanel {
+  /**
+   * container: element to fill; properties: the table's rows to show; onInput(name, {value}|{error})
+   * while typing; onCommit(name, {value}|{error}) when a field is committed (change event).
+   */
+  constructor(container, properties, { onInput = () => {}, onCommit = () => {}, grouped = true } = {}) {
+    this.properties = properties;
+    this.fields = new Map();
+    this.prefix = `prop${nextPanel++ || ''}`;
+    const groups = new Map();
+    for (const prop of properties) {
+      const group = grouped ? prop.group ?? '' : '';
+      if (!groups.has(group)) groups.set(group, []);
+      groups.get(group).push(prop);
+    }
+    for (const [group, props] of groups) {
+      const box = group ? document.createElement('fieldset') : document.createElement('div');
+      box.className = 'control-group';
+      if (group) box.append(Object.assign(document.createElement('legend'), { textContent: group }));
+      for (const prop of props) box.append(this.createRow(prop, onInput, onCommit));
+      container.append(box);
+    }
+  }
+
+  createRow(prop, onInput, onCommit) {
+    const id = `${this.prefix}-${prop.name}`;
+    const row = document.createElement('div');
+    row.className = `control control-${prop.type}`;
+    row.dataset.property = prop.name;
+    const label = Object.assign(document.createElement('label'), { htmlFor: id, textContent: prop.label });
+    let input;
+    if (prop.type === 'choice') {
+      input = document.createElement('select');
+      for (const choice of prop.choices) {
+        input.append(Object.assign(document.createElement('option'), { value: String(choice.value), textContent: choice.label }));
+      }
+    } else if (prop.type === 'bool') {
+      input = Object.assign(document.createElement('input'), { type: 'checkbox' });
+    } else {
+      // type=text with inputmode: a number field would hide what the user typed ("abc") from us.
+      input = Object.assign(document.createElement('input'), { type: 'text', inputMode: prop.type === 'int' ? 'numeric' : 'decimal' });
+      input.autocomplete = 'off';
+      input.spellcheck = false;
+    }
+    input.id = id;
+    input.name = prop.name;
+    input.title = prop.help;
+    const help = Object.assign(document.createElement('span'), { className: 'help-icon', textContent: '?', title: prop.help });
+    help.setAttribute('aria-hidden', 'true');
+    const hint = Object.assign(document.createElement('span'), { className: 'visually-hidden', id: `${id}-help`, textContent: prop.help });
+    const message = Object.assign(document.createElement('span'), { className: 'field-error', id: `${id}-error` });
+    message.setAttribute('aria-live', 'polite');
+    input.setAttribute('aria-describedby', `${id}-help ${id}-error`);
+    const read = () => parseProperty(prop, prop.type === 'bool' ? String(input.checked) : input.value);
+    input.addEventListener('input', () => onInput(prop.name, read()));
+    input.addEventListener('change', () => onCommit(prop.name, read()));
+    if (prop.type === 'bool') row.append(input, label, help, hint, message);
+    else row.append(label, help, input, hint, message);
+    this.fields.set(prop.name, { row, input, message, prop });
+    return row;
+  }
+
+  /** Writes values into the fields (without events). */
+  setValues(values) {
+    for (const [name, { input, prop }] of this.fields) {
+      if (!(name in values)) continue;
+      if (prop.type === 'bool') input.checked = !!values[name];
+      else input.value = String(values[name]);
+    }
+  }
+
+  /** errors: {name: message}; fields not named are cleared. */
+  setErrors(errors) {
+    for (const [name, { input, message, row }] of this.fields) {
+      const text = errors[name] ?? '';
+      message.textContent = text;
+      row.classList.toggle('invalid', !!text);
+      if (text) input.setAttribute('aria-invalid', 'true');
+      else input.removeAttribute('aria-invalid');
+    }
+  }
+
+  /** Hides the fields that do not apply (relevant(prop) false). */
+  setRelevance(relevant) {
+    for (const { row, prop } of this.fields.values()) row.hidden = !relevant(prop);
+    for (const group of new Set([...this.fields.values()].map((f) => f.row.parentElement))) {
+      group.hidden = [...group.querySelectorAll('.control')].every((r) => r.hidden);
+    }
+  }
+
+  /** Marks fields whose value differs from the model's (a pending reset). */
+  markPending(names) {
+    for (const [name, { row }] of this.fields) row.classList.toggle('pending', names.includes(name));
+  }
+}

@@ -1,0 +1,71 @@
+// A lab's property table, as data: parse a property from text (a form field or a URL parameter),
+// check it, and check the table as a whole. Pure functions, no DOM: the controls (controls.js) and the
+// URL state (url_state.js) share them, so a value that the page accepts is one the URL accepts.
+//
+// A property: {name, type: 'int' | 'number' | 'choice' | 'bool', default, min?, max?, minExclusive?,
+//   choices?: [{value, label}], label, help, effect: 'reset' | 'live' | 'view', when?: (values) => bool}
+//   effect says what a change does: 'reset' rebuilds the model (it asks first), 'live' changes a running
+//   session, 'view' only redraws.
+
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** text -> {value} or {error}: the error names the property and says what it accepts. */
+export function parseProperty(prop, text) {
+  const raw = String(text ?? '').trim();
+  if (prop.type === 'bool') {
+    if (['true', '1', 'on', 'yes'].includes(raw.toLowerCase())) return { value: true };
+    if (['false', '0', 'off', 'no'].includes(raw.toLowerCase())) return { value: false };
+    return { error: `${prop.label} must be true or false, got '${raw}'` };
+  }
+  if (prop.type === 'choice') {
+    const choice = prop.choices.find((c) => String(c.value) === raw);
+    if (choice) return { value: choice.value };
+    return { error: `${prop.label} must be one of ${prop.choices.map((c) => c.value).join(', ')}, got '${raw}'` };
+  }
+  if (raw === '') return { error: `${prop.label} is empty: enter a number` };
+  if (prop.type === 'int' && !INTEGER.test(raw)) return { error: `${prop.label} must be a whole number, got '${raw}'` };
+  if (prop.type === 'number' && !NUMBER.test(raw)) return { error: `${prop.label} must be a number, got '${raw}'` };
+  return checkProperty(prop, Number(raw));
+}
+
+/** A value of the right type -> {value} or {error} for its range. */
+export function checkProperty(prop, value) {
+  if (prop.type === 'int' || prop.type === 'number') {
+    if (!Number.isFinite(value)) return { error: `${prop.label} must be a finite number` };
+    if (prop.type === 'int' && !Number.isInteger(value)) return { error: `${prop.label} must be a whole number` };
+    const low = prop.minExclusive ? value <= prop.min : value < prop.min;
+    if (prop.min !== undefined && low) {
+      return { error: `${prop.label} must be ${prop.minExclusive ? 'above' : 'at least'} ${prop.min}, got ${value}` };
+    }
+    if (prop.max !== undefined && value > prop.max) return { error: `${prop.label} must be at most ${prop.max}, got ${value}` };
+  }
+  return { value };
+}
+
+export function defaultValues(properties) {
+  return Object.fromEntries(properties.map((p) => [p.name, p.default]));
+}
+
+/** Whether a property applies to these values (pointer-only properties do not apply to copy). */
+export function isRelevant(prop, values) {
+  return !prop.when || prop.when(values);
+}
+
+/**
+ * The lab's checks across properties (e.g. heads must divide d_model): [{name, message}] for the
+ * relevant properties that fail.
+ */
+export function crossCheck(lab, values) {
+  const problems = [];
+  for (const check of lab.checks ?? []) {
+    const problem = check(values);
+    if (problem && isRelevant(lab.properties.find((p) => p.name === problem.name) ?? {}, values)) problems.push(problem);
+  }
+  return problems;
+}
+
+/** Names of the properties, among `names`, whose change rebuilds the model. */
+export function resettingChanges(properties, before, after) {
+  return properties.filter((p) => p.effect === 'reset' && before[p.name] !== after[p.name]).map((p) => p.name);
+}
