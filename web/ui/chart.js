@@ -1,0 +1,167 @@
+// A line chart on a canvas: axes with ticks and titles, a legend, lines (per-step training metrics),
+// points (evaluations) and dashed reference lines (a ceiling). It draws what it is given.
+//
+// spec: {title, xTitle, yTitle, xMax, yMin, yMax, series: [{label, kind: 'line' | 'points' | 'dashed',
+//        ys (one value per step 1..n) | points: [{x, y}] | y (dashed: a constant)}]}
+import { themeColors } from './theme.js';
+
+const MARGIN = { left: 52, right: 12, top: 42, bottom: 40 };
+
+/** About `count` round tick values covering [lo, hi]. */
+function ticks(lo, hi, count = 5) {
+  const span = hi - lo || 1;
+  const raw = span / count;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-6; v += step) out.push(Number(v.toPrecision(12)));
+  return out;
+}
+
+const label = (v) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(v));
+
+export class LineChart {
+  constructor(container, { height = 220, label: aria = 'chart' } = {}) {
+    this.canvas = document.createElement('canvas');
+    this.canvas.setAttribute('role', 'img');
+    this.canvas.setAttribute('aria-label', aria);
+    this.canvas.className = 'chart';
+    this.height = height;
+    container.append(this.canvas);
+    this.spec = null;
+  }
+
+  draw(spec = this.spec) {
+    this.spec = spec;
+    if (!spec) return;
+    const width = Math.max(240, Math.floor(this.canvas.parentElement?.clientWidth || 360));
+    const scale = window.devicePixelRatio || 1;
+    const c = this.canvas;
+    if (c.width !== Math.round(width * scale) || c.height !== Math.round(this.height * scale)) {
+      c.width = Math.round(width * scale);
+      c.height = Math.round(this.height * scale);
+      c.style.width = `${width}px`;
+      c.style.height = `${this.height}px`;
+    }
+    const ctx = c.getContext('2d');
+    const colors = themeColors();
+    ctx.setTransform(scale, 0, 0, scale, 0, 0);
+    ctx.fillStyle = colors.background;
+    ctx.fillRect(0, 0, width, this.height);
+    const plot = { x: MARGIN.left, y: MARGIN.top, w: width - MARGIN.left - MARGIN.right, h: this.height - MARGIN.top - MARGIN.bottom };
+    const xMax = Math.max(1, spec.xMax);
+    const { yMin, yMax } = spec;
+    const px = (x) => plot.x + (x / xMax) * plot.w;
+    const py = (y) => plot.y + plot.h - ((Math.min(yMax, Math.max(yMin, y)) - yMin) / (yMax - yMin || 1)) * plot.h;
+
+    ctx.font = `11px ${colors.font}`;
+    ctx.lineWidth = 1;
+    // Grid and ticks.
+    ctx.strokeStyle = colors.grid;
+    ctx.fillStyle = colors.muted;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    for (const v of ticks(yMin, yMax, 4)) {
+      ctx.beginPath();
+      ctx.moveTo(plot.x, Math.round(py(v)) + 0.5);
+      ctx.lineTo(plot.x + plot.w, Math.round(py(v)) + 0.5);
+      ctx.stroke();
+      ctx.fillText(label(v), plot.x - 5, py(v));
+    }
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    for (const v of ticks(0, xMax, 5)) {
+      ctx.beginPath();
+      ctx.moveTo(Math.round(px(v)) + 0.5, plot.y + plot.h);
+      ctx.lineTo(Math.round(px(v)) + 0.5, plot.y + plot.h + 4);
+      ctx.stroke();
+      ctx.fillText(label(v), px(v), plot.y + plot.h + 6);
+    }
+    ctx.strokeStyle = colors.muted;
+    ctx.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w, plot.h);
+    // Titles.
+    ctx.fillStyle = colors.text;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'alphabetic';
+    ctx.font = `600 12px ${colors.font}`;
+    ctx.fillText(spec.title ?? '', plot.x, 16);
+    ctx.font = `11px ${colors.font}`;
+    ctx.fillStyle = colors.muted;
+    ctx.textAlign = 'center';
+    ctx.fillText(spec.xTitle ?? '', plot.x + plot.w / 2, this.height - 6);
+    ctx.save();
+    ctx.translate(12, plot.y + plot.h / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.fillText(spec.yTitle ?? '', 0, 0);
+    ctx.restore();
+
+    // Data, clipped to the plot.
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(plot.x, plot.y - 4, plot.w + 4, plot.h + 8);
+    ctx.clip();
+    spec.series.forEach((s, i) => {
+      const color = colors.series[i % colors.series.length];
+      ctx.strokeStyle = color;
+      ctx.fillStyle = color;
+      if (s.kind === 'line' && s.ys?.length) {
+        // At most about one vertex per pixel: long runs are drawn with a stride.
+        const stride = Math.max(1, Math.floor(s.ys.length / plot.w));
+        ctx.lineWidth = 1.5;
+        ctx.beginPath();
+        for (let k = 0; k < s.ys.length; k += stride) {
+          const x = px(k + 1), y = py(s.ys[k]);
+          if (k === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+        }
+        ctx.stroke();
+      } else if (s.kind === 'points') {
+        for (const p of s.points ?? []) {
+          ctx.beginPath();
+          ctx.arc(px(p.x), py(p.y), 3.5, 0, 2 * Math.PI);
+          ctx.fill();
+        }
+      } else if (s.kind === 'dashed' && Number.isFinite(s.y)) {
+        ctx.setLineDash([5, 4]);
+        ctx.lineWidth = 1.5;
+        ctx.beginPath();
+        ctx.moveTo(plot.x, py(s.y));
+        ctx.lineTo(plot.x + plot.w, py(s.y));
+        ctx.stroke();
+        ctx.setLineDash([]);
+      }
+    });
+    ctx.restore();
+
+    // Legend: top right, a sample of each mark (line, dot, dashes), so colour is not the only cue.
+    ctx.font = `11px ${colors.font}`;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'left';
+    let x = plot.x + plot.w;
+    const y = 31;
+    for (let i = spec.series.length - 1; i >= 0; i--) {
+      const s = spec.series[i];
+      const w = ctx.measureText(s.label).width;
+      x -= w;
+      ctx.fillStyle = colors.text;
+      ctx.fillText(s.label, x, y);
+      x -= 22;
+      const color = colors.series[i % colors.series.length];
+      ctx.strokeStyle = color;
+      ctx.fillStyle = color;
+      ctx.lineWidth = 1.5;
+      if (s.kind === 'points') {
+        ctx.beginPath();
+        ctx.arc(x + 9, y, 3.5, 0, 2 * Math.PI);
+        ctx.fill();
+      } else {
+        ctx.setLineDash(s.kind === 'dashed' ? [4, 3] : []);
+        ctx.beginPath();
+        ctx.moveTo(x + 1, y);
+        ctx.lineTo(x + 18, y);
+        ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      x -= 12;
+    }
+  }
+}

@@ -1,0 +1,227 @@
+// An attention heatmap on a canvas: cells through the shared raster (heatmap_raster.js, the same
+// pixels as the CLI's PNG), axis titles, tick labels, a colour legend, and a tooltip that finds the
+// cell under the pointer even when CSS scales the canvas.
+//
+// model: {rows, cols, values (rows x cols, row-major), title, xTitle, yTitle, xTicks, yTicks,
+//         xNames?, yNames?, tokens?} — labels are prepared by the lab; this file only draws them.
+import { rasterizeColorbar, rasterizeHeatmap } from './heatmap_raster.js';
+import { themeColors } from './theme.js';
+
+const LEGEND_BAR = 12; // CSS px
+const GAP = 6;
+
+/** Where things go, in CSS pixels (multiply by `scale` for canvas pixels). */
+function layoutFor(ctx, model, cell, fontPx) {
+  ctx.font = `${fontPx}px ${themeColors().font}`;
+  const widest = (labels) => Math.max(0, ...labels.map((t) => ctx.measureText(t).width));
+  const yTickWidth = widest(model.yTicks ?? []);
+  const xTickWidth = widest(model.xTicks ?? []);
+  const rotateX = xTickWidth > cell - 2; // labels wider than a cell stand vertically
+  const titleH = model.title ? fontPx + 10 : 4;
+  const left = fontPx + 4 + GAP + yTickWidth + GAP;
+  const top = titleH;
+  const plotW = model.cols * cell, plotH = model.rows * cell;
+  const xTickH = rotateX ? xTickWidth + GAP : fontPx + GAP;
+  const legendW = GAP * 2 + LEGEND_BAR + ctx.measureText('1.0').width + GAP;
+  return {
+    left, top, cell, fontPx, rotateX, plotW, plotH,
+    width: Math.ceil(left + plotW + legendW + 4),
+    height: Math.ceil(top + Math.max(plotH, 60) + GAP + xTickH + fontPx + 10),
+  };
+}
+
+/**
+ * Draws the heatmap onto `canvas`, sizing it: CSS size from the layout, backing store x `scale`
+ * (devicePixelRatio on the page, 2 for the exported PNG). Returns the layout (CSS px).
+ */
+export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx, focus = null } = {}) {
+  const ctx = canvas.getContext('2d');
+  const font = fontPx ?? Math.max(8, Math.min(12, cell - 2));
+  const layout = layoutFor(ctx, model, cell, font);
+  // Resize only when the size changes: a new backing store per frame costs more than the drawing.
+  const width = Math.round(layout.width * scale), height = Math.round(layout.height * scale);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+    canvas.style.width = `${layout.width}px`;
+    canvas.style.height = `${layout.height}px`;
+  }
+  const colors = themeColors();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+
+  // Cells: whole canvas pixels per cell, so every cell has the same size and a clean colour.
+  const cellPx = Math.max(1, Math.round(cell * scale));
+  const x0 = Math.round(layout.left * scale), y0 = Math.round(layout.top * scale);
+  const image = rasterizeHeatmap(model.values, model.rows, model.cols, { cell: cellPx, palette });
+  ctx.putImageData(new ImageData(image.data, image.width, image.height), x0, y0);
+  const bar = rasterizeColorbar(Math.round(layout.plotH * scale), Math.round(LEGEND_BAR * scale), { palette });
+  const barX = Math.round((layout.left + layout.plotW + GAP * 2) * scale);
+  ctx.putImageData(new ImageData(bar.data, bar.width, bar.height), barX, y0);
+  canvas.dataset.layout = JSON.stringify({ x: x0, y: y0, cellW: cellPx, cellH: cellPx, rows: model.rows, cols: model.cols });
+
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  const { left, top, plotW, plotH } = layout;
+  ctx.font = `${font}px ${colors.font}`;
+  ctx.fillStyle = colors.text;
+  ctx.textBaseline = 'middle';
+  if (model.title) {
+    ctx.font = `600 ${font + 1}px ${colors.font}`;
+    ctx.textAlign = 'left';
+    ctx.fillText(model.title, left, (top - 4) / 2 + 1);
+    ctx.font = `${font}px ${colors.font}`;
+  }
+  // Tick labels: every cell's when they fit, else every stride-th (small cells, long sequences).
+  const stride = Math.max(1, Math.ceil((font + 1) / cell));
+  // y ticks: right-aligned beside the plot.
+  ctx.textAlign = 'right';
+  (model.yTicks ?? []).forEach((label, r) => {
+    if (r % stride === 0) ctx.fillText(label, left - GAP, top + (r + 0.5) * cell);
+  });
+  // x ticks: under the plot, vertical when they would overlap.
+  (model.xTicks ?? []).forEach((label, c) => {
+    if (c % stride !== 0) return;
+    const x = left + (c + 0.5) * cell;
+    if (layout.rotateX) {
+      ctx.save();
+      ctx.translate(x, top + plotH + GAP);
+      ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = 'right';
+      ctx.fillText(label, 0, 0);
+      ctx.restore();
+    } else {
+      ctx.textAlign = 'center';
+      ctx.fillText(label, x, top + plotH + GAP + font / 2);
+    }
+  });
+  // Axis titles.
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'center';
+  ctx.fillText(model.xTitle ?? '', left + plotW / 2, layout.height - font / 2 - 3);
+  ctx.save();
+  ctx.translate(font / 2 + 2, top + plotH / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.fillText(model.yTitle ?? '', 0, 0);
+  ctx.restore();
+  // Legend labels: the scale is fixed to 0..1, the range of attention weights.
+  ctx.fillStyle = colors.text;
+  ctx.textAlign = 'left';
+  const legendX = left + plotW + GAP * 2 + LEGEND_BAR + 3;
+  ctx.fillText('1.0', legendX, top + font / 2);
+  ctx.fillText('0.5', legendX, top + plotH / 2);
+  ctx.fillText('0.0', legendX, top + plotH - font / 2);
+  ctx.strokeStyle = colors.grid;
+  ctx.lineWidth = 1;
+  ctx.strokeRect(left - 0.5, top - 0.5, plotW + 1, plotH + 1);
+  if (focus) {
+    ctx.strokeStyle = colors.focus;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(left + focus.col * cell + 1, top + focus.row * cell + 1, cell - 2, cell - 2);
+  }
+  return layout;
+}
+
+/** The cell under a pointer event, or null. Correct under CSS transforms: it measures the box. */
+export function cellAt(canvas, layout, clientX, clientY) {
+  if (!layout) return null;
+  const box = canvas.getBoundingClientRect();
+  if (!box.width || !box.height) return null;
+  // Box px -> the layout's CSS px (the canvas's own size, before any transform).
+  const x = ((clientX - box.left) * layout.width) / box.width;
+  const y = ((clientY - box.top) * layout.height) / box.height;
+  const col = Math.floor((x - layout.left) / layout.cell);
+  const row = Math.floor((y - layout.top) / layout.cell);
+  if (x < layout.left || y < layout.top || col < 0 || row < 0) return null;
+  if (col >= layout.plotW / layout.cell || row >= layout.plotH / layout.cell) return null;
+  return { row, col };
+}
+
+/** A heatmap on the page: canvas + tooltip, hover and arrow-key navigation. */
+export class HeatmapView {
+  constructor(container, { cell = 20, label = 'attention heatmap', onSelect } = {}) {
+    this.cell = cell;
+    this.figure = document.createElement('figure');
+    this.figure.className = 'heatmap';
+    this.canvas = document.createElement('canvas');
+    this.canvas.tabIndex = 0;
+    this.canvas.setAttribute('role', 'img');
+    this.canvas.setAttribute('aria-label', label);
+    this.tooltip = document.createElement('div');
+    this.tooltip.className = 'tooltip';
+    this.tooltip.setAttribute('role', 'status');
+    this.tooltip.hidden = true;
+    this.figure.append(this.canvas, this.tooltip);
+    container.append(this.figure);
+    this.model = null;
+    this.layout = null;
+    this.focus = null;
+    this.palette = 'viridis';
+    this.canvas.addEventListener('pointermove', (e) => this.hover(e));
+    this.canvas.addEventListener('pointerleave', () => this.hideTooltip());
+    this.canvas.addEventListener('blur', () => { this.focus = null; this.hideTooltip(); this.redraw(); });
+    this.canvas.addEventListener('keydown', (e) => this.key(e));
+    if (onSelect) this.canvas.addEventListener('click', () => onSelect());
+  }
+
+  show(model, { palette = this.palette } = {}) {
+    this.model = model;
+    this.palette = palette;
+    this.redraw();
+  }
+
+  redraw() {
+    if (!this.model) return;
+    this.layout = drawHeatmap(this.canvas, this.model, {
+      cell: this.cell, scale: window.devicePixelRatio || 1, palette: this.palette, focus: this.focus,
+    });
+    this.canvas.dataset.title = this.model.title;
+    if (this.focus) this.describe(this.focus);
+  }
+
+  hover(event) {
+    const cell = cellAt(this.canvas, this.layout, event.clientX, event.clientY);
+    if (!cell) return this.hideTooltip();
+    this.describe(cell, event);
+  }
+
+  key(event) {
+    if (!this.model) return;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    const f = this.focus ?? { row: 0, col: 0 };
+    this.focus = this.focus ? {
+      row: Math.max(0, Math.min(this.model.rows - 1, f.row + move[0])),
+      col: Math.max(0, Math.min(this.model.cols - 1, f.col + move[1])),
+    } : f;
+    this.redraw();
+  }
+
+  /** Tooltip text for one cell: (query, key, token, weight). */
+  describe({ row, col }, event) {
+    const m = this.model;
+    const weight = m.values[row * m.cols + col];
+    const query = m.yNames?.[row] ?? `query ${row}`;
+    const key = m.xNames?.[col] ?? `key ${col}`;
+    const token = m.tokens ? `, token ${m.tokens[col]}` : '';
+    this.tooltip.textContent = `${query} · ${key}${token} · weight ${weight.toFixed(3)}`;
+    this.tooltip.hidden = false;
+    const box = this.figure.getBoundingClientRect();
+    const canvasBox = this.canvas.getBoundingClientRect();
+    // Near the pointer, or near the focused cell when using the keyboard.
+    const x = event ? event.clientX - box.left
+      : canvasBox.left - box.left + ((this.layout.left + (col + 1) * this.layout.cell) * canvasBox.width) / this.layout.width;
+    const y = event ? event.clientY - box.top
+      : canvasBox.top - box.top + ((this.layout.top + (row + 1) * this.layout.cell) * canvasBox.height) / this.layout.height;
+    this.tooltip.style.left = `${Math.round(x + 12)}px`;
+    this.tooltip.style.top = `${Math.round(y + 12)}px`;
+    this.tooltip.dataset.row = row;
+    this.tooltip.dataset.col = col;
+  }
+
+  hideTooltip() {
+    this.tooltip.hidden = true;
+  }
+}

@@ -1,0 +1,127 @@
+// The attention area of a lab: one large heatmap (the head mean, or a head the user picks), a small
+// heatmap per head, and the exports (PNG of the large one, WebM of the timeline).
+import { drawHeatmap, HeatmapView } from './heatmap.js';
+import { download, recordWebm, renderPng, webmSupport } from './export.js';
+import { setMessage } from './notice.js';
+
+/** Cell size (CSS px) so that the larger side of a rows x cols matrix spans about `span` px. */
+const cellFor = (rows, cols, span, lo, hi) => Math.max(lo, Math.min(hi, Math.floor(span / Math.max(rows, cols))));
+
+export class HeatmapPanel {
+  /**
+   * modelsAt(index) -> {mean, heads} for a timeline snapshot; nameOf() -> a file name stem.
+   * notices: for export problems that need more room than the inline message.
+   */
+  constructor(container, { modelsAt, snapshotCount, nameOf, notices }) {
+    this.modelsAt = modelsAt;
+    this.snapshotCount = snapshotCount;
+    this.nameOf = nameOf;
+    this.notices = notices;
+    this.selected = 'mean';
+    this.palette = 'viridis';
+    this.models = null;
+
+    const bar = document.createElement('div');
+    bar.className = 'toolbar';
+    const label = Object.assign(document.createElement('label'), { htmlFor: 'heatmap-select', textContent: 'Show' });
+    this.select = Object.assign(document.createElement('select'), { id: 'heatmap-select', title: 'Which attention map the large heatmap shows' });
+    this.select.addEventListener('change', () => this.choose(this.select.value));
+    this.pngButton = Object.assign(document.createElement('button'), { type: 'button', id: 'export-png', textContent: 'Export PNG (2x)' });
+    this.pngButton.title = 'Download the large heatmap as a PNG at twice the screen resolution';
+    this.webmButton = Object.assign(document.createElement('button'), { type: 'button', id: 'export-webm', textContent: 'Export timeline (WebM)' });
+    this.webmButton.title = 'Record the timeline of the large heatmap as a WebM video';
+    this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'export-message' });
+    this.message.setAttribute('role', 'status');
+    bar.append(label, this.select, this.pngButton, this.webmButton);
+    this.large = new HeatmapView(container, { cell: 22, label: 'Attention heatmap' });
+    this.large.figure.classList.add('heatmap-large');
+    this.large.canvas.id = 'heatmap-main';
+    container.prepend(bar);
+    container.append(this.message);
+    const gridTitle = Object.assign(document.createElement('h3'), { textContent: 'Each head (click one to enlarge it)' });
+    this.grid = document.createElement('div');
+    this.grid.className = 'head-grid';
+    this.grid.id = 'head-grid';
+    container.append(gridTitle, this.grid);
+    this.small = [];
+    this.pngButton.addEventListener('click', () => this.exportPng());
+    this.webmButton.addEventListener('click', () => this.exportWebm());
+    const support = webmSupport();
+    if (!support.ok) {
+      this.webmButton.disabled = true;
+      setMessage(this.message, `Animation export is unavailable: ${support.reason}.`, 'warning');
+    }
+  }
+
+  /** models: {mean, heads}; rebuilds the head grid when the number of heads or the size changes. */
+  show(models, { palette = this.palette } = {}) {
+    this.models = models;
+    this.palette = palette;
+    const { rows, cols } = models.mean;
+    const shape = `${models.heads.length}:${rows}x${cols}`;
+    if (shape !== this.shape) {
+      this.shape = shape;
+      this.large.cell = cellFor(rows, cols, 360, 8, 30);
+      this.grid.replaceChildren();
+      this.small = models.heads.map((m, h) => new HeatmapView(this.grid, {
+        cell: cellFor(rows, cols, 150, 4, 14), label: `Attention of head ${h + 1}`, onSelect: () => this.choose(`head-${h + 1}`),
+      }));
+      this.select.replaceChildren(new Option('head mean', 'mean'), ...models.heads.map((m, h) => new Option(`head ${h + 1}`, `head-${h + 1}`)));
+      if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';
+      this.select.value = this.selected;
+    }
+    this.large.show(this.pick(models), { palette });
+    // New canvases cost most on their first draw: after a rebuild the heads wait for the next frame.
+    const drawHeads = () => this.small.forEach((view, h) => view.show(this.models.heads[h], { palette: this.palette }));
+    if (this.small.length && !this.small[0].model) requestAnimationFrame(drawHeads);
+    else drawHeads();
+  }
+
+  pick(models) {
+    return this.selected === 'mean' ? models.mean : models.heads.find((m) => m.id === this.selected) ?? models.mean;
+  }
+
+  choose(id) {
+    this.selected = id;
+    this.select.value = id;
+    if (this.models) this.large.show(this.pick(this.models), { palette: this.palette });
+  }
+
+  redraw() {
+    this.large.redraw();
+    this.small.forEach((v) => v.redraw());
+  }
+
+  async exportPng() {
+    if (!this.models) return;
+    const model = this.pick(this.models);
+    const blob = await renderPng((canvas, scale) => drawHeatmap(canvas, model, { cell: this.large.cell, scale, palette: this.palette }), 2);
+    download(blob, `${this.nameOf()}-${this.selected}.png`);
+    setMessage(this.message, `Saved ${this.nameOf()}-${this.selected}.png.`, 'info');
+  }
+
+  async exportWebm() {
+    const support = webmSupport();
+    if (!support.ok) {
+      setMessage(this.message, `Cannot export the animation: ${support.reason}.`, 'error');
+      return;
+    }
+    const count = this.snapshotCount();
+    if (count < 2) {
+      setMessage(this.message, 'Train a few steps first: the timeline has only one snapshot.', 'error');
+      return;
+    }
+    this.webmButton.disabled = true;
+    setMessage(this.message, `Recording ${count} snapshots…`, 'info');
+    try {
+      const cell = this.large.cell, palette = this.palette;
+      const blob = await recordWebm(count, (canvas, i) => drawHeatmap(canvas, this.pick(this.modelsAt(i)), { cell, scale: 2, palette }));
+      download(blob, `${this.nameOf()}-${this.selected}-timeline.webm`);
+      setMessage(this.message, `Saved ${this.nameOf()}-${this.selected}-timeline.webm (${count} frames).`, 'info');
+    } catch (error) {
+      setMessage(this.message, error.message, 'error');
+    } finally {
+      this.webmButton.disabled = false;
+    }
+  }
+}
