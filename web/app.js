@@ -1,0 +1,106 @@
+// Boot: start the training worker, restore the lab's settings from the URL, fill the header badge
+// (which backend ran and why, module version and build), and hand the page to the lab machinery.
+import { WorkerClient } from './ui/worker_client.js';
+import { Notices } from './ui/notice.js';
+import { LabPage } from './ui/lab_page.js';
+import { fromQuery, labIdOf, linkFor, toQuery } from './ui/url_state.js';
+import { setUpTheme } from './ui/theme.js';
+import { alignmentLab } from './labs/01_alignment.js';
+
+const LABS = { [alignmentLab.id]: alignmentLab };
+
+const $ = (id) => document.getElementById(id);
+const notices = new Notices($('notices'));
+
+function chooseLab(search) {
+  const id = labIdOf(search);
+  if (id !== undefined && !LABS[id]) {
+    notices.show(`Unknown lab '${id}' in the link; showing the ${alignmentLab.title} lab.`, { kind: 'warning', key: 'lab' });
+  }
+  return LABS[id] ?? alignmentLab;
+}
+
+const badge = {
+  set(id, text, title) {
+    const node = $(id);
+    node.textContent = text;
+    if (title !== undefined) node.title = title;
+  },
+};
+
+function showReady(m) {
+  badge.set('badge-version', `v${m.version} · ${m.build === 'simd' ? 'SIMD128' : 'scalar'} build`, `WASM module ${m.version}, ${m.build} build (${m.buildNote})`);
+  $('badge-version').dataset.version = m.version;
+  if (m.webgpu.available) {
+    badge.set('badge-webgpu', `WebGPU: ${m.webgpu.adapter || 'adapter found'}`, 'A WebGPU adapter is available for the attention kernel');
+  } else {
+    badge.set('badge-webgpu', `WebGPU unavailable: ${m.webgpu.reason}`, 'The attention kernel runs in WebAssembly instead');
+  }
+  $('badge-webgpu').dataset.available = String(m.webgpu.available);
+  $('badge-cpu').textContent = `CPU kernels: ${m.cpuBackends.map((b) => (b === 'simd128' ? 'SIMD128' : b)).join(', ')}`;
+}
+
+function showChoice(choice) {
+  badge.set('badge-backend', `${choice.label} ran`, `Backend that runs the attention kernel: ${choice.label}`);
+  badge.set('badge-reason', choice.reason);
+  $('badge-backend').dataset.backend = choice.backend;
+}
+
+function boot() {
+  const lab = chooseLab(location.search);
+  const { values, problems } = fromQuery(lab, location.search);
+  if (problems.length) {
+    notices.show(`Some settings in the link were not used: ${problems.join(' ')}`, { kind: 'warning', key: 'url' });
+  }
+  document.title = `${lab.title} — Attention Lab`;
+
+  let page = null;
+  const toggleTheme = setUpTheme(() => page?.redraw());
+  const themeButton = $('theme-toggle');
+  const labelTheme = () => {
+    const dark = document.documentElement.dataset.theme === 'dark';
+    themeButton.textContent = dark ? '☀ Light' : '☾ Dark';
+    themeButton.setAttribute('aria-label', dark ? 'Switch to the light theme' : 'Switch to the dark theme');
+  };
+  labelTheme();
+  themeButton.addEventListener('click', () => {
+    toggleTheme();
+    labelTheme();
+  });
+
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const client = new WorkerClient(worker);
+  page = new LabPage({
+    root: $('lab'), lab, client, notices, values,
+    onValues: (v) => history.replaceState(null, '', toQuery(lab, v)),
+    onChoice: showChoice,
+  });
+  history.replaceState(null, '', toQuery(lab, values));
+
+  $('copy-link').addEventListener('click', async () => {
+    const link = linkFor(location, lab, page.linkValues());
+    $('copy-link').dataset.link = link;
+    try {
+      await navigator.clipboard.writeText(link);
+      notices.show(`Link copied: ${link}`, { kind: 'info', key: 'link' });
+    } catch {
+      notices.show(`Copy this link: ${link}`, { kind: 'info', key: 'link' });
+    }
+  });
+
+  client.on('ready', (m) => {
+    showReady(m);
+    page.configure(values);
+  });
+  client.on('error', (m) => {
+    if (m.request === 'init' || m.request === 'worker') {
+      badge.set('badge-backend', 'not running');
+      notices.show(`The training module could not start: ${m.message}`, { kind: 'error', key: 'init' });
+    }
+  });
+  // The SIMD128 build also holds the scalar kernel, so 'auto' serves every backend choice.
+  client.send('init', { build: 'auto', webgpu: true });
+  window.addEventListener('resize', () => page.redraw());
+}
+
+boot();

@@ -1,0 +1,466 @@
+// The machinery every lab shares: controls from the property table, presets, play / pause / step /
+// reset, loss and accuracy charts, the timeline, the heatmaps, notices for the worker's errors.
+// A lab plugs in by declaring (web/labs/*.js): properties, checks, presets, intro, configureRequest,
+// and view-model functions. The worker does all the computing; this file keeps the page in step.
+import { ControlsPanel } from './controls.js';
+import { LineChart } from './chart.js';
+import { HeatmapPanel } from './heatmap_panel.js';
+import { HeatmapView } from './heatmap.js';
+import { Timeline } from './timeline.js';
+import { SampleInput } from './sample_input.js';
+import { renderTokenRows } from './token_rows.js';
+import { renderEvaluation } from './evaluation_panel.js';
+import { crossCheck, defaultValues, isRelevant, resettingChanges } from './properties.js';
+
+const el = (tag, props = {}, ...children) => {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+};
+
+const TRANSPORT_PROPERTIES = ['speed'];
+const FRAME_BUDGET_MS = 12; // drawing per animation frame, well under the 50 ms that makes a page feel stuck
+
+export class LabPage {
+  /**
+   * root: the element to fill; lab: the declaration; client: WorkerClient; notices: Notices;
+   * values: the starting values; onValues(values) when the settings that a link would carry change;
+   * onChoice(choice) when the backend that runs changes.
+   */
+  constructor({ root, lab, client, notices, values, onValues = () => {}, onChoice = () => {} }) {
+    this.lab = lab;
+    this.client = client;
+    this.notices = notices;
+    this.onValues = onValues;
+    this.onChoice = onChoice;
+    this.applied = { ...values }; // what the worker's model was built with
+    this.draft = { ...values }; // what the controls show
+    this.requested = null; // a configure in flight
+    this.fieldErrors = {};
+    this.run = null;
+    this.inspection = null;
+    this.dirty = new Set();
+    this.build(root);
+    this.controls.setValues(this.draft);
+    this.speedControls.setValues(this.draft);
+    this.refreshControls();
+    this.listen();
+  }
+
+  // ---- page structure ----
+
+  build(root) {
+    const lab = this.lab;
+    this.introText = el('p', { id: 'intro' });
+    const intro = el('section', { className: 'panel intro', ariaLabel: 'About this lab' },
+      el('h2', { textContent: `${lab.title}` }, el('span', { className: 'subtitle', textContent: ` — ${lab.subtitle}` })), this.introText);
+
+    this.presetText = el('p', { id: 'preset-text', className: 'preset-text' });
+    this.presetText.setAttribute('role', 'status');
+    const presetButtons = el('div', { className: 'preset-buttons' });
+    for (const preset of lab.presets) {
+      const button = el('button', { type: 'button', textContent: preset.label, title: preset.text });
+      button.dataset.preset = preset.id;
+      button.addEventListener('click', () => this.applyPreset(preset));
+      presetButtons.append(button);
+    }
+    const presets = el('section', { className: 'panel presets' }, el('h2', { textContent: 'Presets' }),
+      el('p', { className: 'muted', textContent: 'One click sets up, resets and trains a classic experiment.' }), presetButtons, this.presetText);
+
+    const controlsBox = el('section', { className: 'panel settings' }, el('h2', { textContent: 'Settings' }));
+    const sidebarProps = lab.properties.filter((p) => !TRANSPORT_PROPERTIES.includes(p.name));
+    this.controls = new ControlsPanel(controlsBox, sidebarProps, {
+      onInput: (name, parsed) => this.fieldInput(name, parsed, false),
+      onCommit: (name, parsed) => this.fieldInput(name, parsed, true),
+    });
+    this.pendingText = el('p', { id: 'pending-text' });
+    this.applyButton = el('button', { type: 'button', id: 'apply-reset', className: 'primary', textContent: 'Apply & reset' });
+    this.applyButton.title = 'Rebuild the model with these settings and start from step 0';
+    this.undoButton = el('button', { type: 'button', id: 'undo-changes', textContent: 'Keep the current model' });
+    this.pending = el('div', { className: 'pending', id: 'pending', hidden: true }, this.pendingText, this.applyButton, this.undoButton);
+    this.pending.setAttribute('role', 'status');
+    controlsBox.append(this.pending);
+    this.applyButton.addEventListener('click', () => this.configure(this.draft));
+    this.undoButton.addEventListener('click', () => this.revertDraft());
+    const sidebar = el('div', { className: 'sidebar' }, intro, presets, controlsBox);
+
+    // Transport: play / pause, step, reset, speed, progress.
+    this.playButton = el('button', { type: 'button', id: 'play', className: 'primary', textContent: '▶ Play' });
+    this.playButton.title = 'Train until the step count (space bar works while a button has focus)';
+    this.stepButton = el('button', { type: 'button', id: 'step', textContent: 'Step' });
+    this.stepButton.title = 'Train one step, then pause';
+    this.resetButton = el('button', { type: 'button', id: 'reset', textContent: 'Reset' });
+    this.resetButton.title = 'Start again from step 0 with the current settings';
+    const speedBox = el('div', { className: 'speed' });
+    this.speedControls = new ControlsPanel(speedBox, lab.properties.filter((p) => TRANSPORT_PROPERTIES.includes(p.name)), {
+      grouped: false,
+      onInput: (name, parsed) => this.fieldInput(name, parsed, true),
+    });
+    this.progressBar = el('progress', { id: 'progress-bar', max: 1, value: 0 });
+    this.progressBar.setAttribute('aria-label', 'training progress');
+    this.progressText = el('span', { id: 'progress-text', textContent: 'loading the module…' });
+    const transport = el('section', { className: 'panel transport', ariaLabel: 'Training' },
+      this.playButton, this.stepButton, this.resetButton, speedBox, this.progressBar, this.progressText);
+    this.playButton.addEventListener('click', () => this.togglePlay());
+    this.stepButton.addEventListener('click', () => this.client.send('step', { count: 1 }));
+    this.resetButton.addEventListener('click', () => this.configure(this.validDraft() ? this.draft : this.applied));
+
+    // Charts and evaluation.
+    const charts = el('div', { className: 'charts' });
+    const lossBox = el('div', { className: 'chart-box' }), accBox = el('div', { className: 'chart-box' });
+    charts.append(lossBox, accBox);
+    this.lossChart = new LineChart(lossBox, { label: 'Loss per training step, and evaluations' });
+    this.accChart = new LineChart(accBox, { label: 'Accuracy per training step, and evaluations' });
+    this.lossChart.canvas.id = 'chart-loss';
+    this.accChart.canvas.id = 'chart-accuracy';
+    this.evaluationBox = el('div', { id: 'evaluation' });
+    const metrics = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts,
+      el('h3', { textContent: 'Evaluation on 1,024 fresh samples' }), this.evaluationBox);
+
+    // Attention: timeline + heatmaps.
+    const attention = el('section', { className: 'panel attention' }, el('h2', { textContent: 'Attention on a fixed sample' }),
+      el('p', { className: 'muted', textContent: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight. Hover a cell, or focus the map and use the arrow keys.' }));
+    this.timeline = new Timeline(attention, {
+      onShow: () => this.schedule('heatmaps', 'rows'),
+      stepOf: (i) => this.run?.snapshots[i]?.step ?? 0,
+    });
+    const heatmapBox = el('div', { className: 'heatmap-area' });
+    attention.append(heatmapBox);
+    this.heatmaps = new HeatmapPanel(heatmapBox, {
+      modelsAt: (i) => this.modelsFor(this.run.snapshots[i]),
+      snapshotCount: () => this.run?.snapshots.length ?? 0,
+      nameOf: () => `attention-${this.run?.config.task ?? 'lab'}-step${this.shownSnapshot()?.step ?? 0}`,
+      notices: this.notices,
+    });
+
+    this.rowsBox = el('div', { id: 'results' });
+    const rows = el('section', { className: 'panel results-panel' }, el('h2', { textContent: 'Prediction on the fixed sample' }),
+      el('p', { className: 'muted', textContent: 'As the notebook prints it. Wrong tokens are marked ✗ and underlined.' }), this.rowsBox);
+
+    this.inspectRows = el('div', { id: 'inspect-results' });
+    const inspect = el('section', { className: 'panel inspect-panel' }, el('h2', { textContent: 'Try your own input' }),
+      el('p', { className: 'muted', textContent: 'The current model predicts your sequence at once; its attention is drawn below.' }));
+    this.sampleInput = new SampleInput(inspect, { onSubmit: (fields) => this.inspect(fields) });
+    inspect.append(this.inspectRows);
+    this.inspectMap = new HeatmapView(inspect, { cell: 20, label: 'Attention for your input' });
+    this.inspectMap.canvas.id = 'heatmap-inspect';
+
+    const main = el('div', { className: 'main-column' }, transport, metrics, attention, rows, inspect);
+    root.append(sidebar, main);
+  }
+
+  // ---- worker messages ----
+
+  listen() {
+    const c = this.client;
+    c.on('configured', (m) => {
+      this.applied = { ...(this.requested ?? this.applied) };
+      this.requested = null;
+      this.run = {
+        config: m.config, choice: m.choice, sample: m.fixedSample, snapshots: [m.snapshot], losses: [], accuracies: [],
+        evaluations: [], step: 0, targetSteps: m.steps, running: false, stepsPerSecond: 0,
+      };
+      this.inspection = null;
+      this.onChoice(m.choice);
+      this.timeline.setLive(true);
+      this.timeline.setCount(1);
+      this.refreshControls();
+      this.sampleInput.setFields(this.lab.views.inputFields(m.config));
+      if (this.sampleInput.hasText()) this.sampleInput.submit();
+      if (this.playAfterConfigure) {
+        this.playAfterConfigure = false;
+        this.client.send('play');
+      }
+      this.schedule('all');
+    });
+    c.on('progress', (m) => {
+      const run = this.run;
+      if (!run) return;
+      for (const x of m.losses) run.losses.push(x);
+      for (const x of m.accuracies) run.accuracies.push(x);
+      run.snapshots.push(...m.snapshots);
+      if (m.evaluation) run.evaluations.push(m.evaluation);
+      run.step = m.step;
+      run.running = m.running;
+      run.targetSteps = m.targetSteps ?? run.targetSteps;
+      run.stepsPerSecond = m.stepsPerSecond;
+      if (m.choice && m.choice.reason !== run.choice.reason) {
+        run.choice = m.choice;
+        this.onChoice(m.choice);
+      }
+      if (m.snapshots.length) this.timeline.setCount(run.snapshots.length);
+      this.schedule('charts', 'progress', ...(m.evaluation ? ['evaluation'] : []));
+    });
+    c.on('state', (m) => {
+      if (!this.run) return;
+      const stopped = this.run.running && !m.running;
+      this.run.running = m.running;
+      this.run.step = m.step;
+      if (stopped && this.sampleInput.hasText()) this.sampleInput.submit();
+      this.refreshControls();
+      this.schedule('progress');
+    });
+    c.on('inspection', (m) => {
+      this.inspection = m;
+      this.sampleInput.showError('');
+      this.schedule('inspect');
+    });
+    c.on('error', (m) => this.workerError(m));
+  }
+
+  workerError({ message, request }) {
+    if (request === 'init' || request === 'worker') return; // the app's boot reports these
+    if (request === 'inspect') {
+      this.inspection = null;
+      this.sampleInput.showError(message);
+      this.schedule('inspect');
+      return;
+    }
+    if (request === 'configure') {
+      this.requested = null;
+      this.playAfterConfigure = false;
+      this.notices.show(`The model was not rebuilt: ${message}`, { kind: 'error', key: 'configure' });
+      this.refreshControls();
+      return;
+    }
+    this.notices.show(`${request ? `${request}: ` : ''}${message}`, { kind: 'error', key: `worker-${request}` });
+  }
+
+  // ---- user actions ----
+
+  /** A field was edited (commit: the change is final, e.g. on blur or a select's change). */
+  fieldInput(name, parsed, commit) {
+    if (parsed.error) {
+      this.fieldErrors[name] = parsed.error;
+      this.refreshControls();
+      return;
+    }
+    delete this.fieldErrors[name];
+    this.draft = { ...this.draft, [name]: parsed.value };
+    if (commit) {
+      const next = this.lab.afterChange(name, this.draft);
+      if (next !== this.draft) {
+        this.draft = next;
+        this.controls.setValues(next);
+      }
+      this.commit(name);
+    }
+    this.refreshControls();
+  }
+
+  commit(name) {
+    if (!this.validDraft()) return;
+    const prop = this.lab.properties.find((p) => p.name === name);
+    if (prop.effect === 'live') this.applyLive(name);
+    if (prop.effect === 'view') {
+      this.applied = { ...this.applied, palette: this.draft.palette };
+      this.schedule('heatmaps', 'inspect');
+    }
+    const changes = resettingChanges(this.lab.properties, this.applied, this.draft);
+    // Nothing to lose before the first step: rebuild at once. Otherwise ask (the pending bar).
+    if (changes.length && this.run && this.run.step === 0 && !this.run.running) this.configure(this.draft);
+    this.onValues(this.linkValues());
+  }
+
+  applyLive(name) {
+    const v = this.draft;
+    if (name === 'lr') this.client.send('set', { lr: v.lr });
+    if (name === 'speed') this.client.send('set', { speed: this.lab.speedOf(v) });
+    if (name === 'steps') this.client.send('set', { steps: v.steps });
+    this.applied = { ...this.applied, [name]: v[name] };
+  }
+
+  validDraft() {
+    return Object.keys(this.fieldErrors).length === 0 && crossCheck(this.lab, this.draft).length === 0;
+  }
+
+  /** Sends a configure with these values; `applied` follows when the worker confirms. */
+  configure(values) {
+    if (values === this.draft && !this.validDraft()) return;
+    this.requested = { ...values };
+    this.notices.dismiss('configure');
+    this.client.send('configure', this.lab.configureRequest(values));
+    this.client.send('set', { speed: this.lab.speedOf(values), lr: values.lr });
+  }
+
+  revertDraft() {
+    const resetting = new Set(this.lab.properties.filter((p) => p.effect === 'reset').map((p) => p.name));
+    this.draft = Object.fromEntries(Object.entries(this.draft).map(([k, v]) => [k, resetting.has(k) ? this.applied[k] : v]));
+    this.fieldErrors = {};
+    this.controls.setValues(this.draft);
+    this.refreshControls();
+    this.onValues(this.linkValues());
+  }
+
+  applyPreset(preset) {
+    const keep = Object.fromEntries(['backend', 'speed', 'palette'].map((k) => [k, this.draft[k]]));
+    let values = { ...defaultValues(this.lab.properties), ...keep };
+    if (preset.values.task) values = this.lab.afterChange('task', { ...values, task: preset.values.task });
+    values = { ...values, ...preset.values };
+    this.draft = values;
+    this.fieldErrors = {};
+    this.controls.setValues(values);
+    this.speedControls.setValues(values);
+    this.presetText.textContent = `${preset.label}: ${preset.text}`;
+    this.playAfterConfigure = true;
+    this.configure(values);
+    this.refreshControls();
+    this.onValues(this.linkValues());
+  }
+
+  togglePlay() {
+    if (!this.run) return;
+    this.client.send(this.run.running ? 'pause' : 'play');
+  }
+
+  inspect(fields) {
+    if (!this.run) return;
+    const { sample, error } = this.lab.views.parseInput(this.run.config, fields);
+    if (error) {
+      this.inspection = null;
+      this.sampleInput.showError(error);
+      this.schedule('inspect');
+      return;
+    }
+    this.client.send('inspect', { sample });
+  }
+
+  /** The values a link carries: the model's settings, with live and view settings as they are now. */
+  linkValues() {
+    return this.validDraft() ? { ...this.draft } : { ...this.applied };
+  }
+
+  // ---- drawing ----
+
+  refreshControls() {
+    const errors = { ...this.fieldErrors };
+    for (const { name, message } of crossCheck(this.lab, this.draft)) errors[name] ??= message;
+    this.controls.setErrors(errors);
+    this.controls.setRelevance((p) => isRelevant(p, this.draft));
+    this.introText.textContent = this.lab.intro(this.draft);
+    const changes = this.run ? resettingChanges(this.lab.properties, this.applied, this.draft) : [];
+    this.controls.markPending(changes);
+    const valid = Object.keys(errors).length === 0;
+    this.pending.hidden = !changes.length;
+    if (changes.length) {
+      const labels = changes.map((n) => this.lab.properties.find((p) => p.name === n).label);
+      this.pendingText.textContent = valid
+        ? `Changing ${labels.join(', ')} rebuilds the model: training restarts from step 0.`
+        : `Changing ${labels.join(', ')} rebuilds the model — fix the settings marked in red first.`;
+    }
+    this.applyButton.disabled = !valid;
+    this.refreshTransport();
+  }
+
+  refreshTransport() {
+    const running = !!this.run?.running;
+    const label = running ? '❚❚ Pause' : '▶ Play';
+    if (this.playButton.textContent === label && this.playButton.disabled === !this.run) return;
+    this.playButton.textContent = label;
+    this.playButton.setAttribute('aria-pressed', String(running));
+    this.playButton.disabled = !this.run;
+    this.stepButton.disabled = !this.run;
+    this.resetButton.disabled = !this.run;
+  }
+
+  /** Marks parts to redraw on the next animation frame: at most one redraw per frame. */
+  schedule(...parts) {
+    for (const p of parts) this.dirty.add(p);
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      const dirty = this.dirty;
+      this.dirty = new Set();
+      this.render(dirty);
+    });
+  }
+
+  redraw() {
+    this.schedule('all');
+  }
+
+  /**
+   * Draws the dirty parts, most urgent first. When a frame's budget is spent, the rest waits for the
+   * next frame, so the page never blocks for long (the first draw of everything is the costly one).
+   */
+  render(dirty) {
+    if (!this.run) return;
+    const all = dirty.has('all');
+    const start = performance.now();
+    const parts = ['progress', 'charts', 'evaluation', 'heatmaps', 'rows', 'inspect']
+      .filter((p) => all || dirty.has(p) || (p === 'rows' && dirty.has('heatmaps')));
+    while (parts.length) {
+      this.renderPart(parts.shift());
+      if (parts.length && performance.now() - start > FRAME_BUDGET_MS) {
+        this.schedule(...parts);
+        return;
+      }
+    }
+  }
+
+  renderPart(part) {
+    const run = this.run;
+    if (part === 'progress') this.renderProgress();
+    if (part === 'charts') this.renderCharts();
+    if (part === 'evaluation') renderEvaluation(this.evaluationBox, this.lab.views.evaluation(run.config, run.evaluations.at(-1)));
+    if (part === 'heatmaps') {
+      const snapshot = this.shownSnapshot();
+      if (snapshot) this.heatmaps.show(this.modelsFor(snapshot), { palette: this.applied.palette });
+    }
+    if (part === 'rows') {
+      const snapshot = this.shownSnapshot();
+      renderTokenRows(this.rowsBox, snapshot ? this.lab.views.tokenRows(run.config, run.sample, snapshot) : null);
+    }
+    if (part === 'inspect') this.renderInspection();
+  }
+
+  shownSnapshot() {
+    return this.run?.snapshots[this.timeline.index] ?? this.run?.snapshots.at(-1);
+  }
+
+  modelsFor(snapshot) {
+    return this.lab.views.heatmaps(this.run.config, this.run.sample, snapshot, ` — step ${snapshot.step}`);
+  }
+
+  renderProgress() {
+    const run = this.run;
+    this.progressBar.max = Math.max(1, run.targetSteps);
+    this.progressBar.value = Math.min(run.step, run.targetSteps);
+    const rate = run.running && run.stepsPerSecond ? ` · ${Math.round(run.stepsPerSecond)} steps/s` : '';
+    const state = run.running ? 'training' : run.step >= run.targetSteps ? 'done' : 'paused';
+    this.progressText.textContent = `step ${run.step} of ${run.targetSteps} · ${state}${rate}`;
+    this.progressText.dataset.step = String(run.step);
+    this.progressText.dataset.state = state;
+    this.refreshTransport();
+  }
+
+  renderCharts() {
+    const run = this.run;
+    const xMax = Math.max(run.targetSteps, run.step, 10);
+    const evals = run.evaluations;
+    const lossMax = Math.max(0.1, ...run.losses.slice(0, 20), ...evals.map((e) => e.loss));
+    this.lossChart.draw({
+      title: 'Loss', xTitle: 'training step', yTitle: 'cross-entropy', xMax, yMin: 0, yMax: Math.min(lossMax, 50),
+      series: [
+        { label: 'training batch', kind: 'line', ys: run.losses },
+        { label: 'evaluation (1,024 fresh)', kind: 'points', points: evals.map((e) => ({ x: e.step, y: e.loss })) },
+      ],
+    });
+    const series = [
+      { label: 'training batch', kind: 'line', ys: run.accuracies },
+      { label: 'evaluation (1,024 fresh)', kind: 'points', points: evals.map((e) => ({ x: e.step, y: e.accuracy })) },
+    ];
+    if (run.config.task === 'pointer' && evals.length) series.push({ label: 'Bayes ceiling', kind: 'dashed', y: evals.at(-1).bayesCeiling });
+    this.accChart.draw({ title: 'Accuracy', xTitle: 'training step', yTitle: 'accuracy', xMax, yMin: 0, yMax: 1, series });
+  }
+
+  renderInspection() {
+    const m = this.inspection;
+    this.inspectRows.replaceChildren();
+    this.inspectMap.figure.hidden = !m;
+    if (!m || !this.run) return;
+    const sample = this.lab.views.sampleOf(this.run.config, m.sample);
+    renderTokenRows(this.inspectRows, this.lab.views.tokenRows(this.run.config, sample, m.result));
+    this.inspectMap.show(this.lab.views.heatmaps(this.run.config, sample, m.result, ' — your input').mean, { palette: this.applied.palette });
+  }
+}
