@@ -43,15 +43,16 @@ export class TrainingSession {
   /** Runs n steps; returns the new metrics. */
   async runSteps(n) {
     const start = this.losses.length;
-    if (this.backend !== 'webgpu') {
-      const { losses, accuracies } = this.trainer.train(n, { backend: this.backend });
-      // Snapshots land on multiples of SNAPSHOT_EVERY: train in pieces that stop there.
+    let left = n;
+    // WebGPU steps one at a time (each awaits the GPU); if the device goes, the rest run on the CPU.
+    while (left > 0 && this.backend === 'webgpu') {
+      const m = await this.gpuStep();
+      this.appendMetrics([m.loss], [m.accuracy]);
+      left--;
+    }
+    if (left > 0) {
+      const { losses, accuracies } = this.trainer.train(left, { backend: this.backend });
       this.appendMetrics(losses, accuracies);
-    } else {
-      for (let i = 0; i < n; i++) {
-        const m = await this.gpuStep();
-        this.appendMetrics([m.loss], [m.accuracy]);
-      }
     }
     return { step: this.step, losses: this.losses.slice(start), accuracies: this.accuracies.slice(start) };
   }

@@ -1,0 +1,59 @@
+// Training through the WebGPU kernel (Node 'webgpu' package on SwiftShader): the staged step runs the
+// attention passes on the GPU and everything else in C++; losing the device mid-run falls back to
+// SIMD128 and keeps the run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { lab } from './support.mjs';
+import { nodeGpu } from '../../web/webgpu/node_gpu.mjs';
+import { WebGpuProbe } from '../../web/webgpu/probe.js';
+import { TrainingSession } from '../../web/training/session.js';
+
+const m = await lab('simd');
+
+async function gpuAttention() {
+  const { gpu, reason } = await nodeGpu();
+  assert.ok(gpu, `WebGPU for Node is unavailable: ${reason}`);
+  const probe = await WebGpuProbe.probe(gpu);
+  assert.ok(probe.available, `no WebGPU adapter: ${probe.reason} (is chromium's SwiftShader installed?)`);
+  return probe;
+}
+
+test('copy trains with the attention kernel on WebGPU and matches the SIMD128 run closely', async () => {
+  const probe = await gpuAttention();
+  const config = { task: 'copy', seed: 3, batch: 16 }; // small: SwiftShader is a CPU
+  const gpuRun = TrainingSession.create({ lab: m, config, backend: 'webgpu', gpuAttention: probe.attention });
+  assert.equal(gpuRun.backend, 'webgpu');
+  assert.equal(gpuRun.reason, 'forced: WebGPU');
+  const cpuRun = TrainingSession.create({ lab: m, config, backend: 'simd' });
+  const a = await gpuRun.runSteps(40);
+  const b = await cpuRun.runSteps(40);
+  // Same seed, same batches, same init: the runs differ only by float rounding in the kernel.
+  for (let i = 0; i < 40; i++) assert.ok(Math.abs(a.losses[i] - b.losses[i]) < 2e-3, `step ${i + 1}: ${a.losses[i]} vs ${b.losses[i]}`);
+  assert.ok(a.losses[39] < a.losses[0] - 0.3, `the loss falls: ${a.losses[0]} -> ${a.losses[39]}`);
+  gpuRun.dispose();
+  cpuRun.dispose();
+  probe.attention.destroy();
+});
+
+test('losing the GPU device mid-training falls back to SIMD128 without losing the run', async () => {
+  const probe = await gpuAttention();
+  const session = TrainingSession.create({ lab: m, config: { task: 'reverse', seed: 1, batch: 16 }, backend: 'webgpu', gpuAttention: probe.attention });
+  await session.runSteps(5);
+  probe.attention.destroy(); // what a driver reset or a lost GPU process looks like to the page
+  const after = await session.runSteps(5);
+  assert.equal(session.step, 10, 'no step was lost');
+  assert.equal(session.backend, 'simd128');
+  assert.match(session.reason, /^WebGPU: device lost at step 6 \(.*\) -> SIMD128$/);
+  assert.equal(session.losses.length, 10);
+  assert.ok(after.losses.every(Number.isFinite));
+  session.dispose();
+});
+
+test('auto picks SIMD128 for the small lab problem even with an adapter, and says why', async () => {
+  const probe = await gpuAttention();
+  const session = TrainingSession.create({ lab: m, config: { task: 'copy' }, backend: 'auto', gpuAttention: probe.attention });
+  assert.equal(session.backend, 'simd128');
+  assert.equal(session.reason, 'auto: WebGPU: problem too small to pay off -> SIMD128');
+  session.dispose();
+  probe.attention.destroy();
+});
