@@ -4,9 +4,12 @@
 //   scores (Q K^T) and dP (dO V^T):  K or V is first transposed to [D, S]; a tile holds four query
 //                                    rows by eight keys, each multiply-add a splat of q[t][d] times
 //                                    eight consecutive k[s][d] (vectorised along S).
-//   P V, dS K, dS^T Q, P^T dO:       four output rows by eight columns of D, each multiply-add a splat
-//                                    of one weight times eight consecutive values (vectorised along D);
-//                                    dS and P are transposed first for the two products over T.
+//   P V and dS K:                    four output rows by eight columns of D, each multiply-add a splat
+//                                    of one weight times eight consecutive values (vectorised along D).
+//   dK = dS^T Q and dV = P^T dO:     computed transposed, dK^T = Q^T dS, with the first kind of tile
+//                                    (vectorised along S), so only [T, D] and [S, D] matrices are
+//                                    transposed; at small D a [T, S] transpose would cost more than
+//                                    the products.
 //   softmax rows:                    vectorised along S, with a vector exp (below).
 //
 // Each output element is still summed in the reference's order (d, s or t ascending, from 0), so the
@@ -328,8 +331,8 @@ void attention_backward_simd128(const AttentionBackward& a) {
   const auto [B, H, T, S, D] = a.shape;
   std::vector<float> v_t(std::size_t(D) * S);          // v transposed to [D, S]
   std::vector<float> d_scores(std::size_t(T) * S);     // [T, S]
-  std::vector<float> d_scores_t(std::size_t(S) * T);   // [S, T]
-  std::vector<float> weights_t(std::size_t(S) * T);    // [S, T]
+  std::vector<float> rows_t(std::size_t(D) * T);       // q or d_out transposed to [D, T]
+  std::vector<float> grad_t(std::size_t(D) * S);       // dK or dV transposed, [D, S]
   for (std::size_t bh = 0; bh < a.shape.problems(); ++bh) {
     const float* q = a.q + bh * T * D;
     const float* k = a.k + bh * S * D;
@@ -364,13 +367,16 @@ void attention_backward_simd128(const AttentionBackward& a) {
         store4(ds + s, mul4(scale4, mul4(load4(w + s), sub4(load4(ds + s), dot4))));
       for (; s < S; ++s) ds[s] = a.scale * (w[s] * (ds[s] - dot_w_dw));  // leftovers
     }
-    // from 1. score_s = scale * q_t . k_s:  dQ = dS K,  dK = dS^T Q
+    // from 1. score_s = scale * q_t . k_s:  dQ = dS K,  dK = dS^T Q, computed as dK^T = Q^T dS so
+    // that only [T, D] and [S, D] matrices are transposed, never a [T, S] one
     matmul_weighted_rows(d_scores.data(), k, T, S, D, a.d_q + bh * T * D);
-    transpose(d_scores.data(), T, S, d_scores_t.data());
-    matmul_weighted_rows(d_scores_t.data(), q, S, T, D, a.d_k + bh * S * D);
-    // from 5.: dV = W^T dO
-    transpose(weights, T, S, weights_t.data());
-    matmul_weighted_rows(weights_t.data(), d_out, S, T, D, a.d_v + bh * S * D);
+    transpose(q, T, D, rows_t.data());
+    matmul_rows_times_columns(rows_t.data(), d_scores.data(), D, T, S, grad_t.data());
+    transpose(grad_t.data(), D, S, a.d_k + bh * S * D);
+    // from 5.: dV = W^T dO, as dV^T = dO^T W
+    transpose(d_out, T, D, rows_t.data());
+    matmul_rows_times_columns(rows_t.data(), weights, D, T, S, grad_t.data());
+    transpose(grad_t.data(), D, S, a.d_v + bh * S * D);
   }
 }
 

@@ -3,7 +3,7 @@
 // B*H in {4, 64, 512}, L = T = S in {16, 64, 256, 1024}, D in {8, 32, 64}; and the machine's
 // single-thread SIMD128 multiply-add peak. Results go in docs/benchmarks.md.
 //
-//   node scripts/bench_kernel.mjs [--backends=scalar,simd128,webgpu] [--cell-seconds=6]
+//   node scripts/bench_kernel.mjs [--backends=scalar,simd128,webgpu] [--cell-seconds=20]
 //   (ATTNLAB_BUILD_DIR=<dir> picks the WASM build, as for the tests)
 //
 //   scalar   the scalar WASM build (no -msimd128), backend 'scalar': the baseline
@@ -26,7 +26,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
   return [key, value];
 }));
 const BACKENDS = (args.backends ?? 'scalar,simd128,webgpu').split(',');
-const CELL_SECONDS = Number(args['cell-seconds'] ?? 6);
+const CELL_SECONDS = Number(args['cell-seconds'] ?? 20);
 const TARGET_SECONDS = 1.5; // per cell, spent on repetitions when they are fast
 const MAX_REPS = 7;
 const MAX_WEIGHTS = 64 * 1024 * 1024; // floats: [B,H,T,S] of 256 MiB, copied several times per pass
