@@ -20,6 +20,8 @@ options:
   --every N         progress every N steps (default 25)
   --json            JSON lines instead of text
   --png FILE        write the head-mean attention heatmap of the fixed sample as PNG
+  --save FILE       save the trained weights as safetensors (PyTorch's state_dict names)
+  --load FILE       start from saved weights (the lab's or the course notebook's, see docs/weights.md)
   -h, --help        this text
   --version         the module version`;
 
@@ -38,6 +40,8 @@ const FLAGS = {
   '--every': { key: 'every', type: 'int', min: 1, max: 100000 },
   '--json': { key: 'json', type: 'bool' },
   '--png': { key: 'png', type: 'string' },
+  '--save': { key: 'save', type: 'string' },
+  '--load': { key: 'load', type: 'string' },
 };
 
 export function parseArgs(argv) {

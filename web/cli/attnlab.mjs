@@ -6,6 +6,8 @@ import { writeHeatmapPng } from './png.mjs';
 import { loadAttnLabNode } from '../node_loader.mjs';
 import { TrainingSession } from '../training/session.js';
 import { WebGpuProbe } from '../webgpu/probe.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseSafetensors, loadStateDict, saveStateDict } from '../io/state_dict.js';
 
 async function main(argv) {
   let args;
@@ -43,6 +45,14 @@ async function main(argv) {
     if (error.name !== 'AttnLabError') throw error;
     process.stderr.write(`attnlab: ${error.message}\n`);
     return 2;
+  }
+  if (args.load) {
+    try {
+      loadStateDict(session.trainer, parseSafetensors(readFileSync(args.load)).tensors);
+    } catch (error) {
+      process.stderr.write(`attnlab: cannot load ${args.load}: ${error.message}\n`);
+      return 2;
+    }
   }
   const say = (record, text) => process.stdout.write(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
   say({ type: 'start', task: args.task, steps, seed: args.seed, backend: session.backend, reason: session.reason,
@@ -83,6 +93,11 @@ async function main(argv) {
   if (args.png) {
     const size = writeHeatmapPng(args.png, snapshot.weightsMean, snapshot.T, snapshot.S);
     if (!args.json) say(null, `wrote ${args.png} (${size.width}x${size.height})`);
+  }
+  if (args.save) {
+    writeFileSync(args.save, saveStateDict(session.trainer, { lab: 'alignment', task: args.task, heads: session.config.heads,
+      uniqueKeys: !!args.uniqueKeys, steps: session.step, seed: args.seed }));
+    if (!args.json) say(null, `saved the weights to ${args.save}`);
   }
   session.dispose();
   return 0;
