@@ -3,17 +3,17 @@
 // errors; deciding what a change does belongs to the lab page.
 import { parseProperty } from './properties.js';
 
-let nextPanel = 0;
-
 export class ControlsPanel {
   /**
    * container: element to fill; properties: the table's rows to show; onInput(name, {value}|{error})
-   * while typing; onCommit(name, {value}|{error}) when a field is committed (change event).
+   * while typing; onCommit(name, {value}|{error}) when a field is committed (change event);
+   * grouped: a fieldset per property group.
    */
   constructor(container, properties, { onInput = () => {}, onCommit = () => {}, grouped = true } = {}) {
     this.properties = properties;
     this.fields = new Map();
-    this.prefix = `prop${nextPanel++ || ''}`;
+    // Field ids are prop-<name>: property names are unique in a lab, across all its panels.
+    this.prefix = 'prop';
     const groups = new Map();
     for (const prop of properties) {
       const group = grouped ? prop.group ?? '' : '';

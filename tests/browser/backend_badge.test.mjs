@@ -1,0 +1,38 @@
+// The header badge says which backend ran and why: without --enable-unsafe-webgpu headless Chromium
+// has no adapter (SIMD128 runs, and the badge says WebGPU is unavailable and why); with it, the
+// page reports SwiftShader's WebGPU adapter.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { openPage, startLab } from './support.mjs';
+
+const KERNEL = new URL('../../web/webgpu/attention_webgpu.js', import.meta.url);
+
+test('without --enable-unsafe-webgpu: WebGPU unavailable with its reason, SIMD128 ran', async () => {
+  const lab = await startLab({ webgpu: false });
+  try {
+    const { page, problems } = await openPage(lab);
+    const webgpu = await page.textContent('#badge-webgpu');
+    assert.match(webgpu, /^WebGPU unavailable: \S/);
+    assert.equal(await page.getAttribute('#badge-webgpu', 'data-available'), 'false');
+    assert.equal(await page.textContent('#badge-backend'), 'SIMD128 ran');
+    assert.match(await page.textContent('#badge-reason'), /^auto: WebGPU: .+ -> SIMD128$/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await lab.close();
+  }
+});
+
+test('with --enable-unsafe-webgpu: the page reports a WebGPU adapter', { skip: !existsSync(KERNEL) && 'web/webgpu/attention_webgpu.js is not there yet' }, async (t) => {
+  const lab = await startLab({ webgpu: true });
+  try {
+    const { page } = await openPage(lab, '?backend=webgpu&steps=5');
+    const webgpu = await page.textContent('#badge-webgpu');
+    t.diagnostic(`badge: ${webgpu} | ${await page.textContent('#badge-backend')} | ${await page.textContent('#badge-reason')}`);
+    assert.equal(await page.getAttribute('#badge-webgpu', 'data-available'), 'true', webgpu);
+    assert.match(webgpu, /^WebGPU: /);
+    assert.equal(await page.textContent('#badge-backend'), 'WebGPU ran');
+  } finally {
+    await lab.close();
+  }
+});

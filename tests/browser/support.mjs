@@ -1,0 +1,147 @@
+// Shared by the browser tests: serve public/ on a free port, drive Debian's Chromium with
+// playwright-core (never a downloaded browser), collect every console error and failed request,
+// and read attention values back from the heatmap canvas's pixels.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+import { PALETTES } from '../../web/ui/palette.js';
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-renderer-backgrounding', '--disable-background-timer-throttling'];
+
+/** A server and a browser with a fresh profile; close() ends both. webgpu: pass --enable-unsafe-webgpu. */
+export async function startLab({ webgpu = false } = {}) {
+  const server = await startServer({ port: 0 });
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'attnlab-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...ARGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : [])],
+    env: { ...process.env, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' },
+    viewport: { width: 1400, height: 1000 },
+  });
+  return {
+    url: server.url,
+    context,
+    async close() {
+      await context.close();
+      await server.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Opens the page at `query` and records everything that went wrong: console errors, uncaught
+ * exceptions, failed requests, responses >= 400. -> {page, problems}
+ */
+export async function openPage(lab, query = '') {
+  const page = await lab.context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(lab.url + query);
+  await waitConfigured(page);
+  return { page, problems };
+}
+
+/** Waits until the worker has built a model (the progress line has a step). */
+export async function waitConfigured(page, timeout = 30000) {
+  await page.waitForFunction(() => document.getElementById('progress-text')?.dataset.step !== undefined, null, { timeout });
+}
+
+/** Presses play and waits until training is done. */
+export async function trainToEnd(page, timeout = 90000) {
+  await page.click('#play');
+  await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout });
+}
+
+export async function metric(page, id) {
+  const value = await page.getAttribute(`#evaluation [data-metric="${id}"]`, 'data-value');
+  return value === null ? null : Number(value);
+}
+
+/** Sets a text control and commits it (blur fires 'change'). */
+export async function setField(page, name, value) {
+  const field = page.locator(`#prop-${name}`);
+  if ((await field.getAttribute('type')) === 'checkbox') await field.setChecked(!!value);
+  else if (await field.evaluate((e) => e.tagName === 'SELECT')) await field.selectOption(String(value));
+  else {
+    await field.fill(String(value));
+    await field.blur();
+  }
+}
+
+/**
+ * Reads a heatmap canvas back into values: the colour at each cell's centre, mapped to the nearest
+ * entry of the palette's 256-entry table (web/ui/palette.js). -> rows x cols array of arrays.
+ */
+export async function readHeatmap(page, selector, palette = 'viridis') {
+  const { layout, pixels } = await page.evaluate((sel) => {
+    const canvas = document.querySelector(sel);
+    const layout = JSON.parse(canvas.dataset.layout);
+    const ctx = canvas.getContext('2d');
+    const pixels = [];
+    for (let r = 0; r < layout.rows; r++) {
+      for (let c = 0; c < layout.cols; c++) {
+        const x = Math.floor(layout.x + (c + 0.5) * layout.cellW), y = Math.floor(layout.y + (r + 0.5) * layout.cellH);
+        pixels.push(Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3)));
+      }
+    }
+    return { layout, pixels };
+  }, selector);
+  const lut = PALETTES[palette];
+  const valueOf = ([r, g, b]) => {
+    let best = 0, bestDistance = Infinity;
+    for (let i = 0; i < 256; i++) {
+      const d = (lut[3 * i] - r) ** 2 + (lut[3 * i + 1] - g) ** 2 + (lut[3 * i + 2] - b) ** 2;
+      if (d < bestDistance) { bestDistance = d; best = i; }
+    }
+    return best / 255;
+  };
+  const values = [];
+  for (let r = 0; r < layout.rows; r++) values.push(pixels.slice(r * layout.cols, (r + 1) * layout.cols).map(valueOf));
+  return values;
+}
+
+/** Whether, in every row, the cell at column target(row) is the brightest. -> {ok, failures} */
+export function brightestAt(matrix, target) {
+  const failures = [];
+  matrix.forEach((row, r) => {
+    const c = target(r);
+    const max = Math.max(...row);
+    if (row[c] < max) failures.push(`row ${r}: cell ${c} = ${row[c].toFixed(2)}, brightest ${max.toFixed(2)} at ${row.indexOf(max)}`);
+  });
+  return { ok: failures.length === 0, failures };
+}
+
+/**
+ * Watches the main thread: 'longtask' entries (tasks over 50 ms) and the largest gap between
+ * animation frames. start() in the page, then stop() -> {longTasks, maxLongTaskMs, maxFrameGapMs}.
+ */
+export async function startFrameMonitor(page) {
+  await page.evaluate(() => {
+    const m = { longTasks: [], maxGap: 0, last: performance.now(), on: true };
+    window.__frameMonitor = m;
+    m.observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) m.longTasks.push(e.duration); });
+    m.observer.observe({ type: 'longtask', buffered: false });
+    const tick = (t) => {
+      if (!m.on) return;
+      m.maxGap = Math.max(m.maxGap, t - m.last);
+      m.last = t;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame((t) => { m.last = t; requestAnimationFrame(tick); });
+  });
+  return async () => page.evaluate(() => {
+    const m = window.__frameMonitor;
+    m.on = false;
+    m.observer.disconnect();
+    return { longTasks: m.longTasks, maxLongTaskMs: Math.max(0, ...m.longTasks), maxFrameGapMs: m.maxGap };
+  });
+}
