@@ -2,7 +2,7 @@
 // laid out exactly like PyTorch's contiguous tensors and like the WASM heap buffers that JS hands us.
 #pragma once
 
-#include <Eigen/Core>
+#include "eigen.h"
 
 namespace attnlab {
 
