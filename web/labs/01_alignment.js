@@ -169,18 +169,25 @@ function tokenRows(config, sample, inspection) {
   const confidence = list(inspection.confidence);
   const targets = targetsOf(config, sample);
   const tokens = (xs) => xs.map((x) => ({ text: String(x) }));
+  // Pointer with a repeated key: every value stored under the query's key is a right answer.
+  const matching = config.task === 'pointer'
+    ? list(sample.values).filter((v, s) => list(sample.keys)[s] === sample.query) : [];
+  const accepted = (p, t) => p === targets[t] || matching.includes(p);
   const predicted = predictions.map((p, t) => ({
-    text: String(p), wrong: p !== targets[t],
-    title: `${p === targets[t] ? 'correct' : `wrong: the target is ${targets[t]}`}, confidence ${(confidence[t] ?? 0).toFixed(2)}`,
+    text: String(p), wrong: !accepted(p, t),
+    title: `${accepted(p, t) ? 'correct' : `wrong: the target is ${targets[t]}`}, confidence ${(confidence[t] ?? 0).toFixed(2)}`,
   }));
   const correct = predicted.filter((p) => !p.wrong).length;
+  const ambiguity = matching.length > 1
+    ? ` — the query key ${sample.query} appears ${matching.length} times (values ${matching.join(', ')}): attention splits between them, and any of them counts as right.`
+    : '';
   const rows = config.task === 'pointer'
     ? [{ label: 'keys', tokens: tokens(list(sample.keys)) }, { label: 'values', tokens: tokens(list(sample.values)) },
       { label: 'query', tokens: tokens([sample.query]) }, { label: 'target', tokens: tokens(targets) },
       { label: 'pred', tokens: predicted }]
     : [{ label: 'input', tokens: tokens(list(sample.keys ?? sample.tokens)) }, { label: 'target', tokens: tokens(targets) },
       { label: 'pred', tokens: predicted }];
-  return { rows, summary: `${correct} of ${predicted.length} predicted tokens correct` };
+  return { rows, summary: `${correct} of ${predicted.length} predicted tokens correct${ambiguity}` };
 }
 
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -224,7 +231,8 @@ const inputFields = (config) => (config.task === 'pointer'
     { name: 'query', label: 'Query key', placeholder: '7', help: `A key in 1..${config.keyRange}.` },
   ]
   : [{ name: 'tokens', label: 'Input tokens', placeholder: '5, 3, 9, 1',
-    help: `1 to ${config.length} tokens in 1..${config.vocab - 1}, separated by commas or spaces.` }]);
+    help: `1 to ${config.length} tokens in 1..${config.vocab - 1}, separated by commas or spaces.`
+      + (config.task === 'reverse' ? ` The model learned to mirror ${config.length} positions: a shorter input moves the mirror, so expect errors.` : '') }]);
 
 function parseIntegers(text, what) {
   const parts = String(text).split(/[\s,]+/).filter(Boolean);

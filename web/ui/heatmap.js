@@ -10,34 +10,54 @@ import { themeColors } from './theme.js';
 const LEGEND_BAR = 12; // CSS px
 const GAP = 6;
 
-/** Where things go, in CSS pixels (multiply by `scale` for canvas pixels). */
-function layoutFor(ctx, model, cell, fontPx) {
+/**
+ * Where things go, in CSS pixels (multiply by `scale` for canvas pixels). Cells are `cell` wide and
+ * at least `cell` tall; a matrix with few rows (pointer: one query) gets taller cells, so that the
+ * colour legend and the y title have room.
+ */
+function layoutFor(ctx, model, cell, fontPx, minPlotHeight) {
   ctx.font = `${fontPx}px ${themeColors().font}`;
   const widest = (labels) => Math.max(0, ...labels.map((t) => ctx.measureText(t).width));
   const yTickWidth = widest(model.yTicks ?? []);
   const xTickWidth = widest(model.xTicks ?? []);
   const rotateX = xTickWidth > cell - 2; // labels wider than a cell stand vertically
+  const cellH = Math.max(cell, Math.ceil(minPlotHeight / model.rows));
   const titleH = model.title ? fontPx + 10 : 4;
   const left = fontPx + 4 + GAP + yTickWidth + GAP;
   const top = titleH;
-  const plotW = model.cols * cell, plotH = model.rows * cell;
+  const plotW = model.cols * cell, plotH = model.rows * cellH;
   const xTickH = rotateX ? xTickWidth + GAP : fontPx + GAP;
   const legendW = GAP * 2 + LEGEND_BAR + ctx.measureText('1.0').width + GAP;
+  ctx.font = `600 ${fontPx + 1}px ${themeColors().font}`;
+  const titleW = ctx.measureText(model.title ?? '').width;
+  ctx.font = `${fontPx}px ${themeColors().font}`;
+  const xTitleW = ctx.measureText(model.xTitle ?? '').width;
   return {
-    left, top, cell, fontPx, rotateX, plotW, plotH,
-    width: Math.ceil(left + plotW + legendW + 4),
-    height: Math.ceil(top + Math.max(plotH, 60) + GAP + xTickH + fontPx + 10),
+    left, top, cell, cellW: cell, cellH, fontPx, rotateX, plotW, plotH,
+    width: Math.ceil(Math.max(left + plotW + legendW, left + titleW, left + plotW / 2 + xTitleW / 2) + 4),
+    height: Math.ceil(top + plotH + GAP + xTickH + fontPx + 10),
   };
+}
+
+// One cell per pixel, then scaled up without smoothing: every cell keeps the raster's exact colour.
+let scratch = null;
+function drawCells(ctx, image, x, y, width, height) {
+  scratch ??= document.createElement('canvas');
+  scratch.width = image.width;
+  scratch.height = image.height;
+  scratch.getContext('2d').putImageData(new ImageData(image.data, image.width, image.height), 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(scratch, x, y, width, height);
 }
 
 /**
  * Draws the heatmap onto `canvas`, sizing it: CSS size from the layout, backing store x `scale`
  * (devicePixelRatio on the page, 2 for the exported PNG). Returns the layout (CSS px).
  */
-export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx, focus = null } = {}) {
+export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx, focus = null, minPlotHeight = 130 } = {}) {
   const ctx = canvas.getContext('2d');
   const font = fontPx ?? Math.max(8, Math.min(12, cell - 2));
-  const layout = layoutFor(ctx, model, cell, font);
+  const layout = layoutFor(ctx, model, cell, font, minPlotHeight);
   // Resize only when the size changes: a new backing store per frame costs more than the drawing.
   const width = Math.round(layout.width * scale), height = Math.round(layout.height * scale);
   if (canvas.width !== width || canvas.height !== height) {
@@ -52,14 +72,14 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   ctx.fillRect(0, 0, canvas.width, canvas.height);
 
   // Cells: whole canvas pixels per cell, so every cell has the same size and a clean colour.
-  const cellPx = Math.max(1, Math.round(cell * scale));
+  const cellW = Math.max(1, Math.round(layout.cellW * scale)), cellH = Math.max(1, Math.round(layout.cellH * scale));
   const x0 = Math.round(layout.left * scale), y0 = Math.round(layout.top * scale);
-  const image = rasterizeHeatmap(model.values, model.rows, model.cols, { cell: cellPx, palette });
-  ctx.putImageData(new ImageData(image.data, image.width, image.height), x0, y0);
-  const bar = rasterizeColorbar(Math.round(layout.plotH * scale), Math.round(LEGEND_BAR * scale), { palette });
+  const image = rasterizeHeatmap(model.values, model.rows, model.cols, { cell: 1, palette });
+  drawCells(ctx, image, x0, y0, cellW * model.cols, cellH * model.rows);
+  const bar = rasterizeColorbar(cellH * model.rows, Math.round(LEGEND_BAR * scale), { palette });
   const barX = Math.round((layout.left + layout.plotW + GAP * 2) * scale);
   ctx.putImageData(new ImageData(bar.data, bar.width, bar.height), barX, y0);
-  canvas.dataset.layout = JSON.stringify({ x: x0, y: y0, cellW: cellPx, cellH: cellPx, rows: model.rows, cols: model.cols });
+  canvas.dataset.layout = JSON.stringify({ x: x0, y: y0, cellW, cellH, rows: model.rows, cols: model.cols });
 
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   const { left, top, plotW, plotH } = layout;
@@ -77,7 +97,7 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   // y ticks: right-aligned beside the plot.
   ctx.textAlign = 'right';
   (model.yTicks ?? []).forEach((label, r) => {
-    if (r % stride === 0) ctx.fillText(label, left - GAP, top + (r + 0.5) * cell);
+    if (r % Math.max(1, Math.ceil((font + 1) / layout.cellH)) === 0) ctx.fillText(label, left - GAP, top + (r + 0.5) * layout.cellH);
   });
   // x ticks: under the plot, vertical when they would overlap.
   (model.xTicks ?? []).forEach((label, c) => {
@@ -117,7 +137,7 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   if (focus) {
     ctx.strokeStyle = colors.focus;
     ctx.lineWidth = 2;
-    ctx.strokeRect(left + focus.col * cell + 1, top + focus.row * cell + 1, cell - 2, cell - 2);
+    ctx.strokeRect(left + focus.col * cell + 1, top + focus.row * layout.cellH + 1, cell - 2, layout.cellH - 2);
   }
   return layout;
 }
@@ -130,17 +150,18 @@ export function cellAt(canvas, layout, clientX, clientY) {
   // Box px -> the layout's CSS px (the canvas's own size, before any transform).
   const x = ((clientX - box.left) * layout.width) / box.width;
   const y = ((clientY - box.top) * layout.height) / box.height;
-  const col = Math.floor((x - layout.left) / layout.cell);
-  const row = Math.floor((y - layout.top) / layout.cell);
+  const col = Math.floor((x - layout.left) / layout.cellW);
+  const row = Math.floor((y - layout.top) / layout.cellH);
   if (x < layout.left || y < layout.top || col < 0 || row < 0) return null;
-  if (col >= layout.plotW / layout.cell || row >= layout.plotH / layout.cell) return null;
+  if (col >= layout.plotW / layout.cellW || row >= layout.plotH / layout.cellH) return null;
   return { row, col };
 }
 
 /** A heatmap on the page: canvas + tooltip, hover and arrow-key navigation. */
 export class HeatmapView {
-  constructor(container, { cell = 20, label = 'attention heatmap', onSelect } = {}) {
+  constructor(container, { cell = 20, minPlotHeight = 130, label = 'attention heatmap', onSelect } = {}) {
     this.cell = cell;
+    this.minPlotHeight = minPlotHeight;
     this.figure = document.createElement('figure');
     this.figure.className = 'heatmap';
     this.canvas = document.createElement('canvas');
@@ -173,7 +194,7 @@ export class HeatmapView {
   redraw() {
     if (!this.model) return;
     this.layout = drawHeatmap(this.canvas, this.model, {
-      cell: this.cell, scale: window.devicePixelRatio || 1, palette: this.palette, focus: this.focus,
+      cell: this.cell, scale: window.devicePixelRatio || 1, palette: this.palette, focus: this.focus, minPlotHeight: this.minPlotHeight,
     });
     this.canvas.dataset.title = this.model.title;
     if (this.focus) this.describe(this.focus);
@@ -212,9 +233,9 @@ export class HeatmapView {
     const canvasBox = this.canvas.getBoundingClientRect();
     // Near the pointer, or near the focused cell when using the keyboard.
     const x = event ? event.clientX - box.left
-      : canvasBox.left - box.left + ((this.layout.left + (col + 1) * this.layout.cell) * canvasBox.width) / this.layout.width;
+      : canvasBox.left - box.left + ((this.layout.left + (col + 1) * this.layout.cellW) * canvasBox.width) / this.layout.width;
     const y = event ? event.clientY - box.top
-      : canvasBox.top - box.top + ((this.layout.top + (row + 1) * this.layout.cell) * canvasBox.height) / this.layout.height;
+      : canvasBox.top - box.top + ((this.layout.top + (row + 1) * this.layout.cellH) * canvasBox.height) / this.layout.height;
     this.tooltip.style.left = `${Math.round(x + 12)}px`;
     this.tooltip.style.top = `${Math.round(y + 12)}px`;
     this.tooltip.dataset.row = row;

@@ -64,7 +64,7 @@ export class HeatmapPanel {
       this.large.cell = cellFor(rows, cols, 360, 8, 30);
       this.grid.replaceChildren();
       this.small = models.heads.map((m, h) => new HeatmapView(this.grid, {
-        cell: cellFor(rows, cols, 150, 4, 14), label: `Attention of head ${h + 1}`, onSelect: () => this.choose(`head-${h + 1}`),
+        cell: cellFor(rows, cols, 150, 4, 14), minPlotHeight: 100, label: `Attention of head ${h + 1}`, onSelect: () => this.choose(`head-${h + 1}`),
       }));
       this.select.replaceChildren(new Option('head mean', 'mean'), ...models.heads.map((m, h) => new Option(`head ${h + 1}`, `head-${h + 1}`)));
       if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';

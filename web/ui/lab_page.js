@@ -337,7 +337,8 @@ export class LabPage {
     for (const { name, message } of crossCheck(this.lab, this.draft)) errors[name] ??= message;
     this.controls.setErrors(errors);
     this.controls.setRelevance((p) => isRelevant(p, this.draft));
-    this.introText.textContent = this.lab.intro(this.draft);
+    // The intro describes the model on screen, not settings that are not applied yet.
+    this.introText.textContent = this.lab.intro(this.run ? this.applied : this.draft);
     const changes = this.run ? resettingChanges(this.lab.properties, this.applied, this.draft) : [];
     this.controls.markPending(changes);
     const valid = Object.keys(errors).length === 0;
