@@ -28,3 +28,23 @@ test('page loads, shows version and backends, with no console error or failed re
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the site works under a sub-path (/attention-lab/) and a task in the link brings its step count', async () => {
+  const { startServer } = await import('../../scripts/serve.mjs');
+  const server = await startServer({ port: 0, base: '/attention-lab/' });
+  try {
+    const page = await lab.context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+    await page.goto(`${server.url}?task=reverse&heads=2`);
+    await page.waitForFunction(() => document.getElementById('progress-text')?.dataset.step !== undefined);
+    assert.ok(page.url().startsWith(server.url), page.url());
+    assert.equal(await page.inputValue('#prop-heads'), '2');
+    assert.equal(await page.inputValue('#prop-steps'), '250', 'reverse trains 250 steps, as in the notebook');
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await server.close();
+  }
+});

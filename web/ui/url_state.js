@@ -38,6 +38,11 @@ export function fromQuery(lab, search) {
     if (parsed.error) problems.push(`${parsed.error}; using the default ${prop.default}.`);
     else values[name] = parsed.value;
   }
+  // What a change implies (a task brings its step count), unless the link says otherwise.
+  const given = Object.fromEntries(Object.entries(values).filter(([name]) => new URLSearchParams(search).has(name)));
+  let implied = values;
+  for (const name of Object.keys(given)) implied = lab.afterChange?.(name, implied) ?? implied;
+  Object.assign(values, implied, given);
   // Values that are fine alone but not together (heads=5 with d_model=32) go back to their defaults.
   for (const { name, message } of crossCheck(lab, values)) {
     problems.push(`${message}; using the default ${name} = ${byName.get(name).default}.`);
