@@ -53,6 +53,13 @@ export async function openPage(lab, query = '') {
 /** Waits until the worker has built a model (the progress line has a step). */
 export async function waitConfigured(page, timeout = 30000) {
   await page.waitForFunction(() => document.getElementById('progress-text')?.dataset.step !== undefined, null, { timeout });
+  // Then let the first render of every view finish (it is batched into animation frames), so that
+  // measurements "while training" start when training does.
+  await page.evaluate(() => new Promise((resolve) => {
+    let frames = 0;
+    const next = () => (++frames >= 5 ? requestIdleCallback(() => resolve(), { timeout: 1000 }) : requestAnimationFrame(next));
+    requestAnimationFrame(next);
+  }));
 }
 
 /** Presses play and waits until training is done. */
@@ -128,7 +135,14 @@ export async function startFrameMonitor(page) {
   await page.evaluate(() => {
     const m = { longTasks: [], maxGap: 0, last: performance.now(), on: true };
     window.__frameMonitor = m;
-    m.observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) m.longTasks.push(e.duration); });
+    m.start = performance.now();
+    m.longTaskTimes = [];
+    m.observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        m.longTasks.push(e.duration);
+        m.longTaskTimes.push(e.startTime - m.start);
+      }
+    });
     m.observer.observe({ type: 'longtask', buffered: false });
     const tick = (t) => {
       if (!m.on) return;
@@ -142,6 +156,6 @@ export async function startFrameMonitor(page) {
     const m = window.__frameMonitor;
     m.on = false;
     m.observer.disconnect();
-    return { longTasks: m.longTasks, maxLongTaskMs: Math.max(0, ...m.longTasks), maxFrameGapMs: m.maxGap };
+    return { longTasks: m.longTasks, longTaskTimes: m.longTaskTimes, trainingMs: performance.now() - m.start, maxLongTaskMs: Math.max(0, ...m.longTasks), maxFrameGapMs: m.maxGap };
   });
 }

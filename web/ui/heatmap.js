@@ -5,6 +5,14 @@
 // model: {rows, cols, values (rows x cols, row-major), title, xTitle, yTitle, xTicks, yTicks,
 //         xNames?, yNames?, tokens?} — labels are prepared by the lab; this file only draws them.
 import { rasterizeColorbar, rasterizeHeatmap } from './heatmap_raster.js';
+
+// The colour bar depends only on its size and palette: raster it once, not on every redraw.
+const colorbars = new Map();
+function colorbar(height, width, palette) {
+  const key = `${height}x${width}:${palette}`;
+  if (!colorbars.has(key)) colorbars.set(key, new ImageData(rasterizeColorbar(height, width, { palette }).data, width, height));
+  return colorbars.get(key);
+}
 import { themeColors } from './theme.js';
 
 const LEGEND_BAR = 12; // CSS px
@@ -76,9 +84,9 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   const x0 = Math.round(layout.left * scale), y0 = Math.round(layout.top * scale);
   const image = rasterizeHeatmap(model.values, model.rows, model.cols, { cell: 1, palette });
   drawCells(ctx, image, x0, y0, cellW * model.cols, cellH * model.rows);
-  const bar = rasterizeColorbar(cellH * model.rows, Math.round(LEGEND_BAR * scale), { palette });
+  const bar = colorbar(cellH * model.rows, Math.round(LEGEND_BAR * scale), palette);
   const barX = Math.round((layout.left + layout.plotW + GAP * 2) * scale);
-  ctx.putImageData(new ImageData(bar.data, bar.width, bar.height), barX, y0);
+  ctx.putImageData(bar, barX, y0);
   canvas.dataset.layout = JSON.stringify({ x: x0, y: y0, cellW, cellH, rows: model.rows, cols: model.cols });
 
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
