@@ -3,7 +3,7 @@
 // B*H in {4, 64, 512}, L = T = S in {16, 64, 256, 1024}, D in {8, 32, 64}; and the machine's
 // single-thread SIMD128 multiply-add peak. Results go in docs/benchmarks.md.
 //
-//   node scripts/bench_kernel.mjs [--backends=scalar,simd128,webgpu] [--cell-seconds=20]
+//   node benchmarks/kernel.mjs [--backends=scalar,simd128,webgpu] [--cell-seconds=20]
 //   (ATTNLAB_BUILD_DIR=<dir> picks the WASM build, as for the tests)
 //
 //   scalar   the scalar WASM build (no -msimd128), backend 'scalar': the baseline
@@ -18,7 +18,7 @@
 import os from 'node:os';
 import { execSync } from 'node:child_process';
 import { loadAttnLabNode } from '../web/node_loader.mjs';
-import { generateShaders } from './gen_shaders.mjs';
+import { generateShaders } from '../scripts/gen_shaders.mjs';
 import { nodeGpu } from '../web/webgpu/node_gpu.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {

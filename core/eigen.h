@@ -5,7 +5,7 @@
 //  - Eigen takes clang for GCC 4.2 (__GNUC__ == 4) and picks inline-asm workarounds for old GCCs
 //    ("+x" constraints) that only x86 assembles. Hiding __GNUC__ while Eigen's own headers are read
 //    (after the standard headers, which need it) selects its plain-intrinsics code instead.
-// Measured on 2048x32 by 32x32 products in Node: 10-13 GFLOP/s scalar Eigen, 16-20 with SSE2 (docs/benchmarks.md).
+// Copy training in Node went from 137 to 171 steps/s with it (benchmarks/alignment.mjs; docs/benchmarks.md).
 #pragma once
 
 #if defined(__EMSCRIPTEN__) && defined(__SSE2__)

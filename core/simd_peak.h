@@ -1,5 +1,5 @@
 // The single-thread SIMD128 peak of the machine, for the benchmark's "how close are we" column
-// (scripts/bench_kernel.mjs, docs/benchmarks.md).
+// (benchmarks/kernel.mjs, docs/benchmarks.md).
 #pragma once
 
 namespace attnlab {

@@ -31,7 +31,7 @@ async function init({ build = 'auto', webgpu = true }) {
 
 function configure({ config, backend = 'auto', steps }) {
   const next = TrainingSession.create({
-    lab, config, backend, gpuAttention: gpu.attention, gpuReason: gpu.reason,
+    lab, config, backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
   });
   session?.dispose();
   session = next;

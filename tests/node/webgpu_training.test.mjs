@@ -57,3 +57,17 @@ test('auto picks SIMD128 for the small lab problem even with an adapter, and say
   session.dispose();
   probe.attention.destroy();
 });
+
+test('auto never picks a software adapter, even for a problem big enough for a GPU; forcing WebGPU still uses it', async () => {
+  const probe = await gpuAttention();
+  assert.equal(probe.software, true, `SwiftShader is a software adapter: ${probe.adapter}`);
+  const big = { task: 'copy', batch: 1024, length: 64 }; // 12*B*H*T*S*D = 1.6 GFLOP per step
+  const auto = TrainingSession.create({ lab: m, config: big, backend: 'auto', gpuAttention: probe.attention, gpuSoftware: probe.software });
+  assert.equal(auto.backend, 'simd128');
+  assert.match(auto.reason, /^auto: WebGPU: software adapter \(.*SwiftShader.*\) is slower than the CPU -> SIMD128$/i);
+  const forced = TrainingSession.create({ lab: m, config: big, backend: 'webgpu', gpuAttention: probe.attention, gpuSoftware: probe.software });
+  assert.equal(forced.backend, 'webgpu');
+  auto.dispose();
+  forced.dispose();
+  probe.attention.destroy();
+});

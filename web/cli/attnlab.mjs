@@ -40,7 +40,9 @@ async function main(argv) {
   }
   let session;
   try {
-    session = TrainingSession.create({ lab, config, backend: args.backend, gpuAttention: gpu.attention, gpuReason: gpu.reason });
+    session = TrainingSession.create({
+      lab, config, backend: args.backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
+    });
   } catch (error) {
     if (error.name !== 'AttnLabError') throw error;
     process.stderr.write(`attnlab: ${error.message}\n`);

@@ -12,11 +12,11 @@ export class TrainingSession {
    * lab: the loaded module (web/loader.js); config: the trainer's config; backend: auto | webgpu |
    * simd | scalar; gpuAttention: a ready WebGpuAttention or null; gpuReason: why there is none.
    */
-  static create({ lab, config, backend = 'auto', gpuAttention = null, gpuReason = 'no adapter' }) {
-    return new TrainingSession(lab, config, backend, gpuAttention, gpuReason);
+  static create({ lab, config, backend = 'auto', gpuAttention = null, gpuReason = 'no adapter', gpuSoftware = false }) {
+    return new TrainingSession(lab, config, backend, gpuAttention, gpuReason, gpuSoftware);
   }
 
-  constructor(lab, config, requested, gpuAttention, gpuReason) {
+  constructor(lab, config, requested, gpuAttention, gpuReason, gpuSoftware) {
     this.lab = lab;
     this.trainer = new lab.AlignmentTrainer(config); // throws AttnLabError on a bad config
     this.config = this.trainer.config;
@@ -25,6 +25,10 @@ export class TrainingSession {
     const c = this.config;
     this.shape = { B: c.batch, H: c.heads, T: c.outLength, S: c.inLength, D: c.dModel / c.heads };
     const env = { simd128: lab.cpuBackends.includes('simd128'), webgpu: !!gpuAttention, webgpuReason: gpuReason };
+    if (requested === 'auto' && gpuAttention && gpuSoftware) {
+      env.webgpu = false;
+      env.webgpuReason = `software adapter (${gpuAttention.adapterDescription}) is slower than the CPU`;
+    }
     const choice = lab.selectBackend(requested, env, this.shape);
     this.backend = choice.backend;
     this.reason = choice.reason;
