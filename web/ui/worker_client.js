@@ -3,6 +3,9 @@
 export class WorkerClient {
   constructor(worker) {
     this.worker = worker;
+    // The protocol from the browser console (and the tests): attnlabWorker.send('evaluate'), or
+    // attnlabWorker.send('loseDevice') to see the fallback a GPU driver reset would cause.
+    if (typeof window !== 'undefined') window.attnlabWorker = this;
     this.handlers = new Map();
     worker.addEventListener('message', ({ data }) => {
       for (const handler of this.handlers.get(data?.type) ?? []) handler(data);
