@@ -8,35 +8,18 @@ Run by benchmarks/alignment.mjs in the same run as ours; see docs/benchmarks.md.
 """
 import argparse
 import json
+import os
+import sys
 import random
 import time
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 
-class CrossAttnSeqClassifier(nn.Module):  # the notebook's model, unchanged
-    def __init__(self, vocab_size, d_model, num_heads, max_in_len, max_out_len):
-        super().__init__()
-        self.tok_emb = nn.Embedding(vocab_size, d_model)
-        self.in_pos_emb = nn.Embedding(max_in_len, d_model)
-        self.out_pos_emb = nn.Embedding(max_out_len, d_model)
-        self.attn = nn.MultiheadAttention(d_model, num_heads, dropout=0.0, batch_first=True)
-        self.out = nn.Linear(d_model, vocab_size)
-
-    def forward(self, key_tokens, value_tokens, out_len, query_token=None):
-        B, Tk = key_tokens.shape
-        in_pos = torch.arange(Tk)
-        out_pos = torch.arange(out_len)
-        K = self.tok_emb(key_tokens) + self.in_pos_emb(in_pos)[None, :, :]
-        V = self.tok_emb(value_tokens) + self.in_pos_emb(in_pos)[None, :, :]
-        Q = self.out_pos_emb(out_pos)[None, :, :].expand(B, -1, -1)
-        if query_token is not None:
-            Q = Q + self.tok_emb(query_token)[:, None, :]
-        ctx, attn_w = self.attn(Q, K, V, need_weights=True, average_attn_weights=False)
-        return self.out(ctx), attn_w
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures'))
+from make_fixtures import CrossAttnSeqClassifier  # noqa: E402  the notebook's model, unchanged
 
 
 def make_batch(task, B, L, V, M=12, K=12, Val=12, unique=False):

@@ -46,6 +46,17 @@ std::string read(const val& args, const char* name, std::size_t n, const std::st
   return first_error({check_length(name, out.size(), n, shape), check_finite(name, out.data(), out.size())});
 }
 
+std::string q_shape(const AttentionShape& s) {
+  return shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"D", s.D}});
+}
+
+// q [B,H,T,D], k and v [B,H,S,D] into the kernel buffers.
+std::string read_qkv(const val& args, const AttentionShape& s, KernelBuffers& b) {
+  const std::string kvs = shape_text({{"B", s.B}, {"H", s.H}, {"S", s.S}, {"D", s.D}});
+  return first_error({read(args, "q", s.q_size(), q_shape(s), b.q), read(args, "k", s.kv_size(), kvs, b.k),
+                      read(args, "v", s.kv_size(), kvs, b.v)});
+}
+
 float read_scale(const val& args, const AttentionShape& s) {
   const val v = args["scale"];
   if (v.typeOf().as<std::string>() == "number" && std::isfinite(v.as<double>())) return v.as<float>();
@@ -65,10 +76,7 @@ std::string _attention_forward(const val& args) {
   std::string error = read_shape(args, s);
   if (!error.empty()) return error;
   auto& b = buffers();
-  const std::string qs = shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"D", s.D}});
-  const std::string kvs = shape_text({{"B", s.B}, {"H", s.H}, {"S", s.S}, {"D", s.D}});
-  error = first_error({read(args, "q", s.q_size(), qs, b.q), read(args, "k", s.kv_size(), kvs, b.k),
-                       read(args, "v", s.kv_size(), kvs, b.v)});
+  error = read_qkv(args, s, b);
   if (!error.empty()) return error;
   AttentionForward a;
   a.shape = s;
@@ -105,13 +113,9 @@ std::string _attention_backward(const val& args) {
   std::string error = read_shape(args, s);
   if (!error.empty()) return error;
   auto& b = buffers();
-  const std::string qs = shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"D", s.D}});
-  const std::string kvs = shape_text({{"B", s.B}, {"H", s.H}, {"S", s.S}, {"D", s.D}});
   const std::string ws = shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"S", s.S}});
-  error = first_error({read(args, "q", s.q_size(), qs, b.q), read(args, "k", s.kv_size(), kvs, b.k),
-                       read(args, "v", s.kv_size(), kvs, b.v),
-                       read(args, "weights", s.weights_size(), ws, b.weights),
-                       read(args, "dOut", s.q_size(), qs, b.d_out)});
+  error = first_error({read_qkv(args, s, b), read(args, "weights", s.weights_size(), ws, b.weights),
+                       read(args, "dOut", s.q_size(), q_shape(s), b.d_out)});
   if (!error.empty()) return error;
   const bool has_dw = !args["dWeights"].isUndefined() && !args["dWeights"].isNull();
   if (has_dw) {

@@ -8,6 +8,12 @@ namespace attnlab::wasm {
 
 namespace {
 
+AlignmentTaskKind task_kind(const std::string& task) {
+  return task == "reverse" ? AlignmentTaskKind::reverse
+         : task == "pointer" ? AlignmentTaskKind::pointer
+                             : AlignmentTaskKind::copy;
+}
+
 Backend cpu_backend(int code) { return code == int(Backend::scalar) ? Backend::scalar : Backend::simd128; }
 
 val int_array(const std::vector<std::int32_t>& v) {
@@ -26,10 +32,7 @@ const char* kIntFields[][2] = {{"seed", "seed"}, {"dModel", "dModel"}, {"heads",
 AlignmentConfig RawAlignmentTrainer::parse(const val& c) {
   AlignmentConfig config;
   if (c.isUndefined() || c.isNull()) return config;
-  const std::string task = c["task"].isUndefined() ? "copy" : c["task"].as<std::string>();
-  config.task = task == "reverse" ? AlignmentTaskKind::reverse
-                : task == "pointer" ? AlignmentTaskKind::pointer
-                                    : AlignmentTaskKind::copy;
+  config.task = task_kind(c["task"].isUndefined() ? "copy" : c["task"].as<std::string>());
   auto read_int = [&](const char* name, int& field) {
     if (!c[name].isUndefined()) field = int(c[name].as<double>());
   };
@@ -85,34 +88,12 @@ std::string RawAlignmentTrainer::_config_error(const val& c) {
   return error;
 }
 
-val RawAlignmentTrainer::_defaults(const std::string& task) {
-  AlignmentConfig c;
+namespace {
+
+// An AlignmentConfig as JS sees it (the names of docs/api.md), with the task's default step count.
+val config_to_js(const AlignmentConfig& c) {
   val out = val::object();
-  out.set("task", task);
-  out.set("seed", 0);
-  out.set("dModel", c.d_model);
-  out.set("heads", c.heads);
-  out.set("batch", c.batch);
-  out.set("lr", c.lr);
-  out.set("vocab", c.vocab);
-  out.set("length", c.length);
-  out.set("pairs", c.pairs);
-  out.set("keyRange", c.key_range);
-  out.set("valueRange", c.value_range);
-  out.set("uniqueKeys", false);
-  out.set("positional", true);
-  const AlignmentTaskKind kind = task == "reverse" ? AlignmentTaskKind::reverse
-                                 : task == "pointer" ? AlignmentTaskKind::pointer
-                                                     : AlignmentTaskKind::copy;
-  out.set("steps", default_steps(kind));
-  return out;
-}
-
-RawAlignmentTrainer::RawAlignmentTrainer(const val& config) : trainer_(parse(config)) {}
-
-val RawAlignmentTrainer::_config() const {
-  const AlignmentConfig& c = trainer_.config();
-  val out = _defaults(alignment_task_name(c.task));
+  out.set("task", std::string(alignment_task_name(c.task)));
   out.set("seed", double(c.seed));
   out.set("dModel", c.d_model);
   out.set("heads", c.heads);
@@ -125,6 +106,23 @@ val RawAlignmentTrainer::_config() const {
   out.set("valueRange", c.value_range);
   out.set("uniqueKeys", c.unique_keys);
   out.set("positional", c.positional);
+  out.set("steps", default_steps(c.task));
+  return out;
+}
+
+}  // namespace
+
+val RawAlignmentTrainer::_defaults(const std::string& task) {
+  AlignmentConfig c;
+  c.task = task_kind(task);
+  return config_to_js(c);
+}
+
+RawAlignmentTrainer::RawAlignmentTrainer(const val& config) : trainer_(parse(config)) {}
+
+val RawAlignmentTrainer::_config() const {
+  const AlignmentConfig& c = trainer_.config();
+  val out = config_to_js(c);
   out.set("vocabSize", c.vocab_size());
   out.set("inLength", c.in_len());
   out.set("outLength", c.out_len());
