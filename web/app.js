@@ -68,7 +68,8 @@ function boot() {
     labelTheme();
   });
 
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  // Single-file mode (scripts/build_single_file.mjs) starts the worker its own way: file:// pages can't.
+  const worker = globalThis.ATTNLAB_INLINE?.createWorker() ?? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const client = new WorkerClient(worker);
   page = new LabPage({
     root: $('lab'), lab, client, notices, values,

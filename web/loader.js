@@ -1,6 +1,9 @@
 // Detect once, load the right build, say what ran. Works in browsers, workers and Node 20.
 //   loadAttnLab({build: 'auto' | 'simd' | 'scalar', baseUrl, wasmBinary})
 // 'auto' loads the SIMD128 module if the engine validates SIMD, else the scalar one.
+// Single-file mode (dist/attention-lab.html, scripts/build_single_file.mjs): the file's bootstrap sets
+// globalThis.ATTNLAB_INLINE = {modules: {simd, scalar}, wasm: {simd, scalar}} (blob: URLs of the
+// Emscripten glue, and the WASM bytes), because nothing can be fetched from a file:// page.
 import { wrapModule } from '../wasm_bindings/attnlab.js';
 
 // The smallest module that uses a v128 instruction (as in GoogleChromeLabs/wasm-feature-detect).
@@ -26,12 +29,16 @@ export async function loadAttnLab({ build = 'auto', baseUrl, wasmBinary } = {}) 
     chosen = 'scalar';
     note = 'SIMD128 forced, but this engine does not validate it';
   }
-  const base = baseUrl ?? new URL('../', import.meta.url);
-  const moduleUrl = new URL(`attnlab-${chosen}.mjs`, base);
-  const { default: createAttnLabModule } = await import(/* @vite-ignore */ moduleUrl.href);
+  const inline = globalThis.ATTNLAB_INLINE;
+  // A blob: URL has no directory to resolve against, so in single-file mode no URL is formed.
+  const base = inline ? null : baseUrl ?? new URL('../', import.meta.url);
+  const moduleUrl = inline ? inline.modules[chosen] : new URL(`attnlab-${chosen}.mjs`, base).href;
+  const { default: createAttnLabModule } = await import(/* @vite-ignore */ moduleUrl);
   const options = {};
   if (wasmBinary) options.wasmBinary = typeof wasmBinary === 'function' ? await wasmBinary(chosen) : wasmBinary;
-  else options.locateFile = (file) => new URL(file, base).href;
+  else if (inline) options.wasmBinary = inline.wasm[chosen];
+  if (inline) options.locateFile = (file) => file; // never fetched: wasmBinary is given
+  else if (!options.wasmBinary) options.locateFile = (file) => new URL(file, base).href;
   const mod = await createAttnLabModule(options);
   const lab = wrapModule(mod, { build: chosen });
   lab.simd128Supported = simd;
