@@ -24,4 +24,5 @@ mkdir -p public/build/wasm_bindings
 rm -rf public/build/web
 cp -r web public/build/web
 cp wasm_bindings/attnlab.js public/build/wasm_bindings/attnlab.js
+node scripts/build_single_file.mjs # dist/attention-lab.html: the site in one file, for file://
 echo "[build] done: public/ is the static site"
