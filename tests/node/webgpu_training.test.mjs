@@ -71,3 +71,25 @@ test('auto never picks a software adapter, even for a problem big enough for a G
   forced.dispose();
   probe.attention.destroy();
 });
+
+test('a training step reads back only the output; the backward uses the weights kept on the GPU', async () => {
+  const probe = await gpuAttention();
+  const gpu = probe.attention;
+  const rng = new m.Rng(9);
+  const fill = (n) => Float32Array.from({ length: n }, () => rng.normal());
+  const shape = { B: 2, H: 3, T: 5, S: 7, D: 4 };
+  const args = { ...shape, q: fill(120), k: fill(168), v: fill(168) };
+  const dOut = fill(120);
+  const full = await gpu.forward(args);
+  const fullGrad = await gpu.backward({ dOut });
+  const lean = await gpu.forward({ ...args, readWeights: false });
+  const leanGrad = await gpu.backward({ dOut });
+  assert.equal(lean.weights, null);
+  assert.deepEqual(lean.out, full.out);
+  assert.deepEqual(leanGrad, fullGrad);
+  const reference = m.attentionBackward({ ...args, weights: full.weights, dOut, backend: 'scalar' });
+  const worst = Math.max(...['dQ', 'dK', 'dV'].map((k) => Math.max(...leanGrad[k].map((x, i) => Math.abs(x - reference[k][i])))));
+  assert.ok(worst < 1e-4, `backward vs scalar: ${worst}`);
+  rng.delete();
+  gpu.destroy();
+});

@@ -3,6 +3,7 @@
 // through the staged step with the WebGPU kernel, keeps attention snapshots of the fixed sample,
 // and falls back to SIMD128 without losing the run if the GPU device goes away.
 import { BACKEND_LABELS } from '../backends.js';
+import { loadStateDict } from '../io/state_dict.js';
 
 export const SNAPSHOT_EVERY = 5; // steps between attention snapshots for the timeline
 const EVAL_SAMPLES = 1024;
@@ -82,20 +83,24 @@ export class TrainingSession {
     }
   }
 
-  // One step with the attention kernel on the GPU: the C++ trainer runs everything else.
+  // One step with the attention kernel on the GPU: the C++ trainer runs everything else. Two
+  // readbacks per step, one per kernel pass: the loss between the passes is computed in C++, so one
+  // per step would need every layer on the GPU. The forward reads back only the output: the
+  // backward uses the weights that stayed on the GPU.
   async gpuStep() {
     const t = this.trainer;
     t.beginStep();
     const shape = t.kernelShape();
+    let weightsOnCpu = false;
     try {
-      const { weights, out } = await this.gpu.forward({
-        ...shape, q: t.kernelView('q'), k: t.kernelView('k'), v: t.kernelView('v'),
+      const { out } = await this.gpu.forward({
+        ...shape, q: t.kernelView('q'), k: t.kernelView('k'), v: t.kernelView('v'), readWeights: false,
       });
-      t.kernelView('weights').set(weights);
       t.kernelView('out').set(out);
     } catch (error) {
       this.loseGpu(error);
       t.runKernelForward(this.backend);
+      weightsOnCpu = true;
     }
     t.middleStep();
     if (this.backend === 'webgpu') {
@@ -104,13 +109,14 @@ export class TrainingSession {
         t.kernelView('dQ').set(dQ);
         t.kernelView('dK').set(dK);
         t.kernelView('dV').set(dV);
+        return t.endStep();
       } catch (error) {
         this.loseGpu(error);
-        t.runKernelBackward(this.backend);
       }
-    } else {
-      t.runKernelBackward(this.backend);
     }
+    // The CPU backward needs this step's weights, which were never read back from the GPU.
+    if (!weightsOnCpu) t.runKernelForward(this.backend);
+    t.runKernelBackward(this.backend);
     return t.endStep();
   }
 
@@ -156,6 +162,16 @@ export class TrainingSession {
   setLearningRate(lr) {
     this.trainer.setLearningRate(lr);
     this.config = this.trainer.config;
+  }
+
+  /**
+   * Loads a state_dict ({name: {shape, data}}) into the model, or throws a StateDictError listing every
+   * mismatch and changes nothing. The timeline starts again from the loaded weights.
+   */
+  loadStateDict(tensors) {
+    loadStateDict(this.trainer, tensors);
+    this.snapshots = [];
+    this.takeSnapshot();
   }
 
   /** {name: {shape, data}} in PyTorch's state_dict naming. */

@@ -189,14 +189,16 @@ export class WebGpuAttention {
   }
 
   /**
-   * {B, H, T, S, D, scale?, q, k, v, mask?, maskStrideB?, maskStrideH?} -> {weights [B,H,T,S], out [B,H,T,D]}
+   * {B, H, T, S, D, scale?, q, k, v, mask?, maskStrideB?, maskStrideH?, readWeights?} -> {weights [B,H,T,S], out [B,H,T,D]}
    * mask: additive, element (b, h, t, s) at b*maskStrideB + h*maskStrideH + t*S + s; -Infinity blocks.
+   * readWeights: false reads back only `out` (weights is then null): a training step needs the
+   * weights only for the backward pass, which uses the copy that stays on the GPU.
    */
   forward(args) {
     return this._serial(() => this._forward(args ?? {}));
   }
 
-  async _forward({ B, H, T, S, D, scale, q, k, v, mask, maskStrideB = 0, maskStrideH = 0 }) {
+  async _forward({ B, H, T, S, D, scale, q, k, v, mask, maskStrideB = 0, maskStrideH = 0, readWeights = true }) {
     for (const [name, value] of Object.entries({ B, H, T, S, D })) checkDim(name, value);
     const qN = B * H * T * D;
     const kvN = B * H * S * D;
@@ -237,9 +239,10 @@ export class WebGpuAttention {
       [params, qBuf, kBuf, vBuf, maskBuf, weights, out]));
     pass.dispatchWorkgroups(...foldGroups(B * H * T));
     pass.end();
-    const [w, o] = await this._submitAndRead(encoder, 'forward readback', [[weights, wN], [out, qN]]);
+    const parts = readWeights ? [[weights, wN], [out, qN]] : [[out, qN]];
+    const read = await this._submitAndRead(encoder, readWeights ? 'forward readback' : 'forward readback (out)', parts);
     this._resident = { B, H, T, S, D, scale: s };
-    return { weights: w, out: o };
+    return readWeights ? { weights: read[0], out: read[1] } : { weights: null, out: read[0] };
   }
 
   /** {dOut [B,H,T,D], dWeights? [B,H,T,S]} -> {dQ, dK, dV}, from the last forward's tensors. */
