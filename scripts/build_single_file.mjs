@@ -106,6 +106,7 @@ export function tokenize(source, where = 'source') {
         else if (source[i] === '\n') fail('unterminated string', start);
         i++;
       }
+      if (i >= n) fail('unterminated string', start);
       i++;
       tokens.push({ type: 'string', value: source.slice(start + 1, i - 1), start, end: i });
       continue;

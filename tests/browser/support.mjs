@@ -159,3 +159,42 @@ export async function startFrameMonitor(page) {
     return { longTasks: m.longTasks, longTaskTimes: m.longTaskTimes, trainingMs: performance.now() - m.start, maxLongTaskMs: Math.max(0, ...m.longTasks), maxFrameGapMs: m.maxGap };
   });
 }
+
+/**
+ * A browser with a fresh profile and no server, for pages opened from file:// (the single file): only
+ * file:, blob: and data: requests pass; every other request is aborted and listed in `blocked`.
+ */
+export async function startOffline() {
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'attnlab-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1400, height: 1000 },
+  });
+  const blocked = [];
+  const requested = [];
+  await context.route('**', (route) => {
+    const url = route.request().url();
+    if (/^(file|blob|data):/.test(url)) return route.continue();
+    blocked.push(url);
+    return route.abort();
+  });
+  context.on('request', (r) => requested.push(r.url()));
+  return {
+    context, blocked, requested,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens a file:// URL and records what went wrong, as openPage does. -> {page, problems} */
+export async function openFile(offline, fileUrl) {
+  const page = await offline.context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  await page.goto(fileUrl);
+  await waitConfigured(page);
+  return { page, problems };
+}
