@@ -9,7 +9,8 @@
 //     importScripts and import() all fail); it can import() blob: URLs that it made itself.
 // So the page links its module graph from blob: URLs made here, and the worker is a classic script
 // (a blob: URL) that carries the module texts and the WASM as base64, makes its own blob: URLs and
-// import()s web/worker.js from them. Firefox (>= 114: import() in workers) allows all of these.
+// import()s web/worker.js from them. All of this is standard and within Firefox >= 114 (import() in
+// workers), which is not tested here (docs/offline.md).
 //
 // Data blocks (written by the build):
 //   #attnlab-modules      JSON {modules: {id: {parts, deps}}, page: [id], worker: id, glue: {simd, scalar}}

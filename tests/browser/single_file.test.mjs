@@ -1,5 +1,6 @@
 // The single file (scripts/build_single_file.mjs -> dist/attention-lab.html): built here from public/,
 // at most 3 MB, and from file:// with every network request blocked it trains copy to the target.
+// The served site, too, asks nothing of the network beyond its own server.
 // Firefox is not driven: Debian's firefox-esr needs Playwright's patched Firefox (docs/offline.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { metric, openFile, startOffline, trainToEnd } from './support.mjs';
+import { metric, openFile, openPage, startLab, startOffline, trainToEnd } from './support.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FILE = path.join(REPO, 'dist', 'attention-lab.html');
@@ -60,4 +61,23 @@ test('single file: both builds are inlined (the scalar glue and WASM instantiate
   });
   assert.deepEqual(result, { simd: 'function', scalar: 'function' });
   await page.close();
+});
+
+test('served site: no request leaves its own server (127.0.0.1) while it loads and trains', async () => {
+  const lab = await startLab();
+  const outside = [];
+  await lab.context.route('**', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(lab.url) || /^(blob|data):/.test(url)) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  try {
+    const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=50');
+    await trainToEnd(page);
+    assert.deepEqual(outside, []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await lab.close();
+  }
 });
