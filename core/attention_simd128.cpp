@@ -128,16 +128,17 @@ void transpose(const float* src, int rows, int cols, float* dst) {
   }
 }
 
-// c[i][j] = sum_k a[i][k] * bt[k][j] for the four rows a[0..3] (length K) and columns j in [0, N) of
-// bt [K, N]: the "dot every row with every column" product, vectorised along N.
-void rows_times_columns_4(const float* const a[4], const float* bt, int K, int N, float* const c[4]) {
+// c[i][j] = sum_k a[i][k] * b[k][j] for the four rows a[0..3] (length K) and b [K, N], vectorised
+// along N. It serves both products of the kernel: scores (a = queries, b = keys transposed) and the
+// weighted sum of rows (a = weights, b = values), and their backward counterparts.
+void four_rows_times_matrix(const float* const a[4], const float* b, int K, int N, float* const c[4]) {
   int j = 0;
   for (; j + 8 <= N; j += 8) {
     f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
     f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
     for (int k = 0; k < K; ++k) {
-      const float* b = bt + std::size_t(k) * N + j;
-      const f32x4 b0 = load4(b), b1 = load4(b + 4);
+      const float* row = b + std::size_t(k) * N + j;
+      const f32x4 b0 = load4(row), b1 = load4(row + 4);
       f32x4 x = splat4(a[0][k]);
       c00 = add4(c00, mul4(x, b0)), c01 = add4(c01, mul4(x, b1));
       x = splat4(a[1][k]);
@@ -155,62 +156,18 @@ void rows_times_columns_4(const float* const a[4], const float* bt, int K, int N
   for (; j + 4 <= N; j += 4) {
     f32x4 c0 = zero4(), c1 = zero4(), c2 = zero4(), c3 = zero4();
     for (int k = 0; k < K; ++k) {
-      const f32x4 b = load4(bt + std::size_t(k) * N + j);
-      c0 = add4(c0, mul4(splat4(a[0][k]), b));
-      c1 = add4(c1, mul4(splat4(a[1][k]), b));
-      c2 = add4(c2, mul4(splat4(a[2][k]), b));
-      c3 = add4(c3, mul4(splat4(a[3][k]), b));
-    }
-    store4(c[0] + j, c0), store4(c[1] + j, c1), store4(c[2] + j, c2), store4(c[3] + j, c3);
-  }
-  for (; j < N; ++j) {  // leftovers
-    for (int i = 0; i < 4; ++i) {
-      float sum = 0.0f;
-      for (int k = 0; k < K; ++k) sum += a[i][k] * bt[std::size_t(k) * N + j];
-      c[i][j] = sum;
-    }
-  }
-}
-
-// c[i][d] = sum_k w[i][k] * b[k][d] for the four weight rows w[0..3] (length K) and b [K, N]: the
-// "weighted sum of rows" product, vectorised along N.
-void weighted_rows_4(const float* const w[4], const float* b, int K, int N, float* const c[4]) {
-  int j = 0;
-  for (; j + 8 <= N; j += 8) {
-    f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
-    f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
-    for (int k = 0; k < K; ++k) {
-      const float* r = b + std::size_t(k) * N + j;
-      const f32x4 b0 = load4(r), b1 = load4(r + 4);
-      f32x4 x = splat4(w[0][k]);
-      c00 = add4(c00, mul4(x, b0)), c01 = add4(c01, mul4(x, b1));
-      x = splat4(w[1][k]);
-      c10 = add4(c10, mul4(x, b0)), c11 = add4(c11, mul4(x, b1));
-      x = splat4(w[2][k]);
-      c20 = add4(c20, mul4(x, b0)), c21 = add4(c21, mul4(x, b1));
-      x = splat4(w[3][k]);
-      c30 = add4(c30, mul4(x, b0)), c31 = add4(c31, mul4(x, b1));
-    }
-    store4(c[0] + j, c00), store4(c[0] + j + 4, c01);
-    store4(c[1] + j, c10), store4(c[1] + j + 4, c11);
-    store4(c[2] + j, c20), store4(c[2] + j + 4, c21);
-    store4(c[3] + j, c30), store4(c[3] + j + 4, c31);
-  }
-  for (; j + 4 <= N; j += 4) {
-    f32x4 c0 = zero4(), c1 = zero4(), c2 = zero4(), c3 = zero4();
-    for (int k = 0; k < K; ++k) {
       const f32x4 r = load4(b + std::size_t(k) * N + j);
-      c0 = add4(c0, mul4(splat4(w[0][k]), r));
-      c1 = add4(c1, mul4(splat4(w[1][k]), r));
-      c2 = add4(c2, mul4(splat4(w[2][k]), r));
-      c3 = add4(c3, mul4(splat4(w[3][k]), r));
+      c0 = add4(c0, mul4(splat4(a[0][k]), r));
+      c1 = add4(c1, mul4(splat4(a[1][k]), r));
+      c2 = add4(c2, mul4(splat4(a[2][k]), r));
+      c3 = add4(c3, mul4(splat4(a[3][k]), r));
     }
     store4(c[0] + j, c0), store4(c[1] + j, c1), store4(c[2] + j, c2), store4(c[3] + j, c3);
   }
   for (; j < N; ++j) {  // leftovers
     for (int i = 0; i < 4; ++i) {
       float sum = 0.0f;
-      for (int k = 0; k < K; ++k) sum += w[i][k] * b[std::size_t(k) * N + j];
+      for (int k = 0; k < K; ++k) sum += a[i][k] * b[std::size_t(k) * N + j];
       c[i][j] = sum;
     }
   }
@@ -225,25 +182,14 @@ void tile_rows(float* base, int first, int rows, int len, float* out[4]) {
   for (int i = 0; i < 4; ++i) out[i] = base + std::size_t(std::min(first + i, rows - 1)) * len;
 }
 
-// c [rows, N] = a [rows, K] bt [K, N], four rows at a time.
-void matmul_rows_times_columns(const float* a, const float* bt, int rows, int K, int N, float* c) {
+// c [rows, N] = a [rows, K] b [K, N], four rows at a time.
+void matmul(const float* a, const float* b, int rows, int K, int N, float* c) {
   for (int i = 0; i < rows; i += 4) {
     const float* ar[4];
     float* cr[4];
     tile_rows(a, i, rows, K, ar);
     tile_rows(c, i, rows, N, cr);
-    rows_times_columns_4(ar, bt, K, N, cr);
-  }
-}
-
-// c [rows, N] = w [rows, K] b [K, N], four rows at a time.
-void matmul_weighted_rows(const float* w, const float* b, int rows, int K, int N, float* c) {
-  for (int i = 0; i < rows; i += 4) {
-    const float* wr[4];
-    float* cr[4];
-    tile_rows(w, i, rows, K, wr);
-    tile_rows(c, i, rows, N, cr);
-    weighted_rows_4(wr, b, K, N, cr);
+    four_rows_times_matrix(ar, b, K, N, cr);
   }
 }
 
@@ -317,12 +263,12 @@ void attention_forward_simd128(const AttentionForward& a) {
                               : nullptr;
       // 1. dot products q_t . k_s, four queries by eight keys at a time
       transpose(k, S, D, k_t.data());
-      matmul_rows_times_columns(q, k_t.data(), T, D, S, weights);
+      matmul(q, k_t.data(), T, D, S, weights);
       // 1.-4. scale, mask, max, exp, sum, normalise, row by row
       for (int t = 0; t < T; ++t)
         softmax_row(weights + std::size_t(t) * S, mask ? mask + std::size_t(t) * S : nullptr, a.scale, S);
       // 5. weighted sum of values (a fully masked row has zero weights, so a zero output)
-      matmul_weighted_rows(weights, v, T, S, D, out);
+      matmul(weights, v, T, S, D, out);
     }
   }
 }
@@ -342,7 +288,7 @@ void attention_backward_simd128(const AttentionBackward& a) {
     const float* d_weights = a.d_weights ? a.d_weights + bh * T * S : nullptr;
     // from 5. out_t = sum_s w_s v_s:  dw_s = g_t . v_s (+ dL/dw_s)
     transpose(v, S, D, v_t.data());
-    matmul_rows_times_columns(d_out, v_t.data(), T, D, S, d_scores.data());
+    matmul(d_out, v_t.data(), T, D, S, d_scores.data());
     // from 3.+4. softmax: d_score_s = w_s (dw_s - sum_j w_j dw_j); masked w_s = 0 gives 0.
     // from 1.: times scale.
     for (int t = 0; t < T; ++t) {
@@ -369,13 +315,13 @@ void attention_backward_simd128(const AttentionBackward& a) {
     }
     // from 1. score_s = scale * q_t . k_s:  dQ = dS K,  dK = dS^T Q, computed as dK^T = Q^T dS so
     // that only [T, D] and [S, D] matrices are transposed, never a [T, S] one
-    matmul_weighted_rows(d_scores.data(), k, T, S, D, a.d_q + bh * T * D);
+    matmul(d_scores.data(), k, T, S, D, a.d_q + bh * T * D);
     transpose(q, T, D, rows_t.data());
-    matmul_rows_times_columns(rows_t.data(), d_scores.data(), D, T, S, grad_t.data());
+    matmul(rows_t.data(), d_scores.data(), D, T, S, grad_t.data());
     transpose(grad_t.data(), D, S, a.d_k + bh * S * D);
     // from 5.: dV = W^T dO, as dV^T = dO^T W
     transpose(d_out, T, D, rows_t.data());
-    matmul_rows_times_columns(rows_t.data(), weights, D, T, S, grad_t.data());
+    matmul(rows_t.data(), weights, D, T, S, grad_t.data());
     transpose(grad_t.data(), D, S, a.d_v + bh * S * D);
   }
 }
