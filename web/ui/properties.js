@@ -2,17 +2,23 @@
 // check it, and check the table as a whole. Pure functions, no DOM: the controls (controls.js) and the
 // URL state (url_state.js) share them, so a value that the page accepts is one the URL accepts.
 //
-// A property: {name, type: 'int' | 'number' | 'choice' | 'bool', default, min?, max?, minExclusive?,
-//   choices?: [{value, label}], label, help, effect: 'reset' | 'live' | 'view', when?: (values) => bool}
+// A property: {name, type: 'int' | 'number' | 'choice' | 'bool' | 'names', default, min?, max?,
+//   minExclusive?, choices?: [{value, label}], names?: [string], label, help,
+//   effect: 'reset' | 'live' | 'view' | 'page', when?: (values) => bool}
+//   'names' is a comma-separated list drawn from `names` (e.g. controls to hide).
 //   effect says what a change does: 'reset' rebuilds the model (it asks first), 'live' changes a running
-//   session, 'view' only redraws.
+//   session, 'view' only redraws, 'page' sets up the page around the lab (embed mode, theme).
 
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-/** text -> {value} or {error}: the error names the property and says what it accepts. */
+/**
+ * text -> {value} or {error}: the error names the property and says what it accepts. A 'names' list
+ * with some unknown names gives both: the known names as the value, and an error naming the others.
+ */
 export function parseProperty(prop, text) {
   const raw = String(text ?? '').trim();
+  if (prop.type === 'names') return parseNames(prop, raw);
   if (prop.type === 'bool') {
     if (['true', '1', 'on', 'yes'].includes(raw.toLowerCase())) return { value: true };
     if (['false', '0', 'off', 'no'].includes(raw.toLowerCase())) return { value: false };
@@ -27,6 +33,15 @@ export function parseProperty(prop, text) {
   if (prop.type === 'int' && !INTEGER.test(raw)) return { error: `${prop.label} must be a whole number, got '${raw}'` };
   if (prop.type === 'number' && !NUMBER.test(raw)) return { error: `${prop.label} must be a number, got '${raw}'` };
   return checkProperty(prop, Number(raw));
+}
+
+function parseNames(prop, raw) {
+  const given = raw.split(',').map((n) => n.trim()).filter(Boolean);
+  const known = given.filter((n) => prop.names.includes(n));
+  const unknown = given.filter((n) => !prop.names.includes(n));
+  if (!unknown.length) return { value: known };
+  const quoted = unknown.map((n) => `'${n}'`).join(', ');
+  return { value: known, error: `${prop.label}: no control named ${quoted} (names: ${prop.names.join(', ')})` };
 }
 
 /** A value of the right type -> {value} or {error} for its range. */

@@ -17,11 +17,15 @@ export function themeColors(element = document.documentElement) {
 
 const STORAGE_KEY = 'attnlab-theme';
 
-/** Applies the stored or the system theme; returns a function that toggles it. onChange redraws. */
-export function setUpTheme(onChange) {
+/**
+ * Applies the stored or the system theme (or `forced`, 'light' | 'dark', from the link's theme=);
+ * returns a function that toggles it. onChange redraws.
+ */
+export function setUpTheme(onChange, { forced = 'auto' } = {}) {
   const media = matchMedia('(prefers-color-scheme: dark)');
   let stored = null;
   try { stored = localStorage.getItem(STORAGE_KEY); } catch { /* storage blocked: follow the system */ }
+  if (forced === 'light' || forced === 'dark') stored = forced; // the link wins, and is not remembered
   const apply = (theme) => {
     document.documentElement.dataset.theme = theme;
     onChange(theme);

@@ -1,13 +1,26 @@
-// A lab's property table <-> the URL query, e.g. ?lab=alignment&task=copy&heads=4&seed=0&steps=200.
-// Restoring never throws: an unknown or invalid parameter becomes a problem for the page to show, and
-// the property keeps its default.
+// A lab's state table <-> the URL query, e.g. ?lab=alignment&task=copy&heads=4&seed=0&steps=200&embed=1.
+// The table is the lab's properties plus the page's (page_properties.js: embed, autoplay, controls,
+// theme, hide). Restoring never throws: an unknown or invalid parameter becomes a problem for the page
+// to show, and the property keeps its default.
 import { crossCheck, defaultValues, isRelevant, parseProperty } from './properties.js';
+import { isPageDefault, pageProperties, pageText } from './page_properties.js';
 
-/** The query string (with '?') for these values: the lab id, then every property that applies. */
+/** Every property a link of this lab can carry. */
+export function stateTable(lab) {
+  return [...lab.properties, ...pageProperties(lab)];
+}
+
+/**
+ * The query string (with '?') for these values: the lab id, every lab property that applies, and the
+ * page properties that are not at their defaults (so an ordinary link stays short).
+ */
 export function toQuery(lab, values) {
   const params = new URLSearchParams({ lab: lab.id });
   for (const prop of lab.properties) {
     if (isRelevant(prop, values)) params.set(prop.name, String(values[prop.name]));
+  }
+  for (const prop of pageProperties(lab)) {
+    if (prop.name in values && !isPageDefault(prop, values[prop.name])) params.set(prop.name, pageText(prop, values[prop.name]));
   }
   return `?${params}`;
 }
@@ -24,9 +37,10 @@ export function labIdOf(search) {
 
 /** search ('?a=1&b=2') -> {values, problems: [string]}; values always hold a valid value per property. */
 export function fromQuery(lab, search) {
-  const values = defaultValues(lab.properties);
+  const table = stateTable(lab);
+  const values = defaultValues(table);
   const problems = [];
-  const byName = new Map(lab.properties.map((p) => [p.name, p]));
+  const byName = new Map(table.map((p) => [p.name, p]));
   for (const [name, text] of new URLSearchParams(search)) {
     if (name === 'lab') continue;
     const prop = byName.get(name);
@@ -35,8 +49,10 @@ export function fromQuery(lab, search) {
       continue;
     }
     const parsed = parseProperty(prop, text);
-    if (parsed.error) problems.push(`${parsed.error}; using the default ${prop.default}.`);
-    else values[name] = parsed.value;
+    // A list with some unknown names keeps the known ones; anything else invalid keeps the default.
+    if (parsed.error && 'value' in parsed) problems.push(`${parsed.error}; ignoring those.`);
+    else if (parsed.error) problems.push(`${parsed.error}; using the default ${prop.default}.`);
+    if ('value' in parsed) values[name] = parsed.value;
   }
   // What a change implies (a task brings its step count), unless the link says otherwise.
   const given = Object.fromEntries(Object.entries(values).filter(([name]) => new URLSearchParams(search).has(name)));
@@ -50,7 +66,7 @@ export function fromQuery(lab, search) {
   }
   if (crossCheck(lab, values).length) {
     problems.push('The link\'s settings do not fit together; using all defaults.');
-    return { values: defaultValues(lab.properties), problems };
+    return { values: defaultValues(table), problems };
   }
   return { values, problems };
 }

@@ -1,0 +1,34 @@
+// The page's own settings, kept in the same URL state table as a lab's properties: embed mode for
+// slides and course pages, autoplay, how many controls show, the theme, and controls to hide.
+// Declared like a lab's properties (properties.js), so they parse, check and round-trip the same way.
+
+/** The page's properties for this lab (hide= names the lab's own properties). */
+export function pageProperties(lab) {
+  return [
+    { name: 'embed', type: 'bool', default: false, effect: 'page', label: 'Embed',
+      help: 'Show the lab alone, without the page header, sized to its iframe.' },
+    { name: 'autoplay', type: 'bool', default: false, effect: 'page', label: 'Autoplay',
+      help: 'Start training as soon as the model is built (and the lab is on screen).' },
+    { name: 'controls', type: 'choice', default: 'full', effect: 'page', label: 'Controls',
+      choices: [{ value: 'full', label: 'all controls' }, { value: 'min', label: 'play, step, reset, heatmap and loss only' }],
+      help: 'min: only play / pause / step / reset, the main heatmap and the loss curve.' },
+    { name: 'theme', type: 'choice', default: 'auto', effect: 'page', label: 'Theme',
+      choices: [{ value: 'auto', label: 'follow the system' }, { value: 'light', label: 'light' }, { value: 'dark', label: 'dark' }],
+      help: 'Colour theme; auto follows the system setting.' },
+    { name: 'hide', type: 'names', default: [], effect: 'page', label: 'Hide',
+      names: lab.properties.map((p) => p.name),
+      help: 'Controls to hide, by property name, comma separated (classroom mode).' },
+  ];
+}
+
+/** Whether a page value differs from its default (links carry only those). */
+export function isPageDefault(prop, value) {
+  if (prop.type === 'names') return !value?.length;
+  return value === prop.default;
+}
+
+/** A page value as URL text. */
+export function pageText(prop, value) {
+  if (prop.type === 'bool') return value ? '1' : '0';
+  return prop.type === 'names' ? value.join(',') : String(value);
+}
