@@ -20,128 +20,129 @@ function ticks(lo, hi, count = 5) {
 
 const label = (v) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(v));
 
-export class LineChart {
-  constructor(container, { height = 220, label: aria = 'chart' } = {}) {
-    this.canvas = document.createElement('canvas');
-    this.canvas.setAttribute('role', 'img');
-    this.canvas.setAttribute('aria-label', aria);
-    this.canvas.className = 'chart';
-    this.height = height;
-    container.append(this.canvas);
-    this.spec = null;
+/**
+ * Draws the chart onto `canvas` (a page canvas, an export canvas, or an SvgCanvas), sizing it: CSS
+ * size width x height, backing store x `scale`.
+ */
+export function drawChart(c, spec, { width, height, scale = 1 }) {
+  if (c.width !== Math.round(width * scale) || c.height !== Math.round(height * scale)) {
+    c.width = Math.round(width * scale);
+    c.height = Math.round(height * scale);
+    c.style.width = `${width}px`;
+    c.style.height = `${height}px`;
   }
+  const ctx = c.getContext('2d');
+  const colors = themeColors();
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, width, height);
+  const plot = { x: MARGIN.left, y: MARGIN.top, w: width - MARGIN.left - MARGIN.right, h: height - MARGIN.top - MARGIN.bottom };
+  const xMax = Math.max(1, spec.xMax);
+  const { yMin, yMax } = spec;
+  const px = (x) => plot.x + (x / xMax) * plot.w;
+  const py = (y) => plot.y + plot.h - ((Math.min(yMax, Math.max(yMin, y)) - yMin) / (yMax - yMin || 1)) * plot.h;
 
-  draw(spec = this.spec) {
-    this.spec = spec;
-    if (!spec) return;
-    const width = Math.max(240, Math.floor(this.canvas.parentElement?.clientWidth || 360));
-    const scale = window.devicePixelRatio || 1;
-    const c = this.canvas;
-    if (c.width !== Math.round(width * scale) || c.height !== Math.round(this.height * scale)) {
-      c.width = Math.round(width * scale);
-      c.height = Math.round(this.height * scale);
-      c.style.width = `${width}px`;
-      c.style.height = `${this.height}px`;
-    }
-    const ctx = c.getContext('2d');
-    const colors = themeColors();
-    ctx.setTransform(scale, 0, 0, scale, 0, 0);
-    ctx.fillStyle = colors.background;
-    ctx.fillRect(0, 0, width, this.height);
-    const plot = { x: MARGIN.left, y: MARGIN.top, w: width - MARGIN.left - MARGIN.right, h: this.height - MARGIN.top - MARGIN.bottom };
-    const xMax = Math.max(1, spec.xMax);
-    const { yMin, yMax } = spec;
-    const px = (x) => plot.x + (x / xMax) * plot.w;
-    const py = (y) => plot.y + plot.h - ((Math.min(yMax, Math.max(yMin, y)) - yMin) / (yMax - yMin || 1)) * plot.h;
-
-    ctx.font = `11px ${colors.font}`;
-    ctx.lineWidth = 1;
-    // Grid and ticks.
-    ctx.strokeStyle = colors.grid;
-    ctx.fillStyle = colors.muted;
-    ctx.textAlign = 'right';
-    ctx.textBaseline = 'middle';
-    for (const v of ticks(yMin, yMax, 4)) {
-      ctx.beginPath();
-      ctx.moveTo(plot.x, Math.round(py(v)) + 0.5);
-      ctx.lineTo(plot.x + plot.w, Math.round(py(v)) + 0.5);
-      ctx.stroke();
-      ctx.fillText(label(v), plot.x - 5, py(v));
-    }
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'top';
-    for (const v of ticks(0, xMax, 5)) {
-      ctx.beginPath();
-      ctx.moveTo(Math.round(px(v)) + 0.5, plot.y + plot.h);
-      ctx.lineTo(Math.round(px(v)) + 0.5, plot.y + plot.h + 4);
-      ctx.stroke();
-      ctx.fillText(label(v), px(v), plot.y + plot.h + 6);
-    }
-    ctx.strokeStyle = colors.muted;
-    ctx.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w, plot.h);
-    // Titles.
-    ctx.fillStyle = colors.text;
-    ctx.textAlign = 'left';
-    ctx.textBaseline = 'alphabetic';
-    ctx.font = `600 12px ${colors.font}`;
-    ctx.fillText(spec.title ?? '', plot.x, 16);
-    ctx.font = `11px ${colors.font}`;
-    ctx.fillStyle = colors.muted;
-    ctx.textAlign = 'center';
-    ctx.fillText(spec.xTitle ?? '', plot.x + plot.w / 2, this.height - 6);
-    ctx.save();
-    ctx.translate(12, plot.y + plot.h / 2);
-    ctx.rotate(-Math.PI / 2);
-    ctx.fillText(spec.yTitle ?? '', 0, 0);
-    ctx.restore();
-
-    // Data, clipped to the plot.
-    ctx.save();
+  ctx.font = `11px ${colors.font}`;
+  ctx.lineWidth = 1;
+  // Grid and ticks.
+  ctx.strokeStyle = colors.grid;
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (const v of ticks(yMin, yMax, 4)) {
     ctx.beginPath();
-    ctx.rect(plot.x, plot.y - 4, plot.w + 4, plot.h + 8);
-    ctx.clip();
-    spec.series.forEach((s, i) => {
-      const color = colors.series[i % colors.series.length];
-      ctx.strokeStyle = color;
-      ctx.fillStyle = color;
-      if (s.kind === 'line' && s.ys?.length) {
-        // At most about one vertex per pixel: long runs are drawn with a stride.
-        const stride = Math.max(1, Math.floor(s.ys.length / plot.w));
-        ctx.lineWidth = 1.5;
-        ctx.beginPath();
-        for (let k = 0; k < s.ys.length; k += stride) {
-          const x = px(k + 1), y = py(s.ys[k]);
-          if (k === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
-        }
-        ctx.stroke();
-      } else if (s.kind === 'points') {
-        for (const p of s.points ?? []) {
-          ctx.beginPath();
-          ctx.arc(px(p.x), py(p.y), 3.5, 0, 2 * Math.PI);
-          ctx.fill();
-        }
-      } else if (s.kind === 'dashed' && Number.isFinite(s.y)) {
-        ctx.setLineDash([5, 4]);
-        ctx.lineWidth = 1.5;
-        ctx.beginPath();
-        ctx.moveTo(plot.x, py(s.y));
-        ctx.lineTo(plot.x + plot.w, py(s.y));
-        ctx.stroke();
-        ctx.setLineDash([]);
-      }
-    });
-    ctx.restore();
+    ctx.moveTo(plot.x, Math.round(py(v)) + 0.5);
+    ctx.lineTo(plot.x + plot.w, Math.round(py(v)) + 0.5);
+    ctx.stroke();
+    ctx.fillText(label(v), plot.x - 5, py(v));
+  }
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (const v of ticks(0, xMax, 5)) {
+    ctx.beginPath();
+    ctx.moveTo(Math.round(px(v)) + 0.5, plot.y + plot.h);
+    ctx.lineTo(Math.round(px(v)) + 0.5, plot.y + plot.h + 4);
+    ctx.stroke();
+    ctx.fillText(label(v), px(v), plot.y + plot.h + 6);
+  }
+  ctx.strokeStyle = colors.muted;
+  ctx.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w, plot.h);
+  // Titles.
+  ctx.fillStyle = colors.text;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'alphabetic';
+  ctx.font = `600 12px ${colors.font}`;
+  ctx.fillText(spec.title ?? '', plot.x, 16);
+  ctx.font = `11px ${colors.font}`;
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'center';
+  ctx.fillText(spec.xTitle ?? '', plot.x + plot.w / 2, height - 6);
+  ctx.save();
+  ctx.translate(12, plot.y + plot.h / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.fillText(spec.yTitle ?? '', 0, 0);
+  ctx.restore();
 
-    // Legend: top right, a sample of each mark (line, dot, dashes), so colour is not the only cue.
-    ctx.font = `11px ${colors.font}`;
-    ctx.textBaseline = 'middle';
-    ctx.textAlign = 'left';
+  // Data, clipped to the plot.
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(plot.x, plot.y - 4, plot.w + 4, plot.h + 8);
+  ctx.clip();
+  spec.series.forEach((s, i) => {
+    const color = colors.series[i % colors.series.length];
+    ctx.strokeStyle = color;
+    ctx.fillStyle = color;
+    if (s.kind === 'line' && s.ys?.length) {
+      // At most about one vertex per pixel: long runs are drawn with a stride.
+      const stride = Math.max(1, Math.floor(s.ys.length / plot.w));
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      for (let k = 0; k < s.ys.length; k += stride) {
+        const x = px(k + 1), y = py(s.ys[k]);
+        if (k === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+      }
+      ctx.stroke();
+    } else if (s.kind === 'points') {
+      for (const p of s.points ?? []) {
+        ctx.beginPath();
+        ctx.arc(px(p.x), py(p.y), 3.5, 0, 2 * Math.PI);
+        ctx.fill();
+      }
+    } else if (s.kind === 'dashed' && Number.isFinite(s.y)) {
+      ctx.setLineDash([5, 4]);
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.moveTo(plot.x, py(s.y));
+      ctx.lineTo(plot.x + plot.w, py(s.y));
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+  });
+  ctx.restore();
+
+  // Legend: top right, a sample of each mark (line, dot, dashes), so colour is not the only cue. Rows
+  // of entries that fit the plot's width (a narrow chart, e.g. embedded, gets two rows).
+  ctx.font = `11px ${colors.font}`;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'left';
+  const entryWidth = (s) => 22 + ctx.measureText(s.label).width + 12;
+  const rows = [[]];
+  let used = 0;
+  for (let i = spec.series.length - 1; i >= 0; i--) {
+    const w = entryWidth(spec.series[i]);
+    if (used + w > plot.w + 12 && rows.at(-1).length) {
+      rows.push([]);
+      used = 0;
+    }
+    rows.at(-1).push(i);
+    used += w;
+  }
+  rows.forEach((row, r) => {
     let x = plot.x + plot.w;
-    const y = 31;
-    for (let i = spec.series.length - 1; i >= 0; i--) {
+    const y = 31 - (rows.length - 1 - r) * 13;
+    for (const i of row) {
       const s = spec.series[i];
-      const w = ctx.measureText(s.label).width;
-      x -= w;
+      x -= ctx.measureText(s.label).width;
       ctx.fillStyle = colors.text;
       ctx.fillText(s.label, x, y);
       x -= 22;
@@ -163,5 +164,30 @@ export class LineChart {
       }
       x -= 12;
     }
+  });
+}
+
+/** A chart on the page: as wide as its container, redrawn with the same spec on resize. */
+export class LineChart {
+  constructor(container, { height = 220, minWidth = 240, label: aria = 'chart' } = {}) {
+    this.canvas = document.createElement('canvas');
+    this.canvas.setAttribute('role', 'img');
+    this.canvas.setAttribute('aria-label', aria);
+    this.canvas.className = 'chart';
+    this.height = height;
+    this.minWidth = minWidth;
+    container.append(this.canvas);
+    this.spec = null;
+  }
+
+  /** The CSS size the chart is drawn at. */
+  size() {
+    return { width: Math.max(this.minWidth, Math.floor(this.canvas.parentElement?.clientWidth || 360)), height: this.height };
+  }
+
+  draw(spec = this.spec) {
+    this.spec = spec;
+    if (!spec) return;
+    drawChart(this.canvas, spec, { ...this.size(), scale: window.devicePixelRatio || 1 });
   }
 }

@@ -1,4 +1,11 @@
-// Files for the teacher's slides: a heatmap as PNG at 2x, the timeline as a WebM animation.
+// Files for the teacher's slides: every figure (heatmap, chart) as PNG at 2x or as vector SVG, from one
+// drawing function per figure, and the timeline as a WebM animation.
+import { SvgCanvas } from './svg_canvas.js';
+
+export const FIGURE_FORMATS = {
+  png: { label: 'PNG (2x)', extension: 'png', help: 'a picture at twice the screen resolution' },
+  svg: { label: 'SVG', extension: 'svg', help: 'a vector figure: sharp at any size, editable text' },
+};
 
 export function download(blob, filename) {
   const url = URL.createObjectURL(blob);
@@ -14,6 +21,24 @@ export function renderPng(draw, scale = 2) {
   const canvas = document.createElement('canvas');
   draw(canvas, scale);
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'));
+}
+
+/** draw(canvas, scale) drawn onto an SvgCanvas (same code, vector output); -> an SVG Blob. */
+export function renderSvg(draw, { title = '' } = {}) {
+  const canvas = new SvgCanvas({ title });
+  draw(canvas, 1);
+  return new Blob([canvas.toSvg()], { type: 'image/svg+xml' });
+}
+
+/**
+ * The one export path for figures: draw(canvas, scale) as 'png' (2x) or 'svg', downloaded as
+ * `${stem}.${extension}`. -> the file name.
+ */
+export async function exportFigure(draw, format, stem, { title = '' } = {}) {
+  const blob = format === 'svg' ? renderSvg(draw, { title }) : await renderPng(draw, 2);
+  const filename = `${stem}.${FIGURE_FORMATS[format].extension}`;
+  download(blob, filename);
+  return filename;
 }
 
 /** Whether this browser can record a canvas to WebM, and if not, why. */

@@ -1,7 +1,10 @@
 // The attention area of a lab: one large heatmap (the head mean, or a head the user picks), a small
-// heatmap per head, and the exports (PNG of the large one, WebM of the timeline).
+// heatmap per head, the exports (PNG or SVG of the large one, WebM of the timeline) and a table view
+// of the large one's values.
 import { drawHeatmap, HeatmapView } from './heatmap.js';
-import { download, recordWebm, renderPng, webmSupport } from './export.js';
+import { download, recordWebm, webmSupport } from './export.js';
+import { addFigureButtons } from './figure_buttons.js';
+import { renderHeatmapTable } from './heatmap_table.js';
 import { setMessage } from './notice.js';
 
 /** Cell size (CSS px) so that the larger side of a rows x cols matrix spans about `span` px. */
@@ -22,29 +25,36 @@ export class HeatmapPanel {
     this.models = null;
 
     const bar = document.createElement('div');
-    bar.className = 'toolbar';
+    bar.className = 'toolbar full-only';
     const label = Object.assign(document.createElement('label'), { htmlFor: 'heatmap-select', textContent: 'Show' });
     this.select = Object.assign(document.createElement('select'), { id: 'heatmap-select', title: 'Which attention map the large heatmap shows' });
     this.select.addEventListener('change', () => this.choose(this.select.value));
-    this.pngButton = Object.assign(document.createElement('button'), { type: 'button', id: 'export-png', textContent: 'Export PNG (2x)' });
-    this.pngButton.title = 'Download the large heatmap as a PNG at twice the screen resolution';
     this.webmButton = Object.assign(document.createElement('button'), { type: 'button', id: 'export-webm', textContent: 'Export timeline (WebM)' });
     this.webmButton.title = 'Record the timeline of the large heatmap as a WebM video';
     this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'export-message' });
     this.message.setAttribute('role', 'status');
-    bar.append(label, this.select, this.pngButton, this.webmButton);
+    bar.append(label, this.select);
+    addFigureButtons(bar, { what: 'the large heatmap', idPrefix: 'export', message: this.message, figure: () => this.figure() });
+    bar.append(this.webmButton);
+    const tableLabel = Object.assign(document.createElement('label'), { className: 'inline-check', title: 'Show the large heatmap as a table of numbers' });
+    this.tableBox = Object.assign(document.createElement('input'), { type: 'checkbox', id: 'heatmap-table-toggle' });
+    tableLabel.append(this.tableBox, document.createTextNode(' values as a table'));
+    bar.append(tableLabel);
+    this.tableArea = Object.assign(document.createElement('div'), { id: 'heatmap-table', className: 'table-scroll', hidden: true });
+    this.tableArea.tabIndex = 0; // a wide table scrolls: the keyboard must reach it
+    this.tableArea.setAttribute('aria-label', 'Attention values as a table');
+    this.tableBox.addEventListener('change', () => this.renderTable());
     this.large = new HeatmapView(container, { cell: 22, label: 'Attention heatmap' });
     this.large.figure.classList.add('heatmap-large');
     this.large.canvas.id = 'heatmap-main';
     container.prepend(bar);
-    container.append(this.message);
-    const gridTitle = Object.assign(document.createElement('h3'), { textContent: 'Each head (click one to enlarge it)' });
+    container.append(this.message, this.tableArea);
+    const gridTitle = Object.assign(document.createElement('h3'), { className: 'full-only', textContent: 'Each head (click or press Enter on one to enlarge it)' });
     this.grid = document.createElement('div');
-    this.grid.className = 'head-grid';
+    this.grid.className = 'head-grid full-only';
     this.grid.id = 'head-grid';
     container.append(gridTitle, this.grid);
     this.small = [];
-    this.pngButton.addEventListener('click', () => this.exportPng());
     this.webmButton.addEventListener('click', () => this.exportWebm());
     const support = webmSupport();
     if (!support.ok) {
@@ -71,6 +81,7 @@ export class HeatmapPanel {
       this.select.value = this.selected;
     }
     this.large.show(this.pick(models), { palette });
+    this.renderTable();
     // New canvases cost most on their first draw: after a rebuild the heads wait for the next frame.
     const drawHeads = () => this.small.forEach((view, h) => view.show(this.models.heads[h], { palette: this.palette }));
     if (this.small.length && !this.small[0].model) requestAnimationFrame(drawHeads);
@@ -85,6 +96,12 @@ export class HeatmapPanel {
     this.selected = id;
     this.select.value = id;
     if (this.models) this.large.show(this.pick(this.models), { palette: this.palette });
+    this.renderTable();
+  }
+
+  renderTable() {
+    this.tableArea.hidden = !this.tableBox.checked;
+    renderHeatmapTable(this.tableArea, this.tableBox.checked && this.models ? this.pick(this.models) : null);
   }
 
   redraw() {
@@ -92,12 +109,12 @@ export class HeatmapPanel {
     this.small.forEach((v) => v.redraw());
   }
 
-  async exportPng() {
-    if (!this.models) return;
+  /** The large heatmap as an exportable figure, at its natural size (not the embed fit). */
+  figure() {
+    if (!this.models) return null;
     const model = this.pick(this.models);
-    const blob = await renderPng((canvas, scale) => drawHeatmap(canvas, model, { cell: this.large.cell, scale, palette: this.palette }), 2);
-    download(blob, `${this.nameOf()}-${this.selected}.png`);
-    setMessage(this.message, `Saved ${this.nameOf()}-${this.selected}.png.`, 'info');
+    const cell = this.large.cell, palette = this.palette;
+    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }), stem: `${this.nameOf()}-${this.selected}`, title: model.title };
   }
 
   async exportWebm() {
