@@ -3,6 +3,7 @@
 import { loadAttnLab } from './loader.js';
 import { TrainingSession } from './training/session.js';
 import { WebGpuProbe } from './webgpu/probe.js';
+import { parseSafetensors } from './io/safetensors.js';
 
 const BATCH_MS = 100; // post progress about this often
 const EVALUATE_EVERY = 50; // steps between evaluations on 1,024 fresh samples
@@ -29,10 +30,30 @@ async function init({ build = 'auto', webgpu = true }) {
   });
 }
 
+const newSession = (config, backend) => TrainingSession.create({
+  lab, config, backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
+});
+
 function configure({ config, backend = 'auto', steps }) {
-  const next = TrainingSession.create({
-    lab, config, backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
-  });
+  adopt(newSession(config, backend), { config, steps });
+}
+
+// A session from the config, with the file's weights loaded into it. A file that does not fit throws
+// (StateDictError: every missing, unexpected and mis-shaped tensor), and the current session stays.
+function importWeights({ config, backend = 'auto', steps, bytes }) {
+  const { tensors } = parseSafetensors(bytes);
+  const next = newSession(config, backend);
+  try {
+    next.loadStateDict(tensors);
+  } catch (error) {
+    next.dispose();
+    throw error;
+  }
+  adopt(next, { config, steps }, { imported: true });
+}
+
+/** Makes `next` the session (dropping the old one) and tells the page: `configured`. */
+function adopt(next, { config, steps }, extra = {}) {
   session?.dispose();
   session = next;
   running = false;
@@ -41,7 +62,7 @@ function configure({ config, backend = 'auto', steps }) {
   rate = { steps: 0, ms: 0 };
   post({
     type: 'configured', config: session.config, choice: session.choice, steps: targetSteps,
-    fixedSample: session.fixedSample(), snapshot: session.snapshots[0],
+    fixedSample: session.fixedSample(), snapshot: session.snapshots[0], ...extra,
   });
 }
 
@@ -111,6 +132,7 @@ async function loop() {
 const handlers = {
   init,
   configure,
+  import: importWeights,
   play() {
     if (session.step >= targetSteps) targetSteps = session.step + (lab.AlignmentTrainer.defaults(session.config.task).steps);
     running = true;
@@ -151,7 +173,7 @@ self.onmessage = async ({ data }) => {
     const handler = handlers[data?.type];
     if (!handler) throw new Error(`unknown request '${data?.type}'`);
     if (data.type !== 'init' && !lab) throw new Error('the module is still loading');
-    if (!['init', 'configure'].includes(data.type) && !session) throw new Error('configure a lab first');
+    if (!['init', 'configure', 'import'].includes(data.type) && !session) throw new Error('configure a lab first');
     await handler(data);
   } catch (error) {
     post({ type: 'error', message: error?.message ?? String(error), request: data?.type });

@@ -56,6 +56,14 @@ export function saveStateDict(model, metadata = {}) {
   for (const name of model.parameterNames()) {
     tensors[name] = { shape: [...model.parameterShape(name)], data: model.raw._parameter(name).slice() };
   }
+  return stateDictBytes(tensors, metadata);
+}
+
+/**
+ * tensors ({name: {shape, data}}, e.g. the worker's `weights` answer) -> safetensors bytes with
+ * PyTorch's format tag and the metadata as strings (safetensors metadata holds only strings).
+ */
+export function stateDictBytes(tensors, metadata = {}) {
   const text = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, String(v)]));
   return writeSafetensors(tensors, { format: 'pt', ...text });
 }

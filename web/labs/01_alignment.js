@@ -2,6 +2,7 @@
 // copy -> diagonal, reverse -> anti-diagonal, pointer -> a sharp peak on the matching key.
 // This file only declares: the property table, presets, texts, and pure functions that turn the
 // worker's data into view models. The page machinery (web/ui/lab_page.js) renders them; no DOM here.
+import { alignmentConfigFromWeights } from './alignment_weights.js';
 
 const TASKS = ['copy', 'reverse', 'pointer'];
 // Steps per task, as the notebook trains them (core/trainers/alignment_task.cpp default_steps).
@@ -267,6 +268,26 @@ function sampleOf(config, inspectSample) {
   return config.task === 'pointer' ? inspectSample : { keys: inspectSample.tokens };
 }
 
+// ---- weights files (docs/weights.md) ----
+
+const SEED = /^\d+$/;
+
+/** A parsed safetensors file -> the property values of a model it fits (throws with the reason). */
+function valuesFromWeights(file) {
+  const values = alignmentConfigFromWeights(file);
+  const m = file.metadata;
+  // The lab writes these too; a notebook file without them keeps the page's seed and positions on.
+  if (SEED.test(m.seed ?? '')) values.seed = Number(m.seed);
+  if (m.positional === 'false' || m.positional === 'true') values.positional = m.positional === 'true';
+  return values;
+}
+
+/** What an exported file records beside its tensors: what the shapes cannot tell. */
+function weightsMetadata(config, step) {
+  return { lab: 'alignment', task: config.task, heads: config.heads, steps: step, seed: config.seed,
+    positional: config.positional, ...(config.task === 'pointer' ? { uniqueKeys: config.uniqueKeys } : {}) };
+}
+
 export const alignmentLab = {
   id: 'alignment',
   title: 'Alignment',
@@ -278,6 +299,11 @@ export const alignmentLab = {
   afterChange,
   configureRequest,
   speedOf,
+  weights: {
+    valuesFromFile: valuesFromWeights,
+    metadata: weightsMetadata,
+    fileName: (config, step) => `alignment-${config.task}-step${step}.safetensors`,
+  },
   views: {
     heatmaps: (config, sample, inspection, caption = '') => heatmapModels(config, sample, inspection, caption),
     tokenRows,

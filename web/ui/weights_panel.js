@@ -1,0 +1,58 @@
+// "Import weights" (a file picker, or a .safetensors file dropped on the panel) and "Export weights".
+// It reads the file's bytes and reports them; parsing, checking and loading belong to the lab page
+// and the worker.
+
+export class WeightsPanel {
+  /** onFile(bytes, fileName) when a file is chosen or dropped; onExport() for the export button. */
+  constructor(container, { onFile, onExport }) {
+    this.onFile = onFile;
+    const panel = document.createElement('section');
+    panel.className = 'panel weights full-only';
+    panel.setAttribute('aria-labelledby', 'weights-title');
+    panel.append(Object.assign(document.createElement('h2'), { id: 'weights-title', textContent: 'Weights' }));
+    const text = Object.assign(document.createElement('p'), {
+      className: 'muted', id: 'weights-help',
+      textContent: 'Load a .safetensors state_dict from the course notebook (or from this lab), or save this model\'s weights. You can also drop a file here.',
+    });
+    this.input = Object.assign(document.createElement('input'), { type: 'file', id: 'weights-file', accept: '.safetensors,application/octet-stream', className: 'visually-hidden' });
+    this.input.setAttribute('aria-describedby', 'weights-help');
+    // The label is the visible button: it opens the picker by click, Enter or Space (see styles.css).
+    const importLabel = Object.assign(document.createElement('label'), { htmlFor: 'weights-file', className: 'button-like', id: 'weights-import', textContent: 'Import weights…' });
+    this.exportButton = Object.assign(document.createElement('button'), { type: 'button', id: 'weights-export', textContent: 'Export weights' });
+    this.exportButton.title = 'Download this model\'s weights as a .safetensors file with PyTorch\'s names';
+    this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'weights-message' });
+    this.message.setAttribute('role', 'status');
+    const buttons = Object.assign(document.createElement('div'), { className: 'weights-buttons' });
+    buttons.append(this.input, importLabel, this.exportButton);
+    panel.append(text, buttons, this.message);
+    container.append(panel);
+    this.panel = panel;
+
+    this.input.addEventListener('change', () => {
+      const file = this.input.files?.[0];
+      if (file) this.read(file);
+      this.input.value = ''; // choosing the same file again still reports it
+    });
+    this.exportButton.addEventListener('click', () => onExport());
+    panel.addEventListener('dragover', (e) => {
+      e.preventDefault();
+      panel.classList.add('drop-target');
+    });
+    panel.addEventListener('dragleave', () => panel.classList.remove('drop-target'));
+    panel.addEventListener('drop', (e) => {
+      e.preventDefault();
+      panel.classList.remove('drop-target');
+      const file = e.dataTransfer?.files?.[0];
+      if (file) this.read(file);
+    });
+  }
+
+  async read(file) {
+    this.message.textContent = `Reading ${file.name}…`;
+    this.onFile(new Uint8Array(await file.arrayBuffer()), file.name);
+  }
+
+  say(text) {
+    this.message.textContent = text;
+  }
+}
