@@ -5,6 +5,7 @@ import { Notices } from './ui/notice.js';
 import { LabPage } from './ui/lab_page.js';
 import { fromQuery, labIdOf, linkFor, toQuery } from './ui/url_state.js';
 import { setUpTheme } from './ui/theme.js';
+import { forwardDeckKeys } from './ui/deck_keys.js';
 import { alignmentLab } from './labs/01_alignment.js';
 
 const LABS = { [alignmentLab.id]: alignmentLab };
@@ -53,9 +54,13 @@ function boot() {
     notices.show(`Some settings in the link were not used: ${problems.join(' ')}`, { kind: 'warning', key: 'url' });
   }
   document.title = `${lab.title} — Attention Lab`;
+  // Embed mode and controls=min are laid out by the stylesheet (html[data-embed], html[data-controls]).
+  document.documentElement.dataset.embed = values.embed ? '1' : '0';
+  document.documentElement.dataset.controls = values.controls;
+  if (values.embed) forwardDeckKeys();
 
   let page = null;
-  const toggleTheme = setUpTheme(() => page?.redraw());
+  const toggleTheme = setUpTheme(() => page?.redraw(), { forced: values.theme });
   const themeButton = $('theme-toggle');
   const labelTheme = () => {
     const dark = document.documentElement.dataset.theme === 'dark';
@@ -75,6 +80,7 @@ function boot() {
     root: $('lab'), lab, client, notices, values,
     onValues: (v) => history.replaceState(null, '', toQuery(lab, v)),
     onChoice: showChoice,
+    mode: { embed: values.embed, controls: values.controls, hide: values.hide, autoplay: values.autoplay },
   });
   history.replaceState(null, '', toQuery(lab, values));
 

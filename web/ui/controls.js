@@ -12,6 +12,7 @@ export class ControlsPanel {
   constructor(container, properties, { onInput = () => {}, onCommit = () => {}, grouped = true } = {}) {
     this.properties = properties;
     this.fields = new Map();
+    this.hiddenNames = new Set();
     // Field ids are prop-<name>: property names are unique in a lab, across all its panels.
     this.prefix = 'prop';
     const groups = new Map();
@@ -87,9 +88,15 @@ export class ControlsPanel {
     }
   }
 
-  /** Hides the fields that do not apply (relevant(prop) false). */
+  /** Hides these fields for good (classroom mode: the link's hide=). */
+  setHidden(names) {
+    this.hiddenNames = new Set(names);
+    for (const { row, prop } of this.fields.values()) if (this.hiddenNames.has(prop.name)) row.hidden = true;
+  }
+
+  /** Hides the fields that do not apply (relevant(prop) false), and the ones hidden for good. */
   setRelevance(relevant) {
-    for (const { row, prop } of this.fields.values()) row.hidden = !relevant(prop);
+    for (const { row, prop } of this.fields.values()) row.hidden = !relevant(prop) || this.hiddenNames.has(prop.name);
     for (const group of new Set([...this.fields.values()].map((f) => f.row.parentElement))) {
       group.hidden = [...group.querySelectorAll('.control')].every((r) => r.hidden);
     }

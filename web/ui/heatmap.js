@@ -150,6 +150,14 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   return layout;
 }
 
+/** The figure's size in CSS px for this model, without drawing it. */
+let measuring = null;
+export function measureHeatmap(model, { cell = 20, fontPx, minPlotHeight = 130 } = {}) {
+  measuring ??= document.createElement('canvas').getContext('2d');
+  const layout = layoutFor(measuring, model, cell, fontPx ?? Math.max(8, Math.min(12, cell - 2)), minPlotHeight);
+  return { width: layout.width, height: layout.height };
+}
+
 /** The cell under a pointer event, or null. Correct under CSS transforms: it measures the box. */
 export function cellAt(canvas, layout, clientX, clientY) {
   if (!layout) return null;
@@ -185,7 +193,9 @@ export class HeatmapView {
     this.model = null;
     this.layout = null;
     this.focus = null;
+    this.fit = null;
     this.palette = 'viridis';
+    this.onSelect = onSelect;
     this.canvas.addEventListener('pointermove', (e) => this.hover(e));
     this.canvas.addEventListener('pointerleave', () => this.hideTooltip());
     this.canvas.addEventListener('blur', () => { this.focus = null; this.hideTooltip(); this.redraw(); });
@@ -199,11 +209,32 @@ export class HeatmapView {
     this.redraw();
   }
 
+  /**
+   * box: {width, height} in CSS px to fit the figure into (embed mode: the figure grows or shrinks with
+   * its iframe, text included), or null for its natural size.
+   */
+  setFit(box) {
+    this.fit = box;
+    this.redraw();
+  }
+
+  /** How much the figure is scaled to fit its box (1 without a box). */
+  fitScale() {
+    if (!this.fit || !this.model) return 1;
+    const size = measureHeatmap(this.model, { cell: this.cell, minPlotHeight: this.minPlotHeight });
+    // 0.25..3: below a quarter nothing is legible; above 3x the pixels only get bigger.
+    return Math.max(0.25, Math.min(3, this.fit.width / size.width, this.fit.height / size.height));
+  }
+
   redraw() {
     if (!this.model) return;
+    const fit = this.fitScale();
     this.layout = drawHeatmap(this.canvas, this.model, {
-      cell: this.cell, scale: window.devicePixelRatio || 1, palette: this.palette, focus: this.focus, minPlotHeight: this.minPlotHeight,
+      cell: this.cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus, minPlotHeight: this.minPlotHeight,
     });
+    // The backing store is at devicePixelRatio x fit; the CSS box is the layout x fit.
+    this.canvas.style.width = `${this.layout.width * fit}px`;
+    this.canvas.style.height = `${this.layout.height * fit}px`;
     this.canvas.dataset.title = this.model.title;
     if (this.focus) this.describe(this.focus);
   }
@@ -216,6 +247,11 @@ export class HeatmapView {
 
   key(event) {
     if (!this.model) return;
+    if (this.onSelect && (event.key === 'Enter' || event.key === ' ')) {
+      event.preventDefault();
+      this.onSelect();
+      return;
+    }
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     const move = moves[event.key];
     if (!move) return;
@@ -244,7 +280,10 @@ export class HeatmapView {
       : canvasBox.left - box.left + ((this.layout.left + (col + 1) * this.layout.cellW) * canvasBox.width) / this.layout.width;
     const y = event ? event.clientY - box.top
       : canvasBox.top - box.top + ((this.layout.top + (row + 1) * this.layout.cellH) * canvasBox.height) / this.layout.height;
-    this.tooltip.style.left = `${Math.round(x + 12)}px`;
+    // Flip to the left of the pointer where the tooltip would leave the page (embedded labs are narrow).
+    const room = document.documentElement.clientWidth - (box.left + x + 12);
+    const left = this.tooltip.offsetWidth > room ? Math.max(-box.left, x - 12 - this.tooltip.offsetWidth) : x + 12;
+    this.tooltip.style.left = `${Math.round(left)}px`;
     this.tooltip.style.top = `${Math.round(y + 12)}px`;
     this.tooltip.dataset.row = row;
     this.tooltip.dataset.col = col;

@@ -1,11 +1,19 @@
 // The machinery every lab shares: controls from the property table, presets, play / pause / step /
-// reset, loss and accuracy charts, the timeline, the heatmaps, notices for the worker's errors.
+// reset, loss and accuracy charts, the timeline, the heatmaps, figure exports, weights import and
+// export, embed mode, pausing while unseen, notices for the worker's errors.
 // A lab plugs in by declaring (web/labs/*.js): properties, checks, presets, intro, configureRequest,
-// and view-model functions. The worker does all the computing; this file keeps the page in step.
+// weights, and view-model functions. The worker does all the computing; this file keeps the page in step.
 import { ControlsPanel } from './controls.js';
-import { LineChart } from './chart.js';
+import { drawChart, LineChart } from './chart.js';
 import { HeatmapPanel } from './heatmap_panel.js';
-import { HeatmapView } from './heatmap.js';
+import { drawHeatmap, HeatmapView } from './heatmap.js';
+import { addFigureButtons } from './figure_buttons.js';
+import { EmbedLayout } from './embed_layout.js';
+import { WeightsPanel } from './weights_panel.js';
+import { watchVisibility } from './visibility.js';
+import { download } from './export.js';
+import { parseSafetensors } from '../io/safetensors.js';
+import { stateDictBytes } from '../io/state_dict.js';
 import { Timeline } from './timeline.js';
 import { SampleInput } from './sample_input.js';
 import { renderTokenRows } from './token_rows.js';
@@ -25,9 +33,10 @@ export class LabPage {
   /**
    * root: the element to fill; lab: the declaration; client: WorkerClient; notices: Notices;
    * values: the starting values; onValues(values) when the settings that a link would carry change;
-   * onChoice(choice) when the backend that runs changes.
+   * onChoice(choice) when the backend that runs changes; mode: the page's settings
+   * (page_properties.js: embed, controls, hide, autoplay).
    */
-  constructor({ root, lab, client, notices, values, onValues = () => {}, onChoice = () => {} }) {
+  constructor({ root, lab, client, notices, values, onValues = () => {}, onChoice = () => {}, mode = {} }) {
     this.lab = lab;
     this.client = client;
     this.notices = notices;
@@ -40,11 +49,22 @@ export class LabPage {
     this.run = null;
     this.inspection = null;
     this.dirty = new Set();
+    this.mode = mode;
+    this.autoplay = !!mode.autoplay;
+    this.visible = true;
+    this.resumeWhenVisible = false;
+    this.root = root;
     this.build(root);
+    this.controls.setHidden(mode.hide ?? []);
+    this.speedControls.setHidden(mode.hide ?? []);
     this.controls.setValues(this.draft);
     this.speedControls.setValues(this.draft);
     this.refreshControls();
     this.listen();
+    if (mode.embed) {
+      this.embedLayout = new EmbedLayout({ heatmap: this.heatmaps.large, charts: [this.lossChart], onResize: () => this.schedule('charts') });
+    }
+    watchVisibility(root, (visible) => this.setVisible(visible));
   }
 
   // ---- page structure ----
@@ -52,7 +72,7 @@ export class LabPage {
   build(root) {
     const lab = this.lab;
     this.introText = el('p', { id: 'intro' });
-    const intro = el('section', { className: 'panel intro', ariaLabel: 'About this lab' },
+    const intro = el('section', { className: 'panel intro full-only', ariaLabel: 'About this lab' },
       el('h2', { textContent: `${lab.title}` }, el('span', { className: 'subtitle', textContent: ` — ${lab.subtitle}` })), this.introText);
 
     this.presetText = el('p', { id: 'preset-text', className: 'preset-text' });
@@ -64,10 +84,10 @@ export class LabPage {
       button.addEventListener('click', () => this.applyPreset(preset));
       presetButtons.append(button);
     }
-    const presets = el('section', { className: 'panel presets' }, el('h2', { textContent: 'Presets' }),
+    const presets = el('section', { className: 'panel presets full-only' }, el('h2', { textContent: 'Presets' }),
       el('p', { className: 'muted', textContent: 'One click sets up, resets and trains a classic experiment.' }), presetButtons, this.presetText);
 
-    const controlsBox = el('section', { className: 'panel settings' }, el('h2', { textContent: 'Settings' }));
+    const controlsBox = el('section', { className: 'panel settings full-only' }, el('h2', { textContent: 'Settings' }));
     const sidebarProps = lab.properties.filter((p) => !TRANSPORT_PROPERTIES.includes(p.name));
     this.controls = new ControlsPanel(controlsBox, sidebarProps, {
       onInput: (name, parsed) => this.fieldInput(name, parsed, false),
@@ -82,7 +102,11 @@ export class LabPage {
     controlsBox.append(this.pending);
     this.applyButton.addEventListener('click', () => this.configure(this.draft));
     this.undoButton.addEventListener('click', () => this.revertDraft());
-    const sidebar = el('div', { className: 'sidebar' }, intro, presets, controlsBox);
+    const sidebar = el('div', { className: 'sidebar full-only' }, intro, presets, controlsBox);
+    this.weightsPanel = new WeightsPanel(sidebar, {
+      onFile: (bytes, name) => this.importWeights(bytes, name),
+      onExport: () => this.exportWeights(),
+    });
 
     // Transport: play / pause, step, reset, speed, progress.
     this.playButton = el('button', { type: 'button', id: 'play', className: 'primary', textContent: '▶ Play' });
@@ -91,12 +115,12 @@ export class LabPage {
     this.stepButton.title = 'Train one step, then pause';
     this.resetButton = el('button', { type: 'button', id: 'reset', textContent: 'Reset' });
     this.resetButton.title = 'Start again from step 0 with the current settings';
-    const speedBox = el('div', { className: 'speed' });
+    const speedBox = el('div', { className: 'speed full-only' });
     this.speedControls = new ControlsPanel(speedBox, lab.properties.filter((p) => TRANSPORT_PROPERTIES.includes(p.name)), {
       grouped: false,
       onInput: (name, parsed) => this.fieldInput(name, parsed, true),
     });
-    this.progressBar = el('progress', { id: 'progress-bar', max: 1, value: 0 });
+    this.progressBar = el('progress', { id: 'progress-bar', className: 'full-only', max: 1, value: 0 });
     this.progressBar.setAttribute('aria-label', 'training progress');
     this.progressText = el('span', { id: 'progress-text', textContent: 'loading the module…' });
     const transport = el('section', { className: 'panel transport', ariaLabel: 'Training' },
@@ -107,23 +131,31 @@ export class LabPage {
 
     // Charts and evaluation.
     const charts = el('div', { className: 'charts' });
-    const lossBox = el('div', { className: 'chart-box' }), accBox = el('div', { className: 'chart-box' });
+    const lossBox = el('div', { className: 'chart-box' }), accBox = el('div', { className: 'chart-box full-only' });
     charts.append(lossBox, accBox);
     this.lossChart = new LineChart(lossBox, { label: 'Loss per training step, and evaluations' });
     this.accChart = new LineChart(accBox, { label: 'Accuracy per training step, and evaluations' });
     this.lossChart.canvas.id = 'chart-loss';
     this.accChart.canvas.id = 'chart-accuracy';
-    this.evaluationBox = el('div', { id: 'evaluation' });
-    const metrics = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts,
-      el('h3', { textContent: 'Evaluation on 1,024 fresh samples' }), this.evaluationBox);
+    const chartMessage = el('p', { className: 'inline-message', id: 'chart-export-message' });
+    chartMessage.setAttribute('role', 'status');
+    for (const [box, chart, what, id] of [[lossBox, this.lossChart, 'the loss chart', 'loss'], [accBox, this.accChart, 'the accuracy chart', 'accuracy']]) {
+      const bar = el('div', { className: 'figure-toolbar full-only' });
+      box.append(bar);
+      addFigureButtons(bar, { what, idPrefix: `export-${id}`, message: chartMessage, figure: () => this.chartFigure(chart, id) });
+    }
+    this.evaluationBox = el('div', { id: 'evaluation', className: 'full-only' });
+    const metrics = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts, chartMessage,
+      el('h3', { className: 'full-only', textContent: 'Evaluation on 1,024 fresh samples' }), this.evaluationBox);
 
     // Attention: timeline + heatmaps.
     const attention = el('section', { className: 'panel attention' }, el('h2', { textContent: 'Attention on a fixed sample' }),
-      el('p', { className: 'muted', textContent: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight. Hover a cell, or focus the map and use the arrow keys.' }));
+      el('p', { className: 'muted attention-help', textContent: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight. Hover a cell, or focus the map and use the arrow keys.' }));
     this.timeline = new Timeline(attention, {
       onShow: () => this.schedule('heatmaps', 'rows'),
       stepOf: (i) => this.run?.snapshots[i]?.step ?? 0,
     });
+    attention.querySelector('.timeline').classList.add('full-only');
     const heatmapBox = el('div', { className: 'heatmap-area' });
     attention.append(heatmapBox);
     this.heatmaps = new HeatmapPanel(heatmapBox, {
@@ -134,16 +166,21 @@ export class LabPage {
     });
 
     this.rowsBox = el('div', { id: 'results' });
-    const rows = el('section', { className: 'panel results-panel' }, el('h2', { textContent: 'Prediction on the fixed sample' }),
+    const rows = el('section', { className: 'panel results-panel full-only' }, el('h2', { textContent: 'Prediction on the fixed sample' }),
       el('p', { className: 'muted', textContent: 'As the notebook prints it. Wrong tokens are marked ✗ and underlined.' }), this.rowsBox);
 
     this.inspectRows = el('div', { id: 'inspect-results' });
-    const inspect = el('section', { className: 'panel inspect-panel' }, el('h2', { textContent: 'Try your own input' }),
+    const inspect = el('section', { className: 'panel inspect-panel full-only' }, el('h2', { textContent: 'Try your own input' }),
       el('p', { className: 'muted', textContent: 'The current model predicts your sequence at once; its attention is drawn below.' }));
     this.sampleInput = new SampleInput(inspect, { onSubmit: (fields) => this.inspect(fields) });
     inspect.append(this.inspectRows);
     this.inspectMap = new HeatmapView(inspect, { cell: 20, label: 'Attention for your input' });
     this.inspectMap.canvas.id = 'heatmap-inspect';
+    const inspectMessage = el('p', { className: 'inline-message', id: 'inspect-export-message' });
+    inspectMessage.setAttribute('role', 'status');
+    const inspectBar = el('div', { className: 'figure-toolbar' });
+    this.inspectMap.figure.append(inspectBar, inspectMessage);
+    addFigureButtons(inspectBar, { what: 'the heatmap of your input', idPrefix: 'export-inspect', message: inspectMessage, figure: () => this.inspectFigure() });
 
     const main = el('div', { className: 'main-column' }, transport, metrics, attention, rows, inspect);
     root.append(sidebar, main);
@@ -156,6 +193,7 @@ export class LabPage {
     c.on('configured', (m) => {
       this.applied = { ...(this.requested ?? this.applied) };
       this.requested = null;
+      if (m.imported) this.weightsImported(m);
       this.run = {
         config: m.config, choice: m.choice, sample: m.fixedSample, snapshots: [m.snapshot], losses: [], accuracies: [],
         evaluations: [], step: 0, targetSteps: m.steps, running: false, stepsPerSecond: 0,
@@ -167,9 +205,12 @@ export class LabPage {
       this.refreshControls();
       this.sampleInput.setFields(this.lab.views.inputFields(m.config));
       if (this.sampleInput.hasText()) this.sampleInput.submit();
-      if (this.playAfterConfigure) {
+      if (this.playAfterConfigure || this.autoplay) {
         this.playAfterConfigure = false;
-        this.client.send('play');
+        this.autoplay = false; // autoplay= starts the first model only
+        // A lab that is not on screen waits: it starts when it is shown.
+        if (this.visible) this.client.send('play');
+        else this.resumeWhenVisible = true;
       }
       this.schedule('all');
     });
@@ -182,6 +223,7 @@ export class LabPage {
       if (m.evaluation) run.evaluations.push(m.evaluation);
       run.step = m.step;
       run.running = m.running;
+      this.root.dataset.running = String(m.running); // at once, not on the next frame (none come while unseen)
       run.targetSteps = m.targetSteps ?? run.targetSteps;
       run.stepsPerSecond = m.stepsPerSecond;
       if (m.choice && m.choice.reason !== run.choice.reason) {
@@ -196,6 +238,7 @@ export class LabPage {
       const stopped = this.run.running && !m.running;
       this.run.running = m.running;
       this.run.step = m.step;
+      this.root.dataset.running = String(m.running);
       if (stopped && this.sampleInput.hasText()) this.sampleInput.submit();
       this.refreshControls();
       this.schedule('progress');
@@ -205,6 +248,7 @@ export class LabPage {
       this.sampleInput.showError('');
       this.schedule('inspect');
     });
+    c.on('weights', (m) => this.saveWeights(m));
     c.on('error', (m) => this.workerError(m));
   }
 
@@ -214,6 +258,12 @@ export class LabPage {
       this.inspection = null;
       this.sampleInput.showError(message);
       this.schedule('inspect');
+      return;
+    }
+    if (request === 'import') {
+      this.requested = null;
+      this.weightsPanel.say('');
+      this.notices.show(`${this.importName} was not loaded; the current model is kept. ${message}`, { kind: 'error', key: 'weights' });
       return;
     }
     if (request === 'configure') {
@@ -293,7 +343,9 @@ export class LabPage {
   }
 
   applyPreset(preset) {
-    const keep = Object.fromEntries(['backend', 'speed', 'palette'].map((k) => [k, this.draft[k]]));
+    // The page's own settings (embed, hide, …) and the run settings stay; the model's start over.
+    const labNames = new Set(this.lab.properties.map((p) => p.name));
+    const keep = Object.fromEntries(Object.entries(this.draft).filter(([k]) => !labNames.has(k) || ['backend', 'speed', 'palette'].includes(k)));
     let values = { ...defaultValues(this.lab.properties), ...keep };
     if (preset.values.task) values = this.lab.afterChange('task', { ...values, task: preset.values.task });
     values = { ...values, ...preset.values };
@@ -310,7 +362,74 @@ export class LabPage {
 
   togglePlay() {
     if (!this.run) return;
+    this.resumeWhenVisible = false; // the user decides from now on
     this.client.send(this.run.running ? 'pause' : 'play');
+  }
+
+  /**
+   * The lab went off screen (hidden tab, slide moved on, iframe hidden) or came back. Training pauses
+   * while unseen and resumes on return, only if it was playing.
+   */
+  setVisible(visible) {
+    this.visible = visible;
+    this.root.dataset.visible = String(visible);
+    if (!visible && this.run?.running) {
+      this.resumeWhenVisible = true;
+      this.client.send('pause');
+    } else if (visible && this.resumeWhenVisible) {
+      this.resumeWhenVisible = false;
+      if (this.run && !this.run.running) this.client.send('play');
+    }
+  }
+
+  // ---- weights ----
+
+  /** A .safetensors file from the picker or a drop: derive the model it fits, then load it there. */
+  importWeights(bytes, name) {
+    this.importName = name;
+    this.notices.dismiss('weights');
+    let patch;
+    try {
+      patch = this.lab.weights.valuesFromFile(parseSafetensors(bytes));
+    } catch (error) {
+      this.weightsPanel.say('');
+      this.notices.show(`${name} was not loaded; the current model is kept. ${error.message}`, { kind: 'error', key: 'weights' });
+      return;
+    }
+    // What a change implies (a task brings its step count), then the file's values win.
+    let values = { ...this.applied, ...patch };
+    for (const key of Object.keys(patch)) values = this.lab.afterChange(key, values);
+    values = { ...values, ...patch };
+    const problems = crossCheck(this.lab, values);
+    if (problems.length) {
+      this.notices.show(`${name} was not loaded: ${problems.map((p) => p.message).join('; ')}.`, { kind: 'error', key: 'weights' });
+      return;
+    }
+    this.requested = values;
+    this.weightsPanel.say(`Loading ${name}…`);
+    this.client.send('import', { ...this.lab.configureRequest(values), bytes });
+  }
+
+  weightsImported(m) {
+    this.draft = { ...this.applied };
+    this.fieldErrors = {};
+    this.controls.setValues(this.draft);
+    this.onValues(this.linkValues());
+    const text = `Loaded ${this.importName}: ${this.lab.weights.describe?.(m.config) ?? m.config.task}. Its attention is shown below; Play trains on from these weights.`;
+    this.weightsPanel.say(text);
+    this.notices.show(text, { kind: 'info', key: 'weights' });
+  }
+
+  exportWeights() {
+    if (!this.run) return;
+    this.client.send('export');
+  }
+
+  saveWeights({ tensors, config, step }) {
+    const bytes = stateDictBytes(tensors, this.lab.weights.metadata(config, step));
+    const name = this.lab.weights.fileName(config, step);
+    download(new Blob([bytes], { type: 'application/octet-stream' }), name);
+    this.weightsPanel.say(`Saved ${name} (step ${step}).`);
   }
 
   inspect(fields) {
@@ -453,6 +572,20 @@ export class LabPage {
     ];
     if (run.config.task === 'pointer' && evals.length) series.push({ label: 'Bayes ceiling', kind: 'dashed', y: evals.at(-1).bayesCeiling });
     this.accChart.draw({ title: 'Accuracy', xTitle: 'training step', yTitle: 'accuracy', xMax, yMin: 0, yMax: 1, series });
+  }
+
+  /** A chart as an exportable figure: the spec on screen, at the size on screen. */
+  chartFigure(chart, id) {
+    if (!chart.spec || !this.run) return null;
+    const spec = chart.spec, size = chart.size();
+    return { draw: (canvas, scale) => drawChart(canvas, spec, { ...size, scale }), stem: `${id}-${this.run.config.task}-step${this.run.step}`, title: spec.title };
+  }
+
+  inspectFigure() {
+    const view = this.inspectMap;
+    if (!view.model) return null;
+    const model = view.model, cell = view.cell, palette = view.palette;
+    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }), stem: `attention-${this.run.config.task}-your-input`, title: model.title };
   }
 
   renderInspection() {
