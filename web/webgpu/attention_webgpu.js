@@ -272,8 +272,8 @@ export class WebGpuAttention {
     const steps = [
       ['attention_backward_dscores', [params, vBuf, weights, dOutBuf, dWeightsBuf, dScores], B * H * T],
       ['attention_backward_dq', [params, kBuf, dScores, dQ], Math.ceil(qN / this.workgroupSize)],
-      ['attention_backward_dk', [params, qBuf, dScores, dK], Math.ceil(kvN / this.workgroupSize)],
-      ['attention_backward_dv', [params, weights, dOutBuf, dV], Math.ceil(kvN / this.workgroupSize)],
+      ['attention_backward_transposed', [params, dScores, qBuf, dK], Math.ceil(kvN / this.workgroupSize)],  // dK = dS^T Q
+      ['attention_backward_transposed', [params, weights, dOutBuf, dV], Math.ceil(kvN / this.workgroupSize)],  // dV = W^T dO
     ];
     const pipelines = await Promise.all(steps.map(([name]) => this._pipeline(name)));
     const encoder = this.device.createCommandEncoder({ label: 'attnlab attention backward' });

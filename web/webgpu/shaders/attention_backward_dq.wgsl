@@ -8,23 +8,6 @@
 // Dispatch: ceil(B*H*T*D / WORKGROUP_SIZE) workgroups, folded into (x, y):
 // i = global_id.x + global_id.y * num_workgroups.x * WORKGROUP_SIZE.
 
-struct Params {
-  B: u32,
-  H: u32,
-  T: u32,
-  S: u32,
-  D: u32,
-  mask_stride_b: u32,  // forward only
-  mask_stride_h: u32,  // forward only
-  has_mask: u32,       // forward only
-  has_d_weights: u32,  // dscores only
-  scale: f32,          // already folded into d_scores
-  neg_inf: f32,        // forward only
-  _pad: u32,
-}
-
-override WORKGROUP_SIZE: u32 = 64u;
-
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> k: array<f32>;
 @group(0) @binding(2) var<storage, read> d_scores: array<f32>;

@@ -11,23 +11,6 @@
 // Dispatch: B*H*T workgroups, folded into (x, y): row = x + y * num_workgroups.x.
 // WORKGROUP_SIZE must be a power of two.
 
-struct Params {
-  B: u32,
-  H: u32,
-  T: u32,
-  S: u32,
-  D: u32,
-  mask_stride_b: u32,  // forward only
-  mask_stride_h: u32,  // forward only
-  has_mask: u32,       // forward only
-  has_d_weights: u32,
-  scale: f32,
-  neg_inf: f32,        // forward only
-  _pad: u32,
-}
-
-override WORKGROUP_SIZE: u32 = 64u;
-
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> v: array<f32>;
 @group(0) @binding(2) var<storage, read> weights: array<f32>;

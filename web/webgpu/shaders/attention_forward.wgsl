@@ -11,25 +11,6 @@
 // Dispatch: B*H*T workgroups, folded into (x, y) when x would pass 65535: row = x + y * num_workgroups.x.
 // WORKGROUP_SIZE must be a power of two (the reductions halve it).
 
-struct Params {
-  B: u32,
-  H: u32,
-  T: u32,
-  S: u32,
-  D: u32,
-  mask_stride_b: u32,
-  mask_stride_h: u32,
-  has_mask: u32,
-  has_d_weights: u32,  // backward only
-  scale: f32,
-  // WGSL has no infinity literal and a constant that overflows is a shader-creation error, so the
-  // host passes -inf here: the row max starts at it, never at a sentinel.
-  neg_inf: f32,
-  _pad: u32,
-}
-
-override WORKGROUP_SIZE: u32 = 64u;
-
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> q: array<f32>;
 @group(0) @binding(2) var<storage, read> k: array<f32>;
