@@ -1,0 +1,73 @@
+// Embed mode inside an iframe, as a course page or a slide deck holds it: sized to any iframe from
+// 480x270 to 1280x720 without sideways scrolling and with the heatmap on screen; controls=min; hide=.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, startLab } from './support.mjs';
+import { labFrame, parentPage } from './embed_support.mjs';
+
+let lab;
+before(async () => { lab = await startLab(); });
+after(async () => { await lab?.close(); });
+
+for (const [width, height] of [[480, 270], [640, 480], [1280, 720]]) {
+  test(`embed[${width}x${height}]: no sideways scroll, heatmap on screen, play trains`, async () => {
+    const { page, problems } = await parentPage(lab, `<!doctype html><title>parent</title>
+      <iframe title="lab" style="width:${width}px;height:${height}px;border:0" src="index.html?embed=1&steps=10&speed=max"></iframe>`);
+    const frame = await labFrame(page);
+    await frame.waitForFunction(() => document.getElementById('heatmap-main').dataset.layout);
+    const geometry = await frame.evaluate(() => {
+      const r = document.getElementById('heatmap-main').getBoundingClientRect();
+      return {
+        scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
+        innerWidth, innerHeight, heatmap: { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height },
+        header: getComputedStyle(document.querySelector('.brand')).display,
+      };
+    });
+    assert.ok(geometry.scrollWidth <= geometry.clientWidth, `no horizontal overflow: ${geometry.scrollWidth} > ${geometry.clientWidth}`);
+    const h = geometry.heatmap;
+    assert.ok(h.width > 100 && h.height > 100, `heatmap visible: ${h.width} x ${h.height}`);
+    assert.ok(h.left >= 0 && h.top >= 0 && h.right <= geometry.innerWidth + 0.5 && h.bottom <= geometry.innerHeight + 0.5,
+      `heatmap inside the ${geometry.innerWidth}x${geometry.innerHeight} viewport: ${JSON.stringify(h)}`);
+    assert.equal(geometry.header, 'none', 'no page header');
+    await frame.click('#play');
+    await frame.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout: 30000 });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('controls=min shows play / step / reset, the main heatmap and the loss curve only', async () => {
+  const { page, problems } = await openPage(lab, '?embed=1&controls=min');
+  const visible = (sel) => page.locator(sel).first().isVisible();
+  for (const sel of ['#play', '#step', '#reset', '#heatmap-main', '#chart-loss']) assert.ok(await visible(sel), `${sel} shows`);
+  for (const sel of ['#prop-task', '#prop-speed', '#chart-accuracy', '#heatmap-select', '#timeline-slider', '#head-grid', '#inspect-submit', '#weights-export', '#export-png']) {
+    assert.equal(await visible(sel), false, `${sel} is hidden`);
+  }
+  const buttons = await page.locator('#lab button:visible').evaluateAll((bs) => bs.map((b) => b.id));
+  assert.deepEqual(buttons, ['play', 'step', 'reset']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('hide= hides controls by property name; unknown names raise a notice; the link keeps it', async () => {
+  const { page, problems } = await openPage(lab, '?hide=seed,lr,speed,nonsense');
+  for (const name of ['seed', 'lr', 'speed']) assert.equal(await page.isVisible(`#prop-${name}`), false, `${name} hidden`);
+  assert.ok(await page.isVisible('#prop-task'), 'the others stay');
+  assert.match(await page.textContent('#notices'), /no control named 'nonsense'/);
+  const search = await page.evaluate(() => decodeURIComponent(location.search));
+  assert.match(search, /[?&]hide=seed,lr,speed(&|$)/);
+  // Bad page values fall back to their defaults, with a notice.
+  const other = await openPage(lab, '?embed=maybe&controls=tiny&theme=pink');
+  const notice = await other.page.textContent('#notices');
+  for (const name of ['Embed', 'Controls', 'Theme']) assert.match(notice, new RegExp(`${name} must be`));
+  assert.equal(await other.page.evaluate(() => document.documentElement.dataset.embed), '0');
+  await other.page.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('theme=dark in the link wins over the system theme', async () => {
+  const { page } = await openPage(lab, '?embed=1&theme=dark');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  await page.close();
+});
