@@ -78,9 +78,16 @@ test('a file that does not fit lists every problem in a notice, and the model st
   assert.match(text, /- out\.weight: the model needs shape \[32, 32\], the file has \[32, 16\]/);
   assert.equal(await notice.getAttribute('role'), 'alert');
   assert.deepEqual(await readHeatmap(page, '#heatmap-main'), before, 'the model on screen is unchanged');
-  // Not a safetensors file at all.
-  await page.setInputFiles('#weights-file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+  // Dropped on the panel instead of picked: the same path (here a file that is not safetensors at all).
+  await page.evaluate(() => {
+    const data = new DataTransfer();
+    data.items.add(new File(['hello'], 'notes.txt', { type: 'text/plain' }));
+    document.querySelector('.weights').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+  });
   await page.waitForFunction(() => /notes\.txt was not loaded.*not a safetensors file/s.test(document.querySelector('.notice[data-key="weights"]')?.textContent));
+  // Not a safetensors file, through the picker.
+  await page.setInputFiles('#weights-file', { name: 'notes2.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+  await page.waitForFunction(() => /notes2\.txt was not loaded.*not a safetensors file/s.test(document.querySelector('.notice[data-key="weights"]')?.textContent));
   assert.deepEqual(problems, []);
   await page.close();
 });
