@@ -36,10 +36,15 @@ function valueOf(r, g, b) {
   return best / 255;
 }
 
-test('copy, defaults, seed 0: >= 99% and diagonal mass >= 0.7; the PNG shows the diagonal', () => {
+function diagonalRows(values, n) {
+  // values[row][col] in 0..1 -> the rows whose brightest cell is not on the diagonal.
+  return values.map((row, r) => (row.indexOf(Math.max(...row)) === r ? null : `row ${r}: ${row.map((v) => v.toFixed(2))}`)).filter(Boolean);
+}
+
+test('copy, defaults, seed 0: >= 99% and diagonal mass >= 0.7; the PNG and SVG are the page\'s figure', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-'));
-  const png = path.join(dir, 'copy.png');
-  const r = attnlab('train', '--task', 'copy', '--seed', '0', '--backend', 'simd', '--json', '--png', png);
+  const png = path.join(dir, 'copy.png'), svg = path.join(dir, 'copy.svg');
+  const r = attnlab('train', '--task', 'copy', '--seed', '0', '--backend', 'simd', '--json', '--png', png, '--svg', svg);
   assert.equal(r.code, 0, r.stderr);
   const f = finalRecord(r.stdout);
   assert.equal(f.steps, 200);
@@ -47,17 +52,38 @@ test('copy, defaults, seed 0: >= 99% and diagonal mass >= 0.7; the PNG shows the
   assert.ok(f.accuracy >= 0.99, `accuracy ${f.accuracy}`);
   assert.ok(f.patternMass >= 0.7, `diagonal mass ${f.patternMass}`);
   assert.equal(f.attention.length, 16);
-  // The PNG: 16 x 16 cells of 24 px at a 16 px margin. The diagonal cell is the brightest in its row.
-  const image = PNG.sync.read(readFileSync(png));
-  for (let row = 0; row < 16; row++) {
-    const values = [];
-    for (let col = 0; col < 16; col++) {
-      const x = 16 + col * 24 + 12, y = 16 + row * 24 + 12, o = (y * image.width + x) * 4;
-      values.push(valueOf(image.data[o], image.data[o + 1], image.data[o + 2]));
-    }
-    assert.equal(values.indexOf(Math.max(...values)), row, `row ${row}: ${values.map((v) => v.toFixed(2))}`);
-    assert.ok(Math.abs(values[row] - f.attention[row][row]) < 0.02, 'pixels match the matrix');
+  // The SVG: title, axis titles, token ticks, and one rect per cell (16 x 16, in row order).
+  const text = readFileSync(svg, 'utf8');
+  for (const label of ['Head mean — step 200', 'key = input position', 'query = output position', '1.0']) {
+    assert.ok(text.includes(label), `the SVG has "${label}"`);
   }
+  const cells = [...text.matchAll(/<rect x="[^"]*" y="[^"]*" width="(\d+)" height="\1" fill="rgb\((\d+),(\d+),(\d+)\)"/g)]
+    .filter((m) => Number(m[1]) > 4).map((m) => valueOf(Number(m[2]), Number(m[3]), Number(m[4])));
+  assert.equal(cells.length, 256);
+  const grid = Array.from({ length: 16 }, (_, row) => cells.slice(row * 16, row * 16 + 16));
+  assert.deepEqual(diagonalRows(grid, 16), []);
+  grid.forEach((row, i) => assert.ok(Math.abs(row[i] - f.attention[i][i]) < 0.02, 'cells match the matrix'));
+  // The PNG is that figure at 2x.
+  const image = PNG.sync.read(readFileSync(png));
+  const [, width, height] = text.match(/<svg[^>]*width="(\d+)" height="(\d+)"/);
+  assert.deepEqual([image.width, image.height], [2 * Number(width), 2 * Number(height)]);
+});
+
+test('without a browser, --png falls back to the bare heatmap and says so; its pixels show the diagonal', () => {
+  const png = path.join(mkdtempSync(path.join(tmpdir(), 'attnlab-')), 'copy.png');
+  const r = spawnSync(process.execPath, [CLI, 'train', '--task', 'copy', '--seed', '0', '--json', '--png', png],
+    { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CHROMIUM: '/nonexistent/chromium' } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /warning: no browser to draw the labelled figure .* heatmap cells and colour bar only/);
+  const f = finalRecord(r.stdout);
+  // 16 x 16 cells of 24 px at a 16 px margin (web/cli/png.mjs).
+  const image = PNG.sync.read(readFileSync(png));
+  const grid = Array.from({ length: 16 }, (_, row) => Array.from({ length: 16 }, (_, col) => {
+    const x = 16 + col * 24 + 12, y = 16 + row * 24 + 12, o = (y * image.width + x) * 4;
+    return valueOf(image.data[o], image.data[o + 1], image.data[o + 2]);
+  }));
+  assert.deepEqual(diagonalRows(grid, 16), []);
+  grid.forEach((row, i) => assert.ok(Math.abs(row[i] - f.attention[i][i]) < 0.02, 'pixels match the matrix'));
 });
 
 test('reverse, defaults, seed 0: >= 99% and anti-diagonal mass >= 0.7', () => {

@@ -19,7 +19,9 @@ options:
   --no-positional   ablation: drop the input-position embeddings
   --every N         progress every N steps (default 25)
   --json            JSON lines instead of text
-  --png FILE        write the head-mean attention heatmap of the fixed sample as PNG
+  --png FILE        write the head-mean attention heatmap of the fixed sample as PNG (2x, as the page
+                    exports it; drawn in headless Chromium, else the bare cells and colour bar)
+  --svg FILE        the same figure as SVG (needs Chromium)
   --save FILE       save the trained weights as safetensors (PyTorch's state_dict names)
   --load FILE       start from saved weights (the lab's or the course notebook's, see docs/weights.md)
   -h, --help        this text
@@ -40,6 +42,7 @@ const FLAGS = {
   '--every': { key: 'every', type: 'int', min: 1, max: 100000 },
   '--json': { key: 'json', type: 'bool' },
   '--png': { key: 'png', type: 'string' },
+  '--svg': { key: 'svg', type: 'string' },
   '--save': { key: 'save', type: 'string' },
   '--load': { key: 'load', type: 'string' },
 };

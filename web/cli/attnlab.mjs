@@ -2,7 +2,7 @@
 // attnlab: the Alignment lab headless (autograding, CI, slide figures). Same trainer as the page
 // (web/training/session.js), same WASM module. Exit codes: 0 ok, 2 bad usage or settings, 1 failure.
 import { parseArgs, USAGE, UsageError } from './args.mjs';
-import { writeHeatmapPng } from './png.mjs';
+import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode } from '../node_loader.mjs';
 import { TrainingSession } from '../training/session.js';
 import { WebGpuProbe } from '../webgpu/probe.js';
@@ -92,9 +92,14 @@ async function main(argv) {
     `head-mean attention on the ${pattern}: ${e.patternMass.toFixed(3)}; best head ${e.bestHead}: ${e.bestHeadMass.toFixed(3)}`,
     `${(session.step / seconds).toFixed(1)} steps/s on ${session.backendLabel}`,
   ].join('\n'));
-  if (args.png) {
-    const size = writeHeatmapPng(args.png, snapshot.weightsMean, snapshot.T, snapshot.S);
-    if (!args.json) say(null, `wrote ${args.png} (${size.width}x${size.height})`);
+  if (args.png || args.svg) {
+    try {
+      const lines = await writeFigures({ config: session.config, sample, inspection: snapshot, step: session.step, png: args.png, svg: args.svg });
+      for (const line of lines) (line.startsWith('warning') ? process.stderr : process.stdout).write(args.json && !line.startsWith('warning') ? '' : `${line}\n`);
+    } catch (error) {
+      process.stderr.write(`attnlab: ${error.message}\n`);
+      return 1;
+    }
   }
   if (args.save) {
     writeFileSync(args.save, saveStateDict(session.trainer, { lab: 'alignment', task: args.task, heads: session.config.heads,

@@ -1,0 +1,58 @@
+// The CLI's figures: the head-mean heatmap drawn by the page's own code (web/cli/figure.html) in
+// headless Chromium, so --png and --svg match the page's "Export PNG (2x)" and "SVG" exactly. Without
+// a browser, --png falls back to the bare raster (cells and colour bar, no text) and says so.
+import { writeFileSync } from 'node:fs';
+import { startServer } from '../../scripts/serve.mjs';
+import { writeHeatmapPng } from './png.mjs';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync'];
+
+async function renderInBrowser(args) {
+  const { chromium } = await import('playwright-core');
+  const server = await startServer({ port: 0 });
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const page = await browser.newPage();
+    await page.goto(`${server.url}build/web/cli/figure.html`);
+    await page.waitForFunction(() => window.figureReady === true, null, { timeout: 20000 });
+    return await page.evaluate((a) => window.renderFigure(a), args);
+  } finally {
+    await browser?.close();
+    await server.close();
+  }
+}
+
+/**
+ * {config, sample, inspection, step, png?, svg?} -> writes the files; -> lines to report.
+ * Throws only when an SVG was asked for and no browser can draw it.
+ */
+export async function writeFigures({ config, sample, inspection, step, png, svg }) {
+  const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : x);
+  const args = {
+    config, caption: ` — step ${step}`,
+    sample: Object.fromEntries(Object.entries(sample).map(([k, v]) => [k, plain(v)])),
+    inspection: Object.fromEntries(Object.entries(inspection).map(([k, v]) => [k, plain(v)])),
+  };
+  let figure;
+  try {
+    figure = await renderInBrowser(args);
+  } catch (error) {
+    if (svg) throw new Error(`--svg needs a browser to draw with (${CHROMIUM}): ${error.message.split('\n')[0]}`);
+    const size = writeHeatmapPng(png, inspection.weightsMean, inspection.T, inspection.S);
+    return [`warning: no browser to draw the labelled figure (${error.message.split('\n')[0]}); ` +
+      `wrote ${png} with the heatmap cells and colour bar only (${size.width}x${size.height})`];
+  }
+  const lines = [];
+  if (png) {
+    writeFileSync(png, Buffer.from(figure.png.split(',')[1], 'base64'));
+    lines.push(`wrote ${png} (the page's figure at 2x)`);
+  }
+  if (svg) {
+    writeFileSync(svg, figure.svg);
+    lines.push(`wrote ${svg}`);
+  }
+  return lines;
+}
