@@ -6,6 +6,26 @@
 import { themeColors } from './theme.js';
 
 const MARGIN = { left: 52, right: 12, top: 42, bottom: 40 };
+const LEGEND_TOP = 31; // the first legend row's centre, under the title (baseline 16)
+const LEGEND_ROW = 13;
+
+// The legend's entries (sample mark + label), right-aligned in rows no wider than `room`; -> rows
+// of series indices, the last series first.
+function legendRows(ctx, series, room) {
+  const entryWidth = (s) => 22 + ctx.measureText(s.label).width + 12;
+  const rows = [[]];
+  let used = 0;
+  for (let i = series.length - 1; i >= 0; i--) {
+    const w = entryWidth(series[i]);
+    if (used + w > room && rows.at(-1).length) {
+      rows.push([]);
+      used = 0;
+    }
+    rows.at(-1).push(i);
+    used += w;
+  }
+  return rows;
+}
 
 /** About `count` round tick values covering [lo, hi]. */
 function ticks(lo, hi, count = 5) {
@@ -36,7 +56,11 @@ export function drawChart(c, spec, { width, height, scale = 1 }) {
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   ctx.fillStyle = colors.background;
   ctx.fillRect(0, 0, width, height);
-  const plot = { x: MARGIN.left, y: MARGIN.top, w: width - MARGIN.left - MARGIN.right, h: height - MARGIN.top - MARGIN.bottom };
+  ctx.font = `11px ${colors.font}`;
+  const rows = legendRows(ctx, spec.series, width - MARGIN.left - MARGIN.right + 12);
+  // Legend rows go under the title; a narrow chart (e.g. embedded) gets more rows and a lower plot.
+  const top = MARGIN.top + (rows.length - 1) * LEGEND_ROW;
+  const plot = { x: MARGIN.left, y: top, w: width - MARGIN.left - MARGIN.right, h: height - top - MARGIN.bottom };
   const xMax = Math.max(1, spec.xMax);
   const { yMin, yMax } = spec;
   const px = (x) => plot.x + (x / xMax) * plot.w;
@@ -125,21 +149,9 @@ export function drawChart(c, spec, { width, height, scale = 1 }) {
   ctx.font = `11px ${colors.font}`;
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
-  const entryWidth = (s) => 22 + ctx.measureText(s.label).width + 12;
-  const rows = [[]];
-  let used = 0;
-  for (let i = spec.series.length - 1; i >= 0; i--) {
-    const w = entryWidth(spec.series[i]);
-    if (used + w > plot.w + 12 && rows.at(-1).length) {
-      rows.push([]);
-      used = 0;
-    }
-    rows.at(-1).push(i);
-    used += w;
-  }
   rows.forEach((row, r) => {
     let x = plot.x + plot.w;
-    const y = 31 - (rows.length - 1 - r) * 13;
+    const y = LEGEND_TOP + r * LEGEND_ROW;
     for (const i of row) {
       const s = spec.series[i];
       x -= ctx.measureText(s.label).width;
