@@ -3,10 +3,8 @@
 // page reports SwiftShader's WebGPU adapter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { openPage, startLab } from './support.mjs';
 
-const KERNEL = new URL('../../web/webgpu/attention_webgpu.js', import.meta.url);
 
 test('without --enable-unsafe-webgpu: WebGPU unavailable with its reason, SIMD128 ran', async () => {
   const lab = await startLab({ webgpu: false });
@@ -23,7 +21,7 @@ test('without --enable-unsafe-webgpu: WebGPU unavailable with its reason, SIMD12
   }
 });
 
-test('with --enable-unsafe-webgpu: the page reports a WebGPU adapter', { skip: !existsSync(KERNEL) && 'web/webgpu/attention_webgpu.js is not there yet' }, async (t) => {
+test('with --enable-unsafe-webgpu: the page reports a WebGPU adapter', async (t) => {
   const lab = await startLab({ webgpu: true });
   try {
     const { page } = await openPage(lab, '?backend=webgpu&steps=5');
