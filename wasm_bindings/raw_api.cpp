@@ -52,6 +52,18 @@ int int_field(const val& args, const char* name) {
   return int(d);
 }
 
+
+struct FreeResult {
+  RowMatrix values, grad;
+  double loss = 0.0;
+};
+FreeResult& free_result() {
+  static FreeResult r;
+  return r;
+}
+
+}  // namespace
+
 std::string check_int_field(const val& args, const char* name, long max_value, int& out) {
   out = int_field(args, name);
   if (out == std::numeric_limits<int>::min()) {
@@ -64,17 +76,6 @@ std::string check_int_field(const val& args, const char* name, long max_value, i
   }
   return first_error({check_positive(name, out), check_at_most(name, out, max_value)});
 }
-
-struct FreeResult {
-  RowMatrix values, grad;
-  double loss = 0.0;
-};
-FreeResult& free_result() {
-  static FreeResult r;
-  return r;
-}
-
-}  // namespace
 
 // ---- conversions ----
 

@@ -30,6 +30,9 @@ std::vector<std::int32_t> to_int32s(const val& array);
 val view_of(const std::vector<float>& v);
 val view_of(const RowMatrix& m);
 bool is_typed_array_or_array(const val& v);
+// "" or "<name> must be an integer, got ..." / "... must be a positive integer" / "... at most N";
+// the value lands in `out`.
+std::string check_int_field(const val& args, const char* name, long max_value, int& out);
 // "" or "<name> must be a Float32Array (or an array of numbers), got <type>"
 std::string check_array(const char* name, const val& v);
 

@@ -24,13 +24,8 @@ std::string read_shape(const val& args, AttentionShape& s) {
   const char* names[] = {"B", "H", "T", "S", "D"};
   int* fields[] = {&s.B, &s.H, &s.T, &s.S, &s.D};
   for (int i = 0; i < 5; ++i) {
-    const val v = args[names[i]];
-    if (v.typeOf().as<std::string>() != "number") return std::string(names[i]) + " must be an integer";
-    const double d = v.as<double>();
-    if (d != std::floor(d)) return std::string(names[i]) + " must be an integer, got " + std::to_string(d);
-    std::string error = first_error({check_positive(names[i], long(d)), check_at_most(names[i], long(d), 1 << 16)});
+    std::string error = check_int_field(args, names[i], 1 << 16, *fields[i]);
     if (!error.empty()) return error;
-    *fields[i] = int(d);
   }
   if (double(s.B) * s.H * s.T * s.S > 256.0 * 1024 * 1024)
     return "B * H * T * S is too large: at most 268435456 attention weights";

@@ -50,13 +50,18 @@ export function loadStateDict(model, tensors) {
   }
 }
 
-/** The model's parameters as safetensors bytes (F32), PyTorch's names and shapes. */
-export function saveStateDict(model, metadata = {}) {
+/** The model's parameters as {name: {shape, data}}: PyTorch's names, shapes and order. */
+export function stateDictOf(model) {
   const tensors = {};
   for (const name of model.parameterNames()) {
     tensors[name] = { shape: [...model.parameterShape(name)], data: model.raw._parameter(name).slice() };
   }
-  return stateDictBytes(tensors, metadata);
+  return tensors;
+}
+
+/** The model's parameters as safetensors bytes (F32), PyTorch's names and shapes. */
+export function saveStateDict(model, metadata = {}) {
+  return stateDictBytes(stateDictOf(model), metadata);
 }
 
 /**

@@ -3,7 +3,7 @@
 // through the staged step with the WebGPU kernel, keeps attention snapshots of the fixed sample,
 // and falls back to SIMD128 without losing the run if the GPU device goes away.
 import { BACKEND_LABELS } from '../backends.js';
-import { loadStateDict } from '../io/state_dict.js';
+import { loadStateDict, stateDictOf } from '../io/state_dict.js';
 
 export const SNAPSHOT_EVERY = 5; // steps between attention snapshots for the timeline
 const EVAL_SAMPLES = 1024;
@@ -176,11 +176,7 @@ export class TrainingSession {
 
   /** {name: {shape, data}} in PyTorch's state_dict naming. */
   stateDict() {
-    const out = {};
-    for (const name of this.trainer.parameterNames()) {
-      out[name] = { shape: this.trainer.parameterShape(name), data: this.trainer.raw._parameter(name).slice() };
-    }
-    return out;
+    return stateDictOf(this.trainer);
   }
 
   dispose() {
