@@ -91,6 +91,21 @@ void sample_alignment_batch(const AlignmentConfig& c, Rng& rng, int B, Alignment
   }
 }
 
+void slice_alignment_batch(const AlignmentBatch& batch, int first, int count, AlignmentBatch& out) {
+  const auto rows = [&](const std::vector<std::int32_t>& from, int per_sample, std::vector<std::int32_t>& to) {
+    const auto begin = from.begin() + std::ptrdiff_t(first) * per_sample;
+    to.assign(begin, begin + std::ptrdiff_t(count) * per_sample);
+  };
+  out.B = count;
+  out.S = batch.S;
+  out.T = batch.T;
+  rows(batch.keys, batch.S, out.keys);
+  rows(batch.values, batch.S, out.values);
+  rows(batch.targets, batch.T, out.targets);
+  if (batch.query.empty()) out.query.clear();
+  else rows(batch.query, 1, out.query);
+}
+
 double pointer_bayes_ceiling(const AlignmentBatch& batch) {
   if (batch.query.empty()) return 1.0;
   double total = 0.0;

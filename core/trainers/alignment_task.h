@@ -55,6 +55,9 @@ struct AlignmentBatch {
 
 void sample_alignment_batch(const AlignmentConfig& c, Rng& rng, int B, AlignmentBatch& out);
 
+// out = samples [first, first + count) of batch.
+void slice_alignment_batch(const AlignmentBatch& batch, int first, int count, AlignmentBatch& out);
+
 // Pointer only: for each sample the best possible guess is the most frequent value among the pairs
 // whose key equals the query; it is right with probability (that count) / (number of matching pairs).
 // Returns the mean over the batch.

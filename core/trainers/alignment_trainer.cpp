@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../losses.h"
+#include "../shard_runner.h"
 
 namespace attnlab {
 
@@ -11,34 +12,18 @@ namespace {
 // Independent PCG32 streams of one seed: parameters, training batches, the fixed sample, evaluation.
 constexpr std::uint64_t kInitStream = 1, kDataStream = 2, kSampleStream = 3, kEvalStream = 4;
 
-void rename(Parameter& p, const char* name) { p.name = name; }
-
-int argmax_row(const RowMatrix& m, Eigen::Index row) {
-  Eigen::Index best = 0;
-  m.row(row).maxCoeff(&best);
-  return int(best);
-}
-
 }  // namespace
 
 AlignmentTrainer::AlignmentTrainer(const AlignmentConfig& config)
-    : config_(config),
-      init_rng_(config.seed, kInitStream),
-      data_rng_(config.seed, kDataStream),
-      tok_emb_(config.vocab_size(), config.d_model, init_rng_),
-      in_pos_emb_(config.in_len(), config.d_model, init_rng_),
-      out_pos_emb_(config.out_len(), config.d_model, init_rng_),
-      attn_(config.d_model, config.heads, init_rng_),
-      out_(config.d_model, config.vocab_size(), init_rng_) {
-  rename(tok_emb_.weight, "tok_emb.weight");
-  rename(in_pos_emb_.weight, "in_pos_emb.weight");
-  rename(out_pos_emb_.weight, "out_pos_emb.weight");
-  rename(attn_.in_proj_weight, "attn.in_proj_weight");
-  rename(attn_.in_proj_bias, "attn.in_proj_bias");
-  rename(attn_.out_proj_weight, "attn.out_proj.weight");
-  rename(attn_.out_proj_bias, "attn.out_proj.bias");
-  rename(out_.weight, "out.weight");
-  rename(out_.bias, "out.bias");
+    : config_(config), data_rng_(config.seed, kDataStream) {
+  Rng init_rng(config.seed, kInitStream);
+  models_.push_back(std::make_unique<AlignmentModel>(config, init_rng));
+  const int shards = config.batch >= kShards ? kShards : 1;
+  for (int s = 1; s < shards; ++s) {
+    Rng unused(config.seed, kInitStream);  // its values are overwritten from model 0 every step
+    models_.push_back(std::make_unique<AlignmentModel>(config, unused));
+  }
+  shards_.resize(shards);
   AdamOptions options;
   options.lr = config.lr;
   adam_ = std::make_unique<Adam>(parameters(), options);
@@ -46,116 +31,74 @@ AlignmentTrainer::AlignmentTrainer(const AlignmentConfig& config)
   sample_alignment_batch(config_, sample_rng, 1, fixed_sample_);
 }
 
-ParameterList AlignmentTrainer::parameters() {
-  ParameterList list{&tok_emb_.weight, &in_pos_emb_.weight, &out_pos_emb_.weight};
-  for (Parameter* p : attn_.parameters()) list.push_back(p);
-  for (Parameter* p : out_.parameters()) list.push_back(p);
-  return list;
-}
+ParameterList AlignmentTrainer::parameters() { return model().parameters(); }
 
 void AlignmentTrainer::set_lr(double lr) {
   config_.lr = lr;
   adam_->options.lr = lr;
 }
 
-void AlignmentTrainer::embed(const AlignmentBatch& batch) {
-  const int B = batch.B, S = batch.S, T = batch.T, E = config_.d_model;
-  // Copy and reverse ask every batch element the same queries (the output positions): project them
-  // once. Pointer adds each sample's query token, so its queries differ.
-  const bool shared = !config_.pointer();
-  key_in_.resize(std::size_t(B) * S, E);
-  value_in_.resize(std::size_t(B) * S, E);
-  query_in_.resize(std::size_t(shared ? 1 : B) * T, E);
-  tok_emb_.forward(batch.keys.data(), B * S, key_in_);
-  tok_emb_.forward(batch.values.data(), B * S, value_in_);
-  for (int b = 0; b < B; ++b) {
-    if (config_.positional) {
-      key_in_.middleRows(std::size_t(b) * S, S) += in_pos_emb_.weight.value.topRows(S);
-      value_in_.middleRows(std::size_t(b) * S, S) += in_pos_emb_.weight.value.topRows(S);
-    }
-    if (!shared) {
-      query_in_.middleRows(std::size_t(b) * T, T) = out_pos_emb_.weight.value.topRows(T);
-      query_in_.middleRows(std::size_t(b) * T, T).rowwise() += tok_emb_.weight.value.row(batch.query[b]);
-    }
+StepMetrics AlignmentTrainer::step(Backend backend) {
+  sample_alignment_batch(config_, data_rng_, config_.batch, batch_);
+  const int shards = int(models_.size());
+  for (int s = 0, first = 0; s < shards; ++s) {
+    const int count = config_.batch / shards + (s < config_.batch % shards ? 1 : 0);
+    slice_alignment_batch(batch_, first, count, shards_[s]);
+    first += count;
+    if (s > 0) models_[s]->copy_values_from(model());
   }
-  if (shared) query_in_ = out_pos_emb_.weight.value.topRows(T);
-  MhaInputs in{B, T, S, query_in_.data(), key_in_.data(), value_in_.data()};
-  in.query_shared = shared;
-  attn_.prepare(in);
-}
-
-void AlignmentTrainer::head_forward(const AlignmentBatch& batch) {
-  attn_.finish_forward();
-  logits_.resize(std::size_t(batch.B) * batch.T, config_.vocab_size());
-  out_.forward(attn_.output(), logits_);
-}
-
-void AlignmentTrainer::backward_embeddings(const AlignmentBatch& batch) {
-  const int B = batch.B, S = batch.S, T = batch.T;
-  const RowMatrix& dk = attn_.d_key();
-  const RowMatrix& dv = attn_.d_value();
-  const RowMatrix& dq = attn_.d_query();
-  tok_emb_.backward(batch.keys.data(), B * S, dk);
-  tok_emb_.backward(batch.values.data(), B * S, dv);
-  for (int b = 0; b < B; ++b) {
-    if (config_.positional) {
-      in_pos_emb_.weight.grad.topRows(S) += dk.middleRows(std::size_t(b) * S, S);
-      in_pos_emb_.weight.grad.topRows(S) += dv.middleRows(std::size_t(b) * S, S);
-    }
-    if (config_.pointer()) {
-      out_pos_emb_.weight.grad.topRows(T) += dq.middleRows(std::size_t(b) * T, T);
-      tok_emb_.weight.grad.row(batch.query[b]) += dq.middleRows(std::size_t(b) * T, T).colwise().sum();
-    }
+  const double token_count = double(batch_.B) * batch_.T;
+  std::vector<double> loss_sums(shards);
+  shard_runner().run(shards, [&](int s) {
+    loss_sums[s] = models_[s]->train_pass(shards_[s], backend, token_count);
+  });
+  double loss_sum = 0.0;
+  int correct = 0;
+  for (int s = 0; s < shards; ++s) {  // in shard order, so the sums are the same bits every run
+    if (s > 0) models_[s]->add_grads_to(model());
+    loss_sum += loss_sums[s];
+    correct += models_[s]->correct_predictions(shards_[s]);
   }
-  if (!config_.pointer()) out_pos_emb_.weight.grad.topRows(T) += dq;  // already summed over the batch
+  return finish_step(loss_sum, correct);
 }
 
 void AlignmentTrainer::begin_step() {
   adam_->zero_grad();
   sample_alignment_batch(config_, data_rng_, config_.batch, batch_);
-  embed(batch_);
+  model().embed(batch_);
 }
 
 void AlignmentTrainer::middle_step() {
-  head_forward(batch_);
-  last_loss_ = cross_entropy(logits_, batch_.targets.data(), &d_logits_);
-  out_.backward(attn_.output(), d_logits_, &d_ctx_);
-  attn_.begin_backward(d_ctx_.data(), nullptr);
+  model().head_forward(batch_);
+  last_loss_sum_ = model().loss_backward(batch_, double(batch_.B) * batch_.T);
 }
 
 StepMetrics AlignmentTrainer::end_step() {
-  attn_.finish_backward();
-  backward_embeddings(batch_);
-  adam_->step();
-  ++steps_done_;
-  int correct = 0;
-  for (Eigen::Index i = 0; i < logits_.rows(); ++i) correct += argmax_row(logits_, i) == batch_.targets[i];
-  return {steps_done_, last_loss_, float(correct) / float(logits_.rows())};
+  model().finish_backward(batch_);
+  return finish_step(last_loss_sum_, model().correct_predictions(batch_));
 }
 
-StepMetrics AlignmentTrainer::step(Backend backend) {
-  begin_step();
-  attention_forward(backend, attn_.kernel_forward_args());
-  middle_step();
-  attention_backward(backend, attn_.kernel_backward_args());
-  return end_step();
+StepMetrics AlignmentTrainer::finish_step(double loss_sum, int correct) {
+  adam_->step();
+  ++steps_done_;
+  const double tokens = double(batch_.B) * batch_.T;
+  return {steps_done_, float(loss_sum / tokens), float(correct / tokens)};
 }
 
 AlignmentEvaluation AlignmentTrainer::evaluate(int samples, Backend backend) {
   Rng eval_rng(config_.seed, kEvalStream);
   AlignmentBatch batch;
   sample_alignment_batch(config_, eval_rng, samples, batch);
-  embed(batch);
-  attention_forward(backend, attn_.kernel_forward_args());
-  head_forward(batch);
+  AlignmentModel& m = model();
+  m.embed(batch);
+  attention_forward(backend, m.mha().kernel_forward_args());
+  m.head_forward(batch);
   AlignmentEvaluation e;
   e.samples = samples;
-  e.loss = cross_entropy(logits_, batch.targets.data(), nullptr);
-  int correct = 0;
-  for (Eigen::Index i = 0; i < logits_.rows(); ++i) correct += argmax_row(logits_, i) == batch.targets[i];
-  e.accuracy = double(correct) / double(logits_.rows());
+  e.loss = cross_entropy(m.logits(), batch.targets.data(), nullptr);
+  e.accuracy = double(m.correct_predictions(batch)) / double(m.logits().rows());
   const int H = config_.heads, T = batch.T, S = batch.S;
-  const std::vector<float>& w = attn_.weights();  // [B, H, T, S]
+  const std::vector<float>& w = m.mha().weights();  // [B, H, T, S]
   e.head_mass.assign(H, 0.0);
   for (int b = 0; b < samples; ++b)
     for (int h = 0; h < H; ++h) {
@@ -211,22 +154,24 @@ std::string AlignmentTrainer::validate_sample(const AlignmentBatch& s) const {
 std::string AlignmentTrainer::inspect(const AlignmentBatch& sample, Backend backend, AlignmentInspection& out) {
   std::string error = validate_sample(sample);
   if (!error.empty()) return error;
-  embed(sample);
-  attention_forward(backend, attn_.kernel_forward_args());
-  head_forward(sample);
+  AlignmentModel& m = model();
+  m.embed(sample);
+  attention_forward(backend, m.mha().kernel_forward_args());
+  m.head_forward(sample);
   out.H = config_.heads;
   out.T = sample.T;
   out.S = sample.S;
-  out.weights = attn_.weights();
-  out.weights_mean = attn_.weights_mean();
+  out.weights = m.mha().weights();
+  out.weights_mean = m.mha().weights_mean();
   out.predictions.resize(sample.T);
   out.confidence.resize(sample.T);
   for (int t = 0; t < sample.T; ++t) {
-    const int best = argmax_row(logits_, t);
-    const float max_logit = logits_(t, best);
+    const RowMatrix& logits = m.logits();
+    Eigen::Index best = 0;
+    const float max_logit = logits.row(t).maxCoeff(&best);
     float sum = 0.0f;
-    for (Eigen::Index c = 0; c < logits_.cols(); ++c) sum += std::exp(logits_(t, c) - max_logit);
-    out.predictions[t] = best;
+    for (Eigen::Index c = 0; c < logits.cols(); ++c) sum += std::exp(logits(t, c) - max_logit);
+    out.predictions[t] = int(best);
     out.confidence[t] = 1.0f / sum;
   }
   return {};

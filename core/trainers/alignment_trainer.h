@@ -1,25 +1,21 @@
-// The Alignment lab's model and trainer, as the course notebook defines them
-// (CrossAttnSeqClassifier):
-//   K = tok(keys) + in_pos,  V = tok(values) + in_pos       [B, S, E]
-//   Q = out_pos (+ tok(query key) for pointer)              [B, T, E]
-//   ctx, weights = MultiheadAttention(Q, K, V)              cross-attention, E = d_model
-//   logits = Linear(ctx)                                    [B, T, vocab]
-//   loss = cross-entropy averaged over the B*T tokens; Adam.
-// Parameters carry PyTorch's state_dict names ("tok_emb.weight", "attn.in_proj_weight", ...), so
-// weights move between this trainer and the notebook's model unchanged.
+// The Alignment lab's trainer: the model of alignment_model.h, cross-entropy averaged over the B*T
+// tokens, Adam. Parameters carry PyTorch's state_dict names ("tok_emb.weight", ...), so weights move
+// between this trainer and the notebook's model unchanged.
 //
-// A step runs in stages so the attention kernel can run on any backend (WebGPU runs in JS):
+// A CPU step is data-parallel: the batch is split into kShards halves, each run on its own copy of
+// the model (on two threads where the build has them, see shard_runner.h), and the gradients are
+// added in shard order. The split is the same whether or not threads ran it, so a seed reproduces a
+// run bit for bit on one backend in every build.
+//
+// A WebGPU step runs in stages on the whole batch, with the attention kernel in JS:
 //   begin_step()  -> kernel forward  -> middle_step() -> kernel backward -> end_step()
-// step(backend) chains them with a CPU kernel. A seed reproduces a run bit for bit per backend.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "../layers/embedding.h"
-#include "../layers/linear.h"
-#include "../layers/multihead_attention.h"
 #include "../optim/adam.h"
+#include "alignment_model.h"
 #include "alignment_task.h"
 
 namespace attnlab {
@@ -51,6 +47,8 @@ struct AlignmentInspection {
 
 class AlignmentTrainer {
  public:
+  static constexpr int kShards = 2;
+
   explicit AlignmentTrainer(const AlignmentConfig& config);  // validate_alignment_config first
 
   const AlignmentConfig& config() const { return config_; }
@@ -63,7 +61,7 @@ class AlignmentTrainer {
   void begin_step();
   void middle_step();
   StepMetrics end_step();
-  MultiheadAttention& mha() { return attn_; }
+  MultiheadAttention& mha() { return models_[0]->mha(); }
 
   // A fresh batch of `samples` from the seed's evaluation stream: the same batch at every call, so
   // evaluations during one run compare like with like.
@@ -78,19 +76,16 @@ class AlignmentTrainer {
   ParameterList parameters();  // state_dict order, PyTorch names
 
  private:
-  void embed(const AlignmentBatch& batch);
-  void head_forward(const AlignmentBatch& batch);
-  void backward_embeddings(const AlignmentBatch& batch);
+  StepMetrics finish_step(double loss_sum, int correct);
+  AlignmentModel& model() { return *models_[0]; }
 
   AlignmentConfig config_;
-  Rng init_rng_, data_rng_;
-  Embedding tok_emb_, in_pos_emb_, out_pos_emb_;
-  MultiheadAttention attn_;
-  Linear out_;
+  Rng data_rng_;
+  std::vector<std::unique_ptr<AlignmentModel>> models_;  // [0] owns the parameters; one per shard
   std::unique_ptr<Adam> adam_;
   AlignmentBatch batch_, fixed_sample_;
-  RowMatrix query_in_, key_in_, value_in_, logits_, d_logits_, d_ctx_;
-  float last_loss_ = 0.0f;
+  std::vector<AlignmentBatch> shards_;
+  double last_loss_sum_ = 0.0;
   int steps_done_ = 0;
 };
 

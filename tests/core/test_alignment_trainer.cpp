@@ -1,6 +1,7 @@
 // The Alignment lab's trainer reaches the course notebook's figures on fixed seeds (issue 4's targets),
 // reproduces a run bit for bit from its seed, and fails without positional embeddings as it should.
 #include "test_support.h"
+#include "shard_runner.h"
 #include "trainers/alignment_trainer.h"
 
 using namespace attnlab;
@@ -65,6 +66,38 @@ TEST_CASE("a seed reproduces a run bit for bit; another seed does not") {
   CHECK(a.first == b.first);
   CHECK(a.second == b.second);
   CHECK(a.first != c.first);
+}
+
+TEST_CASE("a step gives the same bits with its two shards on two threads or one after the other") {
+  REQUIRE(threads_available());
+  REQUIRE(shard_runner().workers() == 1);
+  const int was_active = shard_runner().active_workers();
+  auto run = [](int workers) {
+    shard_runner().set_active_workers(workers);
+    AlignmentTrainer t(config(AlignmentTaskKind::pointer, 3));
+    std::vector<float> trace;
+    for (int i = 0; i < 15; ++i) {
+      const StepMetrics m = t.step(Backend::simd128);
+      trace.push_back(m.loss);
+      trace.push_back(m.accuracy);
+    }
+    for (Parameter* p : t.parameters()) trace.insert(trace.end(), p->value.data(), p->value.data() + p->size());
+    return trace;
+  };
+  const auto threaded = run(1), inline_ = run(0);
+  shard_runner().set_active_workers(was_active);
+  CHECK(threaded == inline_);
+}
+
+TEST_CASE("an odd batch splits into shards of 3 and 2 and trains like any other") {
+  auto c = config(AlignmentTaskKind::copy);
+  c.batch = 5;
+  AlignmentTrainer t(c);
+  const float first = t.step(Backend::simd128).loss;
+  float last = first;
+  for (int i = 0; i < 60; ++i) last = t.step(Backend::simd128).loss;
+  CHECK(std::isfinite(last));
+  CHECK(last < first);
 }
 
 TEST_CASE("without positional embeddings copy cannot align, so it fails") {
