@@ -27,92 +27,13 @@
 #include <vector>
 
 #include "attention.h"
-
-#if defined(__wasm_simd128__)
-#include <wasm_simd128.h>
-#endif
+#include "vec4.h"
 
 namespace attnlab {
 
 namespace {
 
-#if defined(__wasm_simd128__)
-using f32x4 = v128_t;
-using i32x4 = v128_t;
-inline f32x4 load4(const float* p) { return wasm_v128_load(p); }
-inline void store4(float* p, f32x4 x) { wasm_v128_store(p, x); }
-inline f32x4 splat4(float x) { return wasm_f32x4_splat(x); }
-inline f32x4 add4(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
-inline f32x4 sub4(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
-inline f32x4 mul4(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
-inline f32x4 max4(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
-inline f32x4 zero4() { return wasm_f32x4_splat(0.0f); }
-inline f32x4 nearest4(f32x4 x) { return wasm_f32x4_nearest(x); }
-// Lanes where a >= b keep x, the others become +0.0.
-inline f32x4 keep_ge4(f32x4 x, f32x4 a, f32x4 b) { return wasm_v128_and(x, wasm_f32x4_ge(a, b)); }
-// 2^n for integral n in [-126, 127], built in the exponent bits.
-inline f32x4 pow2_4(f32x4 n) {
-  const i32x4 bits = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
-  return bits;
-}
-inline float lane(f32x4 x, int i) {
-  switch (i) {
-    case 0: return wasm_f32x4_extract_lane(x, 0);
-    case 1: return wasm_f32x4_extract_lane(x, 1);
-    case 2: return wasm_f32x4_extract_lane(x, 2);
-    default: return wasm_f32x4_extract_lane(x, 3);
-  }
-}
-#else
-typedef float f32x4 __attribute__((vector_size(16)));
-typedef std::int32_t i32x4 __attribute__((vector_size(16)));
-inline f32x4 load4(const float* p) {
-  f32x4 x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
-inline void store4(float* p, f32x4 x) { std::memcpy(p, &x, sizeof x); }
-inline f32x4 splat4(float x) { return f32x4{x, x, x, x}; }
-inline f32x4 add4(f32x4 a, f32x4 b) { return a + b; }
-inline f32x4 sub4(f32x4 a, f32x4 b) { return a - b; }
-inline f32x4 mul4(f32x4 a, f32x4 b) { return a * b; }
-inline f32x4 max4(f32x4 a, f32x4 b) { return a < b ? b : a; }
-inline f32x4 zero4() { return f32x4{0, 0, 0, 0}; }
-inline f32x4 nearest4(f32x4 x) {
-  return f32x4{std::nearbyint(x[0]), std::nearbyint(x[1]), std::nearbyint(x[2]), std::nearbyint(x[3])};
-}
-inline f32x4 keep_ge4(f32x4 x, f32x4 a, f32x4 b) {
-  const i32x4 keep = a >= b;
-  return (f32x4)((i32x4)x & keep);
-}
-inline f32x4 pow2_4(f32x4 n) {
-  const i32x4 bits = (__builtin_convertvector(n, i32x4) + 127) << 23;
-  return (f32x4)bits;
-}
-inline float lane(f32x4 x, int i) { return x[i]; }
-#endif
-
-inline float hsum(f32x4 x) { return (lane(x, 0) + lane(x, 1)) + (lane(x, 2) + lane(x, 3)); }
-inline float hmax(f32x4 x) { return std::max(std::max(lane(x, 0), lane(x, 1)), std::max(lane(x, 2), lane(x, 3))); }
-
-// exp(x) for x <= 0, four at a time: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
-// polynomial, 2^n in the exponent bits), about 2 ulp from std::exp. Below -87.33 (where 2^n would leave
-// the normal range) and for -inf the result is exactly 0, which keeps masked weights exactly zero.
-inline f32x4 exp4_nonpositive(f32x4 x) {
-  const f32x4 lowest = splat4(-87.33654f);
-  const f32x4 xc = max4(x, lowest);  // also turns -inf into a finite value for the arithmetic
-  const f32x4 n = nearest4(mul4(xc, splat4(1.44269504088896341f)));
-  f32x4 r = sub4(xc, mul4(n, splat4(0.693359375f)));
-  r = sub4(r, mul4(n, splat4(-2.12194440e-4f)));
-  f32x4 y = splat4(1.9875691500e-4f);
-  y = add4(mul4(y, r), splat4(1.3981999507e-3f));
-  y = add4(mul4(y, r), splat4(8.3334519073e-3f));
-  y = add4(mul4(y, r), splat4(4.1665795894e-2f));
-  y = add4(mul4(y, r), splat4(1.6666665459e-1f));
-  y = add4(mul4(y, r), splat4(5.0000001201e-1f));
-  y = add4(add4(mul4(mul4(y, r), r), r), splat4(1.0f));
-  return keep_ge4(mul4(y, pow2_4(n)), x, lowest);
-}
+using namespace vec4;
 
 // dst [cols, rows] = src [rows, cols]^T, in 16 x 16 blocks: a plain column walk over a 1024-wide
 // matrix strides by 4 KiB, and every write then lands in the same few cache sets.
