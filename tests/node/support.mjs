@@ -6,7 +6,7 @@ import { loadAttnLabNode, REPO_ROOT } from '../../web/node_loader.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 export const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures');
-export const BUILDS = ['simd', 'scalar'];
+export const BUILDS = ['simd', 'scalar', 'simd-threads'];
 
 const labs = {};
 export async function lab(build = 'simd') {

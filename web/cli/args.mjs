@@ -11,7 +11,8 @@ options:
   --steps N         training steps (default: copy 200, reverse 250, pointer 350)
   --seed S          seed, 0..4294967295 (default 0); a seed reproduces a run bit for bit
   --backend B       auto | webgpu | simd | scalar (default auto)
-  --build B         auto | simd | scalar: which WASM module to load (default auto)
+  --build B         auto | simd-threads | simd | scalar: which WASM module to load (default auto:
+                    simd-threads, the Node build that runs a step's two shards on two cores)
   --lr X            Adam learning rate (default 0.003)
   --heads H         attention heads (default 4)
   --d-model E       model width (default 32)
@@ -33,7 +34,7 @@ const FLAGS = {
   '--steps': { key: 'steps', type: 'int', min: 1, max: 100000 },
   '--seed': { key: 'seed', type: 'int', min: 0, max: 4294967295 },
   '--backend': { key: 'backend', type: 'choice', choices: ['auto', 'webgpu', 'simd', 'scalar'] },
-  '--build': { key: 'build', type: 'choice', choices: ['auto', 'simd', 'scalar'] },
+  '--build': { key: 'build', type: 'choice', choices: ['auto', 'simd-threads', 'simd', 'scalar'] },
   '--lr': { key: 'lr', type: 'number', min: 1e-6, max: 1 },
   '--heads': { key: 'heads', type: 'int', min: 1, max: 16 },
   '--d-model': { key: 'dModel', type: 'int', min: 1, max: 256 },

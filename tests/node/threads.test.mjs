@@ -1,0 +1,60 @@
+// The Node threads build (public/build/node/attnlab-simd-threads.*): a training step's two shards run
+// on two cores, and a run is the same bits as the single-threaded SIMD128 build's, whose shards run
+// one after the other. It must also let Node exit, and survive bad input like the other builds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { REPO_ROOT } from '../../web/node_loader.mjs';
+import { lab } from './support.mjs';
+
+function run(m, config, steps) {
+  const trainer = new m.AlignmentTrainer(config);
+  const { losses, accuracies } = trainer.train(steps, { backend: 'simd128' });
+  const parameters = trainer.parameters();
+  const evaluation = trainer.evaluate(256, { backend: 'simd128' });
+  trainer.delete();
+  return { losses: [...losses], accuracies: [...accuracies], parameters, accuracy: evaluation.accuracy };
+}
+
+for (const config of [{ task: 'copy', seed: 2 }, { task: 'pointer', seed: 9 }, { task: 'reverse', seed: 4, batch: 37 }]) {
+  test(`threads build: ${JSON.stringify(config)} trains to the same bits as the SIMD128 build`, async () => {
+    const threads = await lab('simd-threads');
+    assert.equal(threads.build, 'simd-threads');
+    const a = run(threads, config, 25);
+    const b = run(await lab('simd'), config, 25);
+    assert.deepEqual(a.losses, b.losses);
+    assert.deepEqual(a.accuracies, b.accuracies);
+    assert.equal(a.accuracy, b.accuracy);
+    for (const [name, values] of Object.entries(b.parameters)) {
+      assert.deepEqual([...a.parameters[name]], [...values], `parameter ${name}`);
+    }
+    assert.ok(a.losses[24] < a.losses[0], 'the loss went down');
+  });
+}
+
+test('threads build: a script that trains with it exits on its own', () => {
+  const script = `
+    import { loadAttnLabNode } from ${JSON.stringify(path.join(REPO_ROOT, 'web', 'node_loader.mjs'))};
+    const lab = await loadAttnLabNode({ build: 'auto' });
+    const t = new lab.AlignmentTrainer({ task: 'copy' });
+    t.train(3, { backend: 'simd128' });
+    console.log(lab.build);`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.error, undefined, `did not exit within 30 s: ${r.error}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'simd-threads', 'auto picks the threads build under Node');
+});
+
+test('threads build: bad input gets a clear error and the trainer keeps its state', async () => {
+  const m = await lab('simd-threads');
+  const trainer = new m.AlignmentTrainer({ task: 'copy', seed: 1 });
+  trainer.train(2, { backend: 'simd128' });
+  assert.throws(() => trainer.train(0), /steps must be/);
+  assert.throws(() => new m.AlignmentTrainer({ task: 'copy', heads: 5 }), /heads \(5\)|divisible/);
+  assert.equal(trainer.stepsDone, 2);
+  const { losses } = trainer.train(1, { backend: 'simd128' });
+  assert.ok(Number.isFinite(losses[0]));
+  assert.equal(trainer.stepsDone, 3);
+  trainer.delete();
+});

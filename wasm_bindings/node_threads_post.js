@@ -1,0 +1,8 @@
+// Appended to the Node threads build (--post-js): its pthread workers would keep Node's event loop
+// alive after the last line of a script, so the loader unrefs them; they still run while the main
+// thread waits for them inside a training step.
+Module['unrefThreads'] = function () {
+  PThread.unusedWorkers.concat(PThread.runningWorkers).forEach(function (worker) {
+    if (worker.unref) worker.unref();
+  });
+};
