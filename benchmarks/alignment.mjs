@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The Alignment lab's figures (issue 4), printed as markdown for docs/benchmarks.md:
-//   1. speed: training steps/s of the copy task in the WASM module under Node, beside PyTorch 1.13 +
-//      OpenBLAS running the notebook's code in the same run (1 and 2 threads; the best counts);
+//   1. speed: training steps/s of the copy task in the WASM modules under Node (the Node threads build
+//      with its worker thread on and off, the browsers' SIMD128 and scalar builds), beside PyTorch
+//      1.13 + OpenBLAS running the notebook's code in the same run (1 and 2 threads; the best counts);
 //   2. fidelity: accuracy on 1,024 fresh samples and attention pattern mass, seeds 0..4, every task.
 // Usage: node benchmarks/alignment.mjs [--runs 3] [--seeds 0,1,2,3,4] [--no-torch]
 import { spawnSync } from 'node:child_process';
@@ -18,13 +19,15 @@ const SEEDS = arg('--seeds', '0,1,2,3,4').split(',').map(Number);
 const WITH_TORCH = !process.argv.includes('--no-torch');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function oursStepsPerSecond(lab, backend, steps = 200) {
+function oursStepsPerSecond(lab, backend, workerThreads = undefined, steps = 200) {
+  if (workerThreads !== undefined) lab.setWorkerThreads(workerThreads);
   const trainer = new lab.AlignmentTrainer({ task: 'copy', seed: 0 });
   trainer.train(10, { backend }); // warm up (first-call allocations)
   const t0 = performance.now();
   trainer.train(steps, { backend });
   const rate = steps / ((performance.now() - t0) / 1000);
   trainer.delete();
+  if (workerThreads !== undefined) lab.setWorkerThreads(lab.workerThreads.available);
   return rate;
 }
 
@@ -36,6 +39,7 @@ function torchRuns(args) {
   return r.stdout.trim().split('\n').map((line) => JSON.parse(line));
 }
 
+const threads = await loadAttnLabNode({ build: 'simd-threads' });
 const simd = await loadAttnLabNode({ build: 'simd' });
 const scalar = await loadAttnLabNode({ build: 'scalar' });
 console.log(`# Alignment lab benchmark\n`);
@@ -43,9 +47,14 @@ console.log(`machine: ${os.cpus()[0].model}, ${os.cpus().length} cores; Node ${p
 console.log(`command: node benchmarks/alignment.mjs --runs ${RUNS} --seeds ${SEEDS.join(',')}${WITH_TORCH ? '' : ' --no-torch'}\n`);
 
 // ---- speed, interleaved so that machine noise hits both sides alike ----
-const rows = { 'WASM SIMD128 build, simd128 kernel': [], 'WASM scalar build, scalar kernel': [], 'PyTorch 1 thread': [], 'PyTorch 2 threads': [] };
+const THREADS_2 = 'WASM SIMD128 + threads (Node build), 2 threads';
+const THREADS_1 = 'WASM SIMD128 + threads (Node build), 1 thread';
+const SIMD = 'WASM SIMD128 build (browsers), simd128 kernel';
+const rows = { [THREADS_2]: [], [THREADS_1]: [], [SIMD]: [], 'WASM scalar build, scalar kernel': [], 'PyTorch 1 thread': [], 'PyTorch 2 threads': [] };
 for (let run = 0; run < RUNS; run++) {
-  rows['WASM SIMD128 build, simd128 kernel'].push(oursStepsPerSecond(simd, 'simd128'));
+  rows[THREADS_2].push(oursStepsPerSecond(threads, 'simd128', 1));
+  rows[THREADS_1].push(oursStepsPerSecond(threads, 'simd128', 0));
+  rows[SIMD].push(oursStepsPerSecond(simd, 'simd128'));
   rows['WASM scalar build, scalar kernel'].push(oursStepsPerSecond(scalar, 'scalar'));
   if (WITH_TORCH) {
     for (const r of torchRuns(['--tasks', 'copy', '--threads', '1,2', '--seeds', '0'])) {
@@ -59,9 +68,11 @@ for (const [name, values] of Object.entries(rows)) {
   if (values.length) console.log(`| ${name} | ${median(values).toFixed(1)} | ${values.map((v) => v.toFixed(0)).join(', ')} |`);
 }
 if (WITH_TORCH) {
-  const ours = median(rows['WASM SIMD128 build, simd128 kernel']);
   const torchBest = Math.max(median(rows['PyTorch 1 thread']), median(rows['PyTorch 2 threads']));
-  console.log(`\nratio WASM SIMD128 / PyTorch at its best thread count: **${(ours / torchBest).toFixed(2)}x**`);
+  console.log(`\nratio to PyTorch at its best thread count (${torchBest.toFixed(1)} steps/s):`);
+  for (const name of [THREADS_2, THREADS_1, SIMD]) {
+    console.log(`- ${name}: **${(median(rows[name]) / torchBest).toFixed(2)}x**`);
+  }
 }
 
 // ---- fidelity ----

@@ -245,7 +245,7 @@ export function wrapModule(mod, { build }) {
 
   return {
     version: mod._version(),
-    build, // 'simd' or 'scalar': which WASM module is running
+    build, // 'simd', 'scalar' or (Node) 'simd-threads': which WASM module is running
     cpuBackends: [...mod._backends()],
     AttnLabError,
     Embedding,
@@ -274,6 +274,10 @@ export function wrapModule(mod, { build }) {
       return mod._select_backend(requested, env, shape);
     },
     heapBytesInUse() { return mod._heap_bytes_in_use(); },
+    /** {available, active}: worker threads a training step may run its second shard on (threads build). */
+    get workerThreads() { return mod._worker_threads(); },
+    /** 0 runs both shards of a step on the calling thread: slower, the same bits. */
+    setWorkerThreads(n) { check(mod._set_active_worker_threads(checkInteger('worker threads', n))); },
     /**
      * The raw attention kernel. args: {B, H, T, S, D, q, k, v, mask?, maskStrideB?, maskStrideH?,
      * scale?, backend: 'scalar' | 'simd128'} -> {weights [B,H,T,S], out [B,H,T,D]}

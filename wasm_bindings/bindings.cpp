@@ -108,6 +108,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_simd128_native", &_simd128_native);
   function("_select_backend", &_select_backend);
   function("_heap_bytes_in_use", &_heap_bytes_in_use);
+  function("_worker_threads", &_worker_threads);
+  function("_set_active_worker_threads", &_set_active_worker_threads);
 
   function("_attention_forward", &_attention_forward);
   function("_attention_backward", &_attention_backward);

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "layers/activations.h"
 #include "losses.h"
+#include "shard_runner.h"
 #include "validate.h"
 #include "version.h"
 
@@ -527,5 +528,21 @@ val _select_backend(const std::string& requested, const val& env, const val& sha
 }
 
 double _heap_bytes_in_use() { return double(mallinfo().uordblks); }
+
+val _worker_threads() {
+  val out = val::object();
+  out.set("available", shard_runner().workers());
+  out.set("active", shard_runner().active_workers());
+  return out;
+}
+
+std::string _set_active_worker_threads(int n) {
+  const int available = shard_runner().workers();
+  if (n < 0 || n > available)
+    return "worker threads must be an integer in [0, " + std::to_string(available) + "] in this build, got " +
+           std::to_string(n);
+  shard_runner().set_active_workers(n);
+  return {};
+}
 
 }  // namespace attnlab::wasm

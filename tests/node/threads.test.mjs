@@ -58,3 +58,23 @@ test('threads build: bad input gets a clear error and the trainer keeps its stat
   assert.equal(trainer.stepsDone, 3);
   trainer.delete();
 });
+
+test('threads build: the worker thread can be turned off (the same bits) and asks for a valid count', async () => {
+  const m = await lab('simd-threads');
+  assert.equal(m.workerThreads.available, 1);
+  const cores = (await import('node:os')).cpus().length;
+  assert.equal(m.workerThreads.active, cores > 1 ? 1 : 0, 'on by default when there is a second core');
+  const config = { task: 'copy', seed: 6 };
+  const on = run(m, config, 10);
+  m.setWorkerThreads(0);
+  try {
+    assert.equal(m.workerThreads.active, 0);
+    assert.deepEqual(run(m, config, 10).losses, on.losses);
+  } finally {
+    m.setWorkerThreads(cores > 1 ? 1 : 0);
+  }
+  assert.throws(() => m.setWorkerThreads(2), /worker threads must be an integer in \[0, 1\] in this build, got 2/);
+  assert.throws(() => m.setWorkerThreads(0.5), /worker threads must be an integer/);
+  const simd = await lab('simd');
+  assert.deepEqual(simd.workerThreads, { available: 0, active: 0 }, 'the browser builds have no threads');
+});
