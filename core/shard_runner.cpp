@@ -2,6 +2,8 @@
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 #define ATTNLAB_HAS_THREADS 1
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -11,43 +13,65 @@ namespace attnlab {
 
 #if ATTNLAB_HAS_THREADS
 
-// A persistent thread that runs one job at a time.
+// A persistent thread that runs one job at a time. Both sides spin briefly before they sleep: a
+// training step hands over a job every few milliseconds, and a futex wake-up costs 50-75 us in the
+// Node build (measured), about 2% of a step each way.
 class ShardRunner::Worker {
  public:
   Worker() : thread_([this] { loop(); }) {}
   ~Worker() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      quit_ = true;
+      quit_.store(true);
     }
     wake_.notify_all();
     thread_.join();
   }
 
   void start(std::function<void()> job) {
+    job_ = std::move(job);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      job_ = std::move(job);
-      busy_ = true;
+      posted_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
   }
 
   void wait() {
+    const unsigned target = posted_.load(std::memory_order_relaxed);
+    const auto done = [&] { return finished_.load(std::memory_order_acquire) == target; };
+    if (spin_until(done, kCallerSpin)) return;
     std::unique_lock<std::mutex> lock(mutex_);
-    wake_.wait(lock, [this] { return !busy_; });
+    wake_.wait(lock, done);
   }
 
  private:
+  static constexpr std::chrono::microseconds kCallerSpin{20000}, kWorkerSpin{500};
+
+  template <class Ready>
+  static bool spin_until(const Ready& ready, std::chrono::microseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    for (int i = 0;; ++i) {
+      if (ready()) return true;
+      if ((i & 255) == 255 && std::chrono::steady_clock::now() > until) return false;
+    }
+  }
+
   void loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
+    unsigned seen = 0;
     for (;;) {
-      wake_.wait(lock, [this] { return busy_ || quit_; });
-      if (quit_) return;
-      lock.unlock();
+      const auto posted = [&] { return posted_.load(std::memory_order_acquire) != seen || quit_.load(); };
+      if (!spin_until(posted, kWorkerSpin)) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, posted);
+      }
+      if (quit_.load()) return;
+      seen = posted_.load(std::memory_order_acquire);
       job_();
-      lock.lock();
-      busy_ = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        finished_.store(seen, std::memory_order_release);
+      }
       wake_.notify_all();
     }
   }
@@ -55,7 +79,8 @@ class ShardRunner::Worker {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::function<void()> job_;
-  bool busy_ = false, quit_ = false;
+  std::atomic<unsigned> posted_{0}, finished_{0};
+  std::atomic<bool> quit_{false};
   std::thread thread_;  // last: started once the members it uses exist
 };
 
