@@ -1,5 +1,6 @@
 #include "linear.h"
 
+#include "../gemm.h"
 #include "init.h"
 
 namespace attnlab {
@@ -12,14 +13,17 @@ Linear::Linear(int in_features, int out_features, Rng& rng, bool with_bias)
 }
 
 void Linear::forward(ConstMatrixRef x, MatrixRef y) const {
-  y.noalias() = x * weight.value.transpose();
+  gemm_abt(x, weight.value, y);
   if (has_bias) y.rowwise() += bias.value.row(0);
 }
 
 void Linear::backward(ConstMatrixRef x, ConstMatrixRef dy, RowMatrix* dx) {
-  weight.grad.noalias() += dy.transpose() * x;
+  gemm_atb_add(dy, x, weight.grad);
   if (has_bias) bias.grad.row(0) += dy.colwise().sum();
-  if (dx) dx->noalias() = dy * weight.value;
+  if (dx) {
+    dx->resize(dy.rows(), weight.value.cols());
+    gemm_ab(dy, weight.value, *dx);
+  }
 }
 
 ParameterList Linear::parameters() {

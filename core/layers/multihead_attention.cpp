@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "../gemm.h"
 #include "init.h"
 
 namespace attnlab {
@@ -81,14 +82,17 @@ void MultiheadAttention::prepare(const MhaInputs& in) {
   // Projections: x W_i^T + b_i with W_i the i-th block of E rows of in_proj_weight.
   const auto& W = in_proj_weight.value;
   const auto& bias = in_proj_bias.value;
-  RowMatrix projected = x_query_ * W.topRows(E).transpose();
+  RowMatrix projected(x_query_.rows(), E);
+  gemm_abt(x_query_, W.topRows(E), projected);
   projected.rowwise() += bias.leftCols(E).row(0);
   if (query_shared_) projected = projected.replicate(in.B, 1).eval();
   split_heads(projected, in.B, in.T, H_, D, q_);
-  projected = x_key_ * W.middleRows(E, E).transpose();
+  projected.resize(x_key_.rows(), E);
+  gemm_abt(x_key_, W.middleRows(E, E), projected);
   projected.rowwise() += bias.middleCols(E, E).row(0);
   split_heads(projected, in.B, in.S, H_, D, k_);
-  projected = x_value_ * W.bottomRows(E).transpose();
+  projected.resize(x_value_.rows(), E);
+  gemm_abt(x_value_, W.bottomRows(E), projected);
   projected.rowwise() += bias.rightCols(E).row(0);
   split_heads(projected, in.B, in.S, H_, D, v_);
   build_mask(in);
@@ -112,7 +116,8 @@ AttentionForward MultiheadAttention::kernel_forward_args() {
 void MultiheadAttention::finish_forward() {
   const auto [B, H, T, S, D] = shape_;
   merge_heads(heads_out_, B, T, H, D, merged_);
-  out_.noalias() = merged_ * out_proj_weight.value.transpose();
+  out_.resize(merged_.rows(), E_);
+  gemm_abt(merged_, out_proj_weight.value, out_);
   out_.rowwise() += out_proj_bias.value.row(0);
   // average_attn_weights=True: the mean over heads, [B, T, S]
   weights_mean_.assign(std::size_t(B) * T * S, 0.0f);
@@ -135,9 +140,10 @@ void MultiheadAttention::begin_backward(const float* d_out, const float* d_weigh
   const auto [B, H, T, S, D] = shape_;
   const ConstMatrixMap g(d_out, std::size_t(B) * T, E_);
   // from out = merged Wo^T + bo
-  out_proj_weight.grad.noalias() += g.transpose() * merged_;
+  gemm_atb_add(g, merged_, out_proj_weight.grad);
   out_proj_bias.grad.row(0) += g.colwise().sum();
-  d_merged_.noalias() = g * out_proj_weight.value;
+  d_merged_.resize(g.rows(), E_);
+  gemm_ab(g, out_proj_weight.value, d_merged_);
   split_heads(d_merged_, B, T, H, D, d_heads_out_);
   has_d_weights_ = d_weights != nullptr;
   if (has_d_weights_) d_weights_.assign(d_weights, d_weights + shape_.weights_size());
@@ -174,17 +180,20 @@ void MultiheadAttention::finish_backward() {
     for (int b = 1; b < B; ++b) summed += d_projected.middleRows(std::size_t(b) * T, T);
     d_projected = std::move(summed);
   }
-  in_proj_weight.grad.topRows(E).noalias() += d_projected.transpose() * x_query_;
+  gemm_atb_add(d_projected, x_query_, in_proj_weight.grad.topRows(E));
   in_proj_bias.grad.leftCols(E).row(0) += d_projected.colwise().sum();
-  d_query_.noalias() = d_projected * W.topRows(E);
+  d_query_.resize(d_projected.rows(), E);
+  gemm_ab(d_projected, W.topRows(E), d_query_);
   merge_heads(d_k_, B, S, H, D, d_projected);
-  in_proj_weight.grad.middleRows(E, E).noalias() += d_projected.transpose() * x_key_;
+  gemm_atb_add(d_projected, x_key_, in_proj_weight.grad.middleRows(E, E));
   in_proj_bias.grad.middleCols(E, E).row(0) += d_projected.colwise().sum();
-  d_key_.noalias() = d_projected * W.middleRows(E, E);
+  d_key_.resize(d_projected.rows(), E);
+  gemm_ab(d_projected, W.middleRows(E, E), d_key_);
   merge_heads(d_v_, B, S, H, D, d_projected);
-  in_proj_weight.grad.bottomRows(E).noalias() += d_projected.transpose() * x_value_;
+  gemm_atb_add(d_projected, x_value_, in_proj_weight.grad.bottomRows(E));
   in_proj_bias.grad.rightCols(E).row(0) += d_projected.colwise().sum();
-  d_value_.noalias() = d_projected * W.bottomRows(E);
+  d_value_.resize(d_projected.rows(), E);
+  gemm_ab(d_projected, W.bottomRows(E), d_value_);
 }
 
 void MultiheadAttention::backward(const float* d_out, const float* d_weights, Backend backend) {

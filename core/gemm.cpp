@@ -1,0 +1,102 @@
+#include "gemm.h"
+
+#include <cassert>
+#include <vector>
+
+#include "vec4.h"
+
+namespace attnlab {
+
+namespace {
+
+using namespace vec4;
+
+// c_i[j..] (+)= sum_k a_i[k * a_step] * b[k * ldb + j..] for the four rows i of a tile, every column j
+// of b's N. Rows of a tile past the matrix's end repeat its last row: they compute the same values
+// from the same inputs, and every load of c happens before any store, so they store the same bits.
+void four_rows(const float* const a[4], std::ptrdiff_t a_step, const float* b, std::ptrdiff_t ldb, int K, int N,
+               float* const c[4], bool accumulate) {
+  int j = 0;
+  for (; j + 8 <= N; j += 8) {
+    f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
+    f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
+    for (int k = 0; k < K; ++k) {
+      const float* row = b + k * ldb + j;
+      const f32x4 b0 = load4(row), b1 = load4(row + 4);
+      const std::ptrdiff_t ak = k * a_step;
+      f32x4 x = splat4(a[0][ak]);
+      c00 = add4(c00, mul4(x, b0)), c01 = add4(c01, mul4(x, b1));
+      x = splat4(a[1][ak]);
+      c10 = add4(c10, mul4(x, b0)), c11 = add4(c11, mul4(x, b1));
+      x = splat4(a[2][ak]);
+      c20 = add4(c20, mul4(x, b0)), c21 = add4(c21, mul4(x, b1));
+      x = splat4(a[3][ak]);
+      c30 = add4(c30, mul4(x, b0)), c31 = add4(c31, mul4(x, b1));
+    }
+    if (accumulate) {
+      const f32x4 o00 = load4(c[0] + j), o01 = load4(c[0] + j + 4), o10 = load4(c[1] + j), o11 = load4(c[1] + j + 4);
+      const f32x4 o20 = load4(c[2] + j), o21 = load4(c[2] + j + 4), o30 = load4(c[3] + j), o31 = load4(c[3] + j + 4);
+      c00 = add4(o00, c00), c01 = add4(o01, c01), c10 = add4(o10, c10), c11 = add4(o11, c11);
+      c20 = add4(o20, c20), c21 = add4(o21, c21), c30 = add4(o30, c30), c31 = add4(o31, c31);
+    }
+    store4(c[0] + j, c00), store4(c[0] + j + 4, c01);
+    store4(c[1] + j, c10), store4(c[1] + j + 4, c11);
+    store4(c[2] + j, c20), store4(c[2] + j + 4, c21);
+    store4(c[3] + j, c30), store4(c[3] + j + 4, c31);
+  }
+  for (; j < N; ++j) {  // leftovers
+    float sums[4];
+    for (int i = 0; i < 4; ++i) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; ++k) sum += a[i][k * a_step] * b[k * ldb + j];
+      sums[i] = accumulate ? c[i][j] + sum : sum;
+    }
+    for (int i = 0; i < 4; ++i) c[i][j] = sums[i];
+  }
+}
+
+// C [rows, N] (+)= A B with A's element (i, k) at a[i * a_row + k * a_step] and B [K, N] row-major.
+void tiled_product(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* b, std::ptrdiff_t ldb,
+                   int rows, int K, int N, float* c, std::ptrdiff_t ldc, bool accumulate) {
+  for (int i = 0; i < rows; i += 4) {
+    const float* ar[4];
+    float* cr[4];
+    for (int r = 0; r < 4; ++r) {
+      const int row = i + r < rows ? i + r : rows - 1;
+      ar[r] = a + row * a_row;
+      cr[r] = c + row * ldc;
+    }
+    four_rows(ar, a_step, b, ldb, K, N, cr, accumulate);
+  }
+}
+
+}  // namespace
+
+void gemm_abt(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c) {
+  assert(a.cols() == b.cols() && c.rows() == a.rows() && c.cols() == b.rows());
+  const int M = int(a.rows()), K = int(a.cols()), N = int(b.rows());
+  if (M == 0 || N == 0) return;
+  // B^T [K, N], so that the tile loads eight consecutive columns of it. B is a weight (N, K ~ 32).
+  thread_local std::vector<float> bt;
+  bt.resize(std::size_t(K) * N);
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k) bt[std::size_t(k) * N + n] = b(n, k);
+  tiled_product(a.data(), a.outerStride(), 1, bt.data(), N, M, K, N, c.data(), c.outerStride(), false);
+}
+
+void gemm_ab(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c) {
+  assert(a.cols() == b.rows() && c.rows() == a.rows() && c.cols() == b.cols());
+  const int M = int(a.rows()), K = int(a.cols()), N = int(b.cols());
+  if (M == 0 || N == 0) return;
+  tiled_product(a.data(), a.outerStride(), 1, b.data(), b.outerStride(), M, K, N, c.data(), c.outerStride(), false);
+}
+
+void gemm_atb_add(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c) {
+  assert(a.rows() == b.rows() && c.rows() == a.cols() && c.cols() == b.cols());
+  const int M = int(a.rows()), N = int(a.cols()), K = int(b.cols());
+  if (N == 0 || K == 0) return;
+  // Row n of A^T is column n of A: element (n, m) at a[n + m * lda].
+  tiled_product(a.data(), 1, a.outerStride(), b.data(), b.outerStride(), N, M, K, c.data(), c.outerStride(), true);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,20 @@
+// The three matrix products of a layer's forward and backward passes, on row-major matrices whose rows
+// may be strided (blocks of a larger matrix):
+//   forward           C  = A B^T    x [M, K] times W [N, K] transposed
+//   input gradient    C  = A B      dy [M, N] times W [N, K]
+//   weight gradient   C += A^T B    dy [M, N] transposed times x [M, K]
+// On the vec4 register tiles of the attention kernel (four rows by eight columns, vectorised along the
+// output's rows): Eigen 3.4 has no WASM SIMD, and for these thin shapes (K and N around 32, M in the
+// thousands) its packing costs more than the products. Each output element is summed over k in
+// ascending order from zero, so results do not depend on the tiling.
+#pragma once
+
+#include "tensor.h"
+
+namespace attnlab {
+
+void gemm_abt(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
+void gemm_ab(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
+void gemm_atb_add(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
+
+}  // namespace attnlab
