@@ -14,8 +14,7 @@
 //
 // Each output element is still summed in the reference's order (d, s or t ascending, from 0), so the
 // products match attention_scalar.cpp bit for bit; only the softmax row sums and the exp differ, by a
-// few ulp. Four-row tiles near the end of T (or S) repeat the last valid row instead of branching: the
-// repeated row computes the same values and stores them to the same place.
+// few ulp. The tiles are gemm.cpp's (tiled_product), shared with the layers' products.
 //
 // In the WASM build this file is compiled with -msimd128 and uses <wasm_simd128.h>; natively the same
 // code runs on GCC vector extensions so that its tails are tested by the native suite too.
@@ -27,6 +26,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "gemm.h"
 #include "vec4.h"
 
 namespace attnlab {
@@ -49,69 +49,11 @@ void transpose(const float* src, int rows, int cols, float* dst) {
   }
 }
 
-// c[i][j] = sum_k a[i][k] * b[k][j] for the four rows a[0..3] (length K) and b [K, N], vectorised
-// along N. It serves both products of the kernel: scores (a = queries, b = keys transposed) and the
-// weighted sum of rows (a = weights, b = values), and their backward counterparts.
-void four_rows_times_matrix(const float* const a[4], const float* b, int K, int N, float* const c[4]) {
-  int j = 0;
-  for (; j + 8 <= N; j += 8) {
-    f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
-    f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
-    for (int k = 0; k < K; ++k) {
-      const float* row = b + std::size_t(k) * N + j;
-      const f32x4 b0 = load4(row), b1 = load4(row + 4);
-      f32x4 x = splat4(a[0][k]);
-      c00 = add4(c00, mul4(x, b0)), c01 = add4(c01, mul4(x, b1));
-      x = splat4(a[1][k]);
-      c10 = add4(c10, mul4(x, b0)), c11 = add4(c11, mul4(x, b1));
-      x = splat4(a[2][k]);
-      c20 = add4(c20, mul4(x, b0)), c21 = add4(c21, mul4(x, b1));
-      x = splat4(a[3][k]);
-      c30 = add4(c30, mul4(x, b0)), c31 = add4(c31, mul4(x, b1));
-    }
-    store4(c[0] + j, c00), store4(c[0] + j + 4, c01);
-    store4(c[1] + j, c10), store4(c[1] + j + 4, c11);
-    store4(c[2] + j, c20), store4(c[2] + j + 4, c21);
-    store4(c[3] + j, c30), store4(c[3] + j + 4, c31);
-  }
-  for (; j + 4 <= N; j += 4) {
-    f32x4 c0 = zero4(), c1 = zero4(), c2 = zero4(), c3 = zero4();
-    for (int k = 0; k < K; ++k) {
-      const f32x4 r = load4(b + std::size_t(k) * N + j);
-      c0 = add4(c0, mul4(splat4(a[0][k]), r));
-      c1 = add4(c1, mul4(splat4(a[1][k]), r));
-      c2 = add4(c2, mul4(splat4(a[2][k]), r));
-      c3 = add4(c3, mul4(splat4(a[3][k]), r));
-    }
-    store4(c[0] + j, c0), store4(c[1] + j, c1), store4(c[2] + j, c2), store4(c[3] + j, c3);
-  }
-  for (; j < N; ++j) {  // leftovers
-    for (int i = 0; i < 4; ++i) {
-      float sum = 0.0f;
-      for (int k = 0; k < K; ++k) sum += a[i][k] * b[std::size_t(k) * N + j];
-      c[i][j] = sum;
-    }
-  }
-}
-
-// The row pointers of a four-row tile starting at `first` of `rows` rows of length `len`, the rows
-// past the end repeating the last one.
-void tile_rows(const float* base, int first, int rows, int len, const float* out[4]) {
-  for (int i = 0; i < 4; ++i) out[i] = base + std::size_t(std::min(first + i, rows - 1)) * len;
-}
-void tile_rows(float* base, int first, int rows, int len, float* out[4]) {
-  for (int i = 0; i < 4; ++i) out[i] = base + std::size_t(std::min(first + i, rows - 1)) * len;
-}
-
-// c [rows, N] = a [rows, K] b [K, N], four rows at a time.
+// c [rows, N] = a [rows, K] b [K, N] on gemm.cpp's four-row tiles. It serves every product of the
+// kernel: scores (a = queries, b = keys transposed), the weighted sum of rows (a = weights,
+// b = values), and their backward counterparts.
 void matmul(const float* a, const float* b, int rows, int K, int N, float* c) {
-  for (int i = 0; i < rows; i += 4) {
-    const float* ar[4];
-    float* cr[4];
-    tile_rows(a, i, rows, K, ar);
-    tile_rows(c, i, rows, N, cr);
-    four_rows_times_matrix(ar, b, K, N, cr);
-  }
+  tiled_product(a, K, 1, b, N, rows, K, N, c, N, false);
 }
 
 // One row of passes 1-4: w holds the dot products q_t . k_s and becomes the softmax weights.

@@ -44,6 +44,22 @@ void four_rows(const float* const a[4], std::ptrdiff_t a_step, const float* b, s
     store4(c[2] + j, c20), store4(c[2] + j + 4, c21);
     store4(c[3] + j, c30), store4(c[3] + j + 4, c31);
   }
+  for (; j + 4 <= N; j += 4) {  // one four-wide column tile (e.g. N = 12)
+    f32x4 c0 = zero4(), c1 = zero4(), c2 = zero4(), c3 = zero4();
+    for (int k = 0; k < K; ++k) {
+      const f32x4 r = load4(b + k * ldb + j);
+      const std::ptrdiff_t ak = k * a_step;
+      c0 = add4(c0, mul4(splat4(a[0][ak]), r));
+      c1 = add4(c1, mul4(splat4(a[1][ak]), r));
+      c2 = add4(c2, mul4(splat4(a[2][ak]), r));
+      c3 = add4(c3, mul4(splat4(a[3][ak]), r));
+    }
+    if (accumulate) {
+      const f32x4 o0 = load4(c[0] + j), o1 = load4(c[1] + j), o2 = load4(c[2] + j), o3 = load4(c[3] + j);
+      c0 = add4(o0, c0), c1 = add4(o1, c1), c2 = add4(o2, c2), c3 = add4(o3, c3);
+    }
+    store4(c[0] + j, c0), store4(c[1] + j, c1), store4(c[2] + j, c2), store4(c[3] + j, c3);
+  }
   for (; j < N; ++j) {  // leftovers
     float sums[4];
     for (int i = 0; i < 4; ++i) {
@@ -55,7 +71,8 @@ void four_rows(const float* const a[4], std::ptrdiff_t a_step, const float* b, s
   }
 }
 
-// C [rows, N] (+)= A B with A's element (i, k) at a[i * a_row + k * a_step] and B [K, N] row-major.
+}  // namespace
+
 void tiled_product(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* b, std::ptrdiff_t ldb,
                    int rows, int K, int N, float* c, std::ptrdiff_t ldc, bool accumulate) {
   for (int i = 0; i < rows; i += 4) {
@@ -69,8 +86,6 @@ void tiled_product(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, 
     four_rows(ar, a_step, b, ldb, K, N, cr, accumulate);
   }
 }
-
-}  // namespace
 
 void gemm_abt(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c) {
   assert(a.cols() == b.cols() && c.rows() == a.rows() && c.cols() == b.rows());

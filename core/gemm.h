@@ -9,6 +9,8 @@
 // ascending order from zero, so results do not depend on the tiling.
 #pragma once
 
+#include <cstddef>
+
 #include "tensor.h"
 
 namespace attnlab {
@@ -16,5 +18,11 @@ namespace attnlab {
 void gemm_abt(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
 void gemm_ab(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
 void gemm_atb_add(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
+
+// The tiled product under all three, on raw pointers (the attention kernel calls it on its per-head
+// blocks): C [rows, N] (+)= A B, with A's element (i, k) at a[i * a_row + k * a_step], B's element
+// (k, j) at b[k * ldb + j] and C's (i, j) at c[i * ldc + j].
+void tiled_product(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* b, std::ptrdiff_t ldb,
+                   int rows, int K, int N, float* c, std::ptrdiff_t ldc, bool accumulate);
 
 }  // namespace attnlab
