@@ -122,6 +122,10 @@ async function loop() {
       const batchMs = speed > 0 ? (1000 * stepsThisBatch) / speed : 0;
       await (speed > 0 ? new Promise((r) => setTimeout(r, Math.max(0, batchMs - spent))) : nextTask());
     }
+  } catch (error) {
+    // A failure that is not a lost device (those fall back inside the session): training stops and
+    // the page shows the error; the run so far is kept.
+    post({ type: 'error', message: `training stopped at step ${session?.step ?? 0}: ${error?.message ?? error}`, request: 'play' });
   } finally {
     loopActive = false;
     running = false;

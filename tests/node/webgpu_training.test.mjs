@@ -93,3 +93,29 @@ test('a training step reads back only the output; the backward uses the weights 
   rng.delete();
   gpu.destroy();
 });
+
+// A fake WebGPU kernel whose forward fails as `error` does; enough of WebGpuAttention for a session.
+function failingGpu(error) {
+  return { adapterDescription: 'fake adapter', forward: async () => { throw error; }, backward: async () => { throw error; }, destroy() {} };
+}
+
+test('a WebGPU programming error (a bad argument to the API) is rethrown, never taken for a lost device', async () => {
+  const session = TrainingSession.create({ lab: m, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
+    gpuAttention: failingGpu(new TypeError('no overload matched for writeBuffer: no possible types matched')) });
+  assert.equal(session.backend, 'webgpu');
+  await assert.rejects(session.runSteps(1), (e) => e instanceof TypeError && /no overload matched/.test(e.message));
+  assert.equal(session.backend, 'webgpu', 'no silent fallback');
+  assert.equal(session.fallback, null);
+  session.dispose();
+});
+
+test('a lost device is the one error that falls back: fallback says where and why', async () => {
+  const { WebGpuDeviceLost } = await import('../../web/webgpu/attention_webgpu.js');
+  const session = TrainingSession.create({ lab: m, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
+    gpuAttention: failingGpu(new WebGpuDeviceLost('WebGPU device lost (unknown): driver reset')) });
+  await session.runSteps(3);
+  assert.equal(session.backend, 'simd128');
+  assert.deepEqual(session.fallback, { requested: 'webgpu', fellBackAt: 1, reason: session.reason });
+  assert.match(session.reason, /^WebGPU: device lost at step 1 \(WebGPU device lost \(unknown\): driver reset\) -> SIMD128$/);
+  session.dispose();
+});

@@ -70,6 +70,9 @@ async function main(argv) {
       `step ${String(session.step).padStart(5)}  loss ${loss.toFixed(4)}  batch accuracy ${(100 * accuracy).toFixed(1)}%`);
   }
   const seconds = (performance.now() - t0) / 1000;
+  const fallback = session.fallback;
+  // A forced backend that did not run is never silent, in text or JSON mode: one line on stderr.
+  if (fallback) process.stderr.write(`attnlab: warning: --backend ${args.backend} fell back at step ${fallback.fellBackAt}: ${fallback.reason}\n`);
   const e = session.evaluate();
   const snapshot = session.takeSnapshot();
   const attention = [];
@@ -78,6 +81,7 @@ async function main(argv) {
   const record = {
     type: 'final', task: args.task, uniqueKeys: !!args.uniqueKeys, steps: session.step, seed: args.seed,
     backend: session.backend, reason: session.reason, build: lab.build, stepsPerSecond: session.step / seconds,
+    ...(fallback ? { requestedBackend: fallback.requested, fellBackAt: fallback.fellBackAt } : {}),
     accuracy: e.accuracy, loss: e.loss, evaluatedOn: e.samples, patternMass: e.patternMass,
     bestHead: e.bestHead, bestHeadMass: e.bestHeadMass, headMass: e.headMass,
     ...(args.task === 'pointer' ? { bayesCeiling: e.bayesCeiling } : {}),

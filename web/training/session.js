@@ -44,6 +44,16 @@ export class TrainingSession {
   get step() { return this.trainer.stepsDone; }
   get backendLabel() { return BACKEND_LABELS[this.backend]; }
   get choice() { return { backend: this.backend, label: this.backendLabel, reason: this.reason }; }
+  /**
+   * Where a forced backend did not run to the end: {requested, fellBackAt, reason}, else null.
+   * fellBackAt is the first step that ran elsewhere (1: none ran on it, e.g. no adapter).
+   */
+  get fallback() {
+    if (this.requested === 'auto') return null;
+    const requested = this.requested === 'simd' ? 'simd128' : this.requested;
+    if (requested === this.backend) return null;
+    return { requested, fellBackAt: this.fellBackAt ?? 1, reason: this.reason };
+  }
 
   /** Runs n steps; returns the new metrics. */
   async runSteps(n) {
@@ -120,9 +130,12 @@ export class TrainingSession {
     return t.endStep();
   }
 
-  // The device is gone (or failed): carry on with the same buffers on the CPU. The run is kept.
+  // The device is gone: carry on with the same buffers on the CPU. The run is kept. Anything else
+  // (a bad argument to the WebGPU API, a shader bug) is a bug and is rethrown, never hidden.
   loseGpu(error) {
-    const why = error?.message ?? String(error);
+    if (error?.name !== 'WebGpuDeviceLost') throw error;
+    const why = error.message;
+    this.fellBackAt = this.step + 1;
     this.backend = this.cpuFallback;
     this.reason = `WebGPU: device lost at step ${this.step + 1} (${why}) -> ${BACKEND_LABELS[this.backend]}`;
     try { this.gpu?.destroy(); } catch { /* already gone */ }

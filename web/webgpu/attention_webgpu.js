@@ -27,6 +27,20 @@ export class WebGpuError extends Error {
   }
 }
 
+/**
+ * The device went away (driver reset, GPU process lost, destroy()): the one WebGPU failure a
+ * training run survives by carrying on on the CPU. Any other WebGpuError or TypeError is a bug in how
+ * the API was called and must fail loudly.
+ */
+export class WebGpuDeviceLost extends WebGpuError {
+  constructor(message) {
+    super(message);
+    this.name = 'WebGpuDeviceLost';
+  }
+}
+
+const isShared = (array) => typeof SharedArrayBuffer !== 'undefined' && array.buffer instanceof SharedArrayBuffer;
+
 // count workgroups as (x, y) with x <= 65535; the shaders rebuild the index from num_workgroups.x.
 function foldGroups(count) {
   const x = Math.max(1, Math.min(count, MAX_GROUPS_PER_DIMENSION));
@@ -78,6 +92,7 @@ export class WebGpuAttention {
     this.pool = new BufferPool(device);
     this.pipelines = new PipelineCache(device, shaders);
     this._slots = new Map(); // name -> GPUBuffer, reused while big enough
+    this._unsharedCopies = new Map(); // name -> Float32Array, reused while big enough (see _upload)
     this._lastSubmitDone = Promise.resolve();
     this._tail = Promise.resolve();
     this._resident = null; // the last forward's shape and scale
@@ -118,8 +133,31 @@ export class WebGpuAttention {
 
   _upload(name, array, extraUsage = 0) {
     const buffer = this._storage(name, array.byteLength, extraUsage);
-    this.device.queue.writeBuffer(buffer, 0, array.buffer, array.byteOffset, array.byteLength);
+    const source = isShared(array) ? this._unshared(name, array) : array;
+    this.device.queue.writeBuffer(buffer, 0, source.buffer, source.byteOffset, source.byteLength);
     return buffer;
+  }
+
+  // A threads build keeps the WASM heap in a SharedArrayBuffer. The spec lets writeBuffer read shared
+  // memory, but not every implementation does (the npm 'webgpu' package rejects it: "no overload
+  // matched"), so views of shared memory go through a plain array first: one memcpy per upload.
+  _unshared(name, array) {
+    let copy = this._unsharedCopies.get(name);
+    if (!copy || copy.length < array.length) {
+      copy = new Float32Array(array.length);
+      this._unsharedCopies.set(name, copy);
+    }
+    const view = copy.subarray(0, array.length);
+    view.set(array);
+    return view;
+  }
+
+  // Whether the device is gone: already known, or reported within `graceMs` (a destroyed device
+  // rejects a pending mapAsync before its lost promise settles). -> the reason, or null.
+  async _lostReason(graceMs = 100) {
+    if (this._destroyed) return 'this WebGpuAttention was destroyed';
+    const timeout = new Promise((resolve) => setTimeout(() => resolve(null), graceMs));
+    return Promise.race([this._lost, timeout]);
   }
 
   _writeParams(name, { B, H, T, S, D, maskStrideB = 0, maskStrideH = 0, hasMask = false, hasDWeights = false, scale }) {
@@ -157,7 +195,8 @@ export class WebGpuAttention {
     try {
       await staging.mapAsync(GPUMapMode.READ, 0, total);
     } catch (error) {
-      if (this._isLost) throw new WebGpuError(`WebGPU ${await this._lost}`);
+      const lost = await this._lostReason();
+      if (lost) throw new WebGpuDeviceLost(`WebGPU ${lost}`);
       throw new WebGpuError(`WebGPU readback failed: ${error?.message ?? error}`);
     }
     const mapped = new Float32Array(staging.getMappedRange(0, total));
@@ -173,8 +212,8 @@ export class WebGpuAttention {
 
   _serial(run) {
     const next = this._tail.then(() => {
-      if (this._destroyed) throw new WebGpuError('this WebGpuAttention was destroyed');
-      if (this._isLost) throw new WebGpuError('the WebGPU device was lost');
+      if (this._destroyed) throw new WebGpuDeviceLost('this WebGpuAttention was destroyed');
+      if (this._isLost) throw new WebGpuDeviceLost('the WebGPU device was lost');
       return run();
     });
     this._tail = next.catch(() => {});
@@ -293,6 +332,7 @@ export class WebGpuAttention {
     this._destroyed = true;
     for (const buffer of this._slots.values()) this.pool.release(buffer);
     this._slots.clear();
+    this._unsharedCopies.clear();
     this.pool.destroy();
     this.device.destroy();
   }
