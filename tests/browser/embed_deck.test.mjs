@@ -65,7 +65,7 @@ test('tooltip gives the cell under the pointer in an iframe on a slide scaled by
     await frame.waitForFunction(([r, c]) => {
       const t = document.querySelector('#heatmap-main + .tooltip');
       return !t.hidden && t.dataset.row === String(r) && t.dataset.col === String(c);
-    }, [row, col], { timeout: 5000 });
+    }, [row, col], { timeout: 20000 });
     assert.match(await frame.textContent('#heatmap-main + .tooltip'), new RegExp(`^output position ${row} .* input position ${col}, token`));
   }
   assert.deepEqual(problems, []);

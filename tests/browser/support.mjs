@@ -62,10 +62,16 @@ export async function waitConfigured(page, timeout = 30000) {
   }));
 }
 
-/** Presses play and waits until training is done. */
+/** Presses play and waits until training is done and the page has drawn every panel it owes. */
 export async function trainToEnd(page, timeout = 90000) {
   await page.click('#play');
   await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout });
+  await waitDrawn(page);
+}
+
+/** Waits until the lab has drawn every part it deferred (panels off screen wait while training). */
+export async function waitDrawn(page, timeout = 10000) {
+  await page.waitForFunction(() => document.querySelector('[data-drawn]')?.dataset.drawn === 'all', null, { timeout });
 }
 
 export async function metric(page, id) {
@@ -129,11 +135,12 @@ export function brightestAt(matrix, target) {
 
 /**
  * Watches the main thread: 'longtask' entries (tasks over 50 ms) and the largest gap between
- * animation frames. start() in the page, then stop() -> {longTasks, maxLongTaskMs, maxFrameGapMs}.
+ * animation frames. start() in the page, then stop() -> {longTasks, maxLongTaskMs, maxFrameGapMs,
+ * p95FrameGapMs, frames}. Long tasks are only reported from 50 ms (the Long Tasks API's threshold).
  */
 export async function startFrameMonitor(page) {
   await page.evaluate(() => {
-    const m = { longTasks: [], maxGap: 0, last: performance.now(), on: true };
+    const m = { longTasks: [], maxGap: 0, gaps: [], last: performance.now(), on: true };
     window.__frameMonitor = m;
     m.start = performance.now();
     m.longTaskTimes = [];
@@ -147,6 +154,7 @@ export async function startFrameMonitor(page) {
     const tick = (t) => {
       if (!m.on) return;
       m.maxGap = Math.max(m.maxGap, t - m.last);
+      m.gaps.push(t - m.last);
       m.last = t;
       requestAnimationFrame(tick);
     };
@@ -156,7 +164,10 @@ export async function startFrameMonitor(page) {
     const m = window.__frameMonitor;
     m.on = false;
     m.observer.disconnect();
-    return { longTasks: m.longTasks, longTaskTimes: m.longTaskTimes, trainingMs: performance.now() - m.start, maxLongTaskMs: Math.max(0, ...m.longTasks), maxFrameGapMs: m.maxGap };
+    const sorted = [...m.gaps].sort((a, b) => a - b);
+    const p95FrameGapMs = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.95 * sorted.length))] : 0;
+    return { longTasks: m.longTasks, longTaskTimes: m.longTaskTimes, trainingMs: performance.now() - m.start, maxLongTaskMs: Math.max(0, ...m.longTasks),
+      maxFrameGapMs: m.maxGap, p95FrameGapMs, frames: m.gaps.length };
   });
 }
 

@@ -190,11 +190,18 @@ export class LineChart {
     this.minWidth = minWidth;
     container.append(this.canvas);
     this.spec = null;
+    // The container's width, kept by a ResizeObserver: reading clientWidth at every draw would force
+    // a synchronous layout in the middle of each animation frame while a lab trains.
+    this.containerWidth = 0;
+    if (typeof ResizeObserver !== 'undefined') {
+      new ResizeObserver(([entry]) => { this.containerWidth = entry.contentRect.width; }).observe(container);
+    }
   }
 
   /** The CSS size the chart is drawn at. */
   size() {
-    return { width: Math.max(this.minWidth, Math.floor(this.canvas.parentElement?.clientWidth || 360)), height: this.height };
+    const width = this.containerWidth || this.canvas.parentElement?.clientWidth || 360;
+    return { width: Math.max(this.minWidth, Math.floor(width)), height: this.height };
   }
 
   draw(spec = this.spec) {

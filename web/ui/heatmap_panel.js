@@ -81,11 +81,12 @@ export class HeatmapPanel {
       this.select.value = this.selected;
     }
     this.large.show(this.pick(models), { palette });
-    this.renderTable();
-    // New canvases cost most on their first draw: after a rebuild the heads wait for the next frame.
-    const drawHeads = () => this.small.forEach((view, h) => view.show(this.models.heads[h], { palette: this.palette }));
-    if (this.small.length && !this.small[0].model) requestAnimationFrame(drawHeads);
-    else drawHeads();
+    if (this.tableBox.checked) this.renderTable();
+  }
+
+  /** The small per-head maps of the models last shown (a separate step, so a frame can stop between). */
+  showHeads() {
+    if (this.models) this.small.forEach((view, h) => view.show(this.models.heads[h], { palette: this.palette }));
   }
 
   pick(models) {

@@ -27,7 +27,34 @@ const el = (tag, props = {}, ...children) => {
 };
 
 const TRANSPORT_PROPERTIES = ['speed'];
-const FRAME_BUDGET_MS = 12; // drawing per animation frame, well under the 50 ms that makes a page feel stuck
+
+/**
+ * How long each part took to draw, the last 512 draws (bounded: a lab may train for hours). Read by
+ * benchmarks/page_frames.mjs through the page's root element (`root.drawTimes.summary()`).
+ */
+class DrawTimes {
+  static SIZE = 512;
+  constructor() {
+    this.parts = [];
+    this.ms = new Float64Array(DrawTimes.SIZE);
+    this.count = 0;
+  }
+
+  record(part, ms) {
+    this.parts[this.count % DrawTimes.SIZE] = part;
+    this.ms[this.count % DrawTimes.SIZE] = ms;
+    this.count++;
+  }
+
+  /** -> {part: [ms, ...]} over the draws kept. */
+  summary() {
+    const out = {};
+    for (let i = 0; i < Math.min(this.count, DrawTimes.SIZE); i++) (out[this.parts[i]] ??= []).push(this.ms[i]);
+    return out;
+  }
+}
+// Script time per animation frame: with style, layout and paint after it, a frame stays near 16 ms.
+const FRAME_BUDGET_MS = 8;
 
 export class LabPage {
   /**
@@ -54,6 +81,7 @@ export class LabPage {
     this.visible = true;
     this.resumeWhenVisible = false;
     this.root = root;
+    this.drawTimes = new DrawTimes();
     this.build(root);
     this.controls.setHidden(mode.hide ?? []);
     this.speedControls.setHidden(mode.hide ?? []);
@@ -184,6 +212,28 @@ export class LabPage {
 
     const main = el('div', { className: 'main-column' }, transport, metrics, attention, rows, inspect);
     root.append(sidebar, main);
+    root.drawTimes = this.drawTimes;
+    this.watchPanels({ charts: metrics, evaluation: metrics, heatmaps: attention, heads: attention, rows, inspect });
+  }
+
+  /**
+   * While a lab trains, only the panels on screen are redrawn; the others are marked and drawn when
+   * they scroll into view or when training stops (a slow laptop should not paint what nobody sees).
+   */
+  watchPanels(panelOf) {
+    this.panelOf = panelOf;
+    this.onScreen = new Set(Object.values(panelOf)); // until the observer says otherwise
+    this.deferred = new Set();
+    if (typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        if (e.isIntersecting) this.onScreen.add(e.target);
+        else this.onScreen.delete(e.target);
+      }
+      const due = [...this.deferred].filter((part) => this.onScreen.has(this.panelOf[part]));
+      if (due.length) this.schedule(...due);
+    }, { rootMargin: '100px' });
+    for (const panel of new Set(Object.values(panelOf))) observer.observe(panel);
   }
 
   // ---- worker messages ----
@@ -231,7 +281,7 @@ export class LabPage {
         this.onChoice(m.choice);
       }
       if (m.snapshots.length) this.timeline.setCount(run.snapshots.length);
-      this.schedule('charts', 'progress', ...(m.evaluation ? ['evaluation'] : []));
+      this.schedule('charts', 'progress', ...(m.evaluation ? ['evaluation'] : []), ...(m.running ? [] : this.deferred));
     });
     c.on('state', (m) => {
       if (!this.run) return;
@@ -241,7 +291,7 @@ export class LabPage {
       this.root.dataset.running = String(m.running);
       if (stopped && this.sampleInput.hasText()) this.sampleInput.submit();
       this.refreshControls();
-      this.schedule('progress');
+      this.schedule('progress', ...(m.running ? [] : this.deferred));
     });
     c.on('inspection', (m) => {
       this.inspection = m;
@@ -507,15 +557,26 @@ export class LabPage {
     if (!this.run) return;
     const all = dirty.has('all');
     const start = performance.now();
-    const parts = ['progress', 'charts', 'evaluation', 'heatmaps', 'rows', 'inspect']
-      .filter((p) => all || dirty.has(p) || (p === 'rows' && dirty.has('heatmaps')));
+    const implied = { rows: 'heatmaps', heads: 'heatmaps' }; // drawn when the snapshot they show changes
+    const parts = ['progress', 'charts', 'evaluation', 'heatmaps', 'heads', 'rows', 'inspect']
+      .filter((p) => all || dirty.has(p) || dirty.has(implied[p]));
     while (parts.length) {
-      this.renderPart(parts.shift());
+      const part = parts.shift();
+      if (this.run.running && part !== 'progress' && !this.onScreen.has(this.panelOf[part])) {
+        this.deferred.add(part);
+      } else {
+        this.deferred.delete(part);
+        const t0 = performance.now();
+        this.renderPart(part);
+        this.drawTimes.record(part, performance.now() - t0);
+      }
       if (parts.length && performance.now() - start > FRAME_BUDGET_MS) {
         this.schedule(...parts);
-        return;
+        break;
       }
     }
+    // Tests and scripted figures wait for this: every part the page owes is drawn.
+    this.root.dataset.drawn = this.frame || this.deferred.size ? 'pending' : 'all';
   }
 
   renderPart(part) {
@@ -527,6 +588,7 @@ export class LabPage {
       const snapshot = this.shownSnapshot();
       if (snapshot) this.heatmaps.show(this.modelsFor(snapshot), { palette: this.applied.palette });
     }
+    if (part === 'heads') this.heatmaps.showHeads();
     if (part === 'rows') {
       const snapshot = this.shownSnapshot();
       renderTokenRows(this.rowsBox, snapshot ? this.lab.views.tokenRows(run.config, run.sample, snapshot) : null);
