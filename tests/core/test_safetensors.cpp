@@ -213,3 +213,11 @@ TEST_CASE("safetensors: names with a quote, a backslash and a newline are writte
   CHECK(f.tensors.count("a\"b\\c\nd") == 1);
   CHECK(f.metadata.at("note") == "say \"hi\"");
 }
+
+TEST_CASE("safetensors: metadata and no tensors is written as valid JSON (no comma before '}')") {
+  const auto bytes = write_safetensors({}, {{"format", "pt"}});
+  SafeTensorsFile f;
+  REQUIRE(parse_safetensors(bytes.data(), bytes.size(), f) == "");
+  CHECK(f.metadata.at("format") == "pt");
+  CHECK(f.tensors.empty());
+}

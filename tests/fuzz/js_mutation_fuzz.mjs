@@ -49,7 +49,10 @@ function split(bytes) {
   return { entries: Object.entries(header), data: bytes.slice(8 + n) };
 }
 
-/** entries -> JSON text by hand: JSON.stringify of an object would drop a duplicate or turn __proto__ into a prototype. */
+/**
+ * entries -> JSON text by hand: JSON.stringify of an object would drop a duplicate key or turn a
+ * "__proto__" key into a prototype. A value {$raw: text} is written as that text (numbers JS cannot hold).
+ */
 const entriesText = (entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${valueText(v)}`).join(',')}}`;
 const valueText = (v) => (v && v.$raw !== undefined ? v.$raw : JSON.stringify(v));
 
@@ -64,7 +67,8 @@ function join(headerText, data, { length } = {}) {
 
 // ---- mutations
 
-const HOSTILE_NUMBERS = [-1, -8, 0, 1, 3, 7, 2 ** 31, 2 ** 32, 2 ** 40, 2 ** 53 - 1, 2 ** 53, 2 ** 64, 1e308, -0, 0.5, NaN];
+const HOSTILE_NUMBERS = [-1, -8, 0, 1, 3, 7, 2 ** 31, 2 ** 32, 2 ** 40, 2 ** 53 - 1, 2 ** 53, 2 ** 64, 1e308, -0, 0.5,
+  NaN];
 const HOSTILE_VALUES = [null, true, 'x', '0', {}, [], [[0]], { 0: 0, 1: 4 }, { $raw: '18446744073709551616' },
   { $raw: '-0' }, { $raw: '1e3' }, { $raw: '[1e999]' }];
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '__metadata__', '', 'w', 'a\u0000b', 'é',
@@ -161,20 +165,42 @@ function editTensor(entries, data, r, edit) {
 
 /** Byte edits on a whole file (u8 in, u8 out). */
 const BYTE_EDITS = [
-  (b, r) => { const c = b.slice(); if (c.length) c[r.int(c.length)] ^= 1 << r.int(8); return c; },
-  (b, r) => { const c = b.slice(); if (c.length) c[r.int(c.length)] = r.pick([0, 0x22, 0x2c, 0x2d, 0x30, 0x5b, 0x5d, 0x7b, 0x7d, 0x80, 0xc3, 0xff]); return c; },
-  (b, r) => b.slice(0, r.int(b.length + 1)),
-  (b, r) => { const at = r.int(b.length + 1); const n = 1 + r.int(8); const c = new Uint8Array(b.length - Math.min(n, b.length - at)); c.set(b.subarray(0, at)); c.set(b.subarray(at + n), at); return c; },
-  (b, r) => { const at = r.int(b.length + 1); const ins = Uint8Array.from({ length: 1 + r.int(8) }, () => r.int(256)); return concat(b.subarray(0, at), ins, b.subarray(at)); },
-  (b, r) => { const from = r.int(b.length + 1); const len = r.int(Math.min(32, b.length - from) + 1); const at = r.int(b.length + 1); return concat(b.subarray(0, at), b.subarray(from, from + len), b.subarray(at)); },
-  (b, r) => {
-    // The length prefix: off by a little, or a hostile value (0, the cap +- 1, 2^53, 2^64 - 1).
+  function flipBit(b, r) {
+    const c = b.slice();
+    if (c.length) c[r.int(c.length)] ^= 1 << r.int(8);
+    return c;
+  },
+  function setByte(b, r) {
+    // JSON's punctuation, digits, a minus, and bytes that are not UTF-8 on their own.
+    const c = b.slice();
+    if (c.length) c[r.int(c.length)] = r.pick([0, 0x22, 0x2c, 0x2d, 0x30, 0x5b, 0x5d, 0x7b, 0x7d, 0x80, 0xc3, 0xff]);
+    return c;
+  },
+  function truncate(b, r) {
+    return b.slice(0, r.int(b.length + 1));
+  },
+  function erase(b, r) {
+    const at = r.int(b.length + 1);
+    return concat(b.subarray(0, at), b.subarray(at + 1 + r.int(8)));
+  },
+  function insertRandom(b, r) {
+    const at = r.int(b.length + 1);
+    return concat(b.subarray(0, at), Uint8Array.from({ length: 1 + r.int(8) }, () => r.int(256)), b.subarray(at));
+  },
+  function copyRange(b, r) {
+    const from = r.int(b.length + 1);
+    const len = r.int(Math.min(32, b.length - from) + 1);
+    const at = r.int(b.length + 1);
+    return concat(b.subarray(0, at), b.subarray(from, from + len), b.subarray(at));
+  },
+  function lengthPrefix(b, r) {
+    // Off by one, or hostile: 0, the cap and one past it, 2^53, 2^63, 2^64 - 1.
     if (b.length < 8) return b;
     const c = b.slice();
     const view = new DataView(c.buffer);
     const n = view.getBigUint64(0, true);
     const cap = BigInt(MAX_HEADER_BYTES);
-    view.setBigUint64(0, r.pick([0n, n - 1n < 0n ? 0n : n - 1n, n + 1n, cap, cap + 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n]), true);
+    view.setBigUint64(0, r.pick([0n, n > 0n ? n - 1n : 0n, n + 1n, cap, cap + 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n]), true);
     return c;
   },
 ];
@@ -262,7 +288,7 @@ export function checkResult(bytes, result) {
 }
 
 /** A message's shape, for counting rejections by kind: names and numbers elided. */
-const kind = (message) => message.replace(/"(?:[^"\\]|\\.)*"(\.\.\.)?/g, '"…"').replace(/\d+/g, 'N').slice(0, 90);
+const kind = (message) => message.replace(/"(?:[^"\\]|\\.)*"(\.\.\.)?/g, '"…"').replace(/(?<![\w-])\d+/g, 'N').slice(0, 90);
 
 /**
  * Runs `cases` cases from `seed`. Returns {cases, accepted, rejected, kinds: Map, maxCaseMs, failure};
