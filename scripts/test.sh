@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Command 2 of the README: install what is missing, build incrementally, run every test:
-#   native doctest (ctest) -> Node tests of the WASM module (node --test) -> browser tests (Chromium).
+#   native doctest (ctest) -> a seeded libFuzzer slice of the C++ safetensors parser (one test) ->
+#   Node tests of the WASM module (node --test) -> browser tests (Chromium).
 # Prints one closing line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,10 @@ echo "== native (ctest + doctest)"
 ./build/native/core_tests --no-intro=true --duration=false --count >"$log.count" 2>&1 || true
 native_cases=$(grep -oE 'test cases: *[0-9]+' "$log.count" | grep -oE '[0-9]+' | head -1)
 if grep -q "100% tests passed" "$log"; then passed=$((passed + ${native_cases:-1})); else failed=$((failed + 1)); fi
+
+# ~20 s: 1.5M mutated inputs from the committed seeds, under ASan and UBSan (tests/fuzz/run_cpp_fuzz.sh).
+echo "== fuzz (C++ safetensors parser, libFuzzer, seed 1)"
+if bash tests/fuzz/run_cpp_fuzz.sh 2>&1 | tee "$log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 # One test file at a time: the browser tests each start Chromium, and CI has two cores. Node 18
 # (Debian's own, on a machine that had none) has no --test-concurrency flag.

@@ -1,6 +1,9 @@
 #include "safetensors.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <set>
 #include <sstream>
 
 namespace attnlab {
@@ -14,97 +17,257 @@ std::size_t dtype_size(const std::string& dtype) {
   return 0;
 }
 
-// A small JSON reader for the header's subset: objects, arrays, strings, integers.
+// ---- text: UTF-8 and JSON strings
+
+// Well-formed UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF), as the reference's
+// str::from_utf8 and the JS parser's TextDecoder({fatal: true}) require.
+bool is_utf8(const std::uint8_t* s, std::size_t n) {
+  std::size_t i = 0;
+  while (i < n) {
+    const std::uint8_t c = s[i];
+    std::size_t extra;
+    std::uint32_t cp, min;
+    if (c < 0x80) { ++i; continue; }
+    if ((c & 0xE0) == 0xC0) { extra = 1; cp = c & 0x1F; min = 0x80; }
+    else if ((c & 0xF0) == 0xE0) { extra = 2; cp = c & 0x0F; min = 0x800; }
+    else if ((c & 0xF8) == 0xF0) { extra = 3; cp = c & 0x07; min = 0x10000; }
+    else return false;
+    if (n - i <= extra) return false;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+void append_utf8(std::string& s, std::uint32_t cp) {
+  if (cp < 0x80) {
+    s += char(cp);
+  } else if (cp < 0x800) {
+    s += char(0xC0 | (cp >> 6));
+    s += char(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    s += char(0xE0 | (cp >> 12));
+    s += char(0x80 | ((cp >> 6) & 0x3F));
+    s += char(0x80 | (cp & 0x3F));
+  } else {
+    s += char(0xF0 | (cp >> 18));
+    s += char(0x80 | ((cp >> 12) & 0x3F));
+    s += char(0x80 | ((cp >> 6) & 0x3F));
+    s += char(0x80 | (cp & 0x3F));
+  }
+}
+
+// s as a JSON string literal (what the writer needs; the reader's messages shorten it with `shown`).
+std::string json_quote(const std::string& s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"') out += "\\\"";
+    else if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\b') out += "\\b";
+    else if (c == '\f') out += "\\f";
+    else if (c < 0x20) out += std::string("\\u00") + hex[c >> 4] + hex[c & 15];
+    else out += char(c);
+  }
+  return out + "\"";
+}
+
+// A name as messages show it, like web/io/safetensors.js's show(): quoted, escaped, at most ~60
+// bytes (a hostile name can be megabytes), cut on a UTF-8 character boundary.
+std::string shown(const std::string& s) {
+  std::string q = json_quote(s);
+  if (q.size() <= 60) return q;
+  std::size_t cut = 57;
+  while (cut > 0 && (std::uint8_t(q[cut]) & 0xC0) == 0x80) --cut;
+  return q.substr(0, cut) + "...";
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// ---- the header: a JSON reader for its subset (objects of strings, string maps, integer arrays)
+
+struct HeaderEntry {
+  std::string name;
+  SafeTensor tensor;
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
 class HeaderParser {
  public:
   HeaderParser(const char* text, std::size_t size) : p_(text), end_(text + size) {}
 
-  std::string parse(SafeTensorsFile& out, std::map<std::string, std::vector<std::int64_t>>& offsets) {
+  // Entries in the header's order (messages then name the first bad tensor as the JS parser does).
+  std::string parse(std::vector<HeaderEntry>& entries, std::map<std::string, std::string>& metadata) {
     skip_space();
     if (!consume('{')) return fail("expected '{' at the start of the header");
-    skip_space();
-    if (consume('}')) return {};
-    for (;;) {
-      std::string name;
-      if (!read_string(name)) return fail("expected a tensor name");
-      if (!expect(':')) return fail("expected ':' after \"" + name + "\"");
-      if (name == "__metadata__") {
-        if (!expect('{')) return fail("__metadata__ must be an object of strings");
-        skip_space();
-        if (!consume('}')) {
-          for (;;) {
-            std::string key, value;
-            if (!read_string(key) || !expect(':') || !read_string(value))
-              return fail("__metadata__ must map strings to strings");
-            out.metadata[key] = value;
-            if (expect('}')) break;
-            if (!consume(',')) return fail("expected ',' or '}' in __metadata__");
-          }
+    std::set<std::string> seen;
+    if (!expect('}')) {
+      for (;;) {
+        std::string name;
+        if (!read_string(name)) return fail("expected a tensor name");
+        if (!expect(':')) return fail("expected ':' after " + shown(name));
+        if (!seen.insert(name).second) {
+          return fail(name == "__metadata__" ? "duplicate __metadata__" : "duplicate tensor " + shown(name));
         }
-      } else {
-        std::string error = parse_tensor(name, out.tensors[name], offsets[name]);
-        if (!error.empty()) return error;
+        if (name == "__metadata__") {
+          std::string error = parse_metadata(metadata);
+          if (!error.empty()) return error;
+        } else {
+          entries.emplace_back();
+          entries.back().name = name;
+          std::string error = parse_tensor(entries.back());
+          if (!error.empty()) return error;
+        }
+        if (expect('}')) break;
+        if (!consume(',')) return fail("expected ',' or '}' after " + shown(name));
       }
-      if (expect('}')) return {};
-      if (!consume(',')) return fail("expected ',' or '}' after \"" + name + "\"");
     }
+    skip_space();  // the format pads the header with spaces
+    if (p_ != end_) return fail("unexpected text after the JSON object");
+    return {};
   }
 
  private:
-  std::string parse_tensor(const std::string& name, SafeTensor& tensor,
-                           std::vector<std::int64_t>& offsets) {
-    if (!expect('{')) return fail("tensor \"" + name + "\" must be an object");
+  std::string parse_metadata(std::map<std::string, std::string>& metadata) {
+    const std::string what = "__metadata__ must map strings to strings";
+    if (!expect('{')) return fail(what);
+    if (expect('}')) return {};
     for (;;) {
-      std::string field;
-      if (!read_string(field) || !expect(':')) return fail("bad field in tensor \"" + name + "\"");
-      if (field == "dtype") {
-        if (!read_string(tensor.dtype)) return fail("dtype of \"" + name + "\" must be a string");
-      } else if (field == "shape") {
-        if (!read_int_array(tensor.shape)) return fail("shape of \"" + name + "\" must be [ints]");
-      } else if (field == "data_offsets") {
-        if (!read_int_array(offsets) || offsets.size() != 2)
-          return fail("data_offsets of \"" + name + "\" must be [begin, end]");
-      } else {
-        return fail("unknown field \"" + field + "\" in tensor \"" + name + "\"");
-      }
+      std::string key, value;
+      if (!read_string(key) || !expect(':')) return fail(what);
+      if (!read_string(value)) return fail(what + ": " + shown(key) + " is not a string");
+      if (!metadata.emplace(key, value).second) return fail("duplicate key " + shown(key) + " in __metadata__");
       if (expect('}')) return {};
-      if (!consume(',')) return fail("expected ',' or '}' in tensor \"" + name + "\"");
+      if (!consume(',')) return fail("expected ',' or '}' in __metadata__");
     }
   }
 
-  bool read_int_array(std::vector<std::int64_t>& values) {
+  std::string parse_tensor(HeaderEntry& entry) {
+    const std::string tensor = "tensor " + shown(entry.name);
+    if (!expect('{')) return tensor + " must be an object with dtype, shape and data_offsets";
+    bool has_dtype = false, has_shape = false, has_offsets = false;
+    if (!expect('}')) {
+      for (;;) {
+        std::string field;
+        if (!read_string(field) || !expect(':')) return fail("bad field in " + tensor);
+        bool* has = field == "dtype" ? &has_dtype : field == "shape" ? &has_shape
+                  : field == "data_offsets" ? &has_offsets : nullptr;
+        if (!has) return tensor + " has an unknown field " + shown(field);
+        if (*has) return tensor + " has a duplicate field " + shown(field);
+        *has = true;
+        if (field == "dtype") {
+          if (!read_string(entry.tensor.dtype)) return tensor + " has unsupported dtype: expected a string";
+        } else if (field == "shape") {
+          std::vector<std::uint64_t> dims;
+          if (!read_count_array(dims)) return tensor + " has a malformed shape: expected [non-negative integers]";
+          for (std::uint64_t d : dims) {
+            // The public shape type is int64; a dim past it has no valid use (a 0 dim aside).
+            if (d > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+              return tensor + " has a malformed shape: expected [non-negative integers]";
+            entry.tensor.shape.push_back(std::int64_t(d));
+          }
+        } else {
+          std::vector<std::uint64_t> offsets;
+          if (!read_count_array(offsets) || offsets.size() != 2 || offsets[0] > offsets[1])
+            return tensor + " has malformed data_offsets: expected [begin, end] with 0 <= begin <= end";
+          entry.begin = offsets[0];
+          entry.end = offsets[1];
+        }
+        if (expect('}')) break;
+        if (!consume(',')) return fail("expected ',' or '}' in " + tensor);
+      }
+    }
+    if (!has_dtype) return tensor + " has no \"dtype\"";
+    if (!has_shape) return tensor + " has no \"shape\"";
+    if (!has_offsets) return tensor + " has no \"data_offsets\"";
+    return {};
+  }
+
+  // [n, n, ...] of JSON integers in [0, 2^64): no sign, fraction, exponent or leading zero.
+  bool read_count_array(std::vector<std::uint64_t>& values) {
     values.clear();
     if (!expect('[')) return false;
     if (expect(']')) return true;
     for (;;) {
       skip_space();
-      std::int64_t v = 0;
-      bool any = false;
+      if (p_ == end_ || *p_ < '0' || *p_ > '9') return false;
+      if (*p_ == '0' && p_ + 1 < end_ && p_[1] >= '0' && p_[1] <= '9') return false;
+      std::uint64_t v = 0;
       while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
-        if (v > (std::int64_t(1) << 52)) return false;
-        v = v * 10 + (*p_++ - '0');
-        any = true;
+        const std::uint64_t digit = std::uint64_t(*p_++ - '0');
+        if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return false;
+        v = v * 10 + digit;
       }
-      if (!any) return false;
+      if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E')) return false;
       values.push_back(v);
       if (expect(']')) return true;
       if (!consume(',')) return false;
     }
   }
 
+  bool read_hex4(std::uint32_t& v) {
+    if (end_ - p_ < 4) return false;
+    v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = *p_++;
+      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0) return false;
+      v = (v << 4) | std::uint32_t(d);
+    }
+    return true;
+  }
+
+  // A JSON string: every escape decoded (\uXXXX to UTF-8, surrogate pairs joined, a lone surrogate
+  // refused as serde_json does), raw control characters refused. The text is known to be UTF-8.
   bool read_string(std::string& s) {
     skip_space();
     if (!consume('"')) return false;
     s.clear();
     while (p_ < end_ && *p_ != '"') {
-      if (*p_ == '\\') {
-        if (++p_ >= end_) return false;
-        const char c = *p_;
-        s += c == 'n' ? '\n' : c == 't' ? '\t' : c;  // \uXXXX is kept literally: names are ASCII
-      } else {
-        s += *p_;
+      const char c = *p_++;
+      if (std::uint8_t(c) < 0x20) return false;
+      if (c != '\\') {
+        s += c;
+        continue;
       }
-      ++p_;
+      if (p_ == end_) return false;
+      const char e = *p_++;
+      switch (e) {
+        case '"': case '\\': case '/': s += e; break;
+        case 'b': s += '\b'; break;
+        case 'f': s += '\f'; break;
+        case 'n': s += '\n'; break;
+        case 'r': s += '\r'; break;
+        case 't': s += '\t'; break;
+        case 'u': {
+          std::uint32_t cp;
+          if (!read_hex4(cp)) return false;
+          if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            std::uint32_t low;
+            if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+            p_ += 2;
+            if (!read_hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(s, cp);
+          break;
+        }
+        default: return false;
+      }
     }
     return consume('"');
   }
@@ -123,13 +286,62 @@ class HeaderParser {
     skip_space();
     return consume(c);
   }
-  std::string fail(const std::string& what) {
-    return "malformed safetensors header: " + what;
-  }
+  std::string fail(const std::string& what) { return "malformed safetensors header: " + what; }
 
   const char* p_;
   const char* end_;
 };
+
+// ---- the checks on each tensor, then on the data section as a whole
+
+// dtype known, byte size without overflow, offsets inside the data section and as long as the shape needs.
+std::string check_tensor(const HeaderEntry& e, std::uint64_t data_size) {
+  const std::string tensor = "tensor " + shown(e.name);
+  const std::size_t element = dtype_size(e.tensor.dtype);
+  if (element == 0) return tensor + " has unsupported dtype " + shown(e.tensor.dtype);
+  // The reference's order: numel with checked_mul, then times the dtype size: [2^40, 2^40, 0]
+  // overflows before its 0 is reached, there and here.
+  std::uint64_t bytes = 1;
+  for (std::int64_t d : e.tensor.shape) {
+    if (__builtin_mul_overflow(bytes, std::uint64_t(d), &bytes))
+      return tensor + " has shape " + shape_text(e.tensor.shape) + " whose byte size overflows 64 bits";
+  }
+  if (__builtin_mul_overflow(bytes, std::uint64_t(element), &bytes))
+    return tensor + " has shape " + shape_text(e.tensor.shape) + " whose byte size overflows 64 bits";
+  if (e.end > data_size)
+    return tensor + " data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+           "] lie outside the " + std::to_string(data_size) + "-byte data section";
+  if (e.end - e.begin != bytes)
+    return tensor + " has " + std::to_string(e.end - e.begin) + " bytes but its shape and dtype need " +
+           std::to_string(bytes);
+  return {};
+}
+
+// Sorted by offsets (the reference sorts so), the tensors must tile [0, data_size) exactly.
+std::string check_tiling(const std::vector<HeaderEntry>& entries, std::uint64_t data_size) {
+  std::vector<const HeaderEntry*> sorted;
+  for (const auto& e : entries) sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const HeaderEntry* a, const HeaderEntry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  std::uint64_t at = 0;
+  const HeaderEntry* previous = nullptr;
+  for (const HeaderEntry* e : sorted) {
+    if (e->begin > at)
+      return "the data section has a gap: bytes [" + std::to_string(at) + ", " + std::to_string(e->begin) +
+             ") belong to no tensor (before tensor " + shown(e->name) + ")";
+    if (e->begin < at)
+      return "tensor " + shown(e->name) + " data_offsets [" + std::to_string(e->begin) + ", " +
+             std::to_string(e->end) + "] overlap tensor " + shown(previous->name) + " [" +
+             std::to_string(previous->begin) + ", " + std::to_string(previous->end) + "]";
+    at = e->end;
+    previous = e;
+  }
+  if (at != data_size)
+    return "the data section has " + std::to_string(data_size - at) + " bytes after the last tensor (from " +
+           std::to_string(at) + " to " + std::to_string(data_size) + ")";
+  return {};
+}
 
 void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
@@ -139,29 +351,37 @@ void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
 
 std::int64_t SafeTensor::numel() const {
   std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
+  for (std::int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
+  }
   return n;
 }
 
+// Both readers count elements from the bytes, not the shape: a hand-made tensor whose shape and bytes
+// disagree reads what is there instead of past it.
 std::vector<float> SafeTensor::to_float() const {
-  const std::size_t n = std::size_t(numel());
+  const std::size_t element = dtype_size(dtype);
+  const std::size_t n = element ? bytes.size() / element : 0;
   std::vector<float> out(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (dtype == "F32") std::memcpy(&out[i], &bytes[4 * i], 4);
     else if (dtype == "F64") { double d; std::memcpy(&d, &bytes[8 * i], 8); out[i] = float(d); }
     else if (dtype == "I32") { std::int32_t v; std::memcpy(&v, &bytes[4 * i], 4); out[i] = float(v); }
     else if (dtype == "I64") { std::int64_t v; std::memcpy(&v, &bytes[8 * i], 8); out[i] = float(v); }
+    else if (dtype == "I8") out[i] = float(std::int8_t(bytes[i]));
     else out[i] = float(bytes[i]);
   }
   return out;
 }
 
 std::vector<std::int32_t> SafeTensor::to_int32() const {
-  const std::size_t n = std::size_t(numel());
+  const std::size_t element = dtype_size(dtype);
+  const std::size_t n = element ? bytes.size() / element : 0;
   std::vector<std::int32_t> out(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (dtype == "I32") std::memcpy(&out[i], &bytes[4 * i], 4);
     else if (dtype == "I64") { std::int64_t v; std::memcpy(&v, &bytes[8 * i], 8); out[i] = std::int32_t(v); }
+    else if (dtype == "I8") out[i] = std::int8_t(bytes[i]);
     else out[i] = std::int32_t(bytes[i]);
   }
   return out;
@@ -172,29 +392,34 @@ std::string parse_safetensors(const std::uint8_t* data, std::size_t size, SafeTe
   if (size < 8) return "not a safetensors file: " + std::to_string(size) + " bytes, need at least 8";
   std::uint64_t header_size = 0;
   for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | data[i];
+  // The cap first, as the reference does, so no later sum can wrap (header_size + 8 < 2^27 here).
+  if (header_size > kSafetensorsMaxHeaderBytes)
+    return "not a safetensors file: header length " + std::to_string(header_size) + " exceeds the " +
+           std::to_string(kSafetensorsMaxHeaderBytes) + "-byte limit";
   if (header_size > size - 8)
     return "not a safetensors file: header length " + std::to_string(header_size) +
            " exceeds the file size " + std::to_string(size);
-  std::map<std::string, std::vector<std::int64_t>> offsets;
-  HeaderParser parser(reinterpret_cast<const char*>(data + 8), std::size_t(header_size));
-  std::string error = parser.parse(out, offsets);
+  const std::uint8_t* header = data + 8;
+  if (!is_utf8(header, std::size_t(header_size))) return "malformed safetensors header: not UTF-8";
+
+  std::vector<HeaderEntry> entries;
+  SafeTensorsFile file;
+  HeaderParser parser(reinterpret_cast<const char*>(header), std::size_t(header_size));
+  std::string error = parser.parse(entries, file.metadata);
   if (!error.empty()) return error;
-  const std::uint8_t* body = data + 8 + header_size;
-  const std::size_t body_size = size - 8 - std::size_t(header_size);
-  for (auto& [name, tensor] : out.tensors) {
-    const std::size_t element = dtype_size(tensor.dtype);
-    if (element == 0) return "tensor \"" + name + "\" has unsupported dtype \"" + tensor.dtype + "\"";
-    const auto& range = offsets[name];
-    if (range.size() != 2) return "tensor \"" + name + "\" has no data_offsets";
-    if (range[0] > range[1] || std::size_t(range[1]) > body_size)
-      return "tensor \"" + name + "\" data_offsets [" + std::to_string(range[0]) + ", " +
-             std::to_string(range[1]) + "] lie outside the " + std::to_string(body_size) +
-             "-byte data section";
-    if (std::size_t(range[1] - range[0]) != std::size_t(tensor.numel()) * element)
-      return "tensor \"" + name + "\" has " + std::to_string(range[1] - range[0]) +
-             " bytes but its shape and dtype need " + std::to_string(tensor.numel() * element);
-    tensor.bytes.assign(body + range[0], body + range[1]);
+  const std::uint8_t* body = header + header_size;
+  const std::uint64_t body_size = size - 8 - header_size;
+  for (const auto& e : entries) {
+    error = check_tensor(e, body_size);
+    if (!error.empty()) return error;
   }
+  error = check_tiling(entries, body_size);
+  if (!error.empty()) return error;
+  for (auto& e : entries) {
+    e.tensor.bytes.assign(body + e.begin, body + e.end);
+    file.tensors.emplace(std::move(e.name), std::move(e.tensor));
+  }
+  out = std::move(file);
   return {};
 }
 
@@ -206,7 +431,7 @@ std::vector<std::uint8_t> write_safetensors(const std::vector<NamedFloatTensor>&
     header << "\"__metadata__\":{";
     bool first = true;
     for (const auto& [k, v] : metadata) {
-      header << (first ? "" : ",") << '"' << k << "\":\"" << v << '"';
+      header << (first ? "" : ",") << json_quote(k) << ':' << json_quote(v);
       first = false;
     }
     header << "},";
@@ -214,7 +439,7 @@ std::vector<std::uint8_t> write_safetensors(const std::vector<NamedFloatTensor>&
   std::size_t offset = 0;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     std::int64_t n = 1;
-    header << (i ? "," : "") << '"' << tensors[i].name << "\":{\"dtype\":\"F32\",\"shape\":[";
+    header << (i ? "," : "") << json_quote(tensors[i].name) << ":{\"dtype\":\"F32\",\"shape\":[";
     for (std::size_t d = 0; d < tensors[i].shape.size(); ++d) {
       header << (d ? "," : "") << tensors[i].shape[d];
       n *= tensors[i].shape[d];
@@ -224,6 +449,7 @@ std::vector<std::uint8_t> write_safetensors(const std::vector<NamedFloatTensor>&
   }
   header << '}';
   std::string text = header.str();
+  if (!metadata.empty() && tensors.empty()) text.erase(text.size() - 2, 1);  // the comma before '}'
   while ((8 + text.size()) % 8 != 0) text += ' ';  // the format pads the header to 8 bytes
   std::vector<std::uint8_t> out;
   put_u64(out, text.size());

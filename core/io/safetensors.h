@@ -2,6 +2,13 @@
 // JSON {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, "__metadata__": {..}},
 // then the raw little-endian data. Used for the PyTorch fixtures and for importing and exporting
 // model weights (state_dicts). Malformed files get a message that names what is wrong.
+//
+// The parser makes the reference implementation's checks (read_metadata, Metadata::validate) and the
+// same ones as web/io/safetensors.js: a header length under kSafetensorsMaxHeaderBytes, UTF-8 JSON,
+// known dtypes, a byte size (shape product times dtype size) computed without overflow, and
+// data_offsets that, sorted, tile the data section exactly (no overlap, no gap, no trailing bytes).
+// Every input, however hostile, gets "" or an error string: no overflow, no huge allocation, no abort
+// (tests/fuzz/fuzz_safetensors.cpp runs it under libFuzzer with ASan and UBSan).
 #pragma once
 
 #include <cstdint>
@@ -11,11 +18,15 @@
 
 namespace attnlab {
 
-struct SafeTensor {
-  std::string dtype;               // "F32", "F64", "I32", "I64", "U8", "BOOL"
-  std::vector<std::int64_t> shape;
-  std::vector<std::uint8_t> bytes;
+// The reference's MAX_HEADER_SIZE: a header only describes tensors; 100 MB of it is already absurd.
+constexpr std::uint64_t kSafetensorsMaxHeaderBytes = 100000000;
 
+struct SafeTensor {
+  std::string dtype;               // "F32", "F64", "I32", "I64", "I8", "U8", "BOOL"
+  std::vector<std::int64_t> shape;
+  std::vector<std::uint8_t> bytes;  // after parse_safetensors: numel() * dtype size bytes
+
+  // The product of the dims; -1 for a negative dim or a product past int64 (never for a parsed tensor).
   std::int64_t numel() const;
   std::vector<float> to_float() const;         // any numeric dtype
   std::vector<std::int32_t> to_int32() const;  // integer and bool dtypes
@@ -26,7 +37,7 @@ struct SafeTensorsFile {
   std::map<std::string, std::string> metadata;
 };
 
-// Returns "" on success, else what is wrong with the file.
+// Returns "" on success, else what is wrong with the file (and `out` is left empty).
 std::string parse_safetensors(const std::uint8_t* data, std::size_t size, SafeTensorsFile& out);
 
 // F32 tensors, written in the order given (PyTorch reads any order).
