@@ -1,6 +1,7 @@
 #include "lookup_data.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "../rng.h"
@@ -38,7 +39,13 @@ std::string validate_lookup_config(const LookupConfig& c, int training_images) {
 }
 
 void normalise_pixels(const std::uint8_t* pixels, std::size_t n, float* out) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = normalise_pixel(pixels[i]);
+  // a table of the 256 values: two float divisions a pixel were 3% of a step
+  static const auto table = [] {
+    std::array<float, 256> t{};
+    for (int x = 0; x < 256; ++x) t[x] = normalise_pixel(std::uint8_t(x));
+    return t;
+  }();
+  for (std::size_t i = 0; i < n; ++i) out[i] = table[pixels[i]];
 }
 
 std::string make_lookup_data(const MnistAsset& asset, std::uint32_t seed, LookupData& out) {

@@ -1,8 +1,36 @@
 #include "lookup_model.h"
 
 #include "../gemm.h"
+#include "../vec4.h"
 
 namespace attnlab {
+
+double squared_error_rows(ConstMatrixRef a, ConstMatrixRef b, float grad_scale, RowMatrix* grad) {
+  using namespace vec4;
+  const int P = int(a.cols());
+  const f32x4 scale4 = splat4(grad_scale);
+  double total = 0.0;
+  for (Eigen::Index r = 0; r < a.rows(); ++r) {
+    const float* x = a.row(r).data();
+    const float* y = b.row(r).data();
+    float* g = grad ? grad->row(r).data() : nullptr;
+    f32x4 sum4 = zero4();
+    int i = 0;
+    for (; i + 4 <= P; i += 4) {
+      const f32x4 d = sub4(load4(x + i), load4(y + i));
+      sum4 = add4(sum4, mul4(d, d));
+      if (g) store4(g + i, mul4(d, scale4));
+    }
+    float sum = hsum(sum4);
+    for (; i < P; ++i) {  // leftovers
+      const float d = x[i] - y[i];
+      sum += d * d;
+      if (g) g[i] = d * grad_scale;
+    }
+    total += double(sum);
+  }
+  return total;
+}
 
 LookupModel::LookupModel(const LookupConfig& config, int pixels, Rng& init_rng)
     : config_(config),
@@ -76,12 +104,9 @@ void LookupModel::finish_forward(const LookupDatabase& db) {
 
 double LookupModel::loss_backward(ConstMatrixRef queries, const LookupDatabase& db, double pixel_count) {
   const int H = config_.heads, S = int(db.images.rows());
-  // loss = sum (retrieval - query)^2 / pixel_count
+  // loss = sum (retrieval - query)^2 / pixel_count, and from it dL/d(retrieval) = 2 (retrieval - query) / pixel_count
   d_retrieval_.resize(retrieval_.rows(), retrieval_.cols());
-  d_retrieval_ = retrieval_ - queries;
-  const double squared_error = d_retrieval_.cast<double>().squaredNorm();
-  // from the loss: dL/d(retrieval) = 2 (retrieval - query) / pixel_count
-  d_retrieval_ *= float(2.0 / pixel_count);
+  const double squared_error = squared_error_rows(retrieval_, queries, float(2.0 / pixel_count), &d_retrieval_);
   // from retrieval = w_mean database:  dL/dw_mean = dL/d(retrieval) database^T
   d_weights_mean_.resize(B_, S);
   gemm_ab(d_retrieval_, db.images_t, d_weights_mean_);

@@ -30,6 +30,10 @@ struct LookupDatabase {
   RowMatrix d_embedded;  // [S, E] dL/d(embedded), summed over the batch and the shards
 };
 
+// sum over rows and columns of (a - b)^2, in float within a row (four lanes) and double across rows;
+// with `grad`, also grad = grad_scale (a - b). a, b [N, P].
+double squared_error_rows(ConstMatrixRef a, ConstMatrixRef b, float grad_scale, RowMatrix* grad);
+
 class LookupModel {
  public:
   LookupModel(const LookupConfig& config, int pixels, Rng& init_rng);  // pixels P = 784

@@ -191,7 +191,7 @@ LookupEvaluation LookupTrainer::evaluate(Backend backend) {
       m.prepare(queries, database_);
       attention_forward(backend, m.mha().kernel_forward_args());
       m.finish_forward(database_);
-      sums[s].squared_error += (m.retrieval() - queries).cast<double>().squaredNorm();
+      sums[s].squared_error += squared_error_rows(m.retrieval(), queries, 0.0f, nullptr);
       for (int b = 0; b < B; ++b) {
         const int label = data_.held_out.labels[chunk + b];
         sums[s].top1 += database_.labels[m.best_match(b)] == label;
