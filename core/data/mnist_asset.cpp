@@ -1,5 +1,6 @@
 #include "mnist_asset.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace attnlab {

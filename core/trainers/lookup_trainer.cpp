@@ -16,12 +16,6 @@ constexpr std::uint64_t kInitStream = 1, kEpochStream = 2;
 // Held-out queries per forward pass in evaluate(): bounds the activations at any held-out size.
 constexpr int kEvalChunk = 250;
 
-// [first, first + count) of `n` for part `i` of `parts`: the first parts take the remainder.
-std::pair<int, int> part_range(int n, int parts, int i) {
-  const int first = i * (n / parts) + std::min(i, n % parts);
-  return {first, n / parts + (i < n % parts ? 1 : 0)};
-}
-
 // Database indices of the k highest weights, highest first; equal weights by index.
 void top_k(const float* w, int S, int k, std::vector<int>& out) {
   out.resize(S);
@@ -35,20 +29,15 @@ void top_k(const float* w, int S, int k, std::vector<int>& out) {
 }  // namespace
 
 LookupTrainer::LookupTrainer(const LookupConfig& config, LookupData data)
-    : config_(config), data_(std::move(data)), epoch_rng_(config.seed, kEpochStream) {
-  Rng init_rng(config.seed, kInitStream);
-  models_.push_back(std::make_unique<LookupModel>(config, data_.pixels, init_rng));
-  const int shards = config.batch >= kShards ? kShards : 1;
-  for (int s = 1; s < shards; ++s) {
-    Rng unused(config.seed, kInitStream);  // its values are overwritten from model 0 every step
-    models_.push_back(std::make_unique<LookupModel>(config, data_.pixels, unused));
-  }
-  for (int s = 0; s < shards; ++s) {
-    const auto [first, count] = part_range(config.batch, shards, s);
-    shard_first_.push_back(first);
-    shard_count_.push_back(count);
-  }
-  eval_queries_.resize(shards);
+    : config_(config),
+      data_(std::move(data)),
+      epoch_rng_(config.seed, kEpochStream),
+      // every copy draws the same initial values; only copy 0's are trained (the others take them each step)
+      models_(config.batch, [this] {
+        Rng init_rng(config_.seed, kInitStream);
+        return std::make_unique<LookupModel>(config_, data_.pixels, init_rng);
+      }) {
+  eval_queries_.resize(models_.shards());
   AdamOptions options;
   options.lr = config.lr;
   adam_ = std::make_unique<Adam>(parameters(), options);
@@ -106,33 +95,32 @@ void LookupTrainer::database_backward() {
   });
 }
 
-int LookupTrainer::batch_hits(int shard, int first) const {
-  const LookupModel& m = *models_[shard];
+int LookupTrainer::batch_hits(int shard) const {
+  const LookupModel& m = models_.shard(shard);
+  const int first = models_.first(shard);
   int hits = 0;
-  for (int b = 0; b < shard_count_[shard]; ++b)
+  for (int b = 0; b < models_.count(shard); ++b)
     hits += database_.labels[m.best_match(b)] == data_.training.labels[batch_index_[first + b]];
   return hits;
 }
 
 LookupStepMetrics LookupTrainer::step(Backend backend) {
   next_batch();
-  const int shards = int(models_.size());
-  for (int s = 1; s < shards; ++s) models_[s]->copy_values_from(model());
   embed_database();
+  const int shards = models_.shards();
   const double pixel_count = double(config_.batch) * data_.pixels;
   double squared_errors[kShards] = {};
-  shard_runner().run(shards, [&](int s) {
-    squared_errors[s] = models_[s]->train_pass(queries_.middleRows(shard_first_[s], shard_count_[s]), database_,
-                                               backend, pixel_count);
+  models_.run([&](int s) {
+    squared_errors[s] = models_.shard(s).train_pass(queries_.middleRows(models_.first(s), models_.count(s)),
+                                                    database_, backend, pixel_count);
   });
   double squared_error = 0.0;
   int hits = 0;
   for (int s = 0; s < shards; ++s) {  // in shard order, so the sums are the same bits every run
-    if (s > 0) models_[s]->add_grads_to(model());
-    if (s == 0) database_.d_embedded = models_[s]->d_database();
-    else database_.d_embedded += models_[s]->d_database();
+    if (s == 0) database_.d_embedded = models_.shard(s).d_database();
+    else database_.d_embedded += models_.shard(s).d_database();
     squared_error += squared_errors[s];
-    hits += batch_hits(s, shard_first_[s]);
+    hits += batch_hits(s);
   }
   database_backward();
   return finish_step(squared_error, hits);
@@ -170,9 +158,9 @@ LookupStepMetrics LookupTrainer::finish_step(double squared_error, int hits) {
 
 LookupEvaluation LookupTrainer::evaluate(Backend backend) {
   if (!baselines_) baselines_ = lookup_baselines(data_);
-  const int shards = int(models_.size()), N = data_.held_out.count(), P = data_.pixels;
+  const int shards = models_.shards(), N = data_.held_out.count(), P = data_.pixels;
   const int S = int(database_.images.rows());
-  for (int s = 1; s < shards; ++s) models_[s]->copy_values_from(model());
+  models_.share_values();
   embed_database();
   struct Sums {
     double squared_error = 0.0;
@@ -180,7 +168,7 @@ LookupEvaluation LookupTrainer::evaluate(Backend backend) {
   };
   std::vector<Sums> sums(shards);
   shard_runner().run(shards, [&](int s) {
-    LookupModel& m = *models_[s];
+    LookupModel& m = models_.shard(s);
     RowMatrix& queries = eval_queries_[s];
     std::vector<int> top;
     const auto [first, count] = part_range(N, shards, s);

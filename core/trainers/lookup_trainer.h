@@ -22,6 +22,7 @@
 #include "../optim/adam.h"
 #include "lookup_data.h"
 #include "lookup_model.h"
+#include "sharded_step.h"
 
 namespace attnlab {
 
@@ -57,7 +58,7 @@ struct LookupInspection {  // one query
 
 class LookupTrainer {
  public:
-  static constexpr int kShards = 2;
+  static constexpr int kShards = ShardedModels<LookupModel>::kShards;
   static constexpr int kTopK = 10;
 
   // validate_lookup_data(data) and validate_lookup_config(config, data.training.count()) first.
@@ -79,7 +80,7 @@ class LookupTrainer {
   void begin_step();
   void middle_step();
   LookupStepMetrics end_step();
-  MultiheadAttention& mha() { return models_[0]->mha(); }
+  MultiheadAttention& mha() { return models_.primary().mha(); }
 
   // Every held-out query, against the current parameters.
   LookupEvaluation evaluate(Backend backend);
@@ -91,19 +92,18 @@ class LookupTrainer {
   ParameterList parameters();  // state_dict order, PyTorch names
 
  private:
-  LookupModel& model() { return *models_[0]; }
+  LookupModel& model() { return models_.primary(); }
   void next_batch();
   void embed_database();
   void database_backward();
-  int batch_hits(int shard, int first) const;
+  int batch_hits(int shard) const;
   LookupStepMetrics finish_step(double squared_error, int hits);
 
   LookupConfig config_;
   LookupData data_;
   LookupDatabase database_;
   Rng epoch_rng_;
-  std::vector<std::unique_ptr<LookupModel>> models_;  // [0] owns the parameters; one per shard
-  std::vector<int> shard_first_, shard_count_;
+  ShardedModels<LookupModel> models_;  // copy 0 owns the parameters; one per shard
   std::unique_ptr<Adam> adam_;
   std::vector<int> epoch_order_;  // training indices, reshuffled every epoch
   std::vector<int> batch_index_;  // the batch's training indices
