@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing on Debian bookworm (as root): the C++ and Emscripten toolchains, Eigen, xtl,
-# doctest, clang and libclang-rt-14-dev (libFuzzer and the sanitizers for tests/fuzz/run_cpp_fuzz.sh;
-# only a Recommends of clang, which --no-install-recommends skips), Chromium (browser tests, and
-# SwiftShader for WebGPU without a GPU), Node and the npm packages from package-lock.json.
-# Idempotent: a second run installs nothing.
+# doctest, zlib (the native tests inflate the digit asset), clang and libclang-rt-14-dev (libFuzzer and
+# the sanitizers for tests/fuzz/run_cpp_fuzz.sh; only a Recommends of clang, which
+# --no-install-recommends skips), Chromium (browser tests, and SwiftShader for WebGPU without a GPU),
+# Node and the npm packages from package-lock.json. Idempotent: a second run installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make emscripten libeigen3-dev xtl-dev doctest-dev clang libclang-rt-14-dev chromium)
+packages=(cmake g++ make emscripten libeigen3-dev xtl-dev doctest-dev zlib1g-dev clang libclang-rt-14-dev chromium)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

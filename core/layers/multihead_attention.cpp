@@ -1,5 +1,7 @@
 #include "multihead_attention.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "../gemm.h"
@@ -74,11 +76,16 @@ void MultiheadAttention::build_mask(const MhaInputs& in) {
 
 void MultiheadAttention::prepare(const MhaInputs& in) {
   const int E = E_, D = head_dim();
-  shape_ = AttentionShape{in.B, H_, in.T, in.S, D};
+  assert(!in.kv_shared || (!in.query_shared && !in.key_padding_mask && !in.attn_mask));
+  B_ = in.B;
+  T_ = in.T;
+  kv_shared_ = in.kv_shared;
+  // kv_shared folds the batch into the query length: one problem of B*T queries per head.
+  shape_ = kv_shared_ ? AttentionShape{1, H_, in.B * in.T, in.S, D} : AttentionShape{in.B, H_, in.T, in.S, D};
   query_shared_ = in.query_shared;
   x_query_ = ConstMatrixMap(in.query, std::size_t(query_shared_ ? 1 : in.B) * in.T, E);
-  x_key_ = ConstMatrixMap(in.key, std::size_t(in.B) * in.S, E);
-  x_value_ = ConstMatrixMap(in.value, std::size_t(in.B) * in.S, E);
+  x_key_ = ConstMatrixMap(in.key, std::size_t(shape_.B) * in.S, E);
+  x_value_ = ConstMatrixMap(in.value, std::size_t(shape_.B) * in.S, E);
   // Projections: x W_i^T + b_i with W_i the i-th block of E rows of in_proj_weight.
   const auto& W = in_proj_weight.value;
   const auto& bias = in_proj_bias.value;
@@ -86,18 +93,19 @@ void MultiheadAttention::prepare(const MhaInputs& in) {
   gemm_abt(x_query_, W.topRows(E), projected);
   projected.rowwise() += bias.leftCols(E).row(0);
   if (query_shared_) projected = projected.replicate(in.B, 1).eval();
-  split_heads(projected, in.B, in.T, H_, D, q_);
+  split_heads(projected, shape_.B, shape_.T, H_, D, q_);
   projected.resize(x_key_.rows(), E);
   gemm_abt(x_key_, W.middleRows(E, E), projected);
   projected.rowwise() += bias.middleCols(E, E).row(0);
-  split_heads(projected, in.B, in.S, H_, D, k_);
+  split_heads(projected, shape_.B, in.S, H_, D, k_);
   projected.resize(x_value_.rows(), E);
   gemm_abt(x_value_, W.bottomRows(E), projected);
   projected.rowwise() += bias.rightCols(E).row(0);
-  split_heads(projected, in.B, in.S, H_, D, v_);
+  split_heads(projected, shape_.B, in.S, H_, D, v_);
   build_mask(in);
   heads_out_.resize(shape_.q_size());
   weights_.resize(shape_.weights_size());
+  if (kv_shared_) kernel_weights_.resize(shape_.weights_size());
 }
 
 AttentionForward MultiheadAttention::kernel_forward_args() {
@@ -108,17 +116,22 @@ AttentionForward MultiheadAttention::kernel_forward_args() {
   a.k = k_.data();
   a.v = v_.data();
   a.mask = mask_view_;
-  a.weights = weights_.data();
+  a.weights = kv_shared_ ? kernel_weights_.data() : weights_.data();
   a.out = heads_out_.data();
   return a;
 }
 
 void MultiheadAttention::finish_forward() {
-  const auto [B, H, T, S, D] = shape_;
-  merge_heads(heads_out_, B, T, H, D, merged_);
+  const int B = B_, H = H_, T = T_, S = shape_.S, D = shape_.D;
+  merge_heads(heads_out_, shape_.B, shape_.T, H, D, merged_);
   out_.resize(merged_.rows(), E_);
   gemm_abt(merged_, out_proj_weight.value, out_);
   out_.rowwise() += out_proj_bias.value.row(0);
+  if (kv_shared_)  // the kernel's [H, B*T, S] -> [B, H, T, S]
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        std::copy_n(&kernel_weights_[(std::size_t(h) * B + b) * T * S], std::size_t(T) * S,
+                    &weights_[(std::size_t(b) * H + h) * T * S]);
   // average_attn_weights=True: the mean over heads, [B, T, S]
   weights_mean_.assign(std::size_t(B) * T * S, 0.0f);
   for (int b = 0; b < B; ++b)
@@ -137,16 +150,27 @@ void MultiheadAttention::forward(const MhaInputs& in, Backend backend) {
 }
 
 void MultiheadAttention::begin_backward(const float* d_out, const float* d_weights) {
-  const auto [B, H, T, S, D] = shape_;
-  const ConstMatrixMap g(d_out, std::size_t(B) * T, E_);
-  // from out = merged Wo^T + bo
-  gemm_atb_add(g, merged_, out_proj_weight.grad);
-  out_proj_bias.grad.row(0) += g.colwise().sum();
-  d_merged_.resize(g.rows(), E_);
-  gemm_ab(g, out_proj_weight.value, d_merged_);
-  split_heads(d_merged_, B, T, H, D, d_heads_out_);
+  const int B = B_, H = H_, T = T_, S = shape_.S, D = shape_.D;
+  if (d_out) {
+    const ConstMatrixMap g(d_out, std::size_t(B) * T, E_);
+    // from out = merged Wo^T + bo
+    gemm_atb_add(g, merged_, out_proj_weight.grad);
+    out_proj_bias.grad.row(0) += g.colwise().sum();
+    d_merged_.resize(g.rows(), E_);
+    gemm_ab(g, out_proj_weight.value, d_merged_);
+    split_heads(d_merged_, shape_.B, shape_.T, H, D, d_heads_out_);
+  } else {  // the loss ignores the output: out_proj gets no gradient, the kernel a zero d_out
+    d_heads_out_.assign(shape_.q_size(), 0.0f);
+  }
   has_d_weights_ = d_weights != nullptr;
-  if (has_d_weights_) d_weights_.assign(d_weights, d_weights + shape_.weights_size());
+  if (has_d_weights_ && !kv_shared_) d_weights_.assign(d_weights, d_weights + shape_.weights_size());
+  if (has_d_weights_ && kv_shared_) {  // [B, H, T, S] -> the kernel's [H, B*T, S]
+    d_weights_.resize(shape_.weights_size());
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        std::copy_n(&d_weights[(std::size_t(b) * H + h) * T * S], std::size_t(T) * S,
+                    &d_weights_[(std::size_t(h) * B + b) * T * S]);
+  }
   d_q_.resize(shape_.q_size());
   d_k_.resize(shape_.kv_size());
   d_v_.resize(shape_.kv_size());
@@ -159,7 +183,7 @@ AttentionBackward MultiheadAttention::kernel_backward_args() {
   a.q = q_.data();
   a.k = k_.data();
   a.v = v_.data();
-  a.weights = weights_.data();
+  a.weights = kv_shared_ ? kernel_weights_.data() : weights_.data();
   a.d_out = d_heads_out_.data();
   a.d_weights = has_d_weights_ ? d_weights_.data() : nullptr;
   a.d_q = d_q_.data();
@@ -169,6 +193,8 @@ AttentionBackward MultiheadAttention::kernel_backward_args() {
 }
 
 void MultiheadAttention::finish_backward() {
+  // The kernel's shape: with kv_shared, B = 1 and T = the caller's B*T, so d_k and d_v come out
+  // [S, E], already summed over the batch.
   const auto [B, H, T, S, D] = shape_;
   const int E = E_;
   const auto& W = in_proj_weight.value;

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "../losses.h"
-#include "../shard_runner.h"
 
 namespace attnlab {
 
@@ -15,15 +14,14 @@ constexpr std::uint64_t kInitStream = 1, kDataStream = 2, kSampleStream = 3, kEv
 }  // namespace
 
 AlignmentTrainer::AlignmentTrainer(const AlignmentConfig& config)
-    : config_(config), data_rng_(config.seed, kDataStream) {
-  Rng init_rng(config.seed, kInitStream);
-  models_.push_back(std::make_unique<AlignmentModel>(config, init_rng));
-  const int shards = config.batch >= kShards ? kShards : 1;
-  for (int s = 1; s < shards; ++s) {
-    Rng unused(config.seed, kInitStream);  // its values are overwritten from model 0 every step
-    models_.push_back(std::make_unique<AlignmentModel>(config, unused));
-  }
-  shards_.resize(shards);
+    : config_(config),
+      data_rng_(config.seed, kDataStream),
+      // every copy draws the same initial values; only copy 0's are trained (the others take them each step)
+      models_(config.batch, [&config] {
+        Rng init_rng(config.seed, kInitStream);
+        return std::make_unique<AlignmentModel>(config, init_rng);
+      }) {
+  shards_.resize(models_.shards());
   AdamOptions options;
   options.lr = config.lr;
   adam_ = std::make_unique<Adam>(parameters(), options);
@@ -40,24 +38,16 @@ void AlignmentTrainer::set_lr(double lr) {
 
 StepMetrics AlignmentTrainer::step(Backend backend) {
   sample_alignment_batch(config_, data_rng_, config_.batch, batch_);
-  const int shards = int(models_.size());
-  for (int s = 0, first = 0; s < shards; ++s) {
-    const int count = config_.batch / shards + (s < config_.batch % shards ? 1 : 0);
-    slice_alignment_batch(batch_, first, count, shards_[s]);
-    first += count;
-    if (s > 0) models_[s]->copy_values_from(model());
-  }
+  const int shards = models_.shards();
+  for (int s = 0; s < shards; ++s) slice_alignment_batch(batch_, models_.first(s), models_.count(s), shards_[s]);
   const double token_count = double(batch_.B) * batch_.T;
   std::vector<double> loss_sums(shards);
-  shard_runner().run(shards, [&](int s) {
-    loss_sums[s] = models_[s]->train_pass(shards_[s], backend, token_count);
-  });
+  models_.run([&](int s) { loss_sums[s] = models_.shard(s).train_pass(shards_[s], backend, token_count); });
   double loss_sum = 0.0;
   int correct = 0;
   for (int s = 0; s < shards; ++s) {  // in shard order, so the sums are the same bits every run
-    if (s > 0) models_[s]->add_grads_to(model());
     loss_sum += loss_sums[s];
-    correct += models_[s]->correct_predictions(shards_[s]);
+    correct += models_.shard(s).correct_predictions(shards_[s]);
   }
   return finish_step(loss_sum, correct);
 }

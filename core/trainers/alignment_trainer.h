@@ -17,6 +17,7 @@
 #include "../optim/adam.h"
 #include "alignment_model.h"
 #include "alignment_task.h"
+#include "sharded_step.h"
 
 namespace attnlab {
 
@@ -47,7 +48,7 @@ struct AlignmentInspection {
 
 class AlignmentTrainer {
  public:
-  static constexpr int kShards = 2;
+  static constexpr int kShards = ShardedModels<AlignmentModel>::kShards;
 
   explicit AlignmentTrainer(const AlignmentConfig& config);  // validate_alignment_config first
 
@@ -61,7 +62,7 @@ class AlignmentTrainer {
   void begin_step();
   void middle_step();
   StepMetrics end_step();
-  MultiheadAttention& mha() { return models_[0]->mha(); }
+  MultiheadAttention& mha() { return models_.primary().mha(); }
 
   // A fresh batch of `samples` from the seed's evaluation stream: the same batch at every call, so
   // evaluations during one run compare like with like.
@@ -77,11 +78,11 @@ class AlignmentTrainer {
 
  private:
   StepMetrics finish_step(double loss_sum, int correct);
-  AlignmentModel& model() { return *models_[0]; }
+  AlignmentModel& model() { return models_.primary(); }
 
   AlignmentConfig config_;
   Rng data_rng_;
-  std::vector<std::unique_ptr<AlignmentModel>> models_;  // [0] owns the parameters; one per shard
+  ShardedModels<AlignmentModel> models_;  // copy 0 owns the parameters; one per shard
   std::unique_ptr<Adam> adam_;
   AlignmentBatch batch_, fixed_sample_;
   std::vector<AlignmentBatch> shards_;

@@ -170,3 +170,102 @@ TEST_CASE("MultiheadAttention with a query shared across the batch equals the ex
     CHECK(max_abs_diff(shared.parameters()[p]->grad.data(), expanded.parameters()[p]->grad.data(),
                        shared.parameters()[p]->size()) <= 1e-5);
 }
+
+TEST_CASE("MultiheadAttention with keys and values shared across the batch equals the expanded ones") {
+  for (int H : {1, 2})
+    for (int T : {1, 3}) {
+      const int B = 5, S = 7, E = 8;
+      Rng rng(30 + H * 10 + T);
+      MultiheadAttention shared(E, H, rng);
+      for (Eigen::Index i = 0; i < shared.in_proj_bias.value.size(); ++i)
+        shared.in_proj_bias.value.data()[i] = 0.1f * rng.normal();
+      MultiheadAttention expanded = shared;  // same parameters
+      const std::vector<float> query = random_vector(B * T * E, rng), key_rows = random_vector(S * E, rng),
+                               value_rows = random_vector(S * E, rng), g = random_vector(B * T * E, rng),
+                               gw = random_vector(B * H * T * S, rng);
+      std::vector<float> key, value;
+      for (int b = 0; b < B; ++b) {
+        key.insert(key.end(), key_rows.begin(), key_rows.end());
+        value.insert(value.end(), value_rows.begin(), value_rows.end());
+      }
+      MhaInputs a{B, T, S, query.data(), key_rows.data(), value_rows.data()};
+      a.kv_shared = true;
+      MhaInputs e{B, T, S, query.data(), key.data(), value.data()};
+      const std::string tag = "H=" + std::to_string(H) + " T=" + std::to_string(T);
+      INFO(tag);
+      shared.forward(a, Backend::simd128);
+      expanded.forward(e, Backend::simd128);
+      // the kernel saw one problem of B*T queries per head
+      CHECK(shared.shape().B == 1);
+      CHECK(shared.shape().T == B * T);
+      CHECK(max_abs_diff(shared.output().data(), expanded.output().data(), B * T * E) <= 1e-6);
+      CHECK(max_abs_diff(shared.weights().data(), expanded.weights().data(), B * H * T * S) <= 1e-6);
+      CHECK(max_abs_diff(shared.weights_mean().data(), expanded.weights_mean().data(), B * T * S) <= 1e-6);
+      shared.backward(g.data(), gw.data(), Backend::simd128);
+      expanded.backward(g.data(), gw.data(), Backend::simd128);
+      CHECK(max_abs_diff(shared.d_query().data(), expanded.d_query().data(), B * T * E) <= 1e-5);
+      // d_key and d_value of the shared rows are the batch sums of the expanded ones'
+      RowMatrix dk = RowMatrix::Zero(S, E), dv = RowMatrix::Zero(S, E);
+      for (int b = 0; b < B; ++b) {
+        dk += expanded.d_key().middleRows(b * S, S);
+        dv += expanded.d_value().middleRows(b * S, S);
+      }
+      REQUIRE(shared.d_key().rows() == S);
+      CHECK(max_abs_diff(shared.d_key().data(), dk.data(), S * E) <= 1e-5);
+      CHECK(max_abs_diff(shared.d_value().data(), dv.data(), S * E) <= 1e-5);
+      for (std::size_t p = 0; p < 4; ++p)
+        CHECK(max_abs_diff(shared.parameters()[p]->grad.data(), expanded.parameters()[p]->grad.data(),
+                           shared.parameters()[p]->size()) <= 1e-5);
+    }
+}
+
+TEST_CASE("MultiheadAttention kv_shared[B=3,S=5,E=6,H=1|2,T=1|2]: every gradient matches finite differences") {
+  for (Backend backend : {Backend::scalar, Backend::simd128})
+    for (int H : {1, 2})
+      for (int T : {1, 2}) {
+        const int B = 3, S = 5, E = 6;
+        Rng rng(50 + H + 4 * T);
+        MultiheadAttention mha(E, H, rng);
+        for (Eigen::Index i = 0; i < mha.in_proj_bias.value.size(); ++i) mha.in_proj_bias.value.data()[i] = 0.1f * rng.normal();
+        std::vector<float> query = random_vector(B * T * E, rng), key = random_vector(S * E, rng),
+                           value = random_vector(S * E, rng);
+        MhaInputs in{B, T, S, query.data(), key.data(), value.data()};
+        in.kv_shared = true;
+        const std::vector<float> g = random_vector(B * T * E, rng), gw = random_vector(B * H * T * S, rng);
+        // a loss on the output and on the per-head weights, as the Lookup lab's uses the weights
+        auto loss = [&]() {
+          mha.forward(in, backend);
+          return dot(mha.output().data(), g.data(), g.size()) + dot(mha.weights().data(), gw.data(), gw.size());
+        };
+        loss();
+        for (Parameter* p : mha.parameters()) p->zero_grad();
+        mha.backward(g.data(), gw.data(), backend);
+        const std::string tag = std::string(backend_name(backend)) + " H=" + std::to_string(H) + " T=" + std::to_string(T) + " ";
+        for (Parameter* p : mha.parameters())
+          check_gradient(tag + p->name, p->value.data(), p->size(), p->grad.data(), loss);
+        const RowMatrix dq = mha.d_query(), dk = mha.d_key(), dv = mha.d_value();
+        check_gradient(tag + "d_query", query.data(), query.size(), dq.data(), loss);
+        check_gradient(tag + "d_key", key.data(), key.size(), dk.data(), loss);
+        check_gradient(tag + "d_value", value.data(), value.size(), dv.data(), loss);
+      }
+}
+
+TEST_CASE("MultiheadAttention backward without d_out (a loss on the weights only) leaves out_proj untouched") {
+  const int B = 2, T = 1, S = 4, E = 8, H = 2;
+  Rng rng(61);
+  MultiheadAttention mha(E, H, rng);
+  const std::vector<float> query = random_vector(B * T * E, rng), kv = random_vector(S * E, rng),
+                           gw = random_vector(B * H * T * S, rng), zero(B * T * E, 0.0f);
+  MhaInputs in{B, T, S, query.data(), kv.data(), kv.data()};
+  in.kv_shared = true;
+  MultiheadAttention with_zero = mha;
+  mha.forward(in, Backend::simd128);
+  mha.backward(nullptr, gw.data(), Backend::simd128);
+  with_zero.forward(in, Backend::simd128);
+  with_zero.backward(zero.data(), gw.data(), Backend::simd128);
+  CHECK(mha.out_proj_weight.grad.isZero(0.0f));
+  CHECK(mha.out_proj_bias.grad.isZero(0.0f));
+  CHECK(mha.in_proj_weight.grad.bottomRows(E).isZero(0.0f));  // V's rows: the weights ignore V
+  CHECK(max_abs_diff(mha.in_proj_weight.grad.data(), with_zero.in_proj_weight.grad.data(), 3 * E * E) == 0.0);
+  CHECK(max_abs_diff(mha.d_query().data(), with_zero.d_query().data(), B * T * E) == 0.0);
+}

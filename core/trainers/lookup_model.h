@@ -1,0 +1,80 @@
+// One copy of the Lookup lab's model, the course notebook's AttentionTest (02, section 6.3), with the
+// activations of the last batch it saw. P = 784 pixels, S = 100 database images:
+//   X_q  = img_mlp(query)                  [B, E]   img_mlp.0 = Linear(P, E), one for queries and database
+//   X_db = img_mlp(database)               [S, E]   embedded once per step, by the trainer (embed_database_rows)
+//   _, w = mha(X_q, X_db, X_db)            [B, 1, S] head-mean weights (average_attn_weights=True);
+//                                                   K and V come from the same X_db, projected once (kv_shared)
+//   retrieval = w database                 [B, P]   a weighted sum of the database's images
+//   loss = mean((retrieval - query)^2)              over B*P
+// The attention's output (after out_proj) is not used, so out_proj gets no gradient (PyTorch: .grad None,
+// which Adam skips; ours stays exactly zero, which moves nothing either) and neither do V's projection
+// rows (their gradient is exactly zero in both).
+//
+// Passes run in stages so that the attention kernel in the middle can run anywhere (WebGPU runs in JS):
+//   prepare() -> kernel forward -> finish_forward() [-> loss_backward() -> kernel backward -> finish_backward()]
+// The trainer keeps one copy per shard of a batch: copy 0 owns the parameters that Adam updates.
+#pragma once
+
+#include "../layers/linear.h"
+#include "../layers/multihead_attention.h"
+#include "lookup_data.h"
+
+namespace attnlab {
+
+// The database as the model uses it: fixed images, and their embedding under the current parameters.
+struct LookupDatabase {
+  RowMatrix images;      // [S, P] normalised
+  RowMatrix images_t;    // [P, S] the same, transposed once (for dL/dw = dL/d(retrieval) images^T)
+  std::vector<std::uint8_t> labels;  // [S]
+  RowMatrix embedded;    // [S, E] img_mlp(images), refreshed every step
+  RowMatrix d_embedded;  // [S, E] dL/d(embedded), summed over the batch and the shards
+};
+
+// sum over rows and columns of (a - b)^2, in float within a row (four lanes) and double across rows;
+// with `grad`, also grad = grad_scale (a - b). a, b [N, P].
+double squared_error_rows(ConstMatrixRef a, ConstMatrixRef b, float grad_scale, RowMatrix* grad);
+
+class LookupModel {
+ public:
+  LookupModel(const LookupConfig& config, int pixels, Rng& init_rng);  // pixels P = 784
+
+  ParameterList parameters();  // state_dict order, PyTorch names
+  void zero_grad();
+  void copy_values_from(LookupModel& other);
+  void add_grads_to(LookupModel& other);
+
+  // The database's embedding and its backward, by row blocks so that two threads can share them with
+  // the same bits as one: embedded[first, first+count) = img_mlp(images[first, first+count));
+  // img_mlp's weight rows (and bias entries) [first, first+count) += their share of d_embedded^T images.
+  void embed_database_rows(LookupDatabase& db, int first, int count) const;
+  void database_backward_rows(const LookupDatabase& db, int first, int count);
+
+  // queries [B, P] normalised; db.embedded must be current.
+  void prepare(ConstMatrixRef queries, const LookupDatabase& db);
+  void finish_forward(const LookupDatabase& db);  // head mean -> retrieval
+  // Squared error of the retrieval, normalised by `pixel_count` (the whole batch's B*P, when this is a
+  // shard of it), and the backward pass down to the attention kernel. Returns the shard's summed
+  // squared error.
+  double loss_backward(ConstMatrixRef queries, const LookupDatabase& db, double pixel_count);
+  // The kernel's gradients down to img_mlp for the queries; d_database() for the trainer to add up.
+  void finish_backward(ConstMatrixRef queries);
+  // The whole training pass on a CPU kernel (db.embedded must be current).
+  double train_pass(ConstMatrixRef queries, const LookupDatabase& db, Backend backend, double pixel_count);
+
+  MultiheadAttention& mha() { return mha_; }
+  const MultiheadAttention& mha() const { return mha_; }
+  const RowMatrix& retrieval() const { return retrieval_; }  // [B, P]
+  const RowMatrix& d_database() const { return d_database_; }  // [S, E] this copy's dL/d(X_db)
+  // Database index of each query's highest head-mean weight (ties: the lower index).
+  int best_match(int b) const;
+
+ private:
+  LookupConfig config_;
+  Linear img_mlp_;
+  MultiheadAttention mha_;
+  int B_ = 0;
+  RowMatrix x_query_, retrieval_, d_retrieval_, d_weights_mean_, d_database_;
+  std::vector<float> d_weights_;  // [B, H, 1, S]
+};
+
+}  // namespace attnlab

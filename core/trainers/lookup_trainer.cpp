@@ -1,0 +1,245 @@
+#include "lookup_trainer.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "../shard_runner.h"
+#include "../validate.h"
+
+namespace attnlab {
+
+namespace {
+
+// Independent PCG32 streams of one seed: parameters, the epochs' shuffles (lookup_data.cpp draws the
+// split on stream 3).
+constexpr std::uint64_t kInitStream = 1, kEpochStream = 2;
+// Held-out queries per forward pass in evaluate(): bounds the activations at any held-out size.
+constexpr int kEvalChunk = 250;
+
+// Database indices of the k highest weights, highest first; equal weights by index.
+void top_k(const float* w, int S, int k, std::vector<int>& out) {
+  out.resize(S);
+  std::iota(out.begin(), out.end(), 0);
+  k = std::min(k, S);
+  std::partial_sort(out.begin(), out.begin() + k, out.end(),
+                    [w](int a, int b) { return w[a] > w[b] || (w[a] == w[b] && a < b); });
+  out.resize(k);
+}
+
+}  // namespace
+
+LookupTrainer::LookupTrainer(const LookupConfig& config, LookupData data)
+    : config_(config),
+      data_(std::move(data)),
+      epoch_rng_(config.seed, kEpochStream),
+      // every copy draws the same initial values; only copy 0's are trained (the others take them each step)
+      models_(config.batch, [this] {
+        Rng init_rng(config_.seed, kInitStream);
+        return std::make_unique<LookupModel>(config_, data_.pixels, init_rng);
+      }) {
+  eval_queries_.resize(models_.shards());
+  AdamOptions options;
+  options.lr = config.lr;
+  adam_ = std::make_unique<Adam>(parameters(), options);
+
+  const int S = data_.database.count(), P = data_.pixels;
+  database_.images.resize(S, P);
+  normalise_pixels(data_.database.pixels.data(), data_.database.pixels.size(), database_.images.data());
+  database_.images_t = database_.images.transpose();
+  database_.labels = data_.database.labels;
+  database_.embedded.resize(S, config.embed_dim);
+  database_.d_embedded.resize(S, config.embed_dim);
+  queries_.resize(config.batch, P);
+  batch_index_.resize(config.batch);
+  epoch_order_.resize(data_.training.count());
+  steps_per_epoch_ = data_.training.count() / config.batch;
+  batch_in_epoch_ = steps_per_epoch_;  // the first step starts epoch 1
+}
+
+ParameterList LookupTrainer::parameters() { return model().parameters(); }
+
+void LookupTrainer::set_lr(double lr) {
+  config_.lr = lr;
+  adam_->options.lr = lr;
+}
+
+void LookupTrainer::next_batch() {
+  if (batch_in_epoch_ == steps_per_epoch_) {  // a fresh permutation of the training queries (Fisher-Yates)
+    std::iota(epoch_order_.begin(), epoch_order_.end(), 0);
+    for (int i = int(epoch_order_.size()) - 1; i > 0; --i)
+      std::swap(epoch_order_[i], epoch_order_[epoch_rng_.below(std::uint32_t(i + 1))]);
+    batch_in_epoch_ = 0;
+    ++epoch_;
+  }
+  const int B = config_.batch, P = data_.pixels;
+  for (int b = 0; b < B; ++b) {
+    batch_index_[b] = epoch_order_[std::size_t(batch_in_epoch_) * B + b];
+    normalise_pixels(&data_.training.pixels[std::size_t(batch_index_[b]) * P], P, queries_.row(b).data());
+  }
+  ++batch_in_epoch_;
+}
+
+void LookupTrainer::embed_database() {
+  const int S = int(database_.images.rows());
+  shard_runner().run(kShards, [&](int part) {
+    const auto [first, count] = part_range(S, kShards, part);
+    model().embed_database_rows(database_, first, count);
+  });
+}
+
+void LookupTrainer::database_backward() {
+  const int E = config_.embed_dim;
+  shard_runner().run(kShards, [&](int part) {
+    const auto [first, count] = part_range(E, kShards, part);
+    model().database_backward_rows(database_, first, count);
+  });
+}
+
+int LookupTrainer::batch_hits(int shard) const {
+  const LookupModel& m = models_.shard(shard);
+  const int first = models_.first(shard);
+  int hits = 0;
+  for (int b = 0; b < models_.count(shard); ++b)
+    hits += database_.labels[m.best_match(b)] == data_.training.labels[batch_index_[first + b]];
+  return hits;
+}
+
+LookupStepMetrics LookupTrainer::step(Backend backend) {
+  next_batch();
+  embed_database();
+  const int shards = models_.shards();
+  const double pixel_count = double(config_.batch) * data_.pixels;
+  double squared_errors[kShards] = {};
+  models_.run([&](int s) {
+    squared_errors[s] = models_.shard(s).train_pass(queries_.middleRows(models_.first(s), models_.count(s)),
+                                                    database_, backend, pixel_count);
+  });
+  double squared_error = 0.0;
+  int hits = 0;
+  for (int s = 0; s < shards; ++s) {  // in shard order, so the sums are the same bits every run
+    if (s == 0) database_.d_embedded = models_.shard(s).d_database();
+    else database_.d_embedded += models_.shard(s).d_database();
+    squared_error += squared_errors[s];
+    hits += batch_hits(s);
+  }
+  database_backward();
+  return finish_step(squared_error, hits);
+}
+
+void LookupTrainer::begin_step() {
+  next_batch();
+  model().zero_grad();
+  embed_database();
+  model().prepare(queries_, database_);
+}
+
+void LookupTrainer::middle_step() {
+  model().finish_forward(database_);
+  last_squared_error_ = model().loss_backward(queries_, database_, double(config_.batch) * data_.pixels);
+}
+
+LookupStepMetrics LookupTrainer::end_step() {
+  model().finish_backward(queries_);
+  database_.d_embedded = model().d_database();
+  database_backward();
+  // the whole batch is "shard" 0 here
+  int hits = 0;
+  for (int b = 0; b < config_.batch; ++b)
+    hits += database_.labels[model().best_match(b)] == data_.training.labels[batch_index_[b]];
+  return finish_step(last_squared_error_, hits);
+}
+
+LookupStepMetrics LookupTrainer::finish_step(double squared_error, int hits) {
+  adam_->step();
+  ++steps_done_;
+  return {steps_done_, epoch_, float(squared_error / (double(config_.batch) * data_.pixels)),
+          float(double(hits) / config_.batch)};
+}
+
+LookupEvaluation LookupTrainer::evaluate(Backend backend) {
+  if (!baselines_) baselines_ = lookup_baselines(data_);
+  const int shards = models_.shards(), N = data_.held_out.count(), P = data_.pixels;
+  const int S = int(database_.images.rows());
+  models_.share_values();
+  embed_database();
+  struct Sums {
+    double squared_error = 0.0;
+    int top1 = 0, top10 = 0;
+  };
+  std::vector<Sums> sums(shards);
+  shard_runner().run(shards, [&](int s) {
+    LookupModel& m = models_.shard(s);
+    RowMatrix& queries = eval_queries_[s];
+    std::vector<int> top;
+    const auto [first, count] = part_range(N, shards, s);
+    for (int chunk = first; chunk < first + count; chunk += kEvalChunk) {
+      const int B = std::min(kEvalChunk, first + count - chunk);
+      queries.resize(B, P);
+      normalise_pixels(&data_.held_out.pixels[std::size_t(chunk) * P], std::size_t(B) * P, queries.data());
+      m.prepare(queries, database_);
+      attention_forward(backend, m.mha().kernel_forward_args());
+      m.finish_forward(database_);
+      sums[s].squared_error += squared_error_rows(m.retrieval(), queries, 0.0f, nullptr);
+      for (int b = 0; b < B; ++b) {
+        const int label = data_.held_out.labels[chunk + b];
+        sums[s].top1 += database_.labels[m.best_match(b)] == label;
+        top_k(&m.mha().weights_mean()[std::size_t(b) * S], S, kTopK, top);
+        for (int i : top) sums[s].top10 += database_.labels[i] == label;
+      }
+    }
+  });
+  Sums total;
+  for (const Sums& s : sums) {  // in shard order
+    total.squared_error += s.squared_error;
+    total.top1 += s.top1;
+    total.top10 += s.top10;
+  }
+  LookupEvaluation e;
+  e.queries = N;
+  e.top1 = double(total.top1) / N;
+  e.top10 = double(total.top10) / (double(N) * std::min(kTopK, S));
+  e.mse = total.squared_error / (double(N) * P);
+  e.mean_image_mse = baselines_->mean_image_mse;
+  e.nearest_neighbour_top1 = baselines_->nearest_neighbour_top1;
+  e.nearest_neighbour_mse = baselines_->nearest_neighbour_mse;
+  e.chance = baselines_->chance;
+  return e;
+}
+
+std::string LookupTrainer::inspect(const float* query, std::size_t size, Backend backend, LookupInspection& out) {
+  const int P = data_.pixels, H = config_.heads, S = int(database_.images.rows());
+  std::string error = first_error({check_length("query", size, std::size_t(P), shape_text({{"P", P}})),
+                                   query ? check_finite("query", query, size) : "query is missing"});
+  if (!error.empty()) return error;
+  LookupModel& m = model();
+  embed_database();
+  m.prepare(ConstMatrixMap(query, 1, P), database_);
+  attention_forward(backend, m.mha().kernel_forward_args());
+  m.finish_forward(database_);
+  out = LookupInspection{};
+  out.H = H;
+  out.S = S;
+  out.P = P;
+  out.weights = m.mha().weights();  // [1, H, 1, S]
+  out.weights_mean = m.mha().weights_mean();
+  out.retrieval.assign(m.retrieval().data(), m.retrieval().data() + P);
+  top_k(out.weights_mean.data(), S, kTopK, out.top_index);
+  for (int i : out.top_index) {
+    out.top_label.push_back(database_.labels[i]);
+    out.top_weight.push_back(out.weights_mean[i]);
+  }
+  return {};
+}
+
+std::string LookupTrainer::inspect_held_out(int index, Backend backend, LookupInspection& out) {
+  const int N = data_.held_out.count(), P = data_.pixels;
+  if (index < 0 || index >= N)
+    return "held-out index must be in [0, " + std::to_string(N) + "), got " + std::to_string(index);
+  std::vector<float> query(P);
+  normalise_pixels(&data_.held_out.pixels[std::size_t(index) * P], P, query.data());
+  std::string error = inspect(query.data(), query.size(), backend, out);
+  if (error.empty()) out.label = data_.held_out.labels[index];
+  return error;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,117 @@
+// The Lookup lab's trainer: the model of lookup_model.h on the data of lookup_data.h, the squared
+// error of the retrieval averaged over B*P pixels, Adam. Parameters carry PyTorch's state_dict names
+// ("img_mlp.0.weight", "mha.in_proj_weight", ...), so weights move between this trainer and the
+// notebook's AttentionTest unchanged.
+//
+// A step takes the next batch of the epoch (the 7,900 training queries reshuffled every epoch, the
+// last partial batch dropped, like the notebook's DataLoader(shuffle=True, drop_last=True)), embeds the
+// database once, and splits the batch into kShards halves, each run on its own copy of the model (on
+// two threads where the build has them, see shard_runner.h). Gradients are added in shard order, and
+// the database's embedding and its backward are split by rows in a way that gives the same bits, so a
+// seed reproduces a run bit for bit on one backend, with or without threads.
+//
+// A WebGPU step runs in stages on the whole batch, with the attention kernel in JS:
+//   begin_step()  -> kernel forward  -> middle_step() -> kernel backward -> end_step()
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../optim/adam.h"
+#include "lookup_data.h"
+#include "lookup_model.h"
+#include "sharded_step.h"
+
+namespace attnlab {
+
+struct LookupStepMetrics {
+  int step = 0;
+  int epoch = 0;       // 1 for the first pass over the training queries
+  float loss = 0.0f;   // MSE of the retrieval on the training batch
+  float top1 = 0.0f;   // share of the batch whose highest-weight database image has the query's label
+};
+
+struct LookupEvaluation {  // on the held-out queries
+  int queries = 0;
+  double top1 = 0.0;   // label of the highest-weight database image == the query's
+  double top10 = 0.0;  // precision: share of the 10 highest-weight images with the query's label
+  double mse = 0.0;    // retrieval vs query, mean over queries and pixels
+  // Baselines from the data alone (lookup_data.h):
+  double mean_image_mse = 0.0;
+  double nearest_neighbour_top1 = 0.0;
+  double nearest_neighbour_mse = 0.0;
+  double chance = 0.0;
+};
+
+struct LookupInspection {  // one query
+  int H = 0, S = 0, P = 0;
+  int label = -1;                   // the query's label for a held-out image, -1 for one of your own
+  std::vector<float> weights;       // [H, S] each head's weights over the database
+  std::vector<float> weights_mean;  // [S] their mean, which the retrieval uses
+  std::vector<float> retrieval;     // [P] normalised pixels
+  std::vector<int> top_index;       // [10] database indices, highest head-mean weight first (ties: lower index)
+  std::vector<int> top_label;       // [10]
+  std::vector<float> top_weight;    // [10]
+};
+
+class LookupTrainer {
+ public:
+  static constexpr int kShards = ShardedModels<LookupModel>::kShards;
+  static constexpr int kTopK = 10;
+
+  // validate_lookup_data(data) and validate_lookup_config(config, data.training.count()) first.
+  LookupTrainer(const LookupConfig& config, LookupData data);
+
+  const LookupConfig& config() const { return config_; }
+  const LookupData& data() const { return data_; }
+  const LookupDatabase& database() const { return database_; }
+  int steps_done() const { return steps_done_; }
+  int epoch() const { return epoch_; }
+  int steps_per_epoch() const { return steps_per_epoch_; }  // training queries / batch, rounded down
+  // The last batch: indices into data().training, in the order of the batch's rows.
+  const std::vector<int>& batch_index() const { return batch_index_; }
+  void set_lr(double lr);
+
+  LookupStepMetrics step(Backend backend);
+  // Stages of step(); between them the kernel runs on mha().kernel_forward_args() /
+  // kernel_backward_args() buffers. evaluate() and inspect() may not run in between.
+  void begin_step();
+  void middle_step();
+  LookupStepMetrics end_step();
+  MultiheadAttention& mha() { return models_.primary().mha(); }
+
+  // Every held-out query, against the current parameters.
+  LookupEvaluation evaluate(Backend backend);
+  // One query: `size` normalised pixels (P of them, in [-1, 1] for images like the data's), or the
+  // held-out image `index`. Return "" or what is wrong with the input; `out` is filled only on "".
+  std::string inspect(const float* query, std::size_t size, Backend backend, LookupInspection& out);
+  std::string inspect_held_out(int index, Backend backend, LookupInspection& out);
+
+  ParameterList parameters();  // state_dict order, PyTorch names
+
+ private:
+  LookupModel& model() { return models_.primary(); }
+  void next_batch();
+  void embed_database();
+  void database_backward();
+  int batch_hits(int shard) const;
+  LookupStepMetrics finish_step(double squared_error, int hits);
+
+  LookupConfig config_;
+  LookupData data_;
+  LookupDatabase database_;
+  Rng epoch_rng_;
+  ShardedModels<LookupModel> models_;  // copy 0 owns the parameters; one per shard
+  std::unique_ptr<Adam> adam_;
+  std::vector<int> epoch_order_;  // training indices, reshuffled every epoch
+  std::vector<int> batch_index_;  // the batch's training indices
+  RowMatrix queries_;             // [B, P] the batch, normalised
+  std::vector<RowMatrix> eval_queries_;  // per shard, a chunk of held-out queries
+  std::optional<LookupBaselines> baselines_;
+  double last_squared_error_ = 0.0;
+  int steps_per_epoch_ = 0, batch_in_epoch_ = 0, epoch_ = 0, steps_done_ = 0;
+};
+
+}  // namespace attnlab

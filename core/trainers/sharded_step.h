@@ -1,0 +1,63 @@
+// The data-parallel step that every trainer shares: a batch split into up to kShards row ranges, each
+// run on its own copy of the model (on threads where the build has them, see shard_runner.h). Copy 0
+// owns the parameters that the optimiser updates; before each pass the others take its values, and after
+// it their gradients are added into copy 0 in shard order. The split does not depend on threads, so a
+// seed gives the same bits with or without them.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "../shard_runner.h"
+
+namespace attnlab {
+
+// [first, first + count) of n rows for part i of `parts`: the first parts take the remainder.
+inline std::pair<int, int> part_range(int n, int parts, int i) {
+  return {i * (n / parts) + (i < n % parts ? i : n % parts), n / parts + (i < n % parts ? 1 : 0)};
+}
+
+template <class Model>
+class ShardedModels {
+ public:
+  static constexpr int kShards = 2;
+
+  // make() builds one copy; it is called once per shard, copy 0 first. A batch of one row has one shard.
+  template <class Make>
+  ShardedModels(int batch, Make make) {
+    const int shards = batch >= kShards ? kShards : 1;
+    for (int s = 0; s < shards; ++s) {
+      models_.push_back(make());
+      const auto [first, count] = part_range(batch, shards, s);
+      first_.push_back(first);
+      count_.push_back(count);
+    }
+  }
+
+  int shards() const { return int(models_.size()); }
+  Model& primary() { return *models_[0]; }
+  const Model& primary() const { return *models_[0]; }
+  Model& shard(int s) { return *models_[s]; }
+  const Model& shard(int s) const { return *models_[s]; }
+  int first(int s) const { return first_[s]; }  // the shard's rows of the batch
+  int count(int s) const { return count_[s]; }
+
+  // Copy 0's parameter values to the other copies.
+  void share_values() {
+    for (int s = 1; s < shards(); ++s) models_[s]->copy_values_from(*models_[0]);
+  }
+  // pass(s) for every shard, then the other shards' gradients added into copy 0 in shard order.
+  template <class Pass>
+  void run(const Pass& pass) {
+    share_values();
+    shard_runner().run(shards(), pass);
+    for (int s = 1; s < shards(); ++s) models_[s]->add_grads_to(*models_[0]);
+  }
+
+ private:
+  std::vector<std::unique_ptr<Model>> models_;
+  std::vector<int> first_, count_;
+};
+
+}  // namespace attnlab
