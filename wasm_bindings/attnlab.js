@@ -23,8 +23,9 @@ function checkSeed(seed) {
   return seed;
 }
 
-function checkInteger(name, value) {
+function checkInteger(name, value, { min = -Infinity } = {}) {
   if (!Number.isInteger(value)) throw new AttnLabError(`${name} must be an integer, got ${value}`);
+  if (value < min) throw new AttnLabError(`${name} must be at least ${min}, got ${value}`);
   return value;
 }
 
@@ -226,6 +227,75 @@ export function wrapModule(mod, { build }) {
     fixedSample() { return this.raw._fixed_sample(); }
   }
 
+  /** The digit asset (mnist10k.bin.gz, inflated): parsed once, shared by every LookupTrainer. */
+  class Digits extends Owned {
+    /** bytes: Uint8Array of the inflated asset; a malformed one throws AttnLabError and keeps nothing. */
+    constructor(bytes) {
+      const raw = new mod._RawDigits();
+      const error = raw._load(bytes);
+      if (error) {
+        raw.delete();
+        throw new AttnLabError(error);
+      }
+      super(raw, 'Digits');
+    }
+    get count() { return this.raw._count(); }
+    /** {pixels: Uint8Array [count, rows*cols], labels: Uint8Array [count], rows, cols} */
+    images(first = 0, count = this.count) {
+      return this.raw._images(checkInteger('first', first, { min: 0 }), checkInteger('count', count, { min: 0 }));
+    }
+  }
+
+  /** The Lookup lab's trainer (course notebook 02): attention over a database of 100 real digits. */
+  class LookupTrainer extends Layer {
+    static defaults() {
+      return mod._RawLookupTrainer._defaults();
+    }
+    /** config: {seed, heads, embedDim, batch, lr}; digits: a Digits. */
+    constructor(config = {}, digits) {
+      if (!(digits instanceof Digits)) throw new AttnLabError('LookupTrainer needs the digits: new LookupTrainer(config, new Digits(bytes))');
+      check(mod._RawLookupTrainer._config_error(config, digits.raw));
+      super(new mod._RawLookupTrainer(config, digits.raw), 'LookupTrainer');
+    }
+    get config() { return this.raw._config(); }
+    get stepsDone() { return this.raw._steps_done(); }
+    get epoch() { return this.raw._epoch(); }
+    /** Runs `steps` steps on a CPU kernel -> {losses, accuracies} (retrieval MSE and top-1 per step). */
+    train(steps, { backend } = {}) {
+      check(this.raw._train(checkInteger('steps', steps), backendCode(backend)));
+      const m = this.raw._metrics();
+      const losses = new Float32Array(steps), accuracies = new Float32Array(steps);
+      for (let i = 0; i < steps; i++) {
+        losses[i] = m[2 * i];
+        accuracies[i] = m[2 * i + 1];
+      }
+      return { losses, accuracies };
+    }
+    setLearningRate(lr) { check(this.raw._set_lr(lr)); }
+    beginStep() { this.raw._begin_step(); }
+    middleStep() { this.raw._middle_step(); }
+    endStep() { return this.raw._end_step(); }
+    kernelShape() { return this.raw._kernel_shape(); }
+    kernelView(which) { return this.raw._kernel_view(which); }
+    runKernelForward(backend) { this.raw._run_kernel_forward(backendCode(backend)); }
+    runKernelBackward(backend) { this.raw._run_kernel_backward(backendCode(backend)); }
+    /** On the 2,000 held-out queries: {queries, top1, top10, mse, meanImageMse, nearestNeighbourTop1, nearestNeighbourMse, chance} */
+    evaluate({ backend } = {}) {
+      return this.raw._evaluate(backendCode(backend));
+    }
+    /** {heldOut: index} or {pixels: 784 normalised values} -> {H, S, P, label, weights, weightsMean, retrieval, topIndex, topLabel, topWeight} */
+    inspect(query, { backend } = {}) {
+      check(this.raw._inspect(query, backendCode(backend)));
+      return this.raw._inspection();
+    }
+    /** 'database' | 'heldOut' | 'training' -> {pixels: Uint8Array [N, 784], labels: Uint8Array [N]} */
+    images(part) {
+      const out = this.raw._images(part);
+      if (!out) throw new AttnLabError(`images takes 'database', 'heldOut' or 'training', got '${part}'`);
+      return out;
+    }
+  }
+
   class Rng extends Owned {
     constructor(seed = 0) {
       super(new mod._RawRng(checkSeed(seed)), 'Rng');
@@ -253,6 +323,8 @@ export function wrapModule(mod, { build }) {
     MultiheadAttention,
     Adam,
     AlignmentTrainer,
+    Digits,
+    LookupTrainer,
     Rng,
     relu(input) { check(mod._relu(input)); return values(); },
     reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },

@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "raw_api.h"
 #include "raw_kernel.h"
+#include "raw_lookup.h"
 #include "raw_trainers.h"
 #include "simd_peak.h"
 
@@ -76,6 +77,34 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_inspect", &RawAlignmentTrainer::_inspect)
       .function("_inspection", &RawAlignmentTrainer::_inspection)
       .function("_fixed_sample", &RawAlignmentTrainer::_fixed_sample);
+
+  class_<RawDigits>("_RawDigits")
+      .constructor<>()
+      .function("_load", &RawDigits::_load)
+      .function("_count", &RawDigits::_count)
+      .function("_images", &RawDigits::_images);
+
+  class_<RawLookupTrainer, base<RawLayer>>("_RawLookupTrainer")
+      .constructor<val, const RawDigits&>()
+      .class_function("_config_error", &RawLookupTrainer::_config_error)
+      .class_function("_defaults", &RawLookupTrainer::_defaults)
+      .function("_train", &RawLookupTrainer::_train)
+      .function("_metrics", &RawLookupTrainer::_metrics)
+      .function("_steps_done", &RawLookupTrainer::_steps_done)
+      .function("_epoch", &RawLookupTrainer::_epoch)
+      .function("_set_lr", &RawLookupTrainer::_set_lr)
+      .function("_config", &RawLookupTrainer::_config)
+      .function("_begin_step", &RawLookupTrainer::_begin_step)
+      .function("_middle_step", &RawLookupTrainer::_middle_step)
+      .function("_end_step", &RawLookupTrainer::_end_step)
+      .function("_kernel_shape", &RawLookupTrainer::_kernel_shape)
+      .function("_kernel_view", &RawLookupTrainer::_kernel_view)
+      .function("_run_kernel_forward", &RawLookupTrainer::_run_kernel_forward)
+      .function("_run_kernel_backward", &RawLookupTrainer::_run_kernel_backward)
+      .function("_evaluate", &RawLookupTrainer::_evaluate)
+      .function("_inspect", &RawLookupTrainer::_inspect)
+      .function("_inspection", &RawLookupTrainer::_inspection)
+      .function("_images", &RawLookupTrainer::_images);
 
   class_<RawAdam>("_RawAdam")
       .constructor<val>()

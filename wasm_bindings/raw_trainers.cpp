@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "raw_kernel_stages.h"
 #include "validate.h"
 
 namespace attnlab::wasm {
@@ -158,36 +159,9 @@ val RawAlignmentTrainer::_end_step() {
   return out;
 }
 
-val RawAlignmentTrainer::_kernel_shape() {
-  const AttentionForward a = trainer_.mha().kernel_forward_args();
-  val out = val::object();
-  out.set("B", a.shape.B);
-  out.set("H", a.shape.H);
-  out.set("T", a.shape.T);
-  out.set("S", a.shape.S);
-  out.set("D", a.shape.D);
-  out.set("scale", a.scale);
-  return out;
-}
+val RawAlignmentTrainer::_kernel_shape() { return kernel_shape_of(trainer_.mha()); }
 
-val RawAlignmentTrainer::_kernel_view(const std::string& which) {
-  const AttentionForward f = trainer_.mha().kernel_forward_args();
-  const AttentionShape& s = f.shape;
-  auto view = [](std::size_t n, const float* p) {
-    return val(emscripten::typed_memory_view(n, const_cast<float*>(p)));
-  };
-  if (which == "q") return view(s.q_size(), f.q);
-  if (which == "k") return view(s.kv_size(), f.k);
-  if (which == "v") return view(s.kv_size(), f.v);
-  if (which == "weights") return view(s.weights_size(), f.weights);
-  if (which == "out") return view(s.q_size(), f.out);
-  const AttentionBackward b = trainer_.mha().kernel_backward_args();
-  if (which == "dOut") return view(s.q_size(), b.d_out);
-  if (which == "dQ") return view(s.q_size(), b.d_q);
-  if (which == "dK") return view(s.kv_size(), b.d_k);
-  if (which == "dV") return view(s.kv_size(), b.d_v);
-  return val::undefined();
-}
+val RawAlignmentTrainer::_kernel_view(const std::string& which) { return kernel_view_of(trainer_.mha(), which); }
 
 void RawAlignmentTrainer::_run_kernel_forward(int backend) {
   attention_forward(cpu_backend(backend), trainer_.mha().kernel_forward_args());

@@ -2,11 +2,16 @@
 export class UsageError extends Error {}
 
 export const USAGE = `usage: attnlab train --task copy|reverse|pointer [options]
+       attnlab train --lab lookup [--steps N] [--seed S] [--heads H] [--batch N] [--lr X] [--json]
+       attnlab labs
 
-Trains the Alignment lab's model (course notebook 01) with the same C++ trainer as the page.
+Trains a lab's model with the same C++ trainer as the page: the Alignment lab (course notebook 01,
+the default; --task picks copy, reverse or pointer) or the Lookup lab (notebook 02: attention over a
+database of 100 real MNIST digits; defaults: 9370 steps, heads 1, batch 64, lr 0.0001).
 
 options:
-  --task T          copy | reverse | pointer                     (required)
+  --lab L           alignment | lookup (default alignment)
+  --task T          alignment: copy | reverse | pointer           (required for alignment)
   --unique-keys     pointer: draw keys as a permutation (no duplicates)
   --steps N         training steps (default: copy 200, reverse 250, pointer 350)
   --seed S          seed, 0..4294967295 (default 0); a seed reproduces a run bit for bit
@@ -28,7 +33,15 @@ options:
   -h, --help        this text
   --version         the module version`;
 
+// Each lab and the flags it takes (the rest are the Alignment lab's own).
+export const LABS = {
+  alignment: { notebook: '01_attention_principle', title: 'Alignment: copy, reverse, pointer' },
+  lookup: { notebook: '02_attention_basics_mnist_lookup', title: 'Lookup: attention as a database query over real MNIST digits',
+    flags: ['--lab', '--steps', '--seed', '--heads', '--batch', '--lr', '--backend', '--build', '--every', '--json', '--save'] },
+};
+
 const FLAGS = {
+  '--lab': { key: 'lab', type: 'choice', choices: Object.keys(LABS) },
   '--task': { key: 'task', type: 'choice', choices: ['copy', 'reverse', 'pointer'] },
   '--unique-keys': { key: 'uniqueKeys', type: 'bool' },
   '--steps': { key: 'steps', type: 'int', min: 1, max: 100000 },
@@ -52,6 +65,7 @@ export function parseArgs(argv) {
   if (argv.includes('-h') || argv.includes('--help')) return { help: true };
   if (argv.includes('--version')) return { version: true };
   const [command, ...rest] = argv;
+  if (command === 'labs' && rest.length === 0) return { labs: true };
   if (command !== 'train') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
   const out = { backend: 'auto', build: 'auto', seed: 0, every: 25, json: false };
   for (let i = 0; i < rest.length; i++) {
@@ -78,6 +92,15 @@ export function parseArgs(argv) {
       }
       out[spec.key] = value;
     }
+  }
+  out.lab ??= 'alignment';
+  const allowed = LABS[out.lab].flags;
+  if (allowed) {
+    const given = rest.filter((a) => a.startsWith('--')).map((a) => a.split('=')[0]);
+    const foreign = given.find((flag) => !allowed.includes(flag));
+    if (foreign) throw new UsageError(`${foreign} does not apply to --lab ${out.lab} (it takes ${allowed.join(' ')})`);
+    if (out.lab === 'lookup' && out.backend === 'webgpu') throw new UsageError('--lab lookup runs its attention on the CPU backends (auto, simd, scalar); WebGPU serves only the Alignment lab so far');
+    return out;
   }
   if (!out.task) throw new UsageError('--task is required');
   if (out.uniqueKeys && out.task !== 'pointer') throw new UsageError('--unique-keys applies to --task pointer only');

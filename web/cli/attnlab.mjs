@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// attnlab: the Alignment lab headless (autograding, CI, slide figures). Same trainer as the page
+// attnlab: the labs headless (autograding, CI, slide figures). Same trainer as the page
 // (web/training/session.js), same WASM module. Exit codes: 0 ok, 2 bad usage or settings, 1 failure.
-import { parseArgs, USAGE, UsageError } from './args.mjs';
+import { LABS, parseArgs, USAGE, UsageError } from './args.mjs';
+import { trainLookup } from './lookup.mjs';
 import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode } from '../node_loader.mjs';
 import { TrainingSession } from '../training/session.js';
@@ -22,11 +23,17 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (args.labs) {
+    for (const [id, lab] of Object.entries(LABS)) process.stdout.write(`${id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook})\n`);
+    return 0;
+  }
   const lab = await loadAttnLabNode({ build: args.build ?? 'auto' });
   if (args.version) {
     process.stdout.write(`${lab.version}\n`);
     return 0;
   }
+  const say = (record, text) => process.stdout.write(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
+  if (args.lab === 'lookup') return trainLookup(args, lab, say);
   const defaults = lab.AlignmentTrainer.defaults(args.task);
   const config = { task: args.task, seed: args.seed, uniqueKeys: !!args.uniqueKeys, positional: !args.noPositional };
   for (const key of ['lr', 'heads', 'dModel', 'batch']) if (args[key] !== undefined) config[key] = args[key];
@@ -56,7 +63,6 @@ async function main(argv) {
       return 2;
     }
   }
-  const say = (record, text) => process.stdout.write(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
   say({ type: 'start', task: args.task, steps, seed: args.seed, backend: session.backend, reason: session.reason,
     build: lab.build, version: lab.version },
   `Attention Lab ${lab.version}: ${args.task}, ${steps} steps, seed ${args.seed}; backend ${session.backendLabel} (${session.reason})`);
