@@ -4,7 +4,7 @@ namespace attnlab::wasm {
 
 using emscripten::val;
 
-val kernel_shape_of(MultiheadAttention& mha) {
+val kernel_shape_of(MultiheadAttention& mha, bool read_weights) {
   const AttentionForward a = mha.kernel_forward_args();
   val out = val::object();
   out.set("B", a.shape.B);
@@ -13,6 +13,7 @@ val kernel_shape_of(MultiheadAttention& mha) {
   out.set("S", a.shape.S);
   out.set("D", a.shape.D);
   out.set("scale", a.scale);
+  out.set("readWeights", read_weights);
   return out;
 }
 
@@ -29,6 +30,7 @@ val kernel_view_of(MultiheadAttention& mha, const std::string& which) {
   if (which == "out") return view(s.q_size(), f.out);
   const AttentionBackward b = mha.kernel_backward_args();
   if (which == "dOut") return view(s.q_size(), b.d_out);
+  if (which == "dWeights") return b.d_weights ? view(s.weights_size(), b.d_weights) : val::undefined();
   if (which == "dQ") return view(s.q_size(), b.d_q);
   if (which == "dK") return view(s.kv_size(), b.d_k);
   if (which == "dV") return view(s.kv_size(), b.d_v);

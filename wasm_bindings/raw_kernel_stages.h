@@ -11,9 +11,12 @@
 
 namespace attnlab::wasm {
 
-// {B, H, T, S, D, scale} of the attention call the trainer has prepared.
-emscripten::val kernel_shape_of(MultiheadAttention& mha);
-// A live, writable heap view: q k v weights out dOut dQ dK dV; undefined for another name.
+// {B, H, T, S, D, scale, readWeights} of the attention call the trainer has prepared. readWeights: the
+// model uses the attention weights themselves after the kernel (a loss on them, as the Lookup lab's
+// retrieval), so a kernel outside C++ must write them back, not only the output.
+emscripten::val kernel_shape_of(MultiheadAttention& mha, bool read_weights);
+// A live, writable heap view: q k v weights out dOut dWeights dQ dK dV; undefined for another name
+// (and for dWeights when the loss gives the weights no gradient).
 emscripten::val kernel_view_of(MultiheadAttention& mha, const std::string& which);
 
 }  // namespace attnlab::wasm

@@ -165,7 +165,8 @@ val RawLookupTrainer::_end_step() {
   return out;
 }
 
-val RawLookupTrainer::_kernel_shape() { return kernel_shape_of(trainer_.mha()); }
+// The retrieval is the attention weights times the database images: the model needs the weights.
+val RawLookupTrainer::_kernel_shape() { return kernel_shape_of(trainer_.mha(), true); }
 
 val RawLookupTrainer::_kernel_view(const std::string& which) { return kernel_view_of(trainer_.mha(), which); }
 

@@ -159,7 +159,7 @@ val RawAlignmentTrainer::_end_step() {
   return out;
 }
 
-val RawAlignmentTrainer::_kernel_shape() { return kernel_shape_of(trainer_.mha()); }
+val RawAlignmentTrainer::_kernel_shape() { return kernel_shape_of(trainer_.mha(), false); }
 
 val RawAlignmentTrainer::_kernel_view(const std::string& which) { return kernel_view_of(trainer_.mha(), which); }
 

@@ -45,6 +45,25 @@ for (const [build, backends] of Object.entries(BUILDS)) {
   }
 }
 
+// The Lookup lab through the same staged step: its loss is on the attention weights themselves, so the
+// WebGPU kernel must hand back the weights and take their gradient (dWeights), not only out / dOut.
+let lookupReference;
+for (const [build, backends] of Object.entries(BUILDS)) {
+  for (const backend of backends) {
+    test(`attnlab train --lab lookup[steps=20,seed=3,heads=2] build=${build} backend=${backend}: runs on ${backend}, held-out MSE = scalar's to 1e-5`, () => {
+      const r = spawnSync(process.execPath, [CLI, 'train', '--lab', 'lookup', '--steps', '20', '--seed', '3', '--heads', '2', '--every', '10',
+        '--backend', backend, '--build', build, '--json'], { encoding: 'utf8', timeout: 300_000 });
+      assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
+      const final = JSON.parse(r.stdout.trim().split('\n').at(-1));
+      assert.equal(final.backend, ENGINE_NAME[backend], `ran on ${final.backend}: ${final.reason}`);
+      assert.equal(final.fellBackAt, undefined, `fell back: ${final.reason}`);
+      lookupReference ??= final;
+      assert.ok(closeTo(final.mse, lookupReference.mse), `held-out MSE ${final.mse} vs scalar's ${lookupReference.mse}`);
+      assert.ok(Math.abs(final.top1 - lookupReference.top1) <= 0.001, `top-1 ${final.top1} vs scalar's ${lookupReference.top1}`);
+    });
+  }
+}
+
 test('a forced backend that cannot run says so: one warning line on stderr, and fellBackAt + reason in the final record', () => {
   // No Vulkan driver: WebGPU has no adapter, so --backend webgpu runs on SIMD128 from step 1.
   const r = spawnSync(process.execPath, [CLI, 'train', '--task', 'copy', '--steps', '3', '--backend', 'webgpu', '--json'],

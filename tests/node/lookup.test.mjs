@@ -122,7 +122,7 @@ test('attnlab train --lab lookup: flags of another lab and bad values exit 2 wit
   for (const [args, message] of [
     [['--task', 'copy'], /--task does not apply to --lab lookup/],
     [['--heads', '3'], /embedDim \(32\) must be divisible by heads \(3\)/],
-    [['--backend', 'webgpu'], /--lab lookup runs its attention on the CPU backends/],
+    [['--d-model', '64'], /--d-model does not apply to --lab lookup/],
     [['--steps', '0'], /--steps must be an integer in \[1, 100000\], got '0'/],
   ]) {
     const r = attnlab('train', '--lab', 'lookup', ...args);

@@ -33,18 +33,17 @@ async function main(argv) {
     return 0;
   }
   const say = (record, text) => process.stdout.write(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
-  if (args.lab === 'lookup') return trainLookup(args, lab, say);
-  const defaults = lab.AlignmentTrainer.defaults(args.task);
-  const config = { task: args.task, seed: args.seed, uniqueKeys: !!args.uniqueKeys, positional: !args.noPositional };
-  for (const key of ['lr', 'heads', 'dModel', 'batch']) if (args[key] !== undefined) config[key] = args[key];
-  const steps = args.steps ?? defaults.steps;
-
   let gpu = { attention: null, reason: 'not requested' };
   if (args.backend === 'auto' || args.backend === 'webgpu') {
     const { nodeGpu } = await import('../webgpu/node_gpu.mjs');
     const { gpu: nodeGpuObject, reason } = await nodeGpu();
     gpu = nodeGpuObject ? await WebGpuProbe.probe(nodeGpuObject) : { attention: null, reason };
   }
+  if (args.lab === 'lookup') return trainLookup(args, lab, gpu, say);
+  const defaults = lab.AlignmentTrainer.defaults(args.task);
+  const config = { task: args.task, seed: args.seed, uniqueKeys: !!args.uniqueKeys, positional: !args.noPositional };
+  for (const key of ['lr', 'heads', 'dModel', 'batch']) if (args[key] !== undefined) config[key] = args[key];
+  const steps = args.steps ?? defaults.steps;
   let session;
   try {
     session = TrainingSession.create({

@@ -1,8 +1,8 @@
-// One training run of a lab, shared by the Web Worker (web/worker.js) and the CLI (web/cli/), so both
-// run the identical trainer. It picks the backend (and says why), runs steps on a CPU kernel or
-// through the staged step with the WebGPU kernel, keeps attention snapshots of the fixed sample,
-// and falls back to SIMD128 without losing the run if the GPU device goes away.
-import { BACKEND_LABELS } from '../backends.js';
+// One training run of the Alignment lab, shared by the Web Worker (web/worker.js) and the CLI
+// (web/cli/), so both run the identical trainer. Its steps run through BackendSteps (the backend
+// choice and why, the WebGPU kernel in the staged step, the fallback to the CPU if the GPU device
+// goes away); this file keeps the run's metrics and the attention snapshots of the fixed sample.
+import { BackendSteps } from './backend_steps.js';
 import { loadStateDict, stateDictOf } from '../io/state_dict.js';
 
 export const SNAPSHOT_EVERY = 5; // steps between attention snapshots for the timeline
@@ -21,19 +21,9 @@ export class TrainingSession {
     this.lab = lab;
     this.trainer = new lab.AlignmentTrainer(config); // throws AttnLabError on a bad config
     this.config = this.trainer.config;
-    this.requested = requested;
-    this.gpu = gpuAttention;
     const c = this.config;
     this.shape = { B: c.batch, H: c.heads, T: c.outLength, S: c.inLength, D: c.dModel / c.heads };
-    const env = { simd128: lab.cpuBackends.includes('simd128'), webgpu: !!gpuAttention, webgpuReason: gpuReason };
-    if (requested === 'auto' && gpuAttention && gpuSoftware) {
-      env.webgpu = false;
-      env.webgpuReason = `software adapter (${gpuAttention.adapterDescription}) is slower than the CPU`;
-    }
-    const choice = lab.selectBackend(requested, env, this.shape);
-    this.backend = choice.backend;
-    this.reason = choice.reason;
-    this.cpuFallback = env.simd128 ? 'simd128' : 'scalar';
+    this.steps = new BackendSteps({ lab, trainer: this.trainer, shape: this.shape, requested, gpuAttention, gpuReason, gpuSoftware });
     this.losses = [];
     this.accuracies = [];
     this.snapshots = [];
@@ -42,34 +32,17 @@ export class TrainingSession {
   }
 
   get step() { return this.trainer.stepsDone; }
-  get backendLabel() { return BACKEND_LABELS[this.backend]; }
-  get choice() { return { backend: this.backend, label: this.backendLabel, reason: this.reason }; }
-  /**
-   * Where a forced backend did not run to the end: {requested, fellBackAt, reason}, else null.
-   * fellBackAt is the first step that ran elsewhere (1: none ran on it, e.g. no adapter).
-   */
-  get fallback() {
-    if (this.requested === 'auto') return null;
-    const requested = this.requested === 'simd' ? 'simd128' : this.requested;
-    if (requested === this.backend) return null;
-    return { requested, fellBackAt: this.fellBackAt ?? 1, reason: this.reason };
-  }
+  get backend() { return this.steps.backend; }
+  get reason() { return this.steps.reason; }
+  get backendLabel() { return this.steps.backendLabel; }
+  get choice() { return this.steps.choice; }
+  get fallback() { return this.steps.fallback; }
 
   /** Runs n steps; returns the new metrics. */
   async runSteps(n) {
-    const start = this.losses.length;
-    let left = n;
-    // WebGPU steps one at a time (each awaits the GPU); if the device goes, the rest run on the CPU.
-    while (left > 0 && this.backend === 'webgpu') {
-      const m = await this.gpuStep();
-      this.appendMetrics([m.loss], [m.accuracy]);
-      left--;
-    }
-    if (left > 0) {
-      const { losses, accuracies } = this.trainer.train(left, { backend: this.backend });
-      this.appendMetrics(losses, accuracies);
-    }
-    return { step: this.step, losses: this.losses.slice(start), accuracies: this.accuracies.slice(start) };
+    const { losses, accuracies } = await this.steps.run(n);
+    this.appendMetrics(losses, accuracies);
+    return { step: this.step, losses, accuracies };
   }
 
   /** Like runSteps but keeps a snapshot every SNAPSHOT_EVERY steps. */
@@ -93,55 +66,6 @@ export class TrainingSession {
     }
   }
 
-  // One step with the attention kernel on the GPU: the C++ trainer runs everything else. Two
-  // readbacks per step, one per kernel pass: the loss between the passes is computed in C++, so one
-  // per step would need every layer on the GPU. The forward reads back only the output: the
-  // backward uses the weights that stayed on the GPU.
-  async gpuStep() {
-    const t = this.trainer;
-    t.beginStep();
-    const shape = t.kernelShape();
-    let weightsOnCpu = false;
-    try {
-      const { out } = await this.gpu.forward({
-        ...shape, q: t.kernelView('q'), k: t.kernelView('k'), v: t.kernelView('v'), readWeights: false,
-      });
-      t.kernelView('out').set(out);
-    } catch (error) {
-      this.loseGpu(error);
-      t.runKernelForward(this.backend);
-      weightsOnCpu = true;
-    }
-    t.middleStep();
-    if (this.backend === 'webgpu') {
-      try {
-        const { dQ, dK, dV } = await this.gpu.backward({ dOut: t.kernelView('dOut') });
-        t.kernelView('dQ').set(dQ);
-        t.kernelView('dK').set(dK);
-        t.kernelView('dV').set(dV);
-        return t.endStep();
-      } catch (error) {
-        this.loseGpu(error);
-      }
-    }
-    // The CPU backward needs this step's weights, which were never read back from the GPU.
-    if (!weightsOnCpu) t.runKernelForward(this.backend);
-    t.runKernelBackward(this.backend);
-    return t.endStep();
-  }
-
-  // The device is gone: carry on with the same buffers on the CPU. The run is kept. Anything else
-  // (a bad argument to the WebGPU API, a shader bug) is a bug and is rethrown, never hidden.
-  loseGpu(error) {
-    if (error?.name !== 'WebGpuDeviceLost') throw error;
-    const why = error.message;
-    this.fellBackAt = this.step + 1;
-    this.backend = this.cpuFallback;
-    this.reason = `WebGPU: device lost at step ${this.step + 1} (${why}) -> ${BACKEND_LABELS[this.backend]}`;
-    try { this.gpu?.destroy(); } catch { /* already gone */ }
-    this.gpu = null;
-  }
-
   takeSnapshot() {
     const sample = this.fixedSample();
     const inspection = this.trainer.inspect(this.sampleArgs(sample), { backend: this.cpuBackend() });
@@ -150,7 +74,7 @@ export class TrainingSession {
     return snapshot;
   }
 
-  cpuBackend() { return this.backend === 'webgpu' ? this.cpuFallback : this.backend; }
+  cpuBackend() { return this.steps.cpuBackend; }
 
   fixedSample() {
     this._fixed ??= this.trainer.fixedSample();
