@@ -1,54 +1,132 @@
 #!/usr/bin/python3
-"""The course notebook's Lookup training loop (02, sections 6.5-6.7) in PyTorch, for the speed ratio in
-docs/lookup.md: AttentionTest, batch 64, the database expanded to [64, 100, 784] as the notebook does,
-Adam(lr=1e-4), on the 10,000 digits of public/assets/mnist10k.bin.gz (a random 100 as the database, the
-rest as queries). Prints steps/s over --steps steps after --warmup.
+"""PyTorch reference for the Lookup lab's speed (issue 10): the course notebook's AttentionTest (02, sections
+6.3-6.7: Linear(784, 32) embedding, nn.MultiheadAttention(32, heads, batch_first), retrieval = attention
+weights x database images, MSE against the query, Adam lr 1e-4, batch 64) trained on the 10,000 digits of
+public/assets/mnist10k.bin.gz (a fixed random 100 as the database, the rest as queries, reshuffled each
+epoch and dropping the last partial batch, as the notebook's DataLoader does).
 
-  OMP_WAIT_POLICY=passive /usr/bin/python3 benchmarks/lookup_torch.py [--steps 500] [--threads 1]
+Three variants of the training step, the same maths (they print the same loss to every digit):
+  literal   the notebook's loop: the database expanded to [64, 100, 784] and embedded 64 times per step,
+            retrieval by torch.bmm over the expanded batch;
+  once-bmm  the database embedded once per step ([100, 784] -> [100, 32], expanded only after the
+            embedding), retrieval still torch.bmm(weights, expanded database) as the notebook writes it;
+  once      embedded once, and retrieved with one [64, 100] x [100, 784] product: the fastest of the three
+            (bmm over a stride-0 batch runs 64 small products, forward and backward).
+Both keep the notebook's loss.item() per step. Data loading is not timed (the images are normalised
+up front, as ours are).
+
+Prints one JSON line per (variant, threads): steps/s over --steps steps after --warmup. Run by
+benchmarks/lookup.mjs in the same run as ours; set OMP_WAIT_POLICY before Python starts (it is read when
+torch loads its OpenMP runtime):
+  OMP_WAIT_POLICY=passive /usr/bin/python3 benchmarks/lookup_torch.py [--variants literal,once-bmm,once] \
+      [--threads 1,2] [--steps 300] [--warmup 20] [--heads 1]
 """
 import argparse
+import gzip
+import json
 import os
-import sys
+import struct
 import time
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
-from make_lookup_fixtures import AttentionTest, normalise, read_asset  # noqa: E402
+ASSET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "public", "assets", "mnist10k.bin.gz")
+BATCH = 64
+DATABASE = 100
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=500)
-    parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--heads", type=int, default=1)
-    args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(42)
-    pixels, _ = read_asset()
+class AttentionTest(torch.nn.Module):
+    """The course notebook's model (02_attention_basics_mnist_lookup, section 6.3), unchanged."""
+
+    def __init__(self, num_of_examples=100, embed_dim=32, num_heads=1):
+        super(AttentionTest, self).__init__()
+        self.img_mlp = torch.nn.Sequential(torch.nn.Linear(784, embed_dim))
+        self.mha = torch.nn.MultiheadAttention(embed_dim=embed_dim, num_heads=num_heads, batch_first=True)
+
+    def forward(self, img, image_database):
+        X_q = self.img_mlp(img)
+        X_v = self.img_mlp(image_database)
+        X_k = X_v
+        attn_output, attn_output_weights = self.mha(X_q, X_k, X_v)
+        output = torch.bmm(attn_output_weights, image_database)
+        return output, attn_output_weights
+
+
+def forward_once(model, X_q, database, image_database_batches, bmm):
+    """The same maths as AttentionTest.forward on the expanded database, with the database embedded once."""
+    X_v = model.img_mlp(database).unsqueeze(0).expand(X_q.shape[0], -1, -1)  # [B, 100, 32], a view
+    _, weights = model.mha(model.img_mlp(X_q), X_v, X_v)                     # [B, 1, 100]
+    if bmm:
+        return torch.bmm(weights, image_database_batches), weights           # [B, 1, 784]
+    return (weights.squeeze(1) @ database).unsqueeze(1), weights             # [B, 1, 784]
+
+
+def read_asset():
+    """public/assets/mnist10k.bin.gz: 'MNST', u32 version, u32 count, u16 rows, u16 cols, u8 pixels, u8 labels."""
+    with gzip.open(ASSET, "rb") as f:
+        data = f.read()
+    magic, version, count, rows, cols = struct.unpack_from("<4sIIHH", data, 0)
+    assert magic == b"MNST" and version == 1, "unexpected digit asset header"
+    pixels = torch.frombuffer(bytearray(data[16:16 + count * rows * cols]), dtype=torch.uint8)
+    return pixels.reshape(count, rows * cols)
+
+
+def blas_library():
+    """The BLAS shared object this process loaded (torch 1.13's config string does not name it)."""
+    with open("/proc/self/maps") as f:
+        libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
+    return ", ".join(sorted(os.path.realpath(p) for p in libs)) or "none found"
+
+
+def run(variant, threads, steps, warmup, heads, seed, pixels):
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
     perm = torch.randperm(pixels.shape[0])
-    image_database = normalise(pixels[perm[:100]], torch.float32)
-    queries_all = normalise(pixels[perm[100:]], torch.float32)
-    batch_size = 64
-    image_database_batches = image_database.unsqueeze(0).expand(batch_size, 100, -1)
-    model = AttentionTest(100, 32, args.heads)
+    images = (pixels.float() / 255 - 0.5) / 0.5  # ToTensor() then Normalize([0.5], [0.5])
+    database, queries_all = images[perm[:DATABASE]].contiguous(), images[perm[DATABASE:]].contiguous()
+    image_database_batches = database.unsqueeze(0).expand(BATCH, DATABASE, -1)
+    model = AttentionTest(DATABASE, 32, heads)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
     model.train()
-    start = None
-    for step in range(args.warmup + args.steps):
-        if step == args.warmup:
+    per_epoch = queries_all.shape[0] // BATCH
+    order, start = None, None
+    for step in range(warmup + steps):
+        if step == warmup:
             start = time.perf_counter()
-        index = torch.randint(0, queries_all.shape[0], (batch_size,))
-        X_q = queries_all[index].reshape(batch_size, 1, -1)
-        output, _ = model(X_q, image_database_batches)
-        loss = (output - X_q).pow(2).mean()
+        if step % per_epoch == 0:
+            order = torch.randperm(queries_all.shape[0])
+        index = order[(step % per_epoch) * BATCH:(step % per_epoch + 1) * BATCH]
+        X_q = queries_all[index].reshape(BATCH, 1, -1)
+        if variant == "literal":
+            attn_output, _ = model(X_q, image_database_batches)
+        else:
+            attn_output, _ = forward_once(model, X_q, database, image_database_batches, variant == "once-bmm")
+        loss = (attn_output - X_q).pow(2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        last_loss = loss.item()
     seconds = time.perf_counter() - start
-    print(f"pytorch {torch.__version__}, {args.threads} thread(s), heads {args.heads}: "
-          f"{args.steps / seconds:.1f} steps/s over {args.steps} steps (loss {loss.item():.4f})")
+    return {"framework": "pytorch", "torch": torch.__version__, "blas": blas_library(),
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "variant": variant, "heads": heads,
+            "threads": torch.get_num_threads(), "steps": steps, "warmup": warmup,
+            "steps_per_second": steps / seconds, "loss": last_loss}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--variants", default="literal,once-bmm,once")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--heads", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    pixels = read_asset()
+    for variant in a.variants.split(","):
+        assert variant in ("literal", "once-bmm", "once"), variant
+        for threads in map(int, a.threads.split(",")):
+            print(json.dumps(run(variant, threads, a.steps, a.warmup, a.heads, a.seed, pixels)), flush=True)
 
 
 if __name__ == "__main__":
