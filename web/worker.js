@@ -15,7 +15,7 @@ let targetSteps = 0;
 let speed = 0; // steps per second; 0 = as fast as possible
 let running = false;
 let loopActive = false;
-let pending = { losses: [], accuracies: [], snapshots: 0 };
+let pending = { losses: [], accuracies: [] };
 let rate = { steps: 0, ms: 0 };
 
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
@@ -58,17 +58,17 @@ function adopt(next, { config, steps }, extra = {}) {
   session = next;
   running = false;
   targetSteps = steps ?? lab.AlignmentTrainer.defaults(config.task).steps;
-  pending = { losses: [], accuracies: [], snapshots: session.snapshots.length };
+  pending = { losses: [], accuracies: [] };
+  session.drainSnapshots(); // the first snapshot goes with 'configured'
   rate = { steps: 0, ms: 0 };
   post({
     type: 'configured', config: session.config, choice: session.choice, steps: targetSteps,
-    fixedSample: session.fixedSample(), snapshot: session.snapshots[0], ...extra,
+    fixedSample: session.fixedSample(), snapshot: session.lastSnapshot, ...extra,
   });
 }
 
 function flushProgress(extra = {}) {
-  const snapshots = session.snapshots.slice(pending.snapshots);
-  pending.snapshots = session.snapshots.length;
+  const snapshots = session.drainSnapshots();
   const losses = Float32Array.from(pending.losses), accuracies = Float32Array.from(pending.accuracies);
   pending.losses = [];
   pending.accuracies = [];

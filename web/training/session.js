@@ -3,6 +3,7 @@
 // choice and why, the WebGPU kernel in the staged step, the fallback to the CPU if the GPU device
 // goes away); this file keeps the run's metrics and the attention snapshots of the fixed sample.
 import { BackendSteps } from './backend_steps.js';
+import { ThinningList, typedArrayBytes } from './bounded_history.js';
 import { loadStateDict, stateDictOf } from '../io/state_dict.js';
 
 export const SNAPSHOT_EVERY = 5; // steps between attention snapshots for the timeline
@@ -24,9 +25,9 @@ export class TrainingSession {
     const c = this.config;
     this.shape = { B: c.batch, H: c.heads, T: c.outLength, S: c.inLength, D: c.dModel / c.heads };
     this.steps = new BackendSteps({ lab, trainer: this.trainer, shape: this.shape, requested, gpuAttention, gpuReason, gpuSoftware });
-    this.losses = [];
-    this.accuracies = [];
-    this.snapshots = [];
+    // Snapshots taken and not yet handed to the page (drainSnapshots); bounded in case nobody drains.
+    this.pendingSnapshots = new ThinningList({ maxCount: 512, maxBytes: 64 * 1024 * 1024, sizeOf: typedArrayBytes });
+    this.lastSnapshot = null;
     this.lastEvaluation = null;
     this.takeSnapshot();
   }
@@ -38,39 +39,41 @@ export class TrainingSession {
   get choice() { return this.steps.choice; }
   get fallback() { return this.steps.fallback; }
 
-  /** Runs n steps; returns the new metrics. */
+  /** Runs n steps; returns their metrics (the session keeps none: the page keeps a bounded history). */
   async runSteps(n) {
     const { losses, accuracies } = await this.steps.run(n);
-    this.appendMetrics(losses, accuracies);
     return { step: this.step, losses, accuracies };
   }
 
-  /** Like runSteps but keeps a snapshot every SNAPSHOT_EVERY steps. */
+  /** Like runSteps but takes a snapshot every SNAPSHOT_EVERY steps. */
   async runStepsWithSnapshots(n) {
-    const start = this.losses.length;
+    const losses = [], accuracies = [];
     let left = n;
     while (left > 0) {
       const untilSnapshot = SNAPSHOT_EVERY - (this.step % SNAPSHOT_EVERY);
       const chunk = Math.min(left, untilSnapshot);
-      await this.runSteps(chunk);
+      const m = await this.runSteps(chunk);
+      losses.push(...m.losses);
+      accuracies.push(...m.accuracies);
       left -= chunk;
       if (this.step % SNAPSHOT_EVERY === 0) this.takeSnapshot();
     }
-    return { step: this.step, losses: this.losses.slice(start), accuracies: this.accuracies.slice(start) };
+    return { step: this.step, losses, accuracies };
   }
 
-  appendMetrics(losses, accuracies) {
-    for (let i = 0; i < losses.length; i++) {
-      this.losses.push(losses[i]);
-      this.accuracies.push(accuracies[i]);
-    }
+  /** The snapshots taken since the last call, oldest first. */
+  drainSnapshots() {
+    const out = this.pendingSnapshots.items;
+    this.pendingSnapshots.clear();
+    return out;
   }
 
   takeSnapshot() {
     const sample = this.fixedSample();
     const inspection = this.trainer.inspect(this.sampleArgs(sample), { backend: this.cpuBackend() });
     const snapshot = { step: this.step, ...inspection };
-    this.snapshots.push(snapshot);
+    this.pendingSnapshots.push(snapshot);
+    this.lastSnapshot = snapshot;
     return snapshot;
   }
 
@@ -107,7 +110,7 @@ export class TrainingSession {
    */
   loadStateDict(tensors) {
     loadStateDict(this.trainer, tensors);
-    this.snapshots = [];
+    this.pendingSnapshots.clear();
     this.takeSnapshot();
   }
 

@@ -2,7 +2,8 @@
 // points (evaluations) and dashed reference lines (a ceiling). It draws what it is given.
 //
 // spec: {title, xTitle, yTitle, xMax, yMin, yMax, series: [{label, kind: 'line' | 'points' | 'dashed',
-//        ys (one value per step 1..n) | points: [{x, y}] | y (dashed: a constant)}]}
+//        ys (one value per step 1..n, or per `every` steps: ys[k] ends at step (k+1)*every) |
+//        points: [{x, y}] | y (dashed: a constant)}]}
 import { themeColors } from './theme.js';
 
 const MARGIN = { left: 52, right: 12, top: 42, bottom: 40 };
@@ -121,8 +122,9 @@ export function drawChart(c, spec, { width, height, scale = 1 }) {
       const stride = Math.max(1, Math.floor(s.ys.length / plot.w));
       ctx.lineWidth = 1.5;
       ctx.beginPath();
+      const every = s.every ?? 1; // steps per value (a long run's series keeps means of `every` steps)
       for (let k = 0; k < s.ys.length; k += stride) {
-        const x = px(k + 1), y = py(s.ys[k]);
+        const x = px((k + 1) * every), y = py(s.ys[k]);
         if (k === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
       }
       ctx.stroke();

@@ -19,6 +19,11 @@ import { SampleInput } from './sample_input.js';
 import { renderTokenRows } from './token_rows.js';
 import { renderEvaluation } from './evaluation_panel.js';
 import { crossCheck, defaultValues, isRelevant, resettingChanges } from './properties.js';
+import { StepSeries, ThinningList, typedArrayBytes } from '../training/bounded_history.js';
+
+// What a run keeps, however long it trains (docs/reliability.md): the timeline's snapshots thin to
+// every second one when either bound is reached; the curves halve their resolution.
+export const HISTORY_BUDGET = { snapshots: 512, snapshotBytes: 64 * 1024 * 1024, seriesPoints: 8192, evaluations: 512 };
 
 const el = (tag, props = {}, ...children) => {
   const node = Object.assign(document.createElement(tag), props);
@@ -181,13 +186,13 @@ export class LabPage {
       el('p', { className: 'muted attention-help', textContent: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight. Hover a cell, or focus the map and use the arrow keys.' }));
     this.timeline = new Timeline(attention, {
       onShow: () => this.schedule('heatmaps', 'rows'),
-      stepOf: (i) => this.run?.snapshots[i]?.step ?? 0,
+      stepOf: (i) => this.run?.snapshots.at(i)?.step ?? 0,
     });
     attention.querySelector('.timeline').classList.add('full-only');
     const heatmapBox = el('div', { className: 'heatmap-area' });
     attention.append(heatmapBox);
     this.heatmaps = new HeatmapPanel(heatmapBox, {
-      modelsAt: (i) => this.modelsFor(this.run.snapshots[i]),
+      modelsAt: (i) => this.modelsFor(this.run.snapshots.at(i)),
       snapshotCount: () => this.run?.snapshots.length ?? 0,
       nameOf: () => `attention-${this.run?.config.task ?? 'lab'}-step${this.shownSnapshot()?.step ?? 0}`,
       notices: this.notices,
@@ -245,9 +250,13 @@ export class LabPage {
       this.requested = null;
       if (m.imported) this.weightsImported(m);
       this.run = {
-        config: m.config, choice: m.choice, sample: m.fixedSample, snapshots: [m.snapshot], losses: [], accuracies: [],
-        evaluations: [], step: 0, targetSteps: m.steps, running: false, stepsPerSecond: 0,
+        config: m.config, choice: m.choice, sample: m.fixedSample, step: 0, targetSteps: m.steps, running: false, stepsPerSecond: 0,
+        snapshots: new ThinningList({ maxCount: HISTORY_BUDGET.snapshots, maxBytes: HISTORY_BUDGET.snapshotBytes, sizeOf: typedArrayBytes }),
+        losses: new StepSeries({ maxPoints: HISTORY_BUDGET.seriesPoints }),
+        accuracies: new StepSeries({ maxPoints: HISTORY_BUDGET.seriesPoints }),
+        evaluations: new ThinningList({ maxCount: HISTORY_BUDGET.evaluations }),
       };
+      this.run.snapshots.push(m.snapshot);
       this.inspection = null;
       this.onChoice(m.choice);
       this.timeline.setLive(true);
@@ -267,9 +276,12 @@ export class LabPage {
     c.on('progress', (m) => {
       const run = this.run;
       if (!run) return;
-      for (const x of m.losses) run.losses.push(x);
-      for (const x of m.accuracies) run.accuracies.push(x);
+      run.losses.push(...m.losses);
+      run.accuracies.push(...m.accuracies);
+      const thinnings = run.snapshots.thinnings;
       run.snapshots.push(...m.snapshots);
+      // A scrubbed-to snapshot keeps (about) its place when the timeline thins.
+      if (run.snapshots.thinnings > thinnings && !this.timeline.live) this.timeline.index >>= run.snapshots.thinnings - thinnings;
       if (m.evaluation) run.evaluations.push(m.evaluation);
       run.step = m.step;
       run.running = m.running;
@@ -597,7 +609,7 @@ export class LabPage {
   }
 
   shownSnapshot() {
-    return this.run?.snapshots[this.timeline.index] ?? this.run?.snapshots.at(-1);
+    return this.run?.snapshots.at(this.timeline.index) ?? this.run?.snapshots.at(-1);
   }
 
   modelsFor(snapshot) {
@@ -619,17 +631,17 @@ export class LabPage {
   renderCharts() {
     const run = this.run;
     const xMax = Math.max(run.targetSteps, run.step, 10);
-    const evals = run.evaluations;
-    const lossMax = Math.max(0.1, ...run.losses.slice(0, 20), ...evals.map((e) => e.loss));
+    const evals = run.evaluations.items;
+    const lossMax = Math.max(0.1, ...run.losses.head(20), ...evals.map((e) => e.loss));
     this.lossChart.draw({
       title: 'Loss', xTitle: 'training step', yTitle: 'cross-entropy', xMax, yMin: 0, yMax: Math.min(lossMax, 50),
       series: [
-        { label: 'training batch', kind: 'line', ys: run.losses },
+        { label: 'training batch', kind: 'line', ys: run.losses.ys.slice(), every: run.losses.every },
         { label: 'evaluation (1,024 fresh)', kind: 'points', points: evals.map((e) => ({ x: e.step, y: e.loss })) },
       ],
     });
     const series = [
-      { label: 'training batch', kind: 'line', ys: run.accuracies },
+      { label: 'training batch', kind: 'line', ys: run.accuracies.ys.slice(), every: run.accuracies.every },
       { label: 'evaluation (1,024 fresh)', kind: 'points', points: evals.map((e) => ({ x: e.step, y: e.accuracy })) },
     ];
     if (run.config.task === 'pointer' && evals.length) series.push({ label: 'Bayes ceiling', kind: 'dashed', y: evals.at(-1).bayesCeiling });
