@@ -103,7 +103,9 @@ async function loop() {
       let evaluation = null;
       // Steps in chunks sized from the measured rate, until about BATCH_MS have passed.
       while (running && session.step < targetSteps && performance.now() - batchStart < BATCH_MS) {
-        const msPerStep = rate.steps ? rate.ms / rate.steps : 10;
+        // Until a step has been timed, one step: a guess (it was 10 ms) made the first chunk of a big
+        // model 10 steps long, and Pause waited for all of them (56 s in one report).
+        const msPerStep = rate.steps ? rate.ms / rate.steps : Infinity;
         let chunk = Math.max(1, Math.floor((BATCH_MS - (performance.now() - batchStart)) / msPerStep));
         if (speed > 0) chunk = Math.max(1, Math.round((speed * BATCH_MS) / 1000));
         chunk = Math.min(chunk, targetSteps - session.step);
