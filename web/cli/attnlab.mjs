@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // attnlab: the labs headless (autograding, CI, slide figures). Same trainer as the page
 // (web/training/session.js), same WASM module. Exit codes: 0 ok, 2 bad usage or settings, 1 failure.
-import { LABS, parseArgs, USAGE, UsageError } from './args.mjs';
+// Every error is one line on stderr (the stack too only with ATTNLAB_DEBUG=1), and every file flag is
+// checked before training, so a run never fails at its end on a path it could have refused at the start.
+import { checkFiles, cut, FileError, LABS, parseArgs, shown, USAGE, UsageError } from './args.mjs';
 import { trainLookup } from './lookup.mjs';
 import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode } from '../node_loader.mjs';
@@ -10,13 +12,31 @@ import { WebGpuProbe } from '../webgpu/probe.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseSafetensors, loadStateDict, saveStateDict } from '../io/state_dict.js';
 
+/**
+ * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
+ * -> what the file holds, when that is not what this run trains; else null. A file that says nothing
+ * loads as before. Refused rather than followed, so that a run is what its flags say.
+ */
+function weightsRefusal(metadata, task, heads) {
+  const m = metadata ?? {};
+  if (m.lab !== undefined && m.lab !== 'alignment') {
+    return `${cut(m.lab)} weights (metadata lab=${cut(m.lab)}); --lab alignment needs alignment weights`;
+  }
+  if (m.task !== undefined && m.task !== task) return `${cut(m.task)} weights (metadata task=${cut(m.task)}); --task ${task} needs ${task} weights`;
+  if (m.heads !== undefined && m.heads !== String(heads)) {
+    return `weights for heads=${cut(m.heads)} (metadata); this run has ${heads} heads: pass --heads ${cut(m.heads)}`;
+  }
+  return null;
+}
+
 async function main(argv) {
   let args;
   try {
     args = parseArgs(argv);
+    if (!args.help && !args.labs && !args.version) checkFiles(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`attnlab: ${error.message}\n\n${USAGE}\n`);
+    process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${USAGE}\n`);
     return 2;
   }
   if (args.help) {
@@ -55,10 +75,20 @@ async function main(argv) {
     return 2;
   }
   if (args.load) {
+    const file = shown(args.load, { tail: true });
     try {
-      loadStateDict(session.trainer, parseSafetensors(readFileSync(args.load)).tensors);
+      const { tensors, metadata } = parseSafetensors(readFileSync(args.load));
+      const refusal = weightsRefusal(metadata, args.task, session.config.heads);
+      if (refusal) {
+        process.stderr.write(`attnlab: ${file} holds ${refusal}\n`);
+        session.dispose();
+        return 2;
+      }
+      loadStateDict(session.trainer, tensors);
     } catch (error) {
-      process.stderr.write(`attnlab: cannot load ${args.load}: ${error.message}\n`);
+      // The state_dict's list of problems, on one line.
+      process.stderr.write(`attnlab: cannot load ${file}: ${error.message.replace(/:\n- /, ': ').replace(/\n- /g, '; ').replace(/\s*\n\s*/g, ' ')}\n`);
+      session.dispose();
       return 2;
     }
   }
@@ -122,7 +152,10 @@ async function main(argv) {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`attnlab: ${error?.stack ?? error}\n`);
+    // Not the user's doing (or not foreseen): one line, exit 1; ATTNLAB_DEBUG=1 adds the stack.
+    const message = String(error?.message ?? error).replace(/\s*\n\s*/g, ' ');
+    process.stderr.write(`attnlab: ${message}\n`);
+    if (process.env.ATTNLAB_DEBUG === '1' && error?.stack) process.stderr.write(`${error.stack}\n`);
     process.exit(1);
   },
 );
