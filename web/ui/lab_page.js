@@ -464,7 +464,8 @@ export class LabPage {
     values = { ...values, ...patch };
     const problems = crossCheck(this.lab, values);
     if (problems.length) {
-      this.notices.show(`${name} was not loaded: ${problems.map((p) => p.message).join('; ')}.`, { kind: 'error', key: 'weights' });
+      this.weightsPanel.say('');
+      this.notices.show(`${name} was not loaded: ${problems.map((p) => p.message).join('; ')}; the current model is kept.`, { kind: 'error', key: 'weights' });
       return;
     }
     this.requested = values;

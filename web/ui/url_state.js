@@ -35,23 +35,42 @@ export function labIdOf(search) {
   return new URLSearchParams(search).get('lab') ?? undefined;
 }
 
-/** search ('?a=1&b=2') -> {values, problems: [string]}; values always hold a valid value per property. */
+// What a link says is echoed in notices cut to this many characters (one link made a 22,700-pixel notice).
+export const ECHO_CHARS = 40;
+
+/** A user's text as a notice quotes it: at most ECHO_CHARS characters, control characters shown escaped. */
+export function echo(text) {
+  const plain = String(text).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return plain.length > ECHO_CHARS ? `${plain.slice(0, ECHO_CHARS - 1)}…` : plain;
+}
+
+/**
+ * search ('?a=1&b=2') -> {values, problems: [string]}; values always hold a valid value per property.
+ * A parameter given twice: the last value wins, and a problem says so.
+ */
 export function fromQuery(lab, search) {
   const table = stateTable(lab);
   const values = defaultValues(table);
   const problems = [];
   const byName = new Map(table.map((p) => [p.name, p]));
-  for (const [name, text] of new URLSearchParams(search)) {
-    if (name === 'lab') continue;
+  const params = new URLSearchParams(search);
+  const seen = new Set();
+  for (const name of params.keys()) {
+    if (name === 'lab' || seen.has(name)) continue;
+    seen.add(name);
+    const all = params.getAll(name);
+    const text = all.at(-1);
     const prop = byName.get(name);
     if (!prop) {
-      problems.push(`Unknown parameter '${name}' was ignored.`);
+      problems.push(`Unknown parameter '${echo(name)}' was ignored.`);
       continue;
     }
+    if (all.length > 1) problems.push(`'${echo(name)}' is given ${all.length} times; the last one counts (${echo(text)}).`);
     const parsed = parseProperty(prop, text);
+    const error = parsed.error && text.length > ECHO_CHARS ? parsed.error.replaceAll(text, echo(text)) : parsed.error;
     // A list with some unknown names keeps the known ones; anything else invalid keeps the default.
-    if (parsed.error && 'value' in parsed) problems.push(`${parsed.error}; ignoring those.`);
-    else if (parsed.error) problems.push(`${parsed.error}; using the default ${prop.default}.`);
+    if (error && 'value' in parsed) problems.push(`${error}; ignoring those.`);
+    else if (error) problems.push(`${error}; using the default ${prop.default}.`);
     if ('value' in parsed) values[name] = parsed.value;
   }
   // What a change implies (a task brings its step count), unless the link says otherwise.

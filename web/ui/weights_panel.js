@@ -2,10 +2,20 @@
 // It reads the file's bytes and reports them; parsing, checking and loading belong to the lab page
 // and the worker.
 
+// A lab's weights are a few MB (the Alignment lab's largest settings: under 2 MB); a file far larger is
+// not one of them, and reading a multi-GB file would stall the tab first.
+export const MAX_WEIGHTS_BYTES = 64 * 1024 * 1024;
+
+const megabytes = (bytes) => `${(bytes / 2 ** 20).toFixed(bytes < 10 * 2 ** 20 ? 1 : 0)} MB`;
+
 export class WeightsPanel {
-  /** onFile(bytes, fileName) when a file is chosen or dropped; onExport() for the export button. */
-  constructor(container, { onFile, onExport }) {
+  /**
+   * onFile(bytes, fileName) when a file is chosen or dropped; onExport() for the export button;
+   * maxBytes: files larger than this are refused before they are read.
+   */
+  constructor(container, { onFile, onExport, maxBytes = MAX_WEIGHTS_BYTES }) {
     this.onFile = onFile;
+    this.maxBytes = maxBytes;
     const panel = document.createElement('section');
     panel.className = 'panel weights full-only';
     panel.setAttribute('aria-labelledby', 'weights-title');
@@ -47,9 +57,21 @@ export class WeightsPanel {
     });
   }
 
+  // Every path ends in a result or a message: never a "Reading…" that stays.
   async read(file) {
+    if (file.size > this.maxBytes) {
+      this.message.textContent = `${file.name} is ${megabytes(file.size)}: a weights file for this lab is at most ${megabytes(this.maxBytes)}. Nothing was loaded; the current model is kept.`;
+      return;
+    }
     this.message.textContent = `Reading ${file.name}…`;
-    this.onFile(new Uint8Array(await file.arrayBuffer()), file.name);
+    let bytes;
+    try {
+      bytes = new Uint8Array(await file.arrayBuffer());
+    } catch (error) {
+      this.message.textContent = `${file.name} could not be read (${error?.message ?? error}). Nothing was loaded; the current model is kept.`;
+      return;
+    }
+    this.onFile(bytes, file.name);
   }
 
   say(text) {
