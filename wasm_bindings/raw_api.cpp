@@ -98,18 +98,25 @@ std::vector<float> to_floats(const val& array) {
   return out;
 }
 
-std::vector<std::int32_t> to_int32s(const val& array) {
-  // Through Float64 first so that 3.5 or 1e10 are caught, not silently truncated.
+std::string to_int32s(const char* name, const val& array, std::vector<std::int32_t>& out) {
+  // Through Float64 first so that 3.5, 1e10 or 2^32 + 5 are named, never truncated or wrapped.
   const std::size_t n = array["length"].as<std::size_t>();
   std::vector<double> wide(n);
   val view(emscripten::typed_memory_view(n, wide.data()));
   view.call<void>("set", array);
-  std::vector<std::int32_t> out(n);
+  out.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double d = wide[i];
-    out[i] = (d == std::floor(d) && std::fabs(d) < 2e9) ? std::int32_t(d) : -1;
+    if (!(d == std::floor(d) && d >= -2147483648.0 && d <= 2147483647.0)) {
+      std::ostringstream text;
+      text.precision(17);
+      text << name << "[" << i << "] must be a whole number in [-2147483648, 2147483647], got " << d;
+      out.clear();
+      return text.str();
+    }
+    out[i] = std::int32_t(d);
   }
-  return out;
+  return {};
 }
 
 val view_of(const std::vector<float>& v) { return val(emscripten::typed_memory_view(v.size(), v.data())); }
@@ -185,7 +192,9 @@ std::string RawEmbedding::_config_error(int num_embeddings, int embedding_dim) {
 std::string RawEmbedding::_forward(const val& ids) {
   std::string error = check_array("ids", ids);
   if (!error.empty()) return error;
-  const std::vector<std::int32_t> v = to_int32s(ids);
+  std::vector<std::int32_t> v;
+  error = to_int32s("ids", ids, v);
+  if (!error.empty()) return error;
   error = first_error({check_positive("ids.length", long(v.size())),
                        check_token_ids("ids", v.data(), v.size(), layer_.num_embeddings())});
   if (!error.empty()) return error;
@@ -197,7 +206,9 @@ std::string RawEmbedding::_forward(const val& ids) {
 std::string RawEmbedding::_backward(const val& ids, const val& d_out) {
   std::string error = first_error({check_array("ids", ids), check_array("dOutput", d_out)});
   if (!error.empty()) return error;
-  const std::vector<std::int32_t> v = to_int32s(ids);
+  std::vector<std::int32_t> v;
+  error = to_int32s("ids", ids, v);
+  if (!error.empty()) return error;
   const std::vector<float> g = to_floats(d_out);
   const long E = layer_.embedding_dim();
   error = first_error({check_token_ids("ids", v.data(), v.size(), layer_.num_embeddings()),
@@ -464,7 +475,9 @@ std::string _cross_entropy(const val& logits, const val& targets, int classes) {
                                    check_positive("classes", classes)});
   if (!error.empty()) return error;
   const std::vector<float> l = to_floats(logits);
-  const std::vector<std::int32_t> t = to_int32s(targets);
+  std::vector<std::int32_t> t;
+  error = to_int32s("targets", targets, t);
+  if (!error.empty()) return error;
   error = first_error({check_positive("targets.length", long(t.size())),
                        check_length("logits", l.size(), t.size() * std::size_t(classes),
                                     shape_text({{"N", long(t.size())}, {"C", classes}})),

@@ -26,7 +26,8 @@ using emscripten::val;
 
 // Copies a JS typed array (or array) into a vector, with one TypedArray.set.
 std::vector<float> to_floats(const val& array);
-std::vector<std::int32_t> to_int32s(const val& array);
+// Whole numbers in int32's range into `out`; "" or "<name>[i] must be a whole number in [...], got x".
+std::string to_int32s(const char* name, const val& array, std::vector<std::int32_t>& out);
 val view_of(const std::vector<float>& v);
 val view_of(const RowMatrix& m);
 bool is_typed_array_or_array(const val& v);

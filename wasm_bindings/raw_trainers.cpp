@@ -1,6 +1,7 @@
 #include "raw_trainers.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "raw_kernel_stages.h"
 #include "validate.h"
@@ -196,7 +197,8 @@ std::string RawAlignmentTrainer::_inspect(const val& sample, int backend) {
   if (!c.pointer()) {
     std::string error = check_array("tokens", sample["tokens"]);
     if (!error.empty()) return error;
-    b.keys = to_int32s(sample["tokens"]);
+    error = to_int32s("tokens", sample["tokens"], b.keys);
+    if (!error.empty()) return error;
     b.values = b.keys;
     b.S = b.T = int(b.keys.size());
     b.targets.resize(b.keys.size());
@@ -205,13 +207,21 @@ std::string RawAlignmentTrainer::_inspect(const val& sample, int backend) {
   } else {
     std::string error = first_error({check_array("keys", sample["keys"]), check_array("values", sample["values"])});
     if (!error.empty()) return error;
-    b.keys = to_int32s(sample["keys"]);
-    b.values = to_int32s(sample["values"]);
+    error = first_error({to_int32s("keys", sample["keys"], b.keys), to_int32s("values", sample["values"], b.values)});
+    if (!error.empty()) return error;
     if (b.keys.size() != b.values.size())
       return "keys and values must have the same length, got " + std::to_string(b.keys.size()) + " and " +
              std::to_string(b.values.size());
-    if (sample["query"].typeOf().as<std::string>() != "number") return "query must be a key (an integer)";
-    b.query = {std::int32_t(sample["query"].as<double>())};
+    const val query = sample["query"];
+    if (query.typeOf().as<std::string>() != "number" || query.as<double>() != std::floor(query.as<double>()) ||
+        std::fabs(query.as<double>()) > 2147483647.0)
+    {
+      std::ostringstream got;
+      if (query.typeOf().as<std::string>() == "number") got << query.as<double>();
+      else got << "a " << query.typeOf().as<std::string>();
+      return "query must be a key (a whole number), got " + got.str();
+    }
+    b.query = {std::int32_t(query.as<double>())};
     b.S = int(b.keys.size());
     b.T = 1;
     b.targets = {0};

@@ -90,7 +90,8 @@ test('layers and losses: token ids out of range, lengths, probabilities', () => 
   const ok = emb.forward(Int32Array.of(1, 2, 3));
   expectError(() => emb.forward(Int32Array.of(1, 40)), 'ids[1] = 40 is out of range: token ids must be in [0, 32)');
   expectError(() => emb.forward([1, -1]), 'ids[1] = -1 is out of range: token ids must be in [0, 32)');
-  expectError(() => emb.forward([1.5]), 'ids[0] = -1 is out of range: token ids must be in [0, 32)');
+  expectError(() => emb.forward([1.5]), 'ids[0] must be a whole number in [-2147483648, 2147483647], got 1.5');
+  expectError(() => emb.forward([1, 2 ** 32 + 5]), 'ids[1] must be a whole number in [-2147483648, 2147483647], got 4294967301'); // once reported as id -1
   assert.deepEqual(emb.forward(Int32Array.of(1, 2, 3)), ok);
   emb.delete();
   const lin = new m.Linear(3, 2);
@@ -110,4 +111,19 @@ test('a deleted object says so instead of crashing', () => {
   const lin = new m.Linear(2, 2);
   lin.delete();
   expectError(() => lin.forward(new Float32Array(2), 1), 'this Linear was deleted');
+});
+
+test('own input at the binding edge: ids beyond int32 and fractional queries are named, never wrapped or truncated', () => {
+  const copy = new m.AlignmentTrainer({ task: 'copy', seed: 1 });
+  const pointer = new m.AlignmentTrainer({ task: 'pointer', seed: 1 });
+  const before = copy.inspect({ tokens: [1, 2, 3] });
+  expectError(() => copy.inspect({ tokens: [1, 2, 2 ** 32 + 5] }), 'tokens[2] must be a whole number in [-2147483648, 2147483647], got 4294967301');
+  expectError(() => copy.inspect({ tokens: [1, 2.5] }), 'tokens[1] must be a whole number in [-2147483648, 2147483647], got 2.5');
+  expectError(() => pointer.inspect({ keys: [1, 2], values: [13, 14], query: 1.9 }), 'query must be a key (a whole number), got 1.9');
+  expectError(() => pointer.inspect({ keys: [1, 2], values: [13, 14], query: '2' }), 'query must be a key (a whole number), got a string');
+  expectError(() => pointer.inspect({ keys: [1, 2 ** 31], values: [13, 14], query: 1 }), 'keys[1] must be a whole number in [-2147483648, 2147483647], got 2147483648');
+  expectError(() => m.crossEntropy(new Float32Array(4), [0, 1e10], 2), 'targets[1] must be a whole number in [-2147483648, 2147483647], got 10000000000');
+  assert.deepEqual(copy.inspect({ tokens: [1, 2, 3] }), before, 'the trainer keeps working, unchanged');
+  copy.delete();
+  pointer.delete();
 });
