@@ -65,13 +65,14 @@ export async function waitConfigured(page, timeout = 30000) {
 /** Presses play and waits until training is done and the page has drawn every panel it owes. */
 export async function trainToEnd(page, timeout = 90000) {
   await page.click('#play');
-  await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout });
+  // Polled every 100 ms, not every animation frame: the test should not add work to the frames it watches.
+  await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout, polling: 100 });
   await waitDrawn(page);
 }
 
 /** Waits until the lab has drawn every part it deferred (panels off screen wait while training). */
 export async function waitDrawn(page, timeout = 10000) {
-  await page.waitForFunction(() => document.querySelector('[data-drawn]')?.dataset.drawn === 'all', null, { timeout });
+  await page.waitForFunction(() => document.querySelector('[data-drawn]')?.dataset.drawn === 'all', null, { timeout, polling: 100 });
 }
 
 export async function metric(page, id) {

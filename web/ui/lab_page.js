@@ -153,8 +153,13 @@ export class LabPage {
       grouped: false,
       onInput: (name, parsed) => this.fieldInput(name, parsed, true),
     });
-    this.progressBar = el('progress', { id: 'progress-bar', className: 'full-only', max: 1, value: 0 });
+    // A div bar, not <progress>: its fill moves by a composited transform, so a new step repaints
+    // nothing (a <progress> value change repainted the page around it in Chromium, every frame).
+    this.progressFill = el('div', { className: 'progress-fill' });
+    this.progressBar = el('div', { id: 'progress-bar', className: 'progress-track full-only' }, this.progressFill);
+    this.progressBar.setAttribute('role', 'progressbar');
     this.progressBar.setAttribute('aria-label', 'training progress');
+    this.progressBar.setAttribute('aria-valuemin', '0');
     this.progressText = el('span', { id: 'progress-text', textContent: 'loading the module…' });
     const transport = el('section', { className: 'panel transport', ariaLabel: 'Training' },
       this.playButton, this.stepButton, this.resetButton, speedBox, this.progressBar, this.progressText);
@@ -619,8 +624,10 @@ export class LabPage {
 
   renderProgress() {
     const run = this.run;
-    this.progressBar.max = Math.max(1, run.targetSteps);
-    this.progressBar.value = Math.min(run.step, run.targetSteps);
+    const max = Math.max(1, run.targetSteps), value = Math.min(run.step, run.targetSteps);
+    this.progressBar.setAttribute('aria-valuemax', String(max));
+    this.progressBar.setAttribute('aria-valuenow', String(value));
+    this.progressFill.style.transform = `scaleX(${value / max})`;
     const rate = run.running && run.stepsPerSecond ? ` · ${Math.round(run.stepsPerSecond)} steps/s` : '';
     const state = run.running ? 'training' : run.step >= run.targetSteps ? 'done' : 'paused';
     this.progressText.textContent = `step ${run.step} of ${run.targetSteps} · ${state}${rate}`;
