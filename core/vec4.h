@@ -76,6 +76,17 @@ inline float lane(f32x4 x, int i) { return x[i]; }
 inline float hsum(f32x4 x) { return (lane(x, 0) + lane(x, 1)) + (lane(x, 2) + lane(x, 3)); }
 inline float hmax(f32x4 x) { return std::max(std::max(lane(x, 0), lane(x, 1)), std::max(lane(x, 2), lane(x, 3))); }
 
+// Two doubles, for sums that float would round too coarsely (the Lookup lab's loss, lookup_model.cpp).
+// The vector extension in every build: natively SSE2, in WASM clang lowers it to f64x2 under -msimd128
+// and to scalar code without.
+typedef double f64x2 __attribute__((vector_size(16)));
+inline f64x2 load2d(const double* p) {
+  f64x2 x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+inline void store2d(double* p, f64x2 x) { std::memcpy(p, &x, sizeof x); }
+
 // exp(x) for x <= 0, four at a time: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
 // polynomial, 2^n in the exponent bits), about 2 ulp from std::exp. Below -87.33 (where 2^n would leave
 // the normal range) and for -inf the result is exactly 0, which keeps masked weights exactly zero.

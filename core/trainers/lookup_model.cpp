@@ -5,6 +5,76 @@
 
 namespace attnlab {
 
+void lookup_gram(LookupDatabase& db) {
+  const int S = int(db.images.rows()), P = int(db.images.cols());
+  db.gram.assign(std::size_t(S) * S, 0.0);
+  for (int s = 0; s < S; ++s)
+    for (int t = 0; t <= s; ++t) {
+      double sum = 0.0;
+      for (int p = 0; p < P; ++p) sum += double(db.images(s, p)) * double(db.images(t, p));
+      db.gram[std::size_t(s) * S + t] = db.gram[std::size_t(t) * S + s] = sum;  // symmetric: w G = (G w^T)^T
+    }
+}
+
+void lookup_query_terms(ConstMatrixRef queries, const LookupDatabase& db, double* images_x, double* norm2) {
+  using namespace vec4;
+  const int S = int(db.images.rows()), P = int(db.images.cols());
+  // Four float lanes over blocks of 16 pixels, then double across blocks: a block's sum is at most 16
+  // in size (pixels in [-1, 1]), so its float rounding is ~1e-6 where a float sum over all 784 pixels
+  // (partial sums ~hundreds) would be ~1e-4; and it runs at float's SIMD width, not double's.
+  const int blocks = P / 16;
+  auto dot = [&](const float* d, const float* x) {
+    double lanes[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int k = 0; k < blocks; ++k) {
+      const float* dk = d + 16 * k;
+      const float* xk = x + 16 * k;
+      f32x4 sum4 = mul4(load4(dk), load4(xk));
+      sum4 = add4(sum4, mul4(load4(dk + 4), load4(xk + 4)));
+      sum4 = add4(sum4, mul4(load4(dk + 8), load4(xk + 8)));
+      sum4 = add4(sum4, mul4(load4(dk + 12), load4(xk + 12)));
+      for (int i = 0; i < 4; ++i) lanes[i] += double(lane(sum4, i));
+    }
+    double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    for (int p = 16 * blocks; p < P; ++p) sum += double(d[p]) * double(x[p]);  // leftovers
+    return sum;
+  };
+  for (Eigen::Index b = 0; b < queries.rows(); ++b) {
+    const float* x = queries.row(b).data();
+    for (int s = 0; s < S; ++s) images_x[b * S + s] = dot(db.images.row(s).data(), x);  // (D x_b)_s = images_s . x_b
+    norm2[b] = dot(x, x);
+  }
+}
+
+namespace {
+
+// out[s] = sum_t w[t] G[t, s], over t in ascending order, in double: eight columns at a time in
+// registers (two-lane vectors), then two, then one.
+void weights_gram_row(const float* w, const double* gram, int S, double* out) {
+  using namespace vec4;
+  int s = 0;
+  for (; s + 8 <= S; s += 8) {
+    f64x2 c0 = {0.0, 0.0}, c1 = c0, c2 = c0, c3 = c0;
+    for (int t = 0; t < S; ++t) {
+      const double* g = gram + std::size_t(t) * S + s;
+      const f64x2 wt = {double(w[t]), double(w[t])};
+      c0 += wt * load2d(g), c1 += wt * load2d(g + 2), c2 += wt * load2d(g + 4), c3 += wt * load2d(g + 6);
+    }
+    store2d(out + s, c0), store2d(out + s + 2, c1), store2d(out + s + 4, c2), store2d(out + s + 6, c3);
+  }
+  for (; s + 2 <= S; s += 2) {
+    f64x2 c = {0.0, 0.0};
+    for (int t = 0; t < S; ++t) c += f64x2{double(w[t]), double(w[t])} * load2d(gram + std::size_t(t) * S + s);
+    store2d(out + s, c);
+  }
+  for (; s < S; ++s) {  // leftovers
+    double c = 0.0;
+    for (int t = 0; t < S; ++t) c += double(w[t]) * gram[std::size_t(t) * S + s];
+    out[s] = c;
+  }
+}
+
+}  // namespace
+
 double squared_error_rows(ConstMatrixRef a, ConstMatrixRef b, float grad_scale, RowMatrix* grad) {
   using namespace vec4;
   const int P = int(a.cols());
@@ -94,22 +164,47 @@ void LookupModel::prepare(ConstMatrixRef queries, const LookupDatabase& db) {
   mha_.prepare(in);
 }
 
-void LookupModel::finish_forward(const LookupDatabase& db) {
-  mha_.finish_forward();
+void LookupModel::finish_forward() { mha_.finish_forward(); }
+
+void LookupModel::retrieve(const LookupDatabase& db) {
   // retrieval = w_mean database   [B, S] x [S, P]
   const int S = int(db.images.rows());
   retrieval_.resize(B_, db.images.cols());
   gemm_ab(ConstMatrixMap(mha_.weights_mean().data(), B_, S), db.images, retrieval_);
 }
 
-double LookupModel::loss_backward(ConstMatrixRef queries, const LookupDatabase& db, double pixel_count) {
+double LookupModel::loss_backward(const double* images_x, const double* norm2, const LookupDatabase& db,
+                                  double pixel_count) {
   const int H = config_.heads, S = int(db.images.rows());
-  // loss = sum (retrieval - query)^2 / pixel_count, and from it dL/d(retrieval) = 2 (retrieval - query) / pixel_count
-  d_retrieval_.resize(retrieval_.rows(), retrieval_.cols());
-  const double squared_error = squared_error_rows(retrieval_, queries, float(2.0 / pixel_count), &d_retrieval_);
-  // from retrieval = w_mean database:  dL/dw_mean = dL/d(retrieval) database^T
+  const float* w_mean = mha_.weights_mean().data();  // [B, S]
+  // Why double: normalised pixels are mostly -1, so G's entries and D x are ~hundreds (|d|^2 ~ 600)
+  // while their differences below, the gradient, are ~tens and the squared error ~120 a query: in
+  // float, G's rounding alone (~3e-5 an entry) would be as large as the whole error of the retrieval
+  // path, and Adam at lr 1e-2 turns such differences into visibly different steps (the PyTorch parity
+  // test after three steps). Double costs B*S*S multiply-adds a step, a tenth of the products it replaces.
+  const double scale = 2.0 / pixel_count;
   d_weights_mean_.resize(B_, S);
-  gemm_ab(d_retrieval_, db.images_t, d_weights_mean_);
+  weights_gram_.resize(S);
+  double squared_error = 0.0;
+  for (int b = 0; b < B_; ++b) {
+    const float* w = w_mean + std::size_t(b) * S;
+    const double* dx = images_x + std::size_t(b) * S;
+    // w_b G [S]; also retrieval_b D^T, since retrieval_b = w_b D and G = D D^T
+    weights_gram_row(w, db.gram.data(), S, weights_gram_.data());
+    // Forward. loss = sum_b |retrieval_b - x_b|^2 / pixel_count, the square expanded with retrieval_b = w_b D:
+    //   |w_b D - x_b|^2 = w_b (D D^T) w_b^T - 2 w_b (D x_b) + x_b . x_b = w_b . (w_b G) - 2 w_b . (D x_b) + |x_b|^2
+    // an identity, not an approximation: only the rounding differs from summing over the pixels.
+    double w_gram_w = 0.0, w_images_x = 0.0;
+    for (int s = 0; s < S; ++s) {
+      w_gram_w += double(w[s]) * weights_gram_[s];
+      w_images_x += double(w[s]) * dx[s];
+    }
+    squared_error += w_gram_w - 2.0 * w_images_x + norm2[b];
+    // Backward of that line (G symmetric; D x_b and |x_b|^2 are data):
+    //   dL/dw_b = (2 w_b G - 2 D x_b) / pixel_count
+    // which is the chain through the retrieval, dL/d(retrieval_b) D^T = 2 (w_b D - x_b) D^T / pixel_count.
+    for (int s = 0; s < S; ++s) d_weights_mean_(b, s) = float((weights_gram_[s] - dx[s]) * scale);
+  }
   // from w_mean = (1/H) sum_h w_h:  dL/dw_h = dL/dw_mean / H   ([B, H, T=1, S])
   d_weights_.resize(std::size_t(B_) * H * S);
   for (int b = 0; b < B_; ++b)
@@ -129,13 +224,13 @@ void LookupModel::finish_backward(ConstMatrixRef queries) {
   d_database_ = mha_.d_key() + mha_.d_value();
 }
 
-double LookupModel::train_pass(ConstMatrixRef queries, const LookupDatabase& db, Backend backend,
-                               double pixel_count) {
+double LookupModel::train_pass(ConstMatrixRef queries, const double* images_x, const double* norm2,
+                               const LookupDatabase& db, Backend backend, double pixel_count) {
   zero_grad();
   prepare(queries, db);
   attention_forward(backend, mha_.kernel_forward_args());
-  finish_forward(db);
-  const double squared_error = loss_backward(queries, db, pixel_count);
+  finish_forward();
+  const double squared_error = loss_backward(images_x, norm2, db, pixel_count);
   attention_backward(backend, mha_.kernel_backward_args());
   finish_backward(queries);
   return squared_error;

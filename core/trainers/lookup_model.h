@@ -6,12 +6,18 @@
 //                                                   K and V come from the same X_db, projected once (kv_shared)
 //   retrieval = w database                 [B, P]   a weighted sum of the database's images
 //   loss = mean((retrieval - query)^2)              over B*P
+// Training never forms the retrieval: with G = database database^T [S, S] (fixed data, once a run) and
+// database query [S] (once per training query), a query x's squared error is
+//   |w D - x|^2 = w G w^T - 2 w (D x) + |x|^2      (D = database, w = its head-mean weights)
+// exactly, and its gradient (2/N)(w G - D x) = (2/N)(w D - x) D^T, so the loss and dL/dw cost B*S*S
+// instead of two B*S*P products. evaluate() and inspect() still form the retrieval (retrieve()).
 // The attention's output (after out_proj) is not used, so out_proj gets no gradient (PyTorch: .grad None,
 // which Adam skips; ours stays exactly zero, which moves nothing either) and neither do V's projection
 // rows (their gradient is exactly zero in both).
 //
 // Passes run in stages so that the attention kernel in the middle can run anywhere (WebGPU runs in JS):
 //   prepare() -> kernel forward -> finish_forward() [-> loss_backward() -> kernel backward -> finish_backward()]
+//                                                   [-> retrieve(), to evaluate or display]
 // The trainer keeps one copy per shard of a batch: copy 0 owns the parameters that Adam updates.
 #pragma once
 
@@ -24,11 +30,19 @@ namespace attnlab {
 // The database as the model uses it: fixed images, and their embedding under the current parameters.
 struct LookupDatabase {
   RowMatrix images;      // [S, P] normalised
-  RowMatrix images_t;    // [P, S] the same, transposed once (for dL/dw = dL/d(retrieval) images^T)
+  std::vector<double> gram;  // [S, S] images images^T in double (lookup_gram); see loss_backward for why double
   std::vector<std::uint8_t> labels;  // [S]
   RowMatrix embedded;    // [S, E] img_mlp(images), refreshed every step
   RowMatrix d_embedded;  // [S, E] dL/d(embedded), summed over the batch and the shards
 };
+
+// db.gram from db.images, summed in double over P.
+void lookup_gram(LookupDatabase& db);
+
+// The loss's terms that depend on the queries alone (training queries are fixed data, so the trainer
+// computes them once a run and caches them), all summed in double, row by row (a row's bits do not
+// depend on the other rows): images_x [B, S] = queries images^T (row b is D x_b), norm2 [B] = |x_b|^2.
+void lookup_query_terms(ConstMatrixRef queries, const LookupDatabase& db, double* images_x, double* norm2);
 
 // sum over rows and columns of (a - b)^2, in float within a row (four lanes) and double across rows;
 // with `grad`, also grad = grad_scale (a - b). a, b [N, P].
@@ -51,19 +65,22 @@ class LookupModel {
 
   // queries [B, P] normalised; db.embedded must be current.
   void prepare(ConstMatrixRef queries, const LookupDatabase& db);
-  void finish_forward(const LookupDatabase& db);  // head mean -> retrieval
-  // Squared error of the retrieval, normalised by `pixel_count` (the whole batch's B*P, when this is a
-  // shard of it), and the backward pass down to the attention kernel. Returns the shard's summed
-  // squared error.
-  double loss_backward(ConstMatrixRef queries, const LookupDatabase& db, double pixel_count);
+  void finish_forward();                   // head mean (the weights are all that training needs)
+  void retrieve(const LookupDatabase& db);  // retrieval = w_mean database, for evaluation and display
+  // Squared error of the retrieval (from the expansion above, in double, without forming it),
+  // normalised by `pixel_count` (the whole batch's B*P, when this is a shard of it), and the backward
+  // pass down to the attention kernel. images_x [B, S], norm2 [B]: lookup_query_terms() of this copy's
+  // queries. Returns the shard's summed squared error.
+  double loss_backward(const double* images_x, const double* norm2, const LookupDatabase& db, double pixel_count);
   // The kernel's gradients down to img_mlp for the queries; d_database() for the trainer to add up.
   void finish_backward(ConstMatrixRef queries);
   // The whole training pass on a CPU kernel (db.embedded must be current).
-  double train_pass(ConstMatrixRef queries, const LookupDatabase& db, Backend backend, double pixel_count);
+  double train_pass(ConstMatrixRef queries, const double* images_x, const double* norm2, const LookupDatabase& db,
+                    Backend backend, double pixel_count);
 
   MultiheadAttention& mha() { return mha_; }
   const MultiheadAttention& mha() const { return mha_; }
-  const RowMatrix& retrieval() const { return retrieval_; }  // [B, P]
+  const RowMatrix& retrieval() const { return retrieval_; }  // [B, P] after retrieve()
   const RowMatrix& d_database() const { return d_database_; }  // [S, E] this copy's dL/d(X_db)
   // Database index of each query's highest head-mean weight (ties: the lower index).
   int best_match(int b) const;
@@ -73,7 +90,8 @@ class LookupModel {
   Linear img_mlp_;
   MultiheadAttention mha_;
   int B_ = 0;
-  RowMatrix x_query_, retrieval_, d_retrieval_, d_weights_mean_, d_database_;
+  RowMatrix x_query_, retrieval_, d_weights_mean_, d_database_;
+  std::vector<double> weights_gram_;  // [S] one query's w_mean G
   std::vector<float> d_weights_;  // [B, H, 1, S]
 };
 

@@ -45,11 +45,16 @@ LookupTrainer::LookupTrainer(const LookupConfig& config, LookupData data)
   const int S = data_.database.count(), P = data_.pixels;
   database_.images.resize(S, P);
   normalise_pixels(data_.database.pixels.data(), data_.database.pixels.size(), database_.images.data());
-  database_.images_t = database_.images.transpose();
+  lookup_gram(database_);
   database_.labels = data_.database.labels;
   database_.embedded.resize(S, config.embed_dim);
   database_.d_embedded.resize(S, config.embed_dim);
   queries_.resize(config.batch, P);
+  batch_images_x_.resize(std::size_t(config.batch) * S);
+  batch_norm2_.resize(config.batch);
+  training_images_x_.resize(std::size_t(data_.training.count()) * S);
+  training_norm2_.resize(data_.training.count());
+  has_terms_.assign(data_.training.count(), 0);
   batch_index_.resize(config.batch);
   epoch_order_.resize(data_.training.count());
   steps_per_epoch_ = data_.training.count() / config.batch;
@@ -77,6 +82,18 @@ void LookupTrainer::next_batch() {
     normalise_pixels(&data_.training.pixels[std::size_t(batch_index_[b]) * P], P, queries_.row(b).data());
   }
   ++batch_in_epoch_;
+  // The loss's terms: computed the first time a query is drawn, then copied from the cache.
+  const int S = int(database_.images.rows());
+  for (int b = 0; b < B; ++b) {
+    const int q = batch_index_[b];
+    double* cached = &training_images_x_[std::size_t(q) * S];
+    if (!has_terms_[q]) {
+      lookup_query_terms(queries_.middleRows(b, 1), database_, cached, &training_norm2_[q]);
+      has_terms_[q] = 1;
+    }
+    std::copy(cached, cached + S, &batch_images_x_[std::size_t(b) * S]);
+    batch_norm2_[b] = training_norm2_[q];
+  }
 }
 
 void LookupTrainer::embed_database() {
@@ -107,11 +124,13 @@ int LookupTrainer::batch_hits(int shard) const {
 LookupStepMetrics LookupTrainer::step(Backend backend) {
   next_batch();
   embed_database();
-  const int shards = models_.shards();
+  const int shards = models_.shards(), S = int(database_.images.rows());
   const double pixel_count = double(config_.batch) * data_.pixels;
   double squared_errors[kShards] = {};
   models_.run([&](int s) {
-    squared_errors[s] = models_.shard(s).train_pass(queries_.middleRows(models_.first(s), models_.count(s)),
+    const int first = models_.first(s), count = models_.count(s);
+    squared_errors[s] = models_.shard(s).train_pass(queries_.middleRows(first, count),
+                                                    &batch_images_x_[std::size_t(first) * S], &batch_norm2_[first],
                                                     database_, backend, pixel_count);
   });
   double squared_error = 0.0;
@@ -134,8 +153,9 @@ void LookupTrainer::begin_step() {
 }
 
 void LookupTrainer::middle_step() {
-  model().finish_forward(database_);
-  last_squared_error_ = model().loss_backward(queries_, database_, double(config_.batch) * data_.pixels);
+  model().finish_forward();
+  last_squared_error_ =
+      model().loss_backward(batch_images_x_.data(), batch_norm2_.data(), database_, double(config_.batch) * data_.pixels);
 }
 
 LookupStepMetrics LookupTrainer::end_step() {
@@ -178,7 +198,8 @@ LookupEvaluation LookupTrainer::evaluate(Backend backend) {
       normalise_pixels(&data_.held_out.pixels[std::size_t(chunk) * P], std::size_t(B) * P, queries.data());
       m.prepare(queries, database_);
       attention_forward(backend, m.mha().kernel_forward_args());
-      m.finish_forward(database_);
+      m.finish_forward();
+      m.retrieve(database_);
       sums[s].squared_error += squared_error_rows(m.retrieval(), queries, 0.0f, nullptr);
       for (int b = 0; b < B; ++b) {
         const int label = data_.held_out.labels[chunk + b];
@@ -215,7 +236,8 @@ std::string LookupTrainer::inspect(const float* query, std::size_t size, Backend
   embed_database();
   m.prepare(ConstMatrixMap(query, 1, P), database_);
   attention_forward(backend, m.mha().kernel_forward_args());
-  m.finish_forward(database_);
+  m.finish_forward();
+  m.retrieve(database_);
   out = LookupInspection{};
   out.H = H;
   out.S = S;

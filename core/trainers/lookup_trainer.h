@@ -4,8 +4,9 @@
 // notebook's AttentionTest unchanged.
 //
 // A step takes the next batch of the epoch (the 7,900 training queries reshuffled every epoch, the
-// last partial batch dropped, like the notebook's DataLoader(shuffle=True, drop_last=True)), embeds the
-// database once, and splits the batch into kShards halves, each run on its own copy of the model (on
+// last partial batch dropped, like the notebook's DataLoader(shuffle=True, drop_last=True)) with the
+// loss's query terms (lookup_query_terms: D x and |x|^2, computed the first time a query is drawn and
+// kept for the run), embeds the database once, and splits the batch into kShards halves, each run on its own copy of the model (on
 // two threads where the build has them, see shard_runner.h). Gradients are added in shard order, and
 // the database's embedding and its backward are split by rows in a way that gives the same bits, so a
 // seed reproduces a run bit for bit on one backend, with or without threads.
@@ -108,6 +109,12 @@ class LookupTrainer {
   std::vector<int> epoch_order_;  // training indices, reshuffled every epoch
   std::vector<int> batch_index_;  // the batch's training indices
   RowMatrix queries_;             // [B, P] the batch, normalised
+  std::vector<double> batch_images_x_;  // [B, S] the batch's D x, from the cache below
+  std::vector<double> batch_norm2_;     // [B] the batch's |x|^2
+  // lookup_query_terms() of every training query, filled as they are first drawn (the first epoch)
+  std::vector<double> training_images_x_;  // [training queries, S]
+  std::vector<double> training_norm2_;     // [training queries]
+  std::vector<std::uint8_t> has_terms_;    // [training queries] 1 once computed
   std::vector<RowMatrix> eval_queries_;  // per shard, a chunk of held-out queries
   std::optional<LookupBaselines> baselines_;
   double last_squared_error_ = 0.0;

@@ -76,12 +76,14 @@ void check_forward_backward(int heads, Backend backend) {
   load_init(model.parameters());
   LookupDatabase db;
   db.images = normalised(data.database);
-  db.images_t = db.images.transpose();
+  lookup_gram(db);
   db.labels = data.database.labels;
   db.embedded.resize(100, kEmbed);
   model.embed_database_rows(db, 0, 100);
   const RowMatrix queries = normalised(data.training);
-  const double squared_error = model.train_pass(queries, db, backend, double(kQueries) * kPixels);
+  std::vector<double> images_x(kQueries * 100), norm2(kQueries);
+  lookup_query_terms(queries, db, images_x.data(), norm2.data());
+  const double squared_error = model.train_pass(queries, images_x.data(), norm2.data(), db, backend, double(kQueries) * kPixels);
   db.d_embedded = model.d_database();
   model.database_backward_rows(db, 0, kEmbed);
 
@@ -167,4 +169,55 @@ TEST_CASE("lookup[heads=4,B=8,shards=2] three Adam steps (lr=1e-4, 1e-2) vs torc
     check_adam_steps(4, "1e-4", 1e-4, backend);
     check_adam_steps(4, "1e-2", 1e-2, backend);
   }
+}
+
+TEST_CASE("lookup[heads=1,B=8] the loss from the expansion w G w^T - 2 w D x + |x|^2 vs the retrieval's, in double") {
+  // The trainer's loss never forms the retrieval (lookup_model.h). Against the direct sum over pixels
+  // in double, from the same float weights, images and queries, its only rounding that matters is D x's
+  // float sums within blocks of 16 pixels (G, w G and |x|^2 are summed in double): each block's sum is
+  // off by at most gamma_16 = 16 u times the sum of its terms' sizes (u = 2^-24, float32's unit
+  // roundoff), so query b's squared error is off by at most 2 sum_s w_bs 16 u sum_p |d_sp x_bp|
+  // (plus double's rounding, ~1e-16 relative, bounded here by 1e-12 times |x_b|^2 + sum_s w_bs |G_ss|).
+  const LookupData data = fixture_data();
+  LookupConfig c;
+  Rng rng(0);
+  LookupModel model(c, kPixels, rng);
+  load_init(model.parameters());
+  LookupDatabase db;
+  db.images = normalised(data.database);
+  lookup_gram(db);
+  db.embedded.resize(100, kEmbed);
+  model.embed_database_rows(db, 0, 100);
+  const RowMatrix queries = normalised(data.training);
+  std::vector<double> images_x(kQueries * 100), norm2(kQueries);
+  lookup_query_terms(queries, db, images_x.data(), norm2.data());
+  model.prepare(queries, db);
+  attention_forward(Backend::scalar, model.mha().kernel_forward_args());
+  model.finish_forward();
+  const double expanded = model.loss_backward(images_x.data(), norm2.data(), db, double(kQueries) * kPixels);
+
+  const double u = std::ldexp(1.0, -24);
+  const std::vector<float>& w = model.mha().weights_mean();
+  double direct = 0.0, bound = 0.0;
+  for (int b = 0; b < kQueries; ++b) {
+    for (int p = 0; p < kPixels; ++p) {
+      double r = 0.0;
+      for (int s = 0; s < 100; ++s) r += double(w[b * 100 + s]) * double(db.images(s, p));
+      const double d = r - double(queries(b, p));
+      direct += d * d;
+    }
+    double x2 = 0.0;
+    for (int p = 0; p < kPixels; ++p) x2 += double(queries(b, p)) * double(queries(b, p));
+    for (int s = 0; s < 100; ++s) {
+      double size = 0.0;
+      for (int p = 0; p < kPixels; ++p) size += std::fabs(double(db.images(s, p)) * double(queries(b, p)));
+      bound += 2.0 * double(w[b * 100 + s]) * 16.0 * u * size + 1e-12 * (x2 + db.gram[std::size_t(s) * 100 + s]);
+    }
+  }
+  INFO("expanded " << expanded << " direct " << direct << " |difference| " << std::fabs(expanded - direct)
+                   << " bound " << bound);
+  CHECK(std::fabs(expanded - direct) <= bound);
+  // and the same as the MSE the PyTorch fixture holds (the parity test above, to its tolerance)
+  const float loss = float(expanded / (double(kQueries) * kPixels));
+  expect_close("h1/", "loss", &loss, 1, "expansion");
 }
