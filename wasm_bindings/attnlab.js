@@ -180,18 +180,9 @@ export function wrapModule(mod, { build }) {
     }
   }
 
-  /**
-   * The Alignment lab's model and trainer (course notebook 01). config: {task, seed, dModel, heads,
-   * batch, lr, vocab, length, pairs, keyRange, valueRange, uniqueKeys, positional}.
-   */
-  class AlignmentTrainer extends Layer {
-    static defaults(task = 'copy') {
-      return mod._RawAlignmentTrainer._defaults(task);
-    }
-    constructor(config = {}) {
-      check(mod._RawAlignmentTrainer._config_error(config));
-      super(new mod._RawAlignmentTrainer(config), 'AlignmentTrainer');
-    }
+  // What every lab's trainer offers (docs/api.md): CPU steps with their metrics, the learning rate, and
+  // the staged step through which a kernel outside C++ (WebGPU) joins a training step.
+  class StagedTrainer extends Layer {
     get config() { return this.raw._config(); }
     get stepsDone() { return this.raw._steps_done(); }
     /** Runs `steps` steps on a CPU kernel -> {losses, accuracies} (Float32Array each). */
@@ -206,15 +197,29 @@ export function wrapModule(mod, { build }) {
       return { losses, accuracies };
     }
     setLearningRate(lr) { check(this.raw._set_lr(lr)); }
-    // The staged step, for kernels that run outside C++ (WebGPU): see docs/api.md.
     beginStep() { this.raw._begin_step(); }
     middleStep() { this.raw._middle_step(); }
     endStep() { return this.raw._end_step(); }
+    /** {B, H, T, S, D, scale, readWeights} of the attention call the step has prepared. */
     kernelShape() { return this.raw._kernel_shape(); }
-    /** A live, writable view into the heap (q k v weights out dOut dQ dK dV): use it at once. */
+    /** A live, writable view into the heap (q k v weights out dOut dWeights dQ dK dV): use it at once. */
     kernelView(which) { return this.raw._kernel_view(which); }
     runKernelForward(backend) { this.raw._run_kernel_forward(backendCode(backend)); }
     runKernelBackward(backend) { this.raw._run_kernel_backward(backendCode(backend)); }
+  }
+
+  /**
+   * The Alignment lab's model and trainer (course notebook 01). config: {task, seed, dModel, heads,
+   * batch, lr, vocab, length, pairs, keyRange, valueRange, uniqueKeys, positional}.
+   */
+  class AlignmentTrainer extends StagedTrainer {
+    static defaults(task = 'copy') {
+      return mod._RawAlignmentTrainer._defaults(task);
+    }
+    constructor(config = {}) {
+      check(mod._RawAlignmentTrainer._config_error(config));
+      super(new mod._RawAlignmentTrainer(config), 'AlignmentTrainer');
+    }
     /** Accuracy, loss, Bayes ceiling and attention pattern mass on a fixed fresh batch. */
     evaluate(samples = 1024, { backend } = {}) {
       return this.raw._evaluate(checkInteger('samples', samples), backendCode(backend));
@@ -247,7 +252,7 @@ export function wrapModule(mod, { build }) {
   }
 
   /** The Lookup lab's trainer (course notebook 02): attention over a database of 100 real digits. */
-  class LookupTrainer extends Layer {
+  class LookupTrainer extends StagedTrainer {
     static defaults() {
       return mod._RawLookupTrainer._defaults();
     }
@@ -257,28 +262,8 @@ export function wrapModule(mod, { build }) {
       check(mod._RawLookupTrainer._config_error(config, digits.raw));
       super(new mod._RawLookupTrainer(config, digits.raw), 'LookupTrainer');
     }
-    get config() { return this.raw._config(); }
-    get stepsDone() { return this.raw._steps_done(); }
     get epoch() { return this.raw._epoch(); }
-    /** Runs `steps` steps on a CPU kernel -> {losses, accuracies} (retrieval MSE and top-1 per step). */
-    train(steps, { backend } = {}) {
-      check(this.raw._train(checkInteger('steps', steps), backendCode(backend)));
-      const m = this.raw._metrics();
-      const losses = new Float32Array(steps), accuracies = new Float32Array(steps);
-      for (let i = 0; i < steps; i++) {
-        losses[i] = m[2 * i];
-        accuracies[i] = m[2 * i + 1];
-      }
-      return { losses, accuracies };
-    }
-    setLearningRate(lr) { check(this.raw._set_lr(lr)); }
-    beginStep() { this.raw._begin_step(); }
-    middleStep() { this.raw._middle_step(); }
-    endStep() { return this.raw._end_step(); }
-    kernelShape() { return this.raw._kernel_shape(); }
-    kernelView(which) { return this.raw._kernel_view(which); }
-    runKernelForward(backend) { this.raw._run_kernel_forward(backendCode(backend)); }
-    runKernelBackward(backend) { this.raw._run_kernel_backward(backendCode(backend)); }
+    // train() gives {losses, accuracies}: the retrieval's MSE and the batch's top-1 label match per step.
     /** On the 2,000 held-out queries: {queries, top1, top10, mse, meanImageMse, nearestNeighbourTop1, nearestNeighbourMse, chance} */
     evaluate({ backend } = {}) {
       return this.raw._evaluate(backendCode(backend));
