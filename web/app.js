@@ -47,6 +47,8 @@ function showChoice(choice) {
   $('badge-backend').dataset.backend = choice.backend;
 }
 
+const STARTUP_WATCH_MS = 30000;
+
 function boot() {
   const lab = chooseLab(location.search);
   const { values, problems } = fromQuery(lab, location.search);
@@ -95,12 +97,22 @@ function boot() {
     }
   });
 
+  // No spinner waits forever: if the worker has not said 'ready' in 30 s, say so (and what to try).
+  const startWatch = setTimeout(() => {
+    notices.show('The training module has not started after 30 s. A very slow machine may still get there; '
+      + 'otherwise reload the page (an embedding frame needs sandbox="allow-scripts allow-same-origin": docs/embedding.md).',
+    { kind: 'warning', key: 'init-slow' });
+  }, STARTUP_WATCH_MS);
   client.on('ready', (m) => {
+    clearTimeout(startWatch);
+    notices.dismiss('init-slow');
     showReady(m);
     page.configure(values);
   });
   client.on('error', (m) => {
     if (m.request === 'init' || m.request === 'worker') {
+      clearTimeout(startWatch);
+      notices.dismiss('init-slow');
       badge.set('badge-backend', 'not running');
       notices.show(`The training module could not start: ${m.message}`, { kind: 'error', key: 'init' });
     }
