@@ -22,34 +22,18 @@ torch loads its OpenMP runtime):
       [--threads 1,2] [--steps 300] [--warmup 20] [--heads 1]
 """
 import argparse
-import gzip
 import json
 import os
-import struct
+import sys
 import time
 
 import torch
 
-ASSET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "public", "assets", "mnist10k.bin.gz")
+# The notebook's model and the asset reader live once, in the committed fixture script.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
+from make_lookup_fixtures import AttentionTest, read_asset  # noqa: E402
 BATCH = 64
 DATABASE = 100
-
-
-class AttentionTest(torch.nn.Module):
-    """The course notebook's model (02_attention_basics_mnist_lookup, section 6.3), unchanged."""
-
-    def __init__(self, num_of_examples=100, embed_dim=32, num_heads=1):
-        super(AttentionTest, self).__init__()
-        self.img_mlp = torch.nn.Sequential(torch.nn.Linear(784, embed_dim))
-        self.mha = torch.nn.MultiheadAttention(embed_dim=embed_dim, num_heads=num_heads, batch_first=True)
-
-    def forward(self, img, image_database):
-        X_q = self.img_mlp(img)
-        X_v = self.img_mlp(image_database)
-        X_k = X_v
-        attn_output, attn_output_weights = self.mha(X_q, X_k, X_v)
-        output = torch.bmm(attn_output_weights, image_database)
-        return output, attn_output_weights
 
 
 def forward_once(model, X_q, database, image_database_batches, bmm):
@@ -59,16 +43,6 @@ def forward_once(model, X_q, database, image_database_batches, bmm):
     if bmm:
         return torch.bmm(weights, image_database_batches), weights           # [B, 1, 784]
     return (weights.squeeze(1) @ database).unsqueeze(1), weights             # [B, 1, 784]
-
-
-def read_asset():
-    """public/assets/mnist10k.bin.gz: 'MNST', u32 version, u32 count, u16 rows, u16 cols, u8 pixels, u8 labels."""
-    with gzip.open(ASSET, "rb") as f:
-        data = f.read()
-    magic, version, count, rows, cols = struct.unpack_from("<4sIIHH", data, 0)
-    assert magic == b"MNST" and version == 1, "unexpected digit asset header"
-    pixels = torch.frombuffer(bytearray(data[16:16 + count * rows * cols]), dtype=torch.uint8)
-    return pixels.reshape(count, rows * cols)
 
 
 def blas_library():
@@ -122,7 +96,7 @@ def main():
     p.add_argument("--heads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
-    pixels = read_asset()
+    pixels, _ = read_asset()
     for variant in a.variants.split(","):
         assert variant in ("literal", "once-bmm", "once"), variant
         for threads in map(int, a.threads.split(",")):
