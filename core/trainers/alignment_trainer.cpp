@@ -1,5 +1,6 @@
 #include "alignment_trainer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "../losses.h"
@@ -77,32 +78,44 @@ StepMetrics AlignmentTrainer::finish_step(double loss_sum, int correct) {
 
 AlignmentEvaluation AlignmentTrainer::evaluate(int samples, Backend backend) {
   Rng eval_rng(config_.seed, kEvalStream);
-  AlignmentBatch batch;
+  AlignmentBatch batch, chunk;
   sample_alignment_batch(config_, eval_rng, samples, batch);
   AlignmentModel& m = model();
-  m.embed(batch);
-  attention_forward(backend, m.mha().kernel_forward_args());
-  m.head_forward(batch);
   AlignmentEvaluation e;
   e.samples = samples;
-  e.loss = cross_entropy(m.logits(), batch.targets.data(), nullptr);
-  e.accuracy = double(m.correct_predictions(batch)) / double(m.logits().rows());
   const int H = config_.heads, T = batch.T, S = batch.S;
-  const std::vector<float>& w = m.mha().weights();  // [B, H, T, S]
   e.head_mass.assign(H, 0.0);
-  for (int b = 0; b < samples; ++b)
-    for (int h = 0; h < H; ++h) {
-      double mass = 0.0;
-      for (int t = 0; t < T; ++t) {
-        const float* row = &w[((std::size_t(b) * H + h) * T + t) * S];
-        if (config_.task == AlignmentTaskKind::copy) mass += row[t];
-        else if (config_.task == AlignmentTaskKind::reverse) mass += row[S - 1 - t];
-        else
-          for (int s = 0; s < S; ++s)
-            if (batch.keys[std::size_t(b) * S + s] == batch.query[b]) mass += row[s];
+  double loss_sum = 0.0;
+  int correct = 0;
+  // In chunks of kEvalChunk samples: the activations of 1,024 samples at once (the weights alone are
+  // B*H*T*S floats) took a large model past a gigabyte and the WASM module to its 2 GB limit. Every
+  // sum runs in sample order, as it did over the whole batch.
+  for (int first = 0; first < samples; first += kEvalChunk) {
+    const int count = std::min(kEvalChunk, samples - first);
+    slice_alignment_batch(batch, first, count, chunk);
+    m.embed(chunk);
+    attention_forward(backend, m.mha().kernel_forward_args());
+    m.head_forward(chunk);
+    loss_sum += cross_entropy_sum(m.logits(), chunk.targets.data(), nullptr, 1.0);
+    correct += m.correct_predictions(chunk);
+    const std::vector<float>& w = m.mha().weights();  // [count, H, T, S]
+    for (int b = 0; b < count; ++b)
+      for (int h = 0; h < H; ++h) {
+        double mass = 0.0;
+        for (int t = 0; t < T; ++t) {
+          const float* row = &w[((std::size_t(b) * H + h) * T + t) * S];
+          if (config_.task == AlignmentTaskKind::copy) mass += row[t];
+          else if (config_.task == AlignmentTaskKind::reverse) mass += row[S - 1 - t];
+          else
+            for (int s = 0; s < S; ++s)
+              if (chunk.keys[std::size_t(b) * S + s] == chunk.query[b]) mass += row[s];
+        }
+        e.head_mass[h] += mass / T;
       }
-      e.head_mass[h] += mass / T;
-    }
+  }
+  const double tokens = double(samples) * T;
+  e.loss = loss_sum / tokens;
+  e.accuracy = double(correct) / tokens;
   for (int h = 0; h < H; ++h) {
     e.head_mass[h] /= samples;
     e.pattern_mass += e.head_mass[h] / H;  // the head mean's mass is the mean of the heads' masses

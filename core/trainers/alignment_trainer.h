@@ -49,6 +49,7 @@ struct AlignmentInspection {
 class AlignmentTrainer {
  public:
   static constexpr int kShards = ShardedModels<AlignmentModel>::kShards;
+  static constexpr int kEvalChunk = 128;  // samples per forward pass of evaluate()
 
   explicit AlignmentTrainer(const AlignmentConfig& config);  // validate_alignment_config first
 
