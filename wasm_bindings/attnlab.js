@@ -216,6 +216,12 @@ export function wrapModule(mod, { build }) {
     static defaults(task = 'copy') {
       return mod._RawAlignmentTrainer._defaults(task);
     }
+    /** An upper bound on the bytes a model of this config needs to train (refused over 512 MB). */
+    static trainingBytes(config = {}) {
+      const error = mod._RawAlignmentTrainer._config_error(config);
+      if (error && !error.startsWith('these settings need')) throw new AttnLabError(error); // over budget: still an answer
+      return mod._RawAlignmentTrainer._training_bytes(config);
+    }
     constructor(config = {}) {
       check(mod._RawAlignmentTrainer._config_error(config));
       super(new mod._RawAlignmentTrainer(config), 'AlignmentTrainer');

@@ -61,6 +61,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .constructor<val>()
       .class_function("_config_error", &RawAlignmentTrainer::_config_error)
       .class_function("_defaults", &RawAlignmentTrainer::_defaults)
+      .class_function("_training_bytes", &RawAlignmentTrainer::_training_bytes)
       .function("_train", &RawAlignmentTrainer::_train)
       .function("_metrics", &RawAlignmentTrainer::_metrics)
       .function("_steps_done", &RawAlignmentTrainer::_steps_done)

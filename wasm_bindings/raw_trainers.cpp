@@ -122,6 +122,8 @@ val RawAlignmentTrainer::_defaults(const std::string& task) {
 
 RawAlignmentTrainer::RawAlignmentTrainer(const val& config) : trainer_(parse(config)) {}
 
+double RawAlignmentTrainer::_training_bytes(const val& config) { return double(alignment_training_bytes(parse(config))); }
+
 val RawAlignmentTrainer::_config() const {
   const AlignmentConfig& c = trainer_.config();
   val out = config_to_js(c);

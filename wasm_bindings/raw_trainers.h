@@ -19,6 +19,7 @@ class RawAlignmentTrainer : public RawLayer {
   explicit RawAlignmentTrainer(const val& config);
   static std::string _config_error(const val& config);
   static val _defaults(const std::string& task);
+  static double _training_bytes(const val& config);  // alignment_training_bytes; call _config_error first
 
   std::string _train(int steps, int backend);  // CPU kernels; metrics in _metrics()
   val _metrics() const;                        // Float32Array [loss, accuracy] per step of the last _train

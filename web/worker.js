@@ -155,8 +155,9 @@ const handlers = {
     flushProgress({ evaluation: evaluation ?? session.evaluate() });
   },
   set({ lr, speed: newSpeed, steps }) {
-    if (lr !== undefined) session.setLearningRate(lr);
     if (newSpeed !== undefined) speed = Math.max(0, Number(newSpeed) || 0);
+    if (!session) return; // the page follows a configure with its speed and lr: a refused one leaves none
+    if (lr !== undefined) session.setLearningRate(lr);
     if (steps !== undefined) targetSteps = steps;
     post({ type: 'state', running, step: session.step, config: session.config });
   },
@@ -179,7 +180,7 @@ self.onmessage = async ({ data }) => {
     const handler = handlers[data?.type];
     if (!handler) throw new Error(`unknown request '${data?.type}'`);
     if (data.type !== 'init' && !lab) throw new Error('the module is still loading');
-    if (!['init', 'configure', 'import'].includes(data.type) && !session) throw new Error('configure a lab first');
+    if (!['init', 'configure', 'import', 'set'].includes(data.type) && !session) throw new Error('configure a lab first');
     await handler(data);
   } catch (error) {
     post({ type: 'error', message: error?.message ?? String(error), request: data?.type });

@@ -1,6 +1,7 @@
 #include "alignment_task.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "../validate.h"
@@ -25,6 +26,28 @@ int default_steps(AlignmentTaskKind task) {
   return 200;
 }
 
+namespace {
+
+std::string megabytes(std::size_t bytes) {
+  const double mb = double(bytes) / (1 << 20);
+  char text[32];
+  if (mb >= 1024) std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
+  else std::snprintf(text, sizeof text, "%.0f MB", mb);
+  return text;
+}
+
+// The settings checked together: each may be in range while their product is not.
+std::string check_memory(const AlignmentConfig& c) {
+  const std::size_t bytes = alignment_training_bytes(c);
+  if (bytes <= kAlignmentMemoryBudget) return {};
+  return "these settings need about " + megabytes(bytes) + " to train; the lab allows " + megabytes(kAlignmentMemoryBudget) +
+         ": lower batch (" + std::to_string(c.batch) + ")" + (c.pointer() ? ", pairs (" + std::to_string(c.pairs) + ")"
+                                                                          : ", length (" + std::to_string(c.length) + ")") +
+         ", heads (" + std::to_string(c.heads) + ") or d_model (" + std::to_string(c.d_model) + ")";
+}
+
+}  // namespace
+
 std::string validate_alignment_config(const AlignmentConfig& c) {
   std::string error = first_error({
       check_positive("d_model", c.d_model), check_at_most("d_model", c.d_model, 256),
@@ -43,13 +66,22 @@ std::string validate_alignment_config(const AlignmentConfig& c) {
     if (c.unique_keys && c.pairs > c.key_range)
       return "unique keys need pairs (" + std::to_string(c.pairs) + ") <= key_range (" +
              std::to_string(c.key_range) + ")";
-    return {};
+    return check_memory(c);
   }
   error = first_error({check_at_most("length", c.length, 64), check_positive("length", c.length),
                        check_at_most("vocab", c.vocab, 256)});
   if (!error.empty()) return error;
   if (c.vocab < 2) return "vocab must be at least 2 (token 0 is reserved), got " + std::to_string(c.vocab);
-  return {};
+  return check_memory(c);
+}
+
+std::size_t alignment_training_bytes(const AlignmentConfig& c) {
+  const double T = c.out_len(), S = c.in_len(), E = c.d_model, H = c.heads, V = c.vocab_size();
+  const double per_sample = 3 * H * T * S + 12 * T * E + 12 * S * E + 3 * T * V;  // floats
+  const double samples = std::max(c.batch, 128);  // evaluate() runs chunks of 128
+  const double parameters = V * E + (S + T) * E + 4 * E * E + 4 * E + E * V + V;
+  const double shards = c.batch >= 2 ? 2 : 1;
+  return std::size_t(4 * (per_sample * samples + parameters * (2 * shards + 2)));
 }
 
 void sample_alignment_batch(const AlignmentConfig& c, Rng& rng, int B, AlignmentBatch& out) {

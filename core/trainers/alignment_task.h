@@ -8,6 +8,8 @@
 //                   the best guess can be). unique_keys draws a permutation instead.
 #pragma once
 
+#include <cstddef>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +43,17 @@ struct AlignmentConfig {
 
 // "" or the first problem, naming the setting and the allowed values.
 std::string validate_alignment_config(const AlignmentConfig& c);
+
+// The memory a model of this config needs to train: parameters with their gradients and Adam state
+// (one copy per shard), and the activations and gradients of a step of `batch` samples, or of an
+// evaluation chunk of 128 if that is larger. An upper bound: per sample, 3 B*H*T*S floats (weights,
+// their kernel copy, the scores' gradient), 12 per T*E and S*E (embeddings, projections, heads, their
+// gradients) and 3 per T*V (logits and their gradient); against the heap a run really uses
+// (tests/node/evaluation_memory.test.mjs) it is 1.2-2x.
+std::size_t alignment_training_bytes(const AlignmentConfig& c);
+// What a lab allows a model to take: a quarter of the WASM module's 2 GB address space, so a second
+// model (an import being checked) and the page's own buffers still fit.
+constexpr std::size_t kAlignmentMemoryBudget = std::size_t(512) << 20;
 const char* alignment_task_name(AlignmentTaskKind task);
 // Steps the notebook trains each task for: copy 200, reverse 250, pointer 350.
 int default_steps(AlignmentTaskKind task);

@@ -38,3 +38,39 @@ test('evaluate over 100, 129 and 1,024 samples (one short chunk; a chunk and a s
   }
   trainer.delete();
 });
+
+test('settings are checked together: a model over the 512 MB budget is refused with the estimate and what to lower', async () => {
+  const m = await lab('simd');
+  // Each setting in range, their product not (issue 16: "about 1.5 GB per step" from a link).
+  const big = { task: 'copy', length: 64, vocab: 256, dModel: 256, heads: 16, batch: 1024 };
+  assert.throws(() => new m.AlignmentTrainer(big),
+    /these settings need about 2\.\d GB to train; the lab allows 512 MB: lower batch \(1024\), length \(64\), heads \(16\) or dModel \(256\)$/);
+  assert.throws(() => new m.AlignmentTrainer({ task: 'pointer', pairs: 64, keyRange: 64, valueRange: 64, dModel: 256, heads: 16, batch: 1024 }),
+    /need about \d+ MB to train; the lab allows 512 MB: lower batch \(1024\), pairs \(64\)/);
+  assert.ok(m.AlignmentTrainer.trainingBytes(big) > 512 * MiB);
+  // The same link, refused by the CLI in one line with exit 2, is the page's notice too (worker 'configure' error).
+  const ok = new m.AlignmentTrainer({ ...big, batch: 128 });
+  ok.delete();
+});
+
+test('the estimate is an upper bound on the heap a run really takes, within 2.5x, for small and large models', async (t) => {
+  const m = await lab('simd');
+  for (const config of [
+    { task: 'copy' },
+    { task: 'copy', length: 64, vocab: 256, dModel: 256, heads: 16, batch: 64 },
+    { task: 'copy', length: 64, vocab: 256, dModel: 64, heads: 16, batch: 256 },
+    { task: 'pointer', pairs: 64, keyRange: 64, valueRange: 64, dModel: 128, heads: 8, batch: 256 },
+  ]) {
+    const before = m.heapBytesInUse();
+    const trainer = new m.AlignmentTrainer(config);
+    trainer.train(1, { backend: 'simd128' });
+    const afterStep = m.heapBytesInUse();
+    trainer.evaluate(1024, { backend: 'simd128' });
+    const used = Math.max(afterStep, m.heapBytesInUse()) - before;
+    const estimate = m.AlignmentTrainer.trainingBytes(config);
+    t.diagnostic(`${JSON.stringify(config)}: estimate ${(estimate / MiB).toFixed(1)} MiB, heap ${(used / MiB).toFixed(1)} MiB`);
+    assert.ok(estimate >= used, `estimate ${estimate} < heap ${used}`);
+    assert.ok(estimate <= 2.5 * used, `estimate ${estimate} > 2.5 x heap ${used}`);
+    trainer.delete();
+  }
+});

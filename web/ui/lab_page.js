@@ -336,6 +336,21 @@ export class LabPage {
     if (request === 'configure') {
       this.requested = null;
       this.playAfterConfigure = false;
+      if (!this.run) {
+        // The first model (from a link) was refused, e.g. settings too large together: there is no
+        // model to keep, so build the default one rather than leave the page without any.
+        const labNames = new Set(this.lab.properties.map((p) => p.name));
+        const keep = Object.fromEntries(Object.entries(this.draft).filter(([k]) => !labNames.has(k) || ['speed', 'palette'].includes(k)));
+        const values = { ...defaultValues(this.lab.properties), ...keep };
+        this.draft = values;
+        this.fieldErrors = {};
+        this.controls.setValues(values);
+        this.configure(values); // (clears the 'configure' notice: show it after)
+        this.notices.show(`The link's model was not built: ${message}. The default settings are used instead.`, { kind: 'error', key: 'configure' });
+        this.onValues(this.linkValues());
+        this.refreshControls();
+        return;
+      }
       this.notices.show(`The model was not rebuilt: ${message}`, { kind: 'error', key: 'configure' });
       this.refreshControls();
       return;
