@@ -2,11 +2,13 @@
 // zero rows for fully masked queries), run by the WGSL shaders in web/webgpu/shaders/.
 //
 //   const { attention, reason } = await WebGpuAttention.create({ gpu: navigator.gpu });
-//   const { weights, out } = await attention.forward({ B, H, T, S, D, q, k, v, mask?, ... });
-//   const { dQ, dK, dV } = await attention.backward({ dOut, dWeights? });
+//   const { weights, out } = await attention.forward({ B, H, T, S, D, q, k, v, mask?, ..., call? });
+//   const { dQ, dK, dV } = await attention.backward({ dOut, dWeights?, call? });
 //
 // forward keeps q, k, v and the weights on the GPU, and backward works from them, so a training step
-// uploads q, k, v and dOut once. Each call reads its results back with exactly one mapAsync. Buffers
+// uploads q, k, v and dOut once. Each `call` (a name; default 'step') has its own buffers and its own
+// resident forward, so a model that calls attention more than once a step, or a page section that
+// runs the kernel between a training step's forward and backward, never overwrites another's tensors. Each call reads its results back with exactly one mapAsync. Buffers
 // live in named slots that are reused while the sizes fit and grow when they do not; pipelines are
 // made once per (shader, workgroup size). Calls are queued: a second call waits for the first.
 import { SHADERS } from './shaders.generated.js';
@@ -95,7 +97,7 @@ export class WebGpuAttention {
     this._unsharedCopies = new Map(); // name -> Float32Array, reused while big enough (see _upload)
     this._lastSubmitDone = Promise.resolve();
     this._tail = Promise.resolve();
-    this._resident = null; // the last forward's shape and scale
+    this._resident = new Map(); // call -> the last forward's shape and scale
     this._destroyed = false;
     const usage = GPUBufferUsage.STORAGE;
     // Bound where a shader's optional input (mask, dWeights) is absent: WebGPU has no null binding.
@@ -237,7 +239,8 @@ export class WebGpuAttention {
     return this._serial(() => this._forward(args ?? {}));
   }
 
-  async _forward({ B, H, T, S, D, scale, q, k, v, mask, maskStrideB = 0, maskStrideH = 0, readWeights = true }) {
+  async _forward({ B, H, T, S, D, scale, q, k, v, mask, maskStrideB = 0, maskStrideH = 0, readWeights = true, call = 'step' }) {
+    const slot = (name) => (call === 'step' ? name : `${call}:${name}`);
     for (const [name, value] of Object.entries({ B, H, T, S, D })) checkDim(name, value);
     const qN = B * H * T * D;
     const kvN = B * H * S * D;
@@ -263,12 +266,12 @@ export class WebGpuAttention {
     const params = this._writeParams('forward params', {
       B, H, T, S, D, maskStrideB, maskStrideH, hasMask, scale: s,
     });
-    const qBuf = this._upload('q', q);
-    const kBuf = this._upload('k', k);
-    const vBuf = this._upload('v', v);
-    const maskBuf = hasMask ? this._upload('mask', mask) : this._placeholder;
-    const weights = this._storage('weights', wN * 4, GPUBufferUsage.COPY_SRC);
-    const out = this._storage('out', qN * 4, GPUBufferUsage.COPY_SRC);
+    const qBuf = this._upload(slot('q'), q);
+    const kBuf = this._upload(slot('k'), k);
+    const vBuf = this._upload(slot('v'), v);
+    const maskBuf = hasMask ? this._upload(slot('mask'), mask) : this._placeholder;
+    const weights = this._storage(slot('weights'), wN * 4, GPUBufferUsage.COPY_SRC);
+    const out = this._storage(slot('out'), qN * 4, GPUBufferUsage.COPY_SRC);
 
     const pipeline = await this._pipeline('attention_forward');
     const encoder = this.device.createCommandEncoder({ label: 'attnlab attention forward' });
@@ -280,7 +283,7 @@ export class WebGpuAttention {
     pass.end();
     const parts = readWeights ? [[weights, wN], [out, qN]] : [[out, qN]];
     const read = await this._submitAndRead(encoder, readWeights ? 'forward readback' : 'forward readback (out)', parts);
-    this._resident = { B, H, T, S, D, scale: s };
+    this._resident.set(call, { B, H, T, S, D, scale: s });
     return readWeights ? { weights: read[0], out: read[1] } : { weights: null, out: read[0] };
   }
 
@@ -289,9 +292,11 @@ export class WebGpuAttention {
     return this._serial(() => this._backward(args ?? {}));
   }
 
-  async _backward({ dOut, dWeights }) {
-    if (!this._resident) throw new WebGpuError('backward needs a forward first');
-    const { B, H, T, S, D, scale } = this._resident;
+  async _backward({ dOut, dWeights, call = 'step' }) {
+    const resident = this._resident.get(call);
+    if (!resident) throw new WebGpuError(call === 'step' ? 'backward needs a forward first' : `backward of call '${call}' needs a forward of that call first`);
+    const { B, H, T, S, D, scale } = resident;
+    const slot = (name) => (call === 'step' ? name : `${call}:${name}`);
     const qN = B * H * T * D;
     const kvN = B * H * S * D;
     const wN = B * H * T * S;
@@ -300,13 +305,13 @@ export class WebGpuAttention {
     if (hasDWeights) checkArray('dWeights', dWeights, wN, 'B*H*T*S');
 
     const params = this._writeParams('backward params', { B, H, T, S, D, hasDWeights, scale });
-    const [qBuf, kBuf, vBuf, weights] = ['q', 'k', 'v', 'weights'].map((name) => this._slots.get(name));
-    const dOutBuf = this._upload('dOut', dOut);
-    const dWeightsBuf = hasDWeights ? this._upload('dWeights', dWeights) : this._placeholder;
-    const dScores = this._storage('dScores', wN * 4);
-    const dQ = this._storage('dQ', qN * 4, GPUBufferUsage.COPY_SRC);
-    const dK = this._storage('dK', kvN * 4, GPUBufferUsage.COPY_SRC);
-    const dV = this._storage('dV', kvN * 4, GPUBufferUsage.COPY_SRC);
+    const [qBuf, kBuf, vBuf, weights] = ['q', 'k', 'v', 'weights'].map((name) => this._slots.get(slot(name)));
+    const dOutBuf = this._upload(slot('dOut'), dOut);
+    const dWeightsBuf = hasDWeights ? this._upload(slot('dWeights'), dWeights) : this._placeholder;
+    const dScores = this._storage(slot('dScores'), wN * 4);
+    const dQ = this._storage(slot('dQ'), qN * 4, GPUBufferUsage.COPY_SRC);
+    const dK = this._storage(slot('dK'), kvN * 4, GPUBufferUsage.COPY_SRC);
+    const dV = this._storage(slot('dV'), kvN * 4, GPUBufferUsage.COPY_SRC);
 
     const steps = [
       ['attention_backward_dscores', [params, vBuf, weights, dOutBuf, dWeightsBuf, dScores], B * H * T],
