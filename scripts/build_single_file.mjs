@@ -21,6 +21,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LABS } from '../web/labs/registry.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BOOT = path.join(REPO, 'scripts', 'single_file_boot.js');
@@ -29,6 +30,7 @@ const BUILDS = ['simd', 'scalar'];
 const HOOKED = {
   'build/web/app.js': { meta: 'the worker: ATTNLAB_INLINE.createWorker()' },
   'build/web/loader.js': { meta: 'the glue and WASM: ATTNLAB_INLINE.modules / .wasm', computedImport: 'the glue: ATTNLAB_INLINE.modules' },
+  'build/web/worker.js': { meta: 'the labs\' data files: ATTNLAB_INLINE.assets', fetch: 'only where ATTNLAB_INLINE.assets has no file' },
 };
 const isGlue = (id) => /^build\/attnlab-(simd|scalar)\.mjs$/.test(id);
 const MIME = {
@@ -267,7 +269,7 @@ export function collectModules(root, entries) {
       throw new SingleFileError(`${id}:${lineOf(source, found.computedImports[0])}: import() of a computed specifier `
         + 'cannot be inlined; use a string literal');
     }
-    if (found.fetches.length && !isGlue(id)) {
+    if (found.fetches.length && !isGlue(id) && !hook.fetch) {
       throw new SingleFileError(`${id}:${lineOf(source, found.fetches[0])}: fetch() fails from file:// pages; `
         + 'import the data as a module instead (or give it a single-file hook)');
     }
@@ -388,8 +390,18 @@ export function buildSingleFile(root = path.join(REPO, 'public')) {
   if (/<\/script|<!--/i.test(boot)) throw new SingleFileError(`${BOOT} contains '</script' or '<!--'`);
   sizes.js += boot.length;
 
+  // The labs' data files (the Lookup lab's digits), for the worker: base64 in one JSON block.
+  const assetFiles = [...new Set(LABS.flatMap((lab) => Object.values(lab.trainer?.assets ?? {}).map((a) => a.file)))];
+  const assets = Object.fromEntries(assetFiles.map((file) => {
+    const full = path.join(root, file);
+    if (!existsSync(full)) throw new SingleFileError(`${full} is missing: build the assets first (scripts/build.sh)`);
+    return [file, readFileSync(full).toString('base64')];
+  }));
+  const assetsJson = JSON.stringify(assets);
+  sizes.assets += assetsJson.length;
   const blocks = [
     `<script type="application/json" id="attnlab-modules">${modulesJson}</script>`,
+    `<script type="application/json" id="attnlab-assets">${assetsJson}</script>`,
     ...BUILDS.map((b) => `<script type="application/octet-stream" id="attnlab-wasm-${b}">${wasm[b]}</script>`),
     `<script type="module">\n${boot}</script>`,
   ].join('\n');
@@ -415,7 +427,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, html);
     const size = statSync(out).size;
-    console.log(`[single-file] ${path.relative(process.cwd(), out) || out}: ${mb(size)} (${size} bytes; target <= 3 MB) — `
+    console.log(`[single-file] ${path.relative(process.cwd(), out) || out}: ${mb(size)} (${size} bytes; target <= 5 MB) — `
       + `WASM ${mb(sizes.wasm)} as base64, JS ${mb(sizes.js)} in ${modules.length} modules, CSS ${mb(sizes.css)}, other assets ${mb(sizes.assets)}`);
   } catch (error) {
     if (error.name !== 'SingleFileError') throw error;

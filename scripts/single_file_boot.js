@@ -16,6 +16,7 @@
 //   #attnlab-modules      JSON {modules: {id: {parts, deps}}, page: [id], worker: id, glue: {simd, scalar}}
 //                         parts: strings, and numbers that stand for the URL of deps[n] (quoted)
 //   #attnlab-wasm-simd, #attnlab-wasm-scalar   the two WASM modules, base64
+//   #attnlab-assets       JSON {file: base64}: the labs' data files (web/labs/*: trainer.assets)
 
 /** Makes a blob: URL for `entry` and, first, for everything it imports. urls: id -> URL, shared. */
 function linkModules(modules, entry, urls) {
@@ -31,7 +32,7 @@ function linkModules(modules, entry, urls) {
 }
 
 /** The hook that web/loader.js and web/app.js read: globalThis.ATTNLAB_INLINE. */
-function inlineHook(graph, wasmBase64, urls, createWorker) {
+function inlineHook(graph, wasmBase64, urls, createWorker, assetsBase64 = {}) {
   const decode = (base64) => {
     const text = atob(base64());
     const bytes = new Uint8Array(text.length);
@@ -47,6 +48,8 @@ function inlineHook(graph, wasmBase64, urls, createWorker) {
       get simd() { return decode(() => wasmBase64.simd); },
       get scalar() { return decode(() => wasmBase64.scalar); },
     },
+    // file -> () => its bytes, decoded when asked for (web/worker.js reads a lab's data files here).
+    assets: Object.fromEntries(Object.keys(assetsBase64).map((file) => [file, () => decode(() => assetsBase64[file])])),
     createWorker,
   };
 }
@@ -55,12 +58,12 @@ function inlineHook(graph, wasmBase64, urls, createWorker) {
  * Runs in the classic worker. Messages that arrive while the modules load are held, then replayed in
  * order once web/worker.js has installed its handler.
  */
-function workerMain(graph, wasmBase64) {
+function workerMain(graph, wasmBase64, assetsBase64) {
   const held = [];
   const hold = (event) => held.push(event);
   self.addEventListener('message', hold);
   const urls = {};
-  self.ATTNLAB_INLINE = inlineHook(graph, wasmBase64, urls, null);
+  self.ATTNLAB_INLINE = inlineHook(graph, wasmBase64, urls, null, assetsBase64);
   import(linkModules(graph.modules, graph.worker, urls)).then(() => {
     self.removeEventListener('message', hold);
     for (const event of held) self.dispatchEvent(new MessageEvent('message', { data: event.data }));
@@ -78,7 +81,7 @@ const pageUrls = {};
 function createWorker() {
   const source = new Blob([
     '"use strict";\n', linkModules.toString(), '\n', inlineHook.toString(), '\n', workerMain.toString(), '\n',
-    'workerMain(', graphJson, ', {simd: "', wasmBase64.simd, '", scalar: "', wasmBase64.scalar, '"});\n',
+    'workerMain(', graphJson, ', {simd: "', wasmBase64.simd, '", scalar: "', wasmBase64.scalar, '"}, ', text('attnlab-assets'), ');\n',
   ], { type: 'text/javascript' });
   return new Worker(URL.createObjectURL(source), { name: 'attention-lab' }); // classic: see above
 }

@@ -1,16 +1,22 @@
-// The Web Worker owns the WASM module and the training loop; the page only draws.
+// The Web Worker owns the WASM module and the training loop; the page only draws. It serves any lab
+// of the registry: the page names the lab in 'configure' and 'section'.
 // Protocol: web/protocol.md.
 import { loadAttnLab } from './loader.js';
 import { TrainingSession } from './training/session.js';
+import { AssetCache } from './training/assets.js';
+import { KernelRunner } from './training/kernel_runner.js';
 import { WebGpuProbe } from './webgpu/probe.js';
 import { parseSafetensors } from './io/safetensors.js';
+import { labById } from './labs/registry.js';
 
 const BATCH_MS = 100; // post progress about this often
 const EVALUATE_EVERY = 50; // steps between evaluations on 1,024 fresh samples
 
-let lab = null;
+let module = null; // the WASM module
+let assets = null;
 let gpu = { available: false, reason: 'not probed', attention: null, adapter: '' };
 let session = null;
+let sessionLab = null; // the declaration of the lab the session trains
 let targetSteps = 0;
 let speed = 0; // steps per second; 0 = as fast as possible
 let running = false;
@@ -20,49 +26,71 @@ let rate = { steps: 0, ms: 0 };
 
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
 
+// A lab's data files: inline in the single file (scripts/build_single_file.mjs), else fetched from the
+// site next to the page (public/assets/, two folders above this file in public/build/web/).
+async function readAsset(file) {
+  const inline = globalThis.ATTNLAB_INLINE?.assets?.[file];
+  if (inline) return inline();
+  const response = await fetch(new URL(`../../${file}`, import.meta.url));
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 async function init({ build = 'auto', webgpu = true }) {
-  lab = await loadAttnLab({ build });
+  module = await loadAttnLab({ build });
+  assets = new AssetCache(module, readAsset);
   gpu = webgpu ? await WebGpuProbe.probe(globalThis.navigator?.gpu) : { available: false, reason: 'disabled', attention: null, adapter: '' };
   post({
-    type: 'ready', version: lab.version, build: lab.build, buildNote: lab.buildNote,
-    cpuBackends: lab.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter },
-    defaults: Object.fromEntries(['copy', 'reverse', 'pointer'].map((t) => [t, lab.AlignmentTrainer.defaults(t)])),
+    type: 'ready', version: module.version, build: module.build, buildNote: module.buildNote,
+    cpuBackends: module.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter },
   });
 }
 
-const newSession = (config, backend) => TrainingSession.create({
-  lab, config, backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
-});
+function labOf(id) {
+  const lab = labById(id);
+  if (!lab) throw new Error(`unknown lab '${id}'`);
+  return lab;
+}
 
-function configure({ config, backend = 'auto', steps }) {
-  adopt(newSession(config, backend), { config, steps });
+async function newSession(lab, config, backend) {
+  return TrainingSession.create({
+    module, lab, config, assets: await assets.forLab(lab), backend,
+    gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
+  });
+}
+
+async function configure({ lab: id, config, backend = 'auto', steps }) {
+  const lab = labOf(id);
+  adopt(lab, await newSession(lab, config, backend), { steps });
 }
 
 // A session from the config, with the file's weights loaded into it. A file that does not fit throws
 // (StateDictError: every missing, unexpected and mis-shaped tensor), and the current session stays.
-function importWeights({ config, backend = 'auto', steps, bytes }) {
+async function importWeights({ lab: id, config, backend = 'auto', steps, bytes }) {
+  const lab = labOf(id);
   const { tensors } = parseSafetensors(bytes);
-  const next = newSession(config, backend);
+  const next = await newSession(lab, config, backend);
   try {
     next.loadStateDict(tensors);
   } catch (error) {
     next.dispose();
     throw error;
   }
-  adopt(next, { config, steps }, { imported: true });
+  adopt(lab, next, { steps }, { imported: true });
 }
 
 /** Makes `next` the session (dropping the old one) and tells the page: `configured`. */
-function adopt(next, { config, steps }, extra = {}) {
+function adopt(lab, next, { steps }, extra = {}) {
   session?.dispose();
   session = next;
+  sessionLab = lab;
   running = false;
-  targetSteps = steps ?? lab.AlignmentTrainer.defaults(config.task).steps;
+  targetSteps = steps ?? session.defaultSteps;
   pending = { losses: [], accuracies: [] };
   session.drainSnapshots(); // the first snapshot goes with 'configured'
   rate = { steps: 0, ms: 0 };
   post({
-    type: 'configured', config: session.config, choice: session.choice, steps: targetSteps,
+    type: 'configured', lab: lab.id, config: session.config, choice: session.choice, steps: targetSteps,
     fixedSample: session.fixedSample(), snapshot: session.lastSnapshot, ...extra,
   });
 }
@@ -140,7 +168,7 @@ const handlers = {
   configure,
   import: importWeights,
   play() {
-    if (session.step >= targetSteps) targetSteps = session.step + (lab.AlignmentTrainer.defaults(session.config.task).steps);
+    if (session.step >= targetSteps) targetSteps = session.step + session.defaultSteps;
     running = true;
     post({ type: 'state', running: true, step: session.step });
     loop();
@@ -170,19 +198,45 @@ const handlers = {
   export() {
     post({ type: 'weights', tensors: session.stateDict(), config: session.config, step: session.step });
   },
+  // A section of a lab that computes outside training (web/labs/*: sections): with the values of its
+  // properties, on the backend the page asks for; the session's model where the section needs one.
+  async section({ lab: id, section: sectionId, values, backend = 'auto', request }) {
+    const lab = labOf(id);
+    const section = lab.sections?.find((s) => s.id === sectionId);
+    if (!section) throw new Error(`the ${lab.title} lab has no section '${sectionId}'`);
+    if (section.needsModel && (!session || sessionLab !== lab)) throw new Error('this section needs a model: wait for it to be built');
+    const kernel = new KernelRunner({ module, requested: backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software });
+    const ctx = {
+      module,
+      session: sessionLab === lab ? session : null,
+      attention: (args) => kernel.forward(args),
+      rng: (seed) => new module.Rng(seed),
+      database: () => session.trainer.images('database'),
+    };
+    const result = await section.compute(ctx, values);
+    post({ type: 'section', lab: lab.id, section: section.id, request, result });
+  },
   loseDevice() {
     gpu.attention?.destroy();
   },
 };
 
-self.onmessage = async ({ data }) => {
+async function handle(data) {
   try {
     const handler = handlers[data?.type];
     if (!handler) throw new Error(`unknown request '${data?.type}'`);
-    if (data.type !== 'init' && !lab) throw new Error('the module is still loading');
-    if (!['init', 'configure', 'import', 'set'].includes(data.type) && !session) throw new Error('configure a lab first');
+    if (data.type !== 'init' && !module) throw new Error('the module is still loading');
+    if (!['init', 'configure', 'import', 'set', 'section'].includes(data.type) && !session) throw new Error('configure a lab first');
     await handler(data);
   } catch (error) {
-    post({ type: 'error', message: error?.message ?? String(error), request: data?.type });
+    post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section });
   }
+}
+
+// Requests are handled one after another, in the order sent: a configure that waits for a lab's data
+// file finishes before the play that follows it. (The training loop itself is not a request: a pause
+// arrives between its chunks.)
+let queue = Promise.resolve();
+self.onmessage = ({ data }) => {
+  queue = queue.then(() => handle(data));
 };

@@ -45,7 +45,7 @@ test('integer flags take plain decimal digits only: 0x10, 1e3, +5, " 5", 5.0, 0b
 
 test('--lr takes plain decimal or exponent notation, not hex, binary, Infinity or NaN', () => {
   for (const value of ['0x1', '0b1', 'Infinity', '-Infinity', 'NaN', '+0.01', ' 0.01', '1e', '.']) {
-    assertRefused(copy('--lr', value), /^attnlab: --lr must be a number in \[0\.000001, 1\], got '.*' \(plain decimal, e\.g\. 0\.003 or 3e-3\)$/,
+    assertRefused(copy('--lr', value), /^attnlab: --lr must be a number in \(0, 1\], got '.*' \(plain decimal, e\.g\. 0\.003 or 3e-3\)$/,
       { oneLine: false, what: `--lr '${value}'` });
   }
   for (const value of ['.003', '3e-3', '3E-3', '1.']) {
@@ -80,13 +80,18 @@ test('output paths are checked before training: a missing folder, a folder, a fi
   assert.ok(!existsSync(path.join(dir, 'a.png')), 'nothing was written');
 });
 
-test('attnlab train --lab lookup: --save into a missing folder is refused before training; --load does not apply', () => {
+test('attnlab train --lab lookup: --save into a missing folder is refused before training; --load of another model is refused', () => {
   const dir = tempDir();
   const lookup = (...args) => attnlab(['train', '--lab', 'lookup', '--backend', 'simd', '--steps', '1', ...args]);
   assertRefused(lookup('--save', path.join(dir, 'nope', 'l.safetensors')), /^attnlab: --save '.*l\.safetensors': the folder '.*nope' does not exist$/,
     { what: 'lookup --save' });
   assertRefused(lookup('--save', ''), /^attnlab: --save needs a file name/, { oneLine: false, what: "lookup --save ''" });
-  assertRefused(lookup('--load', NOTEBOOK_WEIGHTS), /^attnlab: --load does not apply to --lab lookup/, { oneLine: false, what: 'lookup --load' });
+  // The notebook's copy model (metadata heads=4) into the Lookup lab: refused on its metadata; and a
+  // bare file of another model: its tensors do not fit, and the message lists them.
+  assertRefused(lookup('--load', NOTEBOOK_WEIGHTS), /^attnlab: '.*' holds weights for heads=4 \(metadata\); this run has 1 heads: pass --heads 4$/, { what: 'lookup --load of copy weights' });
+  const bare = path.join(dir, 'bare-copy.safetensors');
+  writeFileSync(bare, stateDictBytes(parseSafetensors(readFileSync(NOTEBOOK_WEIGHTS)).tensors, {}));
+  assertRefused(lookup('--load', bare), /^attnlab: cannot load '.*': the weights do not fit this model: missing keys: .*img_mlp\.0\.weight/, { what: 'lookup --load of bare copy weights' });
   assertRefused(lookup('--steps', '1e3'), /--steps must be an integer .* \(plain decimal digits\)/, { oneLine: false, what: 'lookup --steps 1e3' });
 });
 
@@ -110,7 +115,7 @@ test('--load refuses weights whose metadata names another task, lab or head coun
   writeFileSync(bare, stateDictBytes(parseSafetensors(readFileSync(NOTEBOOK_WEIGHTS)).tensors, {}));
   const r = reverse('--load', bare);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(attnlab(['--help']).stdout, /--load FILE[^]*metadata names another lab, task or head count is refused, not followed/);
+  assert.match(attnlab(['--help']).stdout, /--load FILE[^]*metadata\s+names\s+another\s+lab,\s+task\s+or\s+head\s+count\s+is\s+refused,\s+not\s+followed/);
 });
 
 test('--load of a missing file, a folder or a file that does not fit: one line, exit 2', () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { lab } from './support.mjs';
 import { nodeGpu } from '../../web/webgpu/node_gpu.mjs';
 import { WebGpuProbe } from '../../web/webgpu/probe.js';
+import { alignmentLab } from '../../web/labs/01_alignment.js';
 import { TrainingSession } from '../../web/training/session.js';
 
 const m = await lab('simd');
@@ -21,10 +22,10 @@ async function gpuAttention() {
 test('copy trains with the attention kernel on WebGPU and matches the SIMD128 run closely', async () => {
   const probe = await gpuAttention();
   const config = { task: 'copy', seed: 3, batch: 16 }; // small: SwiftShader is a CPU
-  const gpuRun = TrainingSession.create({ lab: m, config, backend: 'webgpu', gpuAttention: probe.attention });
+  const gpuRun = TrainingSession.create({ module: m, lab: alignmentLab, config, backend: 'webgpu', gpuAttention: probe.attention });
   assert.equal(gpuRun.backend, 'webgpu');
   assert.equal(gpuRun.reason, 'forced: WebGPU');
-  const cpuRun = TrainingSession.create({ lab: m, config, backend: 'simd' });
+  const cpuRun = TrainingSession.create({ module: m, lab: alignmentLab, config, backend: 'simd' });
   const a = await gpuRun.runSteps(40);
   const b = await cpuRun.runSteps(40);
   // Same seed, same batches, same init: the runs differ only by float rounding in the kernel.
@@ -37,7 +38,7 @@ test('copy trains with the attention kernel on WebGPU and matches the SIMD128 ru
 
 test('losing the GPU device mid-training falls back to SIMD128 without losing the run', async () => {
   const probe = await gpuAttention();
-  const session = TrainingSession.create({ lab: m, config: { task: 'reverse', seed: 1, batch: 16 }, backend: 'webgpu', gpuAttention: probe.attention });
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'reverse', seed: 1, batch: 16 }, backend: 'webgpu', gpuAttention: probe.attention });
   const before = await session.runSteps(5);
   probe.attention.destroy(); // what a driver reset or a lost GPU process looks like to the page
   const after = await session.runSteps(5);
@@ -51,7 +52,7 @@ test('losing the GPU device mid-training falls back to SIMD128 without losing th
 
 test('auto picks SIMD128 for the small lab problem even with an adapter, and says why', async () => {
   const probe = await gpuAttention();
-  const session = TrainingSession.create({ lab: m, config: { task: 'copy' }, backend: 'auto', gpuAttention: probe.attention });
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy' }, backend: 'auto', gpuAttention: probe.attention });
   assert.equal(session.backend, 'simd128');
   assert.equal(session.reason, 'auto: WebGPU: problem too small to pay off -> SIMD128');
   session.dispose();
@@ -62,10 +63,10 @@ test('auto never picks a software adapter, even for a problem big enough for a G
   const probe = await gpuAttention();
   assert.equal(probe.software, true, `SwiftShader is a software adapter: ${probe.adapter}`);
   const big = { task: 'copy', batch: 1024, length: 64 }; // 12*B*H*T*S*D = 1.6 GFLOP per step
-  const auto = TrainingSession.create({ lab: m, config: big, backend: 'auto', gpuAttention: probe.attention, gpuSoftware: probe.software });
+  const auto = TrainingSession.create({ module: m, lab: alignmentLab, config: big, backend: 'auto', gpuAttention: probe.attention, gpuSoftware: probe.software });
   assert.equal(auto.backend, 'simd128');
   assert.match(auto.reason, /^auto: WebGPU: software adapter \(.*SwiftShader.*\) is slower than the CPU -> SIMD128$/i);
-  const forced = TrainingSession.create({ lab: m, config: big, backend: 'webgpu', gpuAttention: probe.attention, gpuSoftware: probe.software });
+  const forced = TrainingSession.create({ module: m, lab: alignmentLab, config: big, backend: 'webgpu', gpuAttention: probe.attention, gpuSoftware: probe.software });
   assert.equal(forced.backend, 'webgpu');
   auto.dispose();
   forced.dispose();
@@ -100,7 +101,7 @@ function failingGpu(error) {
 }
 
 test('a WebGPU programming error (a bad argument to the API) is rethrown, never taken for a lost device', async () => {
-  const session = TrainingSession.create({ lab: m, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
     gpuAttention: failingGpu(new TypeError('no overload matched for writeBuffer: no possible types matched')) });
   assert.equal(session.backend, 'webgpu');
   await assert.rejects(session.runSteps(1), (e) => e instanceof TypeError && /no overload matched/.test(e.message));
@@ -111,7 +112,7 @@ test('a WebGPU programming error (a bad argument to the API) is rethrown, never 
 
 test('a lost device is the one error that falls back: fallback says where and why', async () => {
   const { WebGpuDeviceLost } = await import('../../web/webgpu/attention_webgpu.js');
-  const session = TrainingSession.create({ lab: m, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
     gpuAttention: failingGpu(new WebGpuDeviceLost('WebGPU device lost (unknown): driver reset')) });
   await session.runSteps(3);
   assert.equal(session.backend, 'simd128');

@@ -1,6 +1,7 @@
 // Command-line flags for `attnlab`: a small declarative parser that names the bad flag.
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { LABS } from '../labs/registry.js';
 
 export class UsageError extends Error {}
 
@@ -18,68 +19,94 @@ export function cut(value, { tail = false } = {}) {
 /** The same, quoted. */
 export const shown = (value, options) => `'${cut(value, options)}'`;
 
-export const USAGE = `usage: attnlab train --task copy|reverse|pointer [options]
-       attnlab train --lab lookup [--steps N] [--seed S] [--heads H] [--batch N] [--lr X] [--backend B] [--json]
-                                  [--save FILE]
-       attnlab labs
+// ---- flags: the generic ones here, each lab's from its property table (web/labs/*.js) ----
 
-Trains a lab's model with the same C++ trainer as the page: the Alignment lab (course notebook 01,
-the default; --task picks copy, reverse or pointer) or the Lookup lab (notebook 02: attention over a
-database of 100 real MNIST digits; defaults: 9370 steps, heads 1, batch 64, lr 0.0001).
+const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-options:
-  --lab L           alignment | lookup (default alignment)
-  --task T          alignment: copy | reverse | pointer           (required for alignment)
-  --unique-keys     pointer: draw keys as a permutation (no duplicates)
-  --steps N         training steps (default: copy 200, reverse 250, pointer 350)
-  --seed S          seed, 0..4294967295 (default 0); a seed reproduces a run bit for bit
-  --backend B       auto | webgpu | simd | scalar (default auto)
-  --build B         auto | simd-threads | simd | scalar: which WASM module to load (default auto:
-                    simd-threads, the Node build that runs a step's two shards on two cores)
-  --lr X            Adam learning rate (default 0.003)
-  --heads H         attention heads (default 4)
-  --d-model E       model width (default 32)
-  --batch N         batch size (default 128)
-  --no-positional   ablation: drop the input-position embeddings
-  --every N         progress every N steps (default 25)
-  --json            JSON lines instead of text
-  --png FILE        write the head-mean attention heatmap of the fixed sample as PNG (2x, as the page
-                    exports it; drawn in headless Chromium, else the bare cells and colour bar)
-  --svg FILE        the same figure as SVG (needs Chromium)
-  --save FILE       save the trained weights as safetensors (PyTorch's state_dict names)
-                    (--png, --svg and --save are checked before training: the folder must exist)
-  --load FILE       start from saved weights (the lab's or the course notebook's, see docs/weights.md);
-                    a file whose metadata names another lab, task or head count is refused, not followed
-  -h, --help        this text
-  --version         the module version`;
+/** A property's flag: --name in kebab case; a switch that is on by default is turned off by --no-name. */
+export const flagOf = (prop) => (prop.type === 'bool' && prop.default === true ? `--no-${kebab(prop.name)}` : `--${kebab(prop.name)}`);
 
-// Each lab and the flags it takes (the rest are the Alignment lab's own).
-export const LABS = {
-  alignment: { notebook: '01_attention_principle', title: 'Alignment: copy, reverse, pointer' },
-  lookup: { notebook: '02_attention_basics_mnist_lookup', title: 'Lookup: attention as a database query over real MNIST digits',
-    flags: ['--lab', '--steps', '--seed', '--heads', '--batch', '--lr', '--backend', '--build', '--every', '--json', '--save'] },
+/** The properties a lab takes on the command line (not the page's own: speed, colours, sections' views). */
+export const cliProperties = (lab) => lab.properties.filter((p) => !p.page);
+
+const GENERIC = {
+  '--lab': { key: 'labId', type: 'choice', choices: LABS.map((l) => l.id), help: `which lab (default ${LABS[0].id})` },
+  '--build': { key: 'build', type: 'choice', choices: ['auto', 'simd-threads', 'simd', 'scalar'],
+    help: 'which WASM module to load (default auto: simd-threads, the Node build that runs a step\'s two shards on two cores)' },
+  '--every': { key: 'every', type: 'int', min: 1, max: 100000, help: 'progress every N steps (default 25)', meta: 'N' },
+  '--json': { key: 'json', type: 'bool', help: 'JSON lines instead of text' },
+  '--save': { key: 'save', type: 'string', help: 'save the trained weights as safetensors (PyTorch\'s state_dict names)', meta: 'FILE' },
+  '--load': { key: 'load', type: 'string', meta: 'FILE',
+    help: 'start from saved weights (the lab\'s or the course notebook\'s, see docs/weights.md); a file whose metadata names another lab, task or head count is refused, not followed' },
+};
+// Only for labs whose key figure is a heatmap (lab.cli.heatmapFigure).
+const FIGURE_FLAGS = {
+  '--png': { key: 'png', type: 'string', meta: 'FILE',
+    help: 'write the head-mean attention heatmap of the fixed sample as PNG (2x, as the page exports it; drawn in headless Chromium, else the bare cells and colour bar)' },
+  '--svg': { key: 'svg', type: 'string', meta: 'FILE', help: 'the same figure as SVG (needs Chromium)' },
 };
 
-const FLAGS = {
-  '--lab': { key: 'lab', type: 'choice', choices: Object.keys(LABS) },
-  '--task': { key: 'task', type: 'choice', choices: ['copy', 'reverse', 'pointer'] },
-  '--unique-keys': { key: 'uniqueKeys', type: 'bool' },
-  '--steps': { key: 'steps', type: 'int', min: 1, max: 100000 },
-  '--seed': { key: 'seed', type: 'int', min: 0, max: 4294967295 },
-  '--backend': { key: 'backend', type: 'choice', choices: ['auto', 'webgpu', 'simd', 'scalar'] },
-  '--build': { key: 'build', type: 'choice', choices: ['auto', 'simd-threads', 'simd', 'scalar'] },
-  '--lr': { key: 'lr', type: 'number', min: 1e-6, max: 1 },
-  '--heads': { key: 'heads', type: 'int', min: 1, max: 16 },
-  '--d-model': { key: 'dModel', type: 'int', min: 1, max: 256 },
-  '--batch': { key: 'batch', type: 'int', min: 1, max: 1024 },
-  '--no-positional': { key: 'noPositional', type: 'bool' },
-  '--every': { key: 'every', type: 'int', min: 1, max: 100000 },
-  '--json': { key: 'json', type: 'bool' },
-  '--png': { key: 'png', type: 'string' },
-  '--svg': { key: 'svg', type: 'string' },
-  '--save': { key: 'save', type: 'string' },
-  '--load': { key: 'load', type: 'string' },
+/** flag -> spec for one lab: its properties' flags, then the generic ones. */
+export function flagsOf(lab) {
+  const flags = {};
+  for (const prop of cliProperties(lab)) {
+    const spec = { key: prop.name, prop, help: prop.help };
+    if (prop.type === 'bool') Object.assign(spec, { type: 'bool', value: prop.default !== true });
+    else if (prop.type === 'choice') Object.assign(spec, { type: 'choice', choices: prop.choices.map((c) => String(c.value)) });
+    else Object.assign(spec, { type: prop.type === 'int' ? 'int' : 'number', min: prop.min, max: prop.max, minExclusive: !!prop.minExclusive, meta: prop.type === 'int' ? 'N' : 'X' });
+    flags[flagOf(prop)] = spec;
+  }
+  Object.assign(flags, GENERIC);
+  if (lab.cli?.heatmapFigure) Object.assign(flags, FIGURE_FLAGS);
+  return flags;
+}
+
+const wrap = (text, width, indent) => {
+  const words = text.split(/\s+/);
+  const lines = [];
+  let line = '';
+  for (const w of words) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
 };
+
+function flagLine(flag, spec, prop) {
+  const meta = spec.type === 'bool' ? '' : spec.type === 'choice' ? ` ${spec.choices.join('|')}` : ` ${spec.meta ?? 'X'}`;
+  const left = `  ${flag}${meta}`;
+  const def = prop && prop.type !== 'bool' ? ` (default ${prop.defaultText ?? prop.default})` : '';
+  const text = `${spec.help ?? ''}${def}`;
+  return `${left.length < 24 ? left.padEnd(24) : `${left}\n${' '.repeat(24)}`}${wrap(text, 76, 24)}`;
+}
+
+/** The help text, from the registry: one section per lab, with its flags. */
+function usage() {
+  const lines = ['usage: attnlab train [--lab LAB] [options]', '       attnlab labs', '',
+    'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
+    'settings on the page (web/labs/); a flag of another lab is refused.', ''];
+  for (const lab of LABS) {
+    const first = lab === LABS[0] ? ' (the default)' : '';
+    lines.push(`--lab ${lab.id}${first}: ${lab.title}, course notebook ${lab.notebook}`);
+    lines.push(`  ${wrap(lab.summary, 96, 2)}`);
+    const required = lab.cli?.required ?? [];
+    if (required.length) lines.push(`  required: ${required.map((n) => flagOf(lab.properties.find((p) => p.name === n))).join(' ')}`);
+    for (const prop of cliProperties(lab)) lines.push(flagLine(flagOf(prop), flagsOf(lab)[flagOf(prop)], prop));
+    if (lab.cli?.heatmapFigure) for (const [flag, spec] of Object.entries(FIGURE_FLAGS)) lines.push(flagLine(flag, spec));
+    lines.push('');
+  }
+  lines.push('every lab:');
+  for (const [flag, spec] of Object.entries(GENERIC)) lines.push(flagLine(flag, spec));
+  lines.push('  (--png, --svg and --save are checked before training: the folder must exist)');
+  lines.push(flagLine('-h, --help', { type: 'bool', help: 'this text' }));
+  lines.push(flagLine('--version', { type: 'bool', help: 'the module version' }));
+  return lines.join('\n');
+}
+
+export const USAGE = usage();
 
 // Written the way a person writes a number, so '0x10', '1e3' steps, '+5', ' 5', '5.0', 'Infinity' and
 // 'NaN' are refused rather than read by Number() as something the user may not have meant.
@@ -89,49 +116,80 @@ const DECIMAL = /^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$/;
 function parseNumber(name, spec, raw) {
   const int = spec.type === 'int';
   const value = (int ? INTEGER : DECIMAL).test(raw) ? Number(raw) : NaN;
-  if (Number.isFinite(value) && value >= spec.min && value <= spec.max) return value;
+  const above = spec.minExclusive ? value > spec.min : value >= spec.min;
+  if (Number.isFinite(value) && above && value <= spec.max) return value;
   const form = Number.isNaN(value) ? (int ? ' (plain decimal digits)' : ' (plain decimal, e.g. 0.003 or 3e-3)') : '';
-  throw new UsageError(`${name} must be ${int ? 'an integer' : 'a number'} in [${spec.min}, ${spec.max}], got ${shown(raw)}${form}`);
+  const range = `${spec.minExclusive ? '(' : '['}${spec.min}, ${spec.max}]`;
+  throw new UsageError(`${name} must be ${int ? 'an integer' : 'a number'} in ${range}, got ${shown(raw)}${form}`);
 }
 
+/**
+ * argv -> {lab, values (the lab's property values: its defaults and the flags), given (names set by a
+ * flag), backend, build, seed, every, json, save, load, png, svg} or {help} / {version} / {labs}.
+ */
 export function parseArgs(argv) {
   if (argv.includes('-h') || argv.includes('--help')) return { help: true };
   if (argv.includes('--version')) return { version: true };
   const [command, ...rest] = argv;
   if (command === 'labs' && rest.length === 0) return { labs: true };
   if (command !== 'train') throw new UsageError(command ? `unknown command ${shown(command)}` : 'missing command');
-  const out = { backend: 'auto', build: 'auto', seed: 0, every: 25, json: false };
+  // The lab first: it decides which flags exist.
+  let labId = LABS[0].id;
+  rest.forEach((arg, i) => {
+    const [name, inline] = arg.split(/=(.*)/s, 2);
+    if (name === '--lab') labId = inline ?? rest[i + 1];
+  });
+  if (labId === undefined || labId.startsWith('--')) throw new UsageError('--lab needs a value');
+  const lab = LABS.find((l) => l.id === labId);
+  if (!lab) throw new UsageError(`--lab must be one of ${LABS.map((l) => l.id).join(', ')}, got ${shown(labId)}`);
+  const flags = flagsOf(lab);
+  const out = { lab, build: 'auto', every: 25, json: false, values: defaultsOf(lab), given: new Set() };
   for (let i = 0; i < rest.length; i++) {
     const [name, inline] = rest[i].split(/=(.*)/s, 2);
-    const spec = FLAGS[name];
-    if (!spec) throw new UsageError(`unknown flag ${shown(name)}`);
-    if (spec.type === 'bool') {
-      out[spec.key] = true;
-      continue;
+    const spec = flags[name];
+    if (!spec) {
+      const elsewhere = LABS.some((other) => other !== lab && flagsOf(other)[name]);
+      throw new UsageError(elsewhere ? `${name} does not apply to --lab ${lab.id} (it takes ${Object.keys(flags).join(' ')})` : `unknown flag ${shown(name)}`);
     }
-    const raw = inline ?? rest[++i];
-    if (raw === undefined || raw.startsWith('--')) throw new UsageError(`${name} needs a value`);
-    if (spec.type === 'choice') {
-      if (!spec.choices.includes(raw)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, got ${shown(raw)}`);
-      out[spec.key] = raw;
-    } else if (spec.type === 'string') {
-      if (raw === '') throw new UsageError(`${name} needs a file name, got an empty one`);
-      out[spec.key] = raw;
-    } else {
-      out[spec.key] = parseNumber(name, spec, raw);
+    let value;
+    if (spec.type === 'bool') value = spec.value ?? true;
+    else {
+      const raw = inline ?? rest[++i];
+      if (raw === undefined || raw.startsWith('--')) throw new UsageError(`${name} needs a value`);
+      if (spec.type === 'choice') {
+        if (!spec.choices.includes(raw)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, got ${shown(raw)}`);
+        value = raw;
+      } else if (spec.type === 'string') {
+        if (raw === '') throw new UsageError(`${name} needs a file name, got an empty one`);
+        value = raw;
+      } else value = parseNumber(name, spec, raw);
     }
+    if (spec.prop) {
+      out.values[spec.key] = value;
+      out.given.add(spec.key);
+    } else out[spec.key] = value;
   }
-  out.lab ??= 'alignment';
-  const allowed = LABS[out.lab].flags;
-  if (allowed) {
-    const given = rest.filter((a) => a.startsWith('--')).map((a) => a.split('=')[0]);
-    const foreign = given.find((flag) => !allowed.includes(flag));
-    if (foreign) throw new UsageError(`${foreign} does not apply to --lab ${out.lab} (it takes ${allowed.join(' ')})`);
-    return out;
+  for (const name of lab.cli?.required ?? []) {
+    if (!out.given.has(name)) throw new UsageError(`${flagOf(lab.properties.find((p) => p.name === name))} is required`);
   }
-  if (!out.task) throw new UsageError('--task is required');
-  if (out.uniqueKeys && out.task !== 'pointer') throw new UsageError('--unique-keys applies to --task pointer only');
+  // What a choice implies (a task brings its step count), unless the flag was given too.
+  for (const name of out.given) {
+    const implied = lab.afterChange(name, out.values);
+    for (const [k, v] of Object.entries(implied)) if (!out.given.has(k)) out.values[k] = v;
+  }
+  // A flag that only some settings use (--unique-keys is for the pointer task) is refused elsewhere.
+  for (const name of out.given) {
+    const prop = lab.properties.find((p) => p.name === name);
+    if (prop.when && !prop.when(out.values)) throw new UsageError(`${flagOf(prop)} ${prop.whenText ?? 'does not apply to these settings'}`);
+  }
+  out.backend = out.values.backend ?? 'auto';
+  out.seed = out.values.seed ?? 0;
+  out.steps = out.given.has('steps') ? out.values.steps : undefined;
   return out;
+}
+
+function defaultsOf(lab) {
+  return Object.fromEntries(lab.properties.map((p) => [p.name, p.default]));
 }
 
 /** A file flag's path that cannot work: one line, exit 2, no usage text. */

@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // attnlab: the labs headless (autograding, CI, slide figures). Same trainer as the page
-// (web/training/session.js), same WASM module. Exit codes: 0 ok, 2 bad usage or settings, 1 failure.
-// Every error is one line on stderr (the stack too only with ATTNLAB_DEBUG=1), and every file flag is
-// checked before training, so a run never fails at its end on a path it could have refused at the start.
-import { checkFiles, cut, FileError, LABS, parseArgs, shown, USAGE, UsageError } from './args.mjs';
-import { trainLookup } from './lookup.mjs';
+// (web/training/session.js), same WASM module, any lab of the registry (web/labs/registry.js): its
+// flags come from the lab's property table, its texts from the lab's `cli` block. Exit codes: 0 ok,
+// 2 bad usage or settings, 1 failure. Every error is one line on stderr (the stack too only with
+// ATTNLAB_DEBUG=1), and every file flag is checked before training, so a run never fails at its end
+// on a path it could have refused at the start.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { checkFiles, cut, FileError, parseArgs, shown, USAGE, UsageError } from './args.mjs';
 import { writeFigures } from './figure.mjs';
-import { loadAttnLabNode } from '../node_loader.mjs';
+import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
+import { LABS } from '../labs/registry.js';
 import { TrainingSession } from '../training/session.js';
+import { AssetCache } from '../training/assets.js';
 import { WebGpuProbe } from '../webgpu/probe.js';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { parseSafetensors, loadStateDict, saveStateDict } from '../io/state_dict.js';
 
 /**
@@ -17,17 +21,22 @@ import { parseSafetensors, loadStateDict, saveStateDict } from '../io/state_dict
  * -> what the file holds, when that is not what this run trains; else null. A file that says nothing
  * loads as before. Refused rather than followed, so that a run is what its flags say.
  */
-function weightsRefusal(metadata, task, heads) {
+function weightsRefusal(metadata, lab, values) {
   const m = metadata ?? {};
-  if (m.lab !== undefined && m.lab !== 'alignment') {
-    return `${cut(m.lab)} weights (metadata lab=${cut(m.lab)}); --lab alignment needs alignment weights`;
-  }
-  if (m.task !== undefined && m.task !== task) return `${cut(m.task)} weights (metadata task=${cut(m.task)}); --task ${task} needs ${task} weights`;
-  if (m.heads !== undefined && m.heads !== String(heads)) {
-    return `weights for heads=${cut(m.heads)} (metadata); this run has ${heads} heads: pass --heads ${cut(m.heads)}`;
+  if (m.lab !== undefined && m.lab !== lab.id) return `${cut(m.lab)} weights (metadata lab=${cut(m.lab)}); --lab ${lab.id} needs ${lab.id} weights`;
+  for (const { name, kind } of lab.weights.mustMatch ?? []) {
+    const want = String(values[name]);
+    if (m[name] === undefined || m[name] === want) continue;
+    return kind === 'count'
+      ? `weights for ${name}=${cut(m[name])} (metadata); this run has ${want} ${name}: pass --${name} ${cut(m[name])}`
+      : `${cut(m[name])} weights (metadata ${name}=${cut(m[name])}); --${name} ${want} needs ${want} weights`;
   }
   return null;
 }
+
+const readAsset = (file) => readFile(path.join(REPO_ROOT, 'public', file)).catch((error) => {
+  throw new Error(error.code === 'ENOENT' ? `${path.join('public', file)} is missing: run bash scripts/build.sh` : error.message);
+});
 
 async function main(argv) {
   let args;
@@ -44,14 +53,17 @@ async function main(argv) {
     return 0;
   }
   if (args.labs) {
-    for (const [id, lab] of Object.entries(LABS)) process.stdout.write(`${id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook})\n`);
+    for (const lab of LABS) {
+      process.stdout.write(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}\n`);
+    }
     return 0;
   }
-  const lab = await loadAttnLabNode({ build: args.build ?? 'auto' });
+  const module = await loadAttnLabNode({ build: args.build ?? 'auto' });
   if (args.version) {
-    process.stdout.write(`${lab.version}\n`);
+    process.stdout.write(`${module.version}\n`);
     return 0;
   }
+  const { lab, values } = args;
   const say = (record, text) => process.stdout.write(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
   let gpu = { attention: null, reason: 'not requested' };
   if (args.backend === 'auto' || args.backend === 'webgpu') {
@@ -59,15 +71,12 @@ async function main(argv) {
     const { gpu: nodeGpuObject, reason } = await nodeGpu();
     gpu = nodeGpuObject ? await WebGpuProbe.probe(nodeGpuObject) : { attention: null, reason };
   }
-  if (args.lab === 'lookup') return trainLookup(args, lab, gpu, say);
-  const defaults = lab.AlignmentTrainer.defaults(args.task);
-  const config = { task: args.task, seed: args.seed, uniqueKeys: !!args.uniqueKeys, positional: !args.noPositional };
-  for (const key of ['lr', 'heads', 'dModel', 'batch']) if (args[key] !== undefined) config[key] = args[key];
-  const steps = args.steps ?? defaults.steps;
   let session;
   try {
+    const assets = await new AssetCache(module, readAsset).forLab(lab);
     session = TrainingSession.create({
-      lab, config, backend: args.backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
+      module, lab, config: lab.configureRequest(values).config, assets, backend: args.backend,
+      gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
     });
   } catch (error) {
     if (error.name !== 'AttnLabError') throw error;
@@ -77,8 +86,8 @@ async function main(argv) {
   if (args.load) {
     const file = shown(args.load, { tail: true });
     try {
-      const { tensors, metadata } = parseSafetensors(readFileSync(args.load));
-      const refusal = weightsRefusal(metadata, args.task, session.config.heads);
+      const { tensors, metadata } = parseSafetensors(await readFile(args.load));
+      const refusal = weightsRefusal(metadata, lab, { ...values, ...session.config });
       if (refusal) {
         process.stderr.write(`attnlab: ${file} holds ${refusal}\n`);
         session.dispose();
@@ -92,57 +101,44 @@ async function main(argv) {
       return 2;
     }
   }
-  say({ type: 'start', task: args.task, steps, seed: args.seed, backend: session.backend, reason: session.reason,
-    build: lab.build, version: lab.version },
-  `Attention Lab ${lab.version}: ${args.task}, ${steps} steps, seed ${args.seed}; backend ${session.backendLabel} (${session.reason})`);
+  const steps = args.steps ?? session.defaultSteps;
+  const c = session.config;
+  say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed, backend: session.backend, reason: session.reason,
+    build: module.build, version: module.version },
+  `Attention Lab ${module.version}: ${lab.cli.startText(c, steps, args.seed)}; backend ${session.backendLabel} (${session.reason})`);
 
   const t0 = performance.now();
   while (session.step < steps) {
     const n = Math.min(args.every, steps - session.step);
     const { losses, accuracies } = await session.runSteps(n);
-    const loss = losses[losses.length - 1], accuracy = accuracies[accuracies.length - 1];
-    say({ type: 'progress', step: session.step, loss, accuracy },
-      `step ${String(session.step).padStart(5)}  loss ${loss.toFixed(4)}  batch accuracy ${(100 * accuracy).toFixed(1)}%`);
+    const m = { step: session.step, loss: losses[losses.length - 1], accuracy: accuracies[accuracies.length - 1] };
+    const { record, text } = lab.cli.progress(m, session.trainer);
+    say({ type: 'progress', ...record }, text);
   }
   const seconds = (performance.now() - t0) / 1000;
   const fallback = session.fallback;
   // A forced backend that did not run is never silent, in text or JSON mode: one line on stderr.
   if (fallback) process.stderr.write(`attnlab: warning: --backend ${args.backend} fell back at step ${fallback.fellBackAt}: ${fallback.reason}\n`);
-  const e = session.evaluate();
+  const evaluation = session.evaluate();
   const snapshot = session.takeSnapshot();
-  const attention = [];
-  for (let t = 0; t < snapshot.T; t++) attention.push(Array.from(snapshot.weightsMean.slice(t * snapshot.S, (t + 1) * snapshot.S)));
-  const sample = session.fixedSample();
-  const record = {
-    type: 'final', task: args.task, uniqueKeys: !!args.uniqueKeys, steps: session.step, seed: args.seed,
-    backend: session.backend, reason: session.reason, build: lab.build, stepsPerSecond: session.step / seconds,
+  const { record, lines } = lab.cli.final({ config: c, values, evaluation, snapshot, sample: session.fixedSample(), trainer: session.trainer });
+  say({
+    type: 'final', lab: lab.id, ...record.head, steps: session.step, seed: args.seed,
+    backend: session.backend, reason: session.reason, build: module.build, stepsPerSecond: session.step / seconds,
     ...(fallback ? { requestedBackend: fallback.requested, fellBackAt: fallback.fellBackAt } : {}),
-    accuracy: e.accuracy, loss: e.loss, evaluatedOn: e.samples, patternMass: e.patternMass,
-    bestHead: e.bestHead, bestHeadMass: e.bestHeadMass, headMass: e.headMass,
-    ...(args.task === 'pointer' ? { bayesCeiling: e.bayesCeiling } : {}),
-    sample: { keys: Array.from(sample.keys), values: Array.from(sample.values), targets: Array.from(sample.targets),
-      ...(sample.query !== undefined ? { query: sample.query } : {}), predictions: Array.from(snapshot.predictions) },
-    attention,
-  };
-  const pattern = { copy: 'diagonal', reverse: 'anti-diagonal', pointer: 'matching keys' }[args.task];
-  say(record, [
-    `accuracy on ${e.samples} fresh samples: ${(100 * e.accuracy).toFixed(2)}%` +
-      (args.task === 'pointer' ? ` (Bayes ceiling of this batch: ${(100 * e.bayesCeiling).toFixed(2)}%)` : ''),
-    `head-mean attention on the ${pattern}: ${e.patternMass.toFixed(3)}; best head ${e.bestHead}: ${e.bestHeadMass.toFixed(3)}`,
-    `${(session.step / seconds).toFixed(1)} steps/s on ${session.backendLabel}`,
-  ].join('\n'));
+    ...record.body,
+  }, [...lines, `${(session.step / seconds).toFixed(1)} steps/s on ${session.backendLabel}`].join('\n'));
   if (args.png || args.svg) {
     try {
-      const lines = await writeFigures({ config: session.config, sample, inspection: snapshot, step: session.step, png: args.png, svg: args.svg });
-      for (const line of lines) (line.startsWith('warning') ? process.stderr : process.stdout).write(args.json && !line.startsWith('warning') ? '' : `${line}\n`);
+      const figureLines = await writeFigures({ lab: lab.id, config: c, sample: session.fixedSample(), inspection: snapshot, step: session.step, png: args.png, svg: args.svg });
+      for (const line of figureLines) (line.startsWith('warning') ? process.stderr : process.stdout).write(args.json && !line.startsWith('warning') ? '' : `${line}\n`);
     } catch (error) {
       process.stderr.write(`attnlab: ${error.message}\n`);
       return 1;
     }
   }
   if (args.save) {
-    writeFileSync(args.save, saveStateDict(session.trainer, { lab: 'alignment', task: args.task, heads: session.config.heads,
-      uniqueKeys: !!args.uniqueKeys, steps: session.step, seed: args.seed }));
+    await writeFile(args.save, saveStateDict(session.trainer, lab.weights.metadata(c, session.step)));
     if (!args.json) say(null, `saved the weights to ${args.save}`);
   }
   session.dispose();

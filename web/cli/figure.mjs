@@ -26,13 +26,13 @@ async function renderInBrowser(args) {
 }
 
 /**
- * {config, sample, inspection, step, png?, svg?} -> writes the files; -> lines to report.
+ * {lab (its id), config, sample, inspection, step, png?, svg?} -> writes the files; -> lines to report.
  * Throws only when an SVG was asked for and no browser can draw it.
  */
-export async function writeFigures({ config, sample, inspection, step, png, svg }) {
+export async function writeFigures({ lab, config, sample, inspection, step, png, svg }) {
   const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : x);
   const args = {
-    config, caption: ` — step ${step}`,
+    lab, config, caption: ` — step ${step}`,
     sample: Object.fromEntries(Object.entries(sample).map(([k, v]) => [k, plain(v)])),
     inspection: Object.fromEntries(Object.entries(inspection).map(([k, v]) => [k, plain(v)])),
   };

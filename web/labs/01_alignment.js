@@ -24,18 +24,18 @@ const properties = [
     choices: TASKS.map((t) => ({ value: t, label: t })),
     help: 'What the model must learn: copy the input, reverse it, or look up the value of a query key.' },
   { name: 'uniqueKeys', type: 'bool', default: false, effect: 'reset', group: 'Task', label: 'Unique keys',
-    when: pointerTask,
+    when: pointerTask, whenText: 'applies to --task pointer only',
     help: 'Draw the pointer keys without repetition, so every query matches exactly one pair.' },
   { name: 'length', type: 'int', default: 16, min: 1, max: 64, effect: 'reset', group: 'Task', label: 'Length L',
-    when: sequenceTask, help: 'Tokens per input sequence (and output positions).' },
+    when: sequenceTask, whenText: 'applies to --task copy and reverse only', help: 'Tokens per input sequence (and output positions).' },
   { name: 'vocab', type: 'int', default: 32, min: 2, max: 256, effect: 'reset', group: 'Task', label: 'Vocabulary V',
-    when: sequenceTask, help: 'Token ids 1..V-1 (0 is reserved).' },
+    when: sequenceTask, whenText: 'applies to --task copy and reverse only', help: 'Token ids 1..V-1 (0 is reserved).' },
   { name: 'pairs', type: 'int', default: 12, min: 1, max: 64, effect: 'reset', group: 'Task', label: 'Pairs M',
-    when: pointerTask, help: 'Key→value pairs per example.' },
+    when: pointerTask, whenText: 'applies to --task pointer only', help: 'Key→value pairs per example.' },
   { name: 'keyRange', type: 'int', default: 12, min: 1, max: 64, effect: 'reset', group: 'Task', label: 'Key range K',
-    when: pointerTask, help: 'Keys are drawn from 1..K.' },
+    when: pointerTask, whenText: 'applies to --task pointer only', help: 'Keys are drawn from 1..K.' },
   { name: 'valueRange', type: 'int', default: 12, min: 1, max: 64, effect: 'reset', group: 'Task',
-    label: 'Value range', when: pointerTask, help: 'Values are drawn from K+1..K+value range.' },
+    label: 'Value range', when: pointerTask, whenText: 'applies to --task pointer only', help: 'Values are drawn from K+1..K+value range.' },
   { name: 'dModel', type: 'int', default: 32, min: 1, max: 256, effect: 'reset', group: 'Model', label: 'd_model',
     help: 'Width E of the embeddings and of the attention layer.' },
   { name: 'heads', type: 'int', default: 4, min: 1, max: 16, effect: 'reset', group: 'Model', label: 'Heads',
@@ -46,7 +46,7 @@ const properties = [
     help: 'Fresh random examples per training step.' },
   { name: 'lr', type: 'number', default: 0.003, min: 0, minExclusive: true, max: 1, step: 0.001, effect: 'live',
     group: 'Training', label: 'Learning rate', help: 'Adam learning rate; can change while training runs.' },
-  { name: 'steps', type: 'int', default: 200, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps',
+  { name: 'steps', type: 'int', default: 200, defaultText: 'per task: copy 200, reverse 250, pointer 350', min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps',
     help: 'Train until this many steps; can change while training runs.' },
   { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed',
     help: 'Seeds the initial weights and the data: the same seed gives the same run.' },
@@ -54,11 +54,11 @@ const properties = [
     choices: [{ value: 'auto', label: 'auto (best available)' }, { value: 'webgpu', label: 'WebGPU' },
       { value: 'simd', label: 'SIMD128 (WASM)' }, { value: 'scalar', label: 'scalar (WASM)' }],
     help: 'Where the attention kernel runs. A backend that is not available falls back, and the badge says why.' },
-  { name: 'speed', type: 'choice', default: 'max', effect: 'live', group: 'Run', label: 'Speed (steps/s)',
+  { name: 'speed', type: 'choice', default: 'max', effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true,
     choices: [{ value: '1', label: '1' }, { value: '5', label: '5' }, { value: '20', label: '20' },
       { value: '100', label: '100' }, { value: 'max', label: 'max' }],
     help: 'Steps per second; slow speeds let you watch the pattern form.' },
-  { name: 'palette', type: 'choice', default: 'viridis', effect: 'view', group: 'Run', label: 'Colour scale',
+  { name: 'palette', type: 'choice', default: 'viridis', effect: 'view', group: 'Run', label: 'Colour scale', page: true,
     choices: [{ value: 'viridis', label: 'viridis' }, { value: 'cividis', label: 'cividis' },
       { value: 'magma', label: 'magma' }, { value: 'greys', label: 'greys (print)' }],
     help: 'Perceptually uniform colour scales for the heatmaps, 0 (dark) to 1 (bright).' },
@@ -109,6 +109,32 @@ function configureRequest(v) {
 }
 
 const speedOf = (v) => (v.speed === 'max' ? 0 : Number(v.speed));
+
+// ---- the trainer in the worker and the CLI (web/training/session.js) ----
+
+const EVAL_SAMPLES = 1024;
+
+const trainer = {
+  assets: {},
+  create: (module, config) => new module.AlignmentTrainer(config),
+  defaultSteps: (module, config) => module.AlignmentTrainer.defaults(config.task).steps,
+  // One attention call a step: the batch's output positions (T) against its input positions (S).
+  shape: (c) => ({ B: c.batch, H: c.heads, T: c.outLength, S: c.inLength, D: c.dModel / c.heads }),
+  fixedSample: (t) => t.fixedSample(),
+  sampleArgs: (config, sample) => (config.task === 'pointer'
+    ? { keys: sample.keys, values: sample.values, query: sample.query }
+    : { tokens: sample.keys }),
+  evaluate: (t, backend) => t.evaluate(EVAL_SAMPLES, { backend }),
+  inspect: (t, sample, backend) => t.inspect(sample, { backend }),
+};
+
+const metrics = {
+  evaluationTitle: 'Evaluation on 1,024 fresh samples',
+  loss: { title: 'Loss', yTitle: 'cross-entropy', evaluation: (e) => e.loss, references: () => [] },
+  accuracy: { title: 'Accuracy', yTitle: 'accuracy', evaluation: (e) => e.accuracy,
+    references: (e, config) => (config.task === 'pointer' ? [{ label: 'Bayes ceiling', y: e.bayesCeiling }] : []) },
+  batchLabel: 'training batch', evaluationLabel: 'evaluation (1,024 fresh)',
+};
 
 // ---- view models: the worker's arrays -> what a view draws ----
 
@@ -288,10 +314,53 @@ function weightsMetadata(config, step) {
     positional: config.positional, ...(config.task === 'pointer' ? { uniqueKeys: config.uniqueKeys } : {}) };
 }
 
+// ---- headless (web/cli/attnlab.mjs): the texts and records of a run ----
+
+const PATTERN = { copy: 'diagonal', reverse: 'anti-diagonal', pointer: 'matching keys' };
+
+const cli = {
+  required: ['task'],
+  heatmapFigure: true, // --png / --svg: the head-mean heatmap of the fixed sample
+  startRecord: (c) => ({ task: c.task }),
+  startText: (c, steps, seed) => `${c.task}, ${steps} steps, seed ${seed}`,
+  progress: (m) => ({ record: m,
+    text: `step ${String(m.step).padStart(5)}  loss ${m.loss.toFixed(4)}  batch accuracy ${(100 * m.accuracy).toFixed(1)}%` }),
+  final({ config: c, evaluation: e, snapshot, sample }) {
+    const attention = [];
+    for (let t = 0; t < snapshot.T; t++) attention.push(Array.from(snapshot.weightsMean.slice(t * snapshot.S, (t + 1) * snapshot.S)));
+    const pointer = c.task === 'pointer';
+    return {
+      record: {
+        head: { task: c.task, uniqueKeys: !!c.uniqueKeys },
+        body: {
+          accuracy: e.accuracy, loss: e.loss, evaluatedOn: e.samples, patternMass: e.patternMass,
+          bestHead: e.bestHead, bestHeadMass: e.bestHeadMass, headMass: e.headMass,
+          ...(pointer ? { bayesCeiling: e.bayesCeiling } : {}),
+          sample: { keys: list(sample.keys), values: list(sample.values), targets: list(sample.targets),
+            ...(sample.query !== undefined ? { query: sample.query } : {}), predictions: list(snapshot.predictions) },
+          attention,
+        },
+      },
+      lines: [
+        `accuracy on ${e.samples} fresh samples: ${(100 * e.accuracy).toFixed(2)}%`
+          + (pointer ? ` (Bayes ceiling of this batch: ${(100 * e.bayesCeiling).toFixed(2)}%)` : ''),
+        `head-mean attention on the ${PATTERN[c.task]}: ${e.patternMass.toFixed(3)}; best head ${e.bestHead}: ${e.bestHeadMass.toFixed(3)}`,
+      ],
+    };
+  },
+};
+
 export const alignmentLab = {
   id: 'alignment',
   title: 'Alignment',
   subtitle: 'Lab 1 — attention as learnable addressing',
+  notebook: '01_attention_principle',
+  summary: 'Copy, reverse and pointer tasks: watch the attention find the diagonal, the anti-diagonal and the matching key.',
+  // The home page's card: what a trained copy model's head-mean attention looks like.
+  thumbnail: {
+    label: 'A bright diagonal: each output position attends to the same input position',
+    cells: () => Array.from({ length: 8 }, (_, t) => Array.from({ length: 8 }, (_, s) => (s === t ? 0.92 : Math.abs(s - t) === 1 ? 0.18 : 0.04))),
+  },
   properties,
   checks,
   presets,
@@ -299,10 +368,18 @@ export const alignmentLab = {
   afterChange,
   configureRequest,
   speedOf,
+  trainer,
+  metrics,
+  panels: ['transport', 'curves', 'attention', 'rows', 'inspect'],
+  figureStem: (config) => config.task,
+  cli,
   weights: {
+    // A file whose metadata names another task or head count is refused by the CLI, not followed.
+    mustMatch: [{ name: 'task' }, { name: 'heads', kind: 'count' }],
     valuesFromFile: valuesFromWeights,
     metadata: weightsMetadata,
     fileName: (config, step) => `alignment-${config.task}-step${step}.safetensors`,
+    describe: (config) => config.task,
   },
   views: {
     heatmaps: (config, sample, inspection, caption = '') => heatmapModels(config, sample, inspection, caption),

@@ -1,30 +1,32 @@
-// One training run of the Alignment lab, shared by the Web Worker (web/worker.js) and the CLI
-// (web/cli/), so both run the identical trainer. Its steps run through BackendSteps (the backend
-// choice and why, the WebGPU kernel in the staged step, the fallback to the CPU if the GPU device
-// goes away); this file keeps the run's metrics and the attention snapshots of the fixed sample.
+// One training run of any lab, shared by the Web Worker (web/worker.js) and the CLI (web/cli/), so
+// both run the identical trainer. The lab's declaration (web/labs/*.js, `trainer`) says how to make
+// its trainer, the shape of its attention call, its fixed sample, and how to evaluate and inspect;
+// everything else is here. Its steps run through BackendSteps (the backend choice and why, the
+// WebGPU kernel in the staged step, the fallback to the CPU if the GPU device goes away); this file
+// keeps the run's metrics and the snapshots of the fixed sample.
 import { BackendSteps } from './backend_steps.js';
 import { ThinningList, typedArrayBytes } from './bounded_history.js';
 import { loadStateDict, stateDictOf } from '../io/state_dict.js';
 
 export const SNAPSHOT_EVERY = 5; // steps between attention snapshots for the timeline
-const EVAL_SAMPLES = 1024;
-
 export class TrainingSession {
   /**
-   * lab: the loaded module (web/loader.js); config: the trainer's config; backend: auto | webgpu |
-   * simd | scalar; gpuAttention: a ready WebGpuAttention or null; gpuReason: why there is none.
+   * module: the loaded WASM module (web/loader.js); lab: the lab's declaration (web/labs/*.js);
+   * config: its trainer's config; assets: what lab.trainer.assets named, loaded (web/training/assets.js);
+   * backend: auto | webgpu | simd | scalar; gpuAttention: a ready WebGpuAttention or null; gpuReason:
+   * why there is none.
    */
-  static create({ lab, config, backend = 'auto', gpuAttention = null, gpuReason = 'no adapter', gpuSoftware = false }) {
-    return new TrainingSession(lab, config, backend, gpuAttention, gpuReason, gpuSoftware);
+  static create({ module, lab, config, assets = {}, backend = 'auto', gpuAttention = null, gpuReason = 'no adapter', gpuSoftware = false }) {
+    return new TrainingSession(module, lab, config, assets, backend, gpuAttention, gpuReason, gpuSoftware);
   }
 
-  constructor(lab, config, requested, gpuAttention, gpuReason, gpuSoftware) {
-    this.lab = lab;
-    this.trainer = new lab.AlignmentTrainer(config); // throws AttnLabError on a bad config
+  constructor(module, lab, config, assets, requested, gpuAttention, gpuReason, gpuSoftware) {
+    this.module = module;
+    this.spec = lab.trainer;
+    this.trainer = this.spec.create(module, config, assets); // throws AttnLabError on a bad config
     this.config = this.trainer.config;
-    const c = this.config;
-    this.shape = { B: c.batch, H: c.heads, T: c.outLength, S: c.inLength, D: c.dModel / c.heads };
-    this.steps = new BackendSteps({ lab, trainer: this.trainer, shape: this.shape, requested, gpuAttention, gpuReason, gpuSoftware });
+    this.shape = this.spec.shape(this.config);
+    this.steps = new BackendSteps({ lab: module, trainer: this.trainer, shape: this.shape, requested, gpuAttention, gpuReason, gpuSoftware });
     // Snapshots taken and not yet handed to the page (drainSnapshots); bounded in case nobody drains.
     this.pendingSnapshots = new ThinningList({ maxCount: 512, maxBytes: 64 * 1024 * 1024, sizeOf: typedArrayBytes });
     this.lastSnapshot = null;
@@ -69,8 +71,7 @@ export class TrainingSession {
   }
 
   takeSnapshot() {
-    const sample = this.fixedSample();
-    const inspection = this.trainer.inspect(this.sampleArgs(sample), { backend: this.cpuBackend() });
+    const inspection = this.inspect(this.spec.sampleArgs(this.config, this.fixedSample()));
     const snapshot = { step: this.step, ...inspection };
     this.pendingSnapshots.push(snapshot);
     this.lastSnapshot = snapshot;
@@ -80,23 +81,22 @@ export class TrainingSession {
   cpuBackend() { return this.steps.cpuBackend; }
 
   fixedSample() {
-    this._fixed ??= this.trainer.fixedSample();
+    this._fixed ??= this.spec.fixedSample(this.trainer);
     return this._fixed;
   }
 
-  sampleArgs(sample) {
-    return this.config.task === 'pointer'
-      ? { keys: sample.keys, values: sample.values, query: sample.query }
-      : { tokens: sample.keys };
+  /** The steps a run of this config trains when the user gives no count. */
+  get defaultSteps() {
+    return this.spec.defaultSteps(this.module, this.config);
   }
 
   evaluate() {
-    this.lastEvaluation = { step: this.step, ...this.trainer.evaluate(EVAL_SAMPLES, { backend: this.cpuBackend() }) };
+    this.lastEvaluation = { step: this.step, ...this.spec.evaluate(this.trainer, this.cpuBackend()) };
     return this.lastEvaluation;
   }
 
   inspect(sample) {
-    return this.trainer.inspect(sample, { backend: this.cpuBackend() });
+    return this.spec.inspect(this.trainer, sample, this.cpuBackend());
   }
 
   setLearningRate(lr) {

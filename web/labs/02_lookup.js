@@ -1,0 +1,244 @@
+// Lab 02, "Lookup" (course notebook 02_attention_basics_mnist_lookup): softmax(QK^T) is a lookup and
+// multiplying by V a retrieval, over a database of 100 real MNIST digits. In the course's order:
+// the database; hard attention (one-hot keys: exact retrieval); soft attention with random vectors
+// (a blurry weighted average); many queries at once; a trained attention layer that retrieves the
+// best-matching digit.
+// This file only declares: properties, presets, texts, what the worker computes for each section
+// (02_lookup_sections.js) and pure functions from the worker's data to view models. No DOM here.
+import { DIGITS_ASSET, loadDigits } from '../data/digits.js';
+import { SECTIONS } from './02_lookup_sections.js';
+
+const INTRO = 'A database of 100 real handwritten digits. softmax(QK^T) decides how much each database image is '
+  + 'worth to the query (the lookup); multiplying by V, the images themselves, returns their weighted average '
+  + '(the retrieval). Go down the page in the course\'s order: hard attention retrieves exactly, random soft '
+  + 'attention retrieves a blur, and a trained attention layer learns to retrieve a digit that matches the query.';
+
+const explore = (section) => ({ effect: 'view', group: 'Explore', section });
+
+const properties = [
+  // The trained lookup (section 5): the course's model.
+  { name: 'heads', type: 'int', default: 1, min: 1, max: 16, effect: 'reset', group: 'Model', label: 'Heads',
+    help: 'Heads of MultiheadAttention(32, heads); each head works in 32 / heads dimensions. The course uses 1.' },
+  { name: 'embedDim', type: 'int', default: 32, min: 1, max: 256, effect: 'reset', group: 'Model', label: 'Embedding width',
+    help: 'Width of the shared Linear(784, width) that embeds queries and database images (the course: 32).' },
+  { name: 'batch', type: 'int', default: 64, min: 1, max: 1024, effect: 'reset', group: 'Training', label: 'Batch',
+    help: 'Query images per training step (the course: 64).' },
+  { name: 'lr', type: 'number', default: 0.0001, min: 0, minExclusive: true, max: 1, step: 0.0001, effect: 'live',
+    group: 'Training', label: 'Learning rate', help: 'Adam learning rate (the course: 1e-4); can change while training runs.' },
+  { name: 'steps', type: 'int', default: 9370, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps',
+    help: 'Train until this many steps (the course: 10 epochs of 60,000 images at batch 64 = 9,370 steps).' },
+  { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed',
+    help: 'Picks the 100 database digits, the 2,000 held-out queries and the initial weights: the same seed gives the same run.' },
+  { name: 'backend', type: 'choice', default: 'auto', effect: 'reset', group: 'Run', label: 'Backend', cli: true,
+    choices: [{ value: 'auto', label: 'auto (best available)' }, { value: 'webgpu', label: 'WebGPU' },
+      { value: 'simd', label: 'SIMD128 (WASM)' }, { value: 'scalar', label: 'scalar (WASM)' }],
+    help: 'Where the attention kernel runs, in every section. A backend that is not available falls back, and the badge says why.' },
+  { name: 'speed', type: 'choice', default: 'max', effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true,
+    choices: [{ value: '5', label: '5' }, { value: '20', label: '20' }, { value: '100', label: '100' }, { value: 'max', label: 'max' }],
+    help: 'Steps per second.' },
+  // The explorations (sections 2-4 and the trained lookup's query): view settings, kept in links.
+  { name: 'query', type: 'int', default: 0, min: 0, max: 99, label: 'Query image', page: true, ...explore('hard'),
+    help: 'Which database image the one-hot query asks for (0-99, in the database\'s order before shuffling).' },
+  { name: 'dim', type: 'int', default: 4, min: 1, max: 64, label: 'Vector size d', page: true, ...explore('soft'),
+    help: 'Length of the random query and key vectors. Longer vectors give larger dot products: sharper weights.' },
+  { name: 'temperature', type: 'number', default: 1, min: 0.01, max: 100, step: 0.1, label: 'Temperature', page: true, ...explore('soft'),
+    help: 'Weights = softmax(QK^T / temperature). Low temperature: one image wins (sharp); high: all images blend (blurry).' },
+  { name: 'draw', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Random draw', page: true, ...explore('soft'),
+    help: 'Seeds the random Q and K vectors; "New random vectors" counts it up.' },
+  { name: 'queries', type: 'int', default: 8, min: 1, max: 32, label: 'Queries', page: true, ...explore('multi'),
+    help: 'Random queries asked at once: Q becomes a matrix with one row per query.' },
+  { name: 'heldOut', type: 'int', default: 0, min: 0, max: 1999, label: 'Held-out query', page: true, ...explore('trained'),
+    help: 'Which of the 2,000 held-out digits (never trained on) the trained model looks up.' },
+];
+
+const checks = [
+  (v) => (v.embedDim % v.heads === 0 ? null : { name: 'heads', message: `heads must divide the embedding width (${v.embedDim} is not divisible by ${v.heads})` }),
+];
+
+const presets = [
+  { id: 'course', label: 'The course\'s model', values: {},
+    text: 'Linear(784, 32) shared by queries and database, one head, batch 64, lr 1e-4: top-1 label match climbs from chance (~10%) to about 65% in 1,000 steps.' },
+  { id: 'few-steps', label: 'Too few steps', values: { steps: 100 },
+    text: 'After 100 steps the weights are nearly uniform: every retrieval is close to the database\'s mean image.' },
+  { id: 'lr-high', label: 'Learning rate 10x', values: { lr: 0.001 },
+    text: 'Ten times the course\'s learning rate learns faster at first; watch whether the retrieval MSE keeps falling.' },
+  { id: 'four-heads', label: '4 heads', values: { heads: 4 },
+    text: 'Four heads of 8 dimensions each; the retrieval uses the mean of their weights.' },
+];
+
+const speedOf = (v) => (v.speed === 'max' ? 0 : Number(v.speed));
+
+/** Values -> the worker's configure request. */
+function configureRequest(v) {
+  return { config: { seed: v.seed, heads: v.heads, embedDim: v.embedDim, batch: v.batch, lr: v.lr }, backend: v.backend, steps: v.steps };
+}
+
+// ---- the trainer in the worker and the CLI (web/training/session.js) ----
+
+const trainer = {
+  assets: { digits: { file: DIGITS_ASSET, load: loadDigits } },
+  create: (module, config, assets) => new module.LookupTrainer(config, assets.digits),
+  defaultSteps: (module) => module.LookupTrainer.defaults().steps,
+  // One attention call a step: the batch's queries (T = batch) against the database (S), in one problem.
+  shape: (c) => ({ B: 1, H: c.heads, T: c.batch, S: c.databaseImages, D: c.embedDim / c.heads }),
+  fixedSample: () => ({ heldOut: 0 }),
+  sampleArgs: (config, sample) => sample,
+  evaluate: (t, backend) => t.evaluate({ backend }),
+  // The query's own pixels go with the answer, so the page can draw query and retrieval side by side.
+  inspect(t, sample, backend) {
+    const result = t.inspect(sample, { backend });
+    if (sample.heldOut !== undefined) {
+      const { pixels } = t.images('heldOut');
+      result.queryPixels = pixels.slice(sample.heldOut * result.P, (sample.heldOut + 1) * result.P);
+    }
+    return result;
+  },
+};
+
+// ---- view models ----
+
+const percent = (x) => `${(100 * x).toFixed(1)}%`;
+
+const metrics = {
+  evaluationTitle: 'Evaluation on the 2,000 held-out queries',
+  loss: { title: 'Retrieval MSE', yTitle: 'MSE', evaluation: (e) => e.mse,
+    references: (e) => [{ label: 'mean image', y: e.meanImageMse }] },
+  accuracy: { title: 'Top-1 label match', yTitle: 'label match', evaluation: (e) => e.top1,
+    references: (e) => [{ label: 'chance', y: e.chance }, { label: 'raw-pixel nearest neighbour', y: e.nearestNeighbourTop1 }] },
+  batchLabel: 'training batch', evaluationLabel: 'held-out queries',
+};
+
+function evaluationModel(config, e) {
+  if (!e) return null;
+  return {
+    step: e.step,
+    items: [
+      { id: 'top1', label: 'Top-1 label match', value: percent(e.top1), raw: e.top1,
+        help: `Share of the ${e.queries} held-out queries whose most-weighted database image has the query's label.` },
+      { id: 'chance', label: 'Chance', value: percent(e.chance), raw: e.chance,
+        help: 'Top-1 label match of a random pick, from the database\'s own label mix (MNIST\'s classes are not balanced).' },
+      { id: 'nearest-top1', label: 'Nearest neighbour', value: percent(e.nearestNeighbourTop1), raw: e.nearestNeighbourTop1,
+        help: 'Top-1 label match of the database image closest in raw pixels: a strong baseline with no learning.' },
+      { id: 'top10', label: 'Top-10 precision', value: percent(e.top10), raw: e.top10,
+        help: 'Share of the 10 most-weighted database images that have the query\'s label (at most 0.85 here: some digits have fewer than 10 copies).' },
+      { id: 'mse', label: 'Retrieval MSE', value: e.mse.toFixed(4), raw: e.mse,
+        help: 'Mean squared error between the retrieval and the query, pixels in [-1, 1].' },
+      { id: 'mean-image-mse', label: 'Mean image MSE', value: e.meanImageMse.toFixed(4), raw: e.meanImageMse,
+        help: 'The MSE of answering every query with the database\'s mean image: what uniform weights give.' },
+    ],
+    headline: e.top1 > e.chance * 2
+      ? `The trained lookup finds an image with the query's label ${percent(e.top1)} of the time (chance: ${percent(e.chance)}).`
+      : `Not much better than chance yet (${percent(e.top1)} against ${percent(e.chance)}): train longer.`,
+    heads: [],
+    explanation: e.mse < e.meanImageMse
+      ? `Its retrieval is closer to the query (MSE ${e.mse.toFixed(3)}) than the mean image (${e.meanImageMse.toFixed(3)}): the weights concentrate on similar digits.`
+      : null,
+  };
+}
+
+/** The trained model's answer for one held-out query -> figures (query, retrieval, weights, top 10). */
+function retrievalFigures(config, result, database, caption = '') {
+  if (!result) return [];
+  const P = result.P;
+  const figures = [
+    { kind: 'images', id: 'trained-query', title: `Query (label ${result.label})`, images: [result.queryPixels], size: 28, scale: 4,
+      captions: [`held-out query, label ${result.label}`] },
+    { kind: 'images', id: 'trained-retrieval', title: `Retrieval${caption}`, images: [result.retrieval], range: [-1, 1], size: 28, scale: 4,
+      captions: ['weights × database images'] },
+    { kind: 'bars', id: 'trained-weights', title: 'Weights over the database', values: result.weightsMean, labels: database?.labels,
+      xTitle: 'database image', yTitle: 'weight', highlight: result.topIndex[0] },
+  ];
+  if (database) {
+    figures.push({ kind: 'images', id: 'trained-grid', title: 'The database, tinted by weight', images: splitImages(database.pixels, P), size: 28,
+      columns: 10, scale: 1.5, tint: normalised(result.weightsMean), labels: Array.from(database.labels), highlight: result.topIndex[0] });
+    const top = Array.from(result.topIndex);
+    figures.push({ kind: 'images', id: 'trained-top10', title: 'Top-10 matches', images: top.map((i) => database.pixels.subarray(i * P, (i + 1) * P)),
+      size: 28, scale: 2, columns: 10,
+      captions: top.map((i, r) => `${result.topLabel[r]}${result.topLabel[r] === result.label ? ' ✓' : ' ✗'}`),
+      names: top.map((i, r) => `#${r + 1}: database image ${i}, label ${result.topLabel[r]}, weight ${result.topWeight[r].toFixed(3)}`
+        + (result.topLabel[r] === result.label ? ' (same label as the query)' : ' (another label)')) });
+  }
+  return figures;
+}
+
+const splitImages = (pixels, P) => Array.from({ length: pixels.length / P }, (_, i) => pixels.subarray(i * P, (i + 1) * P));
+/** Weights scaled so the largest is 1 (a tint shows where the weight is, whatever its total). */
+function normalised(weights) {
+  let max = 0;
+  for (const w of weights) max = Math.max(max, w);
+  return Array.from(weights, (w) => (max > 0 ? w / max : 0));
+}
+
+// ---- weights files ----
+
+/** A parsed safetensors file -> the property values of a model it fits (throws with the reason). */
+function valuesFromWeights(file) {
+  const t = file.tensors;
+  const embed = t['img_mlp.0.weight'];
+  if (!embed || !t['mha.in_proj_weight']) {
+    throw new Error('not a Lookup model: it has no img_mlp.0.weight and mha.in_proj_weight (the course\'s AttentionTest names)');
+  }
+  if (embed.shape.length !== 2 || embed.shape[1] !== 784) throw new Error(`img_mlp.0.weight must be [width, 784], got [${embed.shape.join(', ')}]`);
+  const m = file.metadata ?? {};
+  const values = { embedDim: embed.shape[0] };
+  if (/^\d+$/.test(m.heads ?? '')) values.heads = Number(m.heads);
+  if (/^\d+$/.test(m.seed ?? '')) values.seed = Number(m.seed);
+  return values;
+}
+
+export const lookupLab = {
+  id: 'lookup',
+  title: 'Lookup',
+  subtitle: 'Lab 2 — attention as a database query',
+  notebook: '02_attention_basics_mnist_lookup',
+  summary: 'Query a database of 100 real MNIST digits: hard attention retrieves exactly, random attention blurs, trained attention finds a match.',
+  // The home page's card: a trained query's weights over the 10 x 10 database, a few matches bright.
+  thumbnail: {
+    label: 'Weights over a 10 by 10 database of digits: a few matching images light up',
+    cells: () => Array.from({ length: 10 }, (_, r) => Array.from({ length: 10 }, (_, c) => ([[1, 3], [4, 7], [6, 2], [8, 8]].some(([a, b]) => a === r && b === c) ? 0.95
+      : [[2, 5], [7, 0]].some(([a, b]) => a === r && b === c) ? 0.5 : 0.05))),
+  },
+  properties,
+  checks,
+  presets,
+  intro: () => INTRO,
+  afterChange: (name, values) => values,
+  configureRequest,
+  speedOf,
+  trainer,
+  metrics,
+  sections: SECTIONS,
+  panels: ['section:database', 'section:hard', 'section:soft', 'section:multi', 'transport', 'curves', 'section:trained', 'section:pairs'],
+  figureStem: (config) => `lookup-seed${config.seed}`,
+  weights: {
+    valuesFromFile: valuesFromWeights,
+    metadata: (config, step) => ({ lab: 'lookup', heads: config.heads, steps: step, seed: config.seed }),
+    mustMatch: [{ name: 'heads', kind: 'count' }],
+    fileName: (config, step) => `lookup-step${step}.safetensors`,
+    describe: (config) => `a Lookup model with ${config.heads} head(s), width ${config.embedDim}`,
+  },
+  views: {
+    evaluation: evaluationModel,
+    retrievalFigures,
+  },
+  cli: {
+    startRecord: (c) => ({ heads: c.heads, batch: c.batch, lr: c.lr }),
+    startText: (c, steps, seed) => `lookup, ${steps} steps, seed ${seed}, ${c.heads} head(s), batch ${c.batch}, lr ${c.lr}; `
+      + `database ${c.databaseImages} digits, ${c.heldOutImages} held-out queries, ${c.trainingImages} for training`,
+    progress: (m, t) => ({ record: { step: m.step, epoch: t.epoch, loss: m.loss, top1: m.accuracy },
+      text: `step ${String(m.step).padStart(5)}  epoch ${t.epoch}  retrieval MSE ${m.loss.toFixed(4)}  batch top-1 ${(100 * m.accuracy).toFixed(1)}%` }),
+    final({ config: c, evaluation: e, trainer: t }) {
+      return {
+        record: {
+          head: { heads: c.heads, epochs: t.epoch },
+          body: { queries: e.queries, top1: e.top1, top10: e.top10, mse: e.mse, meanImageMse: e.meanImageMse,
+            nearestNeighbourTop1: e.nearestNeighbourTop1, nearestNeighbourMse: e.nearestNeighbourMse, chance: e.chance },
+        },
+        lines: [
+          `on ${e.queries} held-out queries: top-1 label match ${percent(e.top1)} (chance ${percent(e.chance)}, raw-pixel nearest neighbour ${percent(e.nearestNeighbourTop1)}); top-10 precision ${percent(e.top10)}`,
+          `retrieval MSE ${e.mse.toFixed(4)} (the database's mean image: ${e.meanImageMse.toFixed(4)}; copying the nearest image: ${e.nearestNeighbourMse.toFixed(4)})`,
+        ],
+      };
+    },
+  },
+};

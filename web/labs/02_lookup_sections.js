@@ -1,0 +1,268 @@
+// The Lookup lab's sections, in the course's order. Each section declares its text, the properties
+// that steer it, what the worker computes (compute: runs beside the WASM module; every softmax and
+// weighted sum goes through the attention kernel on the chosen backend, ctx.attention) and the
+// figures that show the result (figures: pure, for the page). No DOM here.
+//
+// The kernel takes one width D for q, k and v ([B,H,T,D], [B,H,S,D]); the values are images (784
+// pixels), so the query and key vectors are padded with zeros to 784: a zero adds nothing to a dot
+// product, so the scores are those of the short vectors.
+
+const P = 784; // 28 x 28 pixels
+const SIDE = 28;
+
+/** uint8 pixels -> the course's normalisation, (x/255 - 0.5)/0.5, in [-1, 1]. */
+export function normalise(pixels) {
+  const out = new Float32Array(pixels.length);
+  for (let i = 0; i < pixels.length; i++) out[i] = (pixels[i] / 255 - 0.5) / 0.5;
+  return out;
+}
+
+/** rows x d normal draws from the module's seeded RNG (the same draw on every backend and machine). */
+function randomMatrix(rng, rows, d) {
+  const out = new Float32Array(rows * d);
+  for (let i = 0; i < out.length; i++) out[i] = rng.normal();
+  return out;
+}
+
+/** [rows, d] -> [rows, width], zero-padded on the right. */
+function padRows(m, rows, d, width) {
+  const out = new Float32Array(rows * width);
+  for (let r = 0; r < rows; r++) out.set(m.subarray(r * d, (r + 1) * d), r * width);
+  return out;
+}
+
+/** A seeded shuffle of 0..n-1 (Fisher-Yates on the module's RNG). */
+function permutation(rng, n) {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = rng.below(i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
+const splitImages = (pixels, n) => Array.from({ length: n }, (_, i) => pixels.subarray(i * P, (i + 1) * P));
+
+function argmax(values) {
+  let best = 0;
+  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
+  return best;
+}
+
+/** 1 / sum(w^2): how many images the weights spread over (1 = one image, 100 = uniform). */
+function effectiveCount(weights) {
+  let s = 0;
+  for (const w of weights) s += w * w;
+  return s > 0 ? 1 / s : 0;
+}
+
+/** [S] weights -> scaled so the largest is 1 (a tint shows where the weight is, whatever its total). */
+function relative(weights) {
+  let max = 0;
+  for (const w of weights) max = Math.max(max, w);
+  return Array.from(weights, (w) => (max > 0 ? w / max : 0));
+}
+
+// ---- 1. The database ----
+
+const database = {
+  id: 'database',
+  title: '1. The database',
+  text: 'One hundred real handwritten digits, picked by the seed from MNIST\'s test set. Each image is a value in V '
+    + '(784 pixels, scaled to [-1, 1] as the course does). A query will look them up and retrieve a weighted sum of them.',
+  properties: [],
+  compute(ctx) {
+    const { pixels, labels } = ctx.database();
+    return { pixels, labels: Array.from(labels) };
+  },
+  figures(r) {
+    const counts = Array.from({ length: 10 }, (_, d) => r.labels.filter((l) => l === d).length);
+    return [
+      { kind: 'images', id: 'database-grid', title: 'Database: 100 digits (V)', images: splitImages(r.pixels, 100), size: SIDE,
+        columns: 10, scale: 2, labels: r.labels, names: r.labels.map((l, i) => `database image ${i}, label ${l}`) },
+      { kind: 'text', id: 'database-mix', text: `Labels in this database: ${counts.map((c, d) => `${c}×${d}`).join(', ')}. `
+        + 'MNIST\'s classes are not balanced, so chance (a random pick having the query\'s label) follows this mix, not 10%.' },
+    ];
+  },
+};
+
+// ---- 2. Hard attention ----
+
+const hard = {
+  id: 'hard',
+  title: '2. Hard attention: one-hot keys retrieve exactly',
+  text: 'Every database image gets a unique one-hot key (a row of K), and the keys are shuffled together with the '
+    + 'images. The query is the one-hot vector of the image we ask for. QK^T is then a one-hot vector with its 1 '
+    + 'where that image now sits, so multiplying by V returns that image and nothing else. QK^T is already a '
+    + 'distribution, so the course applies no softmax; here the kernel\'s softmax runs on QK^T × 10⁴, which gives '
+    + 'the same one-hot vector exactly (e^-10000 is 0 in float32).',
+  properties: ['query'],
+  actions: [{ id: 'reshuffle', label: 'Shuffle again', title: 'A new shuffle of keys and images', change: (v) => ({ ...v, draw: v.draw + 1 }) }],
+  dependsOn: ['query', 'draw'],
+  async compute(ctx, values) {
+    const { pixels, labels } = ctx.database();
+    const S = labels.length;
+    const rng = ctx.rng(values.draw);
+    const order = permutation(rng, S); // slot p holds database image order[p]
+    rng.delete();
+    const q = new Float32Array(P);
+    q[values.query] = 1;
+    const k = new Float32Array(S * P), v = new Float32Array(S * P);
+    const all = normalise(pixels);
+    order.forEach((image, p) => {
+      k[p * P + image] = 1;
+      v.set(all.subarray(image * P, (image + 1) * P), p * P);
+    });
+    const { weights, out, choice } = await ctx.attention({ B: 1, H: 1, T: 1, S, D: P, q, k, v, scale: 1e4 });
+    const original = all.subarray(values.query * P, (values.query + 1) * P);
+    let equal = 0;
+    for (let i = 0; i < P; i++) if (out[i] === original[i]) equal++;
+    const shuffled = new Uint8Array(S * P);
+    order.forEach((image, p) => shuffled.set(pixels.subarray(image * P, (image + 1) * P), p * P));
+    return { query: values.query, label: labels[values.query], order, weights, retrieval: out, original, equal, choice,
+      shuffled, shuffledLabels: order.map((i) => labels[i]) };
+  },
+  figures(r) {
+    const slot = argmax(r.weights);
+    return [
+      { kind: 'images', id: 'hard-shuffled', title: 'The database after the shuffle', images: splitImages(r.shuffled, r.order.length), size: SIDE,
+        columns: 10, scale: 1.5, labels: r.shuffledLabels, highlight: slot, names: r.order.map((image, p) => `slot ${p}: database image ${image}, label ${r.shuffledLabels[p]}`) },
+      { kind: 'bars', id: 'hard-scores', title: 'QK^T: one 1, ninety-nine 0s', values: r.weights, xTitle: 'slot in the shuffled database',
+        yTitle: 'QK^T', highlight: slot },
+      { kind: 'images', id: 'hard-original', title: `Asked for: image ${r.query} (label ${r.label})`, images: [r.original], range: [-1, 1], size: SIDE, scale: 4 },
+      { kind: 'images', id: 'hard-retrieval', title: 'Retrieved: QK^T V', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
+      { kind: 'text', id: 'hard-exact', status: r.equal === P ? 'ok' : 'bad',
+        text: r.equal === P
+          ? `Identical to the original: all ${P} pixels equal. The 1 of QK^T sits at slot ${slot}, where the shuffle put image ${r.query}. (${r.choice.label})`
+          : `${r.equal} of ${P} pixels equal the original: not exact (${r.choice.label}).` },
+    ];
+  },
+};
+
+// ---- 3. Soft attention with random vectors ----
+
+async function randomLookup(ctx, values, T) {
+  const { pixels, labels } = ctx.database();
+  const S = labels.length, d = values.dim;
+  const rng = ctx.rng(values.draw);
+  const K = randomMatrix(rng, S, d); // keys first, so a query count change keeps the keys
+  const Q = randomMatrix(rng, T, d);
+  rng.delete();
+  const v = normalise(pixels);
+  const result = await ctx.attention({ B: 1, H: 1, T, S, D: P, q: padRows(Q, T, d, P), k: padRows(K, S, d, P), v, scale: 1 / values.temperature });
+  return { ...result, labels: Array.from(labels), pixels, S, T };
+}
+
+const soft = {
+  id: 'soft',
+  title: '3. Soft attention with random vectors: a blurry average',
+  text: 'Replace the one-hot vectors by random ones: a query q (1 × d) and a key per image (100 × d). Every score q·k '
+    + 'is now some number, softmax turns the scores into weights that are all above 0, and the retrieval is the '
+    + 'weighted average of all 100 images: a blur. The temperature divides the scores before the softmax.',
+  properties: ['dim', 'temperature'],
+  actions: [{ id: 'redraw', label: 'New random vectors', title: 'Draw new random Q and K', change: (v) => ({ ...v, draw: v.draw + 1 }) }],
+  dependsOn: ['dim', 'temperature', 'draw'],
+  async compute(ctx, values) {
+    const r = await randomLookup(ctx, values, 1);
+    return { weights: r.weights, retrieval: r.out, labels: r.labels, pixels: r.pixels, choice: r.choice };
+  },
+  figures(r, values) {
+    const best = argmax(r.weights);
+    const n = effectiveCount(r.weights);
+    return [
+      { kind: 'bars', id: 'soft-weights', title: 'Weights: softmax(qK^T / temperature)', values: r.weights, xTitle: 'database image',
+        yTitle: 'weight', highlight: best, labels: r.labels },
+      { kind: 'images', id: 'soft-grid', title: 'The database, each image as bright as its weight', images: splitImages(r.pixels, r.labels.length),
+        size: SIDE, columns: 10, scale: 1.5, tint: relative(r.weights), labels: r.labels, highlight: best,
+        names: r.labels.map((l, i) => `database image ${i}, label ${l}, weight ${r.weights[i].toFixed(4)}`) },
+      { kind: 'images', id: 'soft-retrieval', title: 'Retrieved: weighted average', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
+      { kind: 'text', id: 'soft-why', text: `The largest weight is ${r.weights[best].toFixed(3)} (image ${best}, a ${r.labels[best]}); `
+        + `the weights spread over about ${n.toFixed(1)} images (1 / Σw²), so the retrieval mixes that many digits: that is the blur. `
+        + `Lower the temperature or lengthen the vectors (d = ${values.dim}) and one image takes over. (${r.choice.label})` },
+    ];
+  },
+};
+
+// ---- 4. Many queries at once ----
+
+const multi = {
+  id: 'multi',
+  title: '4. Many queries at once',
+  text: 'Stack several random queries as the rows of Q: one call of softmax(QK^T)V answers all of them, one retrieval '
+    + 'per row. Same keys, same vector size and temperature as section 3.',
+  properties: ['queries'],
+  dependsOn: ['queries', 'dim', 'temperature', 'draw'],
+  async compute(ctx, values) {
+    const r = await randomLookup(ctx, values, values.queries);
+    const winners = [];
+    for (let t = 0; t < r.T; t++) winners.push(argmax(r.weights.subarray(t * r.S, (t + 1) * r.S)));
+    return { weights: r.weights, out: r.out, T: r.T, S: r.S, labels: r.labels, winners, choice: r.choice };
+  },
+  figures(r) {
+    const images = splitImages(r.out, r.T);
+    return [
+      { kind: 'heatmap', id: 'multi-weights', title: `Weights: ${r.T} queries × 100 images`, rows: r.T, cols: r.S, values: r.weights,
+        xTitle: 'database image', yTitle: 'query', yTicks: Array.from({ length: r.T }, (_, t) => `q${t}`) },
+      { kind: 'images', id: 'multi-retrievals', title: 'One retrieval per query', images, range: [-1, 1], size: SIDE, scale: 2.5,
+        columns: Math.min(8, r.T), captions: images.map((_, t) => `q${t}`),
+        names: r.winners.map((w, t) => `query ${t}: largest weight on image ${w} (a ${r.labels[w]})`) },
+      { kind: 'text', id: 'multi-note', text: `${r.T} retrievals from one kernel call (T = ${r.T}, S = ${r.S}). Random vectors make `
+        + 'the lookup arbitrary; section 5 trains the vectors so that a query finds digits like itself. ' + `(${r.choice.label})` },
+    ];
+  },
+};
+
+// ---- 5. A trained lookup ----
+
+const trained = {
+  id: 'trained',
+  title: '5. A trained lookup',
+  text: 'The course\'s model: a shared Linear(784, 32) embeds each query and each database image; '
+    + 'MultiheadAttention(32, heads) compares them; the retrieval is the attention weights × the database images, '
+    + 'and the loss is the MSE between retrieval and query (Adam, lr 1e-4, batch 64). Train with ▶ Play, then pick any '
+    + 'of the 2,000 held-out queries the model never trained on.',
+  properties: ['heldOut'],
+  needsModel: true,
+  refreshWhileTraining: true,
+  dependsOn: ['heldOut'],
+  compute(ctx, values) {
+    const result = ctx.session.inspect({ heldOut: values.heldOut });
+    return { result, database: ctx.database(), step: ctx.session.step };
+  },
+  figures(r, values, lab) {
+    return lab.views.retrievalFigures(null, r.result, r.database, ` — step ${r.step}`);
+  },
+};
+
+// ---- the retrievals of a whole batch ----
+
+const PAIRS = 16;
+
+const pairs = {
+  id: 'pairs',
+  title: 'Query and retrieval for 16 held-out digits',
+  text: 'Each pair: a held-out query (left) and what the trained model retrieves for it (right), starting at the held-out '
+    + 'query chosen above. A good lookup retrieves a digit of the same shape; a blurry one means the weights are spread.',
+  properties: [],
+  needsModel: true,
+  refreshWhileTraining: true,
+  dependsOn: ['heldOut'],
+  compute(ctx, values) {
+    const images = [], captions = [], names = [];
+    for (let i = 0; i < PAIRS; i++) {
+      const index = (values.heldOut + i) % 2000;
+      const r = ctx.session.inspect({ heldOut: index });
+      images.push(normalise(r.queryPixels), r.retrieval);
+      const ok = r.topLabel[0] === r.label;
+      captions.push(`${r.label}`, `${r.topLabel[0]}${ok ? ' ✓' : ' ✗'}`);
+      names.push(`held-out query ${index}, label ${r.label}`, `its retrieval; top match a ${r.topLabel[0]} (${ok ? 'same label' : 'another label'})`);
+    }
+    return { images, captions, names, step: ctx.session.step };
+  },
+  figures(r) {
+    return [{ kind: 'images', id: 'pairs-grid', title: `Query | retrieval, step ${r.step}`, images: r.images, range: [-1, 1], size: SIDE,
+      scale: 2, columns: 8, captions: r.captions, names: r.names, pairs: true }];
+  },
+};
+
+export const SECTIONS = [database, hard, soft, multi, trained, pairs];

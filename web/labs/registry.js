@@ -1,0 +1,12 @@
+// Every lab, in the course's order. Adding a lab adds its files under web/labs/ and one line here;
+// the page, the worker, the CLI and the tests find it through this list.
+import { alignmentLab } from './01_alignment.js';
+import { lookupLab } from './02_lookup.js';
+
+export const LABS = [alignmentLab, lookupLab];
+
+/** The lab with this id, or undefined. */
+export const labById = (id) => LABS.find((lab) => lab.id === id);
+
+/** The lab after this one in the course, or undefined for the last. */
+export const nextLab = (lab) => LABS[LABS.indexOf(lab) + 1];
