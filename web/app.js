@@ -6,19 +6,27 @@ import { LabPage } from './ui/lab_page.js';
 import { fromQuery, labIdOf, linkFor, toQuery } from './ui/url_state.js';
 import { setUpTheme } from './ui/theme.js';
 import { forwardDeckKeys } from './ui/deck_keys.js';
-import { alignmentLab } from './labs/01_alignment.js';
-
-const LABS = { [alignmentLab.id]: alignmentLab };
+import { LABS, labById, nextLab } from './labs/registry.js';
+import { showHome, labNavigation } from './ui/home_page.js';
 
 const $ = (id) => document.getElementById(id);
 const notices = new Notices($('notices'));
 
+// Settings that belong to the page, not to a lab: a link with only these still shows the home page.
+const HOME_PARAMETERS = new Set(['theme']);
+
+/**
+ * The lab the link asks for; null for the home page (a link with no settings, or a lab= that does not
+ * exist). A link with settings but no lab= predates the registry: it opens the course's first lab.
+ */
 function chooseLab(search) {
   const id = labIdOf(search);
-  if (id !== undefined && !LABS[id]) {
-    notices.show(`Unknown lab '${id}' in the link; showing the ${alignmentLab.title} lab.`, { kind: 'warning', key: 'lab' });
+  if (id === undefined) {
+    const given = [...new URLSearchParams(search).keys()].filter((k) => !HOME_PARAMETERS.has(k));
+    return given.length ? LABS[0] : null;
   }
-  return LABS[id] ?? alignmentLab;
+  if (!labById(id)) notices.show(`Unknown lab '${id}' in the link: choose one of the labs below.`, { kind: 'warning', key: 'lab' });
+  return labById(id) ?? null;
 }
 
 const badge = {
@@ -51,6 +59,10 @@ const STARTUP_WATCH_MS = 30000;
 
 function boot() {
   const lab = chooseLab(location.search);
+  if (!lab) {
+    bootHome();
+    return;
+  }
   const { values, problems } = fromQuery(lab, location.search);
   if (problems.length) {
     notices.show(`Some settings in the link were not used: ${problems.join(' ')}`, { kind: 'warning', key: 'url' });
@@ -76,6 +88,7 @@ function boot() {
   });
 
   // Single-file mode (scripts/build_single_file.mjs) starts the worker its own way: file:// pages can't.
+  $('lab').before(labNavigation(lab, nextLab(lab)));
   const worker = globalThis.ATTNLAB_INLINE?.createWorker() ?? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const client = new WorkerClient(worker);
   page = new LabPage({
@@ -120,6 +133,28 @@ function boot() {
   // The SIMD128 build also holds the scalar kernel, so 'auto' serves every backend choice.
   client.send('init', { build: 'auto', webgpu: true });
   window.addEventListener('resize', () => page.redraw());
+}
+
+/** The home page: the labs in course order; no worker, no module. */
+function bootHome() {
+  document.title = 'Attention Lab';
+  document.documentElement.dataset.page = 'home';
+  badge.set('badge-backend', 'choose a lab', 'Each lab starts its own training module');
+  for (const id of ['copy-link']) $(id).hidden = true;
+  let home = null;
+  const toggleTheme = setUpTheme(() => home?.redraw());
+  const themeButton = $('theme-toggle');
+  const labelTheme = () => {
+    const dark = document.documentElement.dataset.theme === 'dark';
+    themeButton.textContent = dark ? '☀ Light' : '☾ Dark';
+    themeButton.setAttribute('aria-label', dark ? 'Switch to the light theme' : 'Switch to the dark theme');
+  };
+  labelTheme();
+  themeButton.addEventListener('click', () => {
+    toggleTheme();
+    labelTheme();
+  });
+  home = showHome($('lab'), LABS);
 }
 
 boot();

@@ -1,8 +1,13 @@
-// The machinery every lab shares: controls from the property table, presets, play / pause / step /
-// reset, loss and accuracy charts, the timeline, the heatmaps, figure exports, weights import and
-// export, embed mode, pausing while unseen, notices for the worker's errors.
+// The page shell every lab shares: controls from the property table, presets, URL state, weights import
+// and export, embed mode, pausing while unseen, notices for the worker's errors; and the panels a lab
+// lists (lab.panels, in page order): 'transport' (play / pause / step / reset), 'curves' (loss and
+// accuracy with the lab's reference lines, and the evaluation), 'attention' (timeline + heatmaps of the
+// fixed sample), 'rows' (token rows), 'inspect' (your own input), and 'section:<id>' for each of the
+// lab's sections that compute outside training (section_panel.js). A lab without training lists
+// none of the training panels.
 // A lab plugs in by declaring (web/labs/*.js): properties, checks, presets, intro, configureRequest,
-// weights, and view-model functions. The worker does all the computing; this file keeps the page in step.
+// trainer, metrics, sections, weights, and view-model functions. The worker does all the computing;
+// this file keeps the page in step.
 import { ControlsPanel } from './controls.js';
 import { drawChart, LineChart } from './chart.js';
 import { HeatmapPanel } from './heatmap_panel.js';
@@ -20,6 +25,7 @@ import { renderTokenRows } from './token_rows.js';
 import { renderEvaluation } from './evaluation_panel.js';
 import { crossCheck, defaultValues, isRelevant, resettingChanges } from './properties.js';
 import { StepSeries, ThinningList, typedArrayBytes } from '../training/bounded_history.js';
+import { SectionPanel } from './section_panel.js';
 
 // What a run keeps, however long it trains (docs/reliability.md): the timeline's snapshots thin to
 // every second one when either bound is reached; the curves halve their resolution.
@@ -87,17 +93,30 @@ export class LabPage {
     this.resumeWhenVisible = false;
     this.root = root;
     this.drawTimes = new DrawTimes();
+    this.panelIds = new Set(lab.panels ?? []);
+    this.sections = new Map(); // section id -> SectionPanel
+    this.sectionRequests = new Map(); // section id -> {id, values} of the request in flight
+    this.sectionAgain = new Set(); // sections to ask again when their request returns
     this.build(root);
-    this.controls.setHidden(mode.hide ?? []);
-    this.speedControls.setHidden(mode.hide ?? []);
-    this.controls.setValues(this.draft);
-    this.speedControls.setValues(this.draft);
+    for (const c of this.allControls()) {
+      c.setHidden(mode.hide ?? []);
+      c.setValues(this.draft);
+    }
     this.refreshControls();
     this.listen();
-    if (mode.embed) {
+    if (mode.embed && this.heatmaps) {
       this.embedLayout = new EmbedLayout({ heatmap: this.heatmaps.large, charts: [this.lossChart], onResize: () => this.schedule('charts') });
+    } else if (mode.embed) {
+      // No main heatmap to fit to the frame: the panels stack and the charts may narrow.
+      for (const chart of [this.lossChart, this.accChart]) chart.minWidth = 160;
     }
     watchVisibility(root, (visible) => this.setVisible(visible));
+  }
+
+  has(panel) { return this.panelIds.has(panel); }
+
+  allControls() {
+    return [this.controls, this.speedControls, ...[...this.sections.values()].map((p) => p.controls)];
   }
 
   // ---- page structure ----
@@ -121,7 +140,8 @@ export class LabPage {
       el('p', { className: 'muted', textContent: 'One click sets up, resets and trains a classic experiment.' }), presetButtons, this.presetText);
 
     const controlsBox = el('section', { className: 'panel settings full-only' }, el('h2', { textContent: 'Settings' }));
-    const sidebarProps = lab.properties.filter((p) => !TRANSPORT_PROPERTIES.includes(p.name));
+    // A section's own properties sit in the section.
+    const sidebarProps = lab.properties.filter((p) => !TRANSPORT_PROPERTIES.includes(p.name) && !p.section);
     this.controls = new ControlsPanel(controlsBox, sidebarProps, {
       onInput: (name, parsed) => this.fieldInput(name, parsed, false),
       onCommit: (name, parsed) => this.fieldInput(name, parsed, true),
@@ -171,8 +191,8 @@ export class LabPage {
     const charts = el('div', { className: 'charts' });
     const lossBox = el('div', { className: 'chart-box' }), accBox = el('div', { className: 'chart-box full-only' });
     charts.append(lossBox, accBox);
-    this.lossChart = new LineChart(lossBox, { label: 'Loss per training step, and evaluations' });
-    this.accChart = new LineChart(accBox, { label: 'Accuracy per training step, and evaluations' });
+    this.lossChart = new LineChart(lossBox, { label: `${lab.metrics.loss.title} per training step, and evaluations` });
+    this.accChart = new LineChart(accBox, { label: `${lab.metrics.accuracy.title} per training step, and evaluations` });
     this.lossChart.canvas.id = 'chart-loss';
     this.accChart.canvas.id = 'chart-accuracy';
     const chartMessage = el('p', { className: 'inline-message', id: 'chart-export-message' });
@@ -184,9 +204,30 @@ export class LabPage {
     }
     this.evaluationBox = el('div', { id: 'evaluation', className: 'full-only' });
     const metrics = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts, chartMessage,
-      el('h3', { className: 'full-only', textContent: 'Evaluation on 1,024 fresh samples' }), this.evaluationBox);
+      el('h3', { className: 'full-only', textContent: lab.metrics.evaluationTitle }), this.evaluationBox);
+    const built = { transport, curves: metrics };
+    if (this.has('attention')) built.attention = this.buildAttention();
+    if (this.has('rows')) built.rows = this.buildRows();
+    if (this.has('inspect')) built.inspect = this.buildInspect();
+    for (const section of lab.sections ?? []) {
+      if (!this.has(`section:${section.id}`)) continue;
+      const panel = new SectionPanel({
+        lab, section,
+        onInput: (name, parsed, commit) => this.fieldInput(name, parsed, commit),
+        onAction: (change) => this.sectionAction(change),
+      });
+      this.sections.set(section.id, panel);
+      built[`section:${section.id}`] = panel.node;
+    }
+    const main = el('div', { className: 'main-column' }, ...lab.panels.map((id) => built[id]));
+    root.append(sidebar, main);
+    root.drawTimes = this.drawTimes;
+    const panelOf = { charts: metrics, evaluation: metrics, heatmaps: built.attention, heads: built.attention, rows: built.rows, inspect: built.inspect };
+    for (const [id, panel] of this.sections) panelOf[`section:${id}`] = panel.node;
+    this.watchPanels(Object.fromEntries(Object.entries(panelOf).filter(([, node]) => node)));
+  }
 
-    // Attention: timeline + heatmaps.
+  buildAttention() {
     const attention = el('section', { className: 'panel attention' }, el('h2', { textContent: 'Attention on a fixed sample' }),
       el('p', { className: 'muted attention-help', textContent: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight. Hover a cell, or focus the map and use the arrow keys.' }));
     this.timeline = new Timeline(attention, {
@@ -199,14 +240,20 @@ export class LabPage {
     this.heatmaps = new HeatmapPanel(heatmapBox, {
       modelsAt: (i) => this.modelsFor(this.run.snapshots.at(i)),
       snapshotCount: () => this.run?.snapshots.length ?? 0,
-      nameOf: () => `attention-${this.run?.config.task ?? 'lab'}-step${this.shownSnapshot()?.step ?? 0}`,
+      nameOf: () => `attention-${this.run ? this.lab.figureStem(this.run.config) : this.lab.id}-step${this.shownSnapshot()?.step ?? 0}`,
       notices: this.notices,
     });
+    return attention;
+  }
 
+  buildRows() {
     this.rowsBox = el('div', { id: 'results' });
     const rows = el('section', { className: 'panel results-panel full-only' }, el('h2', { textContent: 'Prediction on the fixed sample' }),
       el('p', { className: 'muted', textContent: 'As the notebook prints it. Wrong tokens are marked ✗ and underlined.' }), this.rowsBox);
+    return rows;
+  }
 
+  buildInspect() {
     this.inspectRows = el('div', { id: 'inspect-results' });
     const inspect = el('section', { className: 'panel inspect-panel full-only' }, el('h2', { textContent: 'Try your own input' }),
       el('p', { className: 'muted', textContent: 'The current model predicts your sequence at once; its attention is drawn below.' }));
@@ -219,11 +266,7 @@ export class LabPage {
     const inspectBar = el('div', { className: 'figure-toolbar' });
     this.inspectMap.figure.append(inspectBar, inspectMessage);
     addFigureButtons(inspectBar, { what: 'the heatmap of your input', idPrefix: 'export-inspect', message: inspectMessage, figure: () => this.inspectFigure() });
-
-    const main = el('div', { className: 'main-column' }, transport, metrics, attention, rows, inspect);
-    root.append(sidebar, main);
-    root.drawTimes = this.drawTimes;
-    this.watchPanels({ charts: metrics, evaluation: metrics, heatmaps: attention, heads: attention, rows, inspect });
+    return inspect;
   }
 
   /**
@@ -264,11 +307,12 @@ export class LabPage {
       this.run.snapshots.push(m.snapshot);
       this.inspection = null;
       this.onChoice(m.choice);
-      this.timeline.setLive(true);
-      this.timeline.setCount(1);
+      this.timeline?.setLive(true);
+      this.timeline?.setCount(1);
       this.refreshControls();
-      this.sampleInput.setFields(this.lab.views.inputFields(m.config));
-      if (this.sampleInput.hasText()) this.sampleInput.submit();
+      this.sampleInput?.setFields(this.lab.views.inputFields(m.config));
+      if (this.sampleInput?.hasText()) this.sampleInput.submit();
+      this.requestSections([...this.sections.keys()]);
       if (this.playAfterConfigure || this.autoplay) {
         this.playAfterConfigure = false;
         this.autoplay = false; // autoplay= starts the first model only
@@ -286,7 +330,7 @@ export class LabPage {
       const thinnings = run.snapshots.thinnings;
       run.snapshots.push(...m.snapshots);
       // A scrubbed-to snapshot keeps (about) its place when the timeline thins.
-      if (run.snapshots.thinnings > thinnings && !this.timeline.live) this.timeline.index >>= run.snapshots.thinnings - thinnings;
+      if (this.timeline && run.snapshots.thinnings > thinnings && !this.timeline.live) this.timeline.index >>= run.snapshots.thinnings - thinnings;
       if (m.evaluation) run.evaluations.push(m.evaluation);
       run.step = m.step;
       run.running = m.running;
@@ -297,7 +341,9 @@ export class LabPage {
         run.choice = m.choice;
         this.onChoice(m.choice);
       }
-      if (m.snapshots.length) this.timeline.setCount(run.snapshots.length);
+      if (m.snapshots.length) this.timeline?.setCount(run.snapshots.length);
+      // Sections that show the model follow it: at each evaluation while training, and when it stops.
+      if (m.evaluation || !m.running) this.requestSections(this.modelSections());
       this.schedule('charts', 'progress', ...(m.evaluation ? ['evaluation'] : []), ...(m.running ? [] : this.deferred));
     });
     c.on('state', (m) => {
@@ -306,7 +352,8 @@ export class LabPage {
       this.run.running = m.running;
       this.run.step = m.step;
       this.root.dataset.running = String(m.running);
-      if (stopped && this.sampleInput.hasText()) this.sampleInput.submit();
+      if (stopped && this.sampleInput?.hasText()) this.sampleInput.submit();
+      if (stopped) this.requestSections(this.modelSections());
       this.refreshControls();
       this.schedule('progress', ...(m.running ? [] : this.deferred));
     });
@@ -316,11 +363,17 @@ export class LabPage {
       this.schedule('inspect');
     });
     c.on('weights', (m) => this.saveWeights(m));
+    c.on('section', (m) => this.sectionResult(m));
     c.on('error', (m) => this.workerError(m));
   }
 
-  workerError({ message, request }) {
+  workerError({ message, request, section }) {
     if (request === 'init' || request === 'worker') return; // the app's boot reports these
+    if (request === 'section' && this.sections.has(section)) {
+      this.sectionRequests.delete(section);
+      this.sections.get(section).fail(message);
+      return;
+    }
     if (request === 'inspect') {
       this.inspection = null;
       this.sampleInput.showError(message);
@@ -385,12 +438,73 @@ export class LabPage {
     const prop = this.lab.properties.find((p) => p.name === name);
     if (prop.effect === 'live') this.applyLive(name);
     if (prop.effect === 'view') {
-      this.applied = { ...this.applied, palette: this.draft.palette };
-      this.schedule('heatmaps', 'inspect');
+      this.applied = { ...this.applied, [name]: this.draft[name] };
+      if (name === 'palette') this.schedule('heatmaps', 'inspect', ...[...this.sections.keys()].map((id) => `section:${id}`));
+      this.requestSections([...this.sections].filter(([, panel]) => panel.dependsOnAny([name])).map(([id]) => id));
     }
     const changes = resettingChanges(this.lab.properties, this.applied, this.draft);
     // Nothing to lose before the first step: rebuild at once. Otherwise ask (the pending bar).
     if (changes.length && this.run && this.run.step === 0 && !this.run.running) this.configure(this.draft);
+    this.onValues(this.linkValues());
+  }
+
+  // ---- sections that compute outside training ----
+
+  /** The sections that show the trained model (they wait for one, and follow it while it trains). */
+  modelSections() {
+    return [...this.sections].filter(([, p]) => p.section.needsModel).map(([id]) => id);
+  }
+
+  /**
+   * Asks the worker for these sections with the values applied now. One request per section is in
+   * flight at a time; a change meanwhile asks again when it returns, so a dragged slider never queues
+   * a request per pixel.
+   */
+  requestSections(ids) {
+    for (const id of ids) {
+      const panel = this.sections.get(id);
+      if (!panel) continue;
+      if (panel.section.needsModel && !this.run) {
+        panel.waiting('Waiting for the model to be built…');
+        continue;
+      }
+      if (this.sectionRequests.has(id)) {
+        this.sectionAgain.add(id);
+        continue;
+      }
+      const values = this.sectionValues();
+      const request = (this.sectionCounter = (this.sectionCounter ?? 0) + 1);
+      this.sectionRequests.set(id, { request, values });
+      if (!panel.result) panel.waiting('Computing…');
+      this.client.send('section', { lab: this.lab.id, section: id, values, backend: this.applied.backend, request });
+    }
+  }
+
+  /** The values a section computes with: the applied model settings, the view settings as they are now. */
+  sectionValues() {
+    const valid = Object.keys(this.fieldErrors).length === 0;
+    const view = this.lab.properties.filter((p) => p.effect === 'view').map((p) => p.name);
+    return { ...this.applied, ...(valid ? Object.fromEntries(view.map((n) => [n, this.draft[n]])) : {}) };
+  }
+
+  sectionResult(m) {
+    const panel = this.sections.get(m.section);
+    const asked = this.sectionRequests.get(m.section);
+    if (!panel || !asked || asked.request !== m.request) return;
+    this.sectionRequests.delete(m.section);
+    this.sectionData = { ...(this.sectionData ?? {}), [m.section]: { result: m.result, values: asked.values } };
+    this.schedule(`section:${m.section}`);
+    if (this.sectionAgain.delete(m.section)) this.requestSections([m.section]);
+  }
+
+  /** A section's button: a change of the values (e.g. the next random draw). */
+  sectionAction(change) {
+    const before = this.draft;
+    this.draft = change(this.draft);
+    const changed = Object.keys(this.draft).filter((k) => this.draft[k] !== before[k]);
+    for (const c of this.allControls()) c.setValues(this.draft);
+    this.applied = { ...this.applied, ...Object.fromEntries(changed.map((k) => [k, this.draft[k]])) };
+    this.requestSections([...this.sections].filter(([, panel]) => panel.dependsOnAny(changed)).map(([id]) => id));
     this.onValues(this.linkValues());
   }
 
@@ -411,7 +525,7 @@ export class LabPage {
     if (values === this.draft && !this.validDraft()) return;
     this.requested = { ...values };
     this.notices.dismiss('configure');
-    this.client.send('configure', this.lab.configureRequest(values));
+    this.client.send('configure', { lab: this.lab.id, ...this.lab.configureRequest(values) });
     this.client.send('set', { speed: this.lab.speedOf(values), lr: values.lr });
   }
 
@@ -429,12 +543,12 @@ export class LabPage {
     const labNames = new Set(this.lab.properties.map((p) => p.name));
     const keep = Object.fromEntries(Object.entries(this.draft).filter(([k]) => !labNames.has(k) || ['backend', 'speed', 'palette'].includes(k)));
     let values = { ...defaultValues(this.lab.properties), ...keep };
-    if (preset.values.task) values = this.lab.afterChange('task', { ...values, task: preset.values.task });
+    // What each preset value implies (the Alignment lab's task brings its step count), then the preset wins.
+    for (const [name, value] of Object.entries(preset.values)) values = this.lab.afterChange(name, { ...values, [name]: value });
     values = { ...values, ...preset.values };
     this.draft = values;
     this.fieldErrors = {};
-    this.controls.setValues(values);
-    this.speedControls.setValues(values);
+    for (const c of this.allControls()) c.setValues(values);
     this.presetText.textContent = `${preset.label}: ${preset.text}`;
     this.playAfterConfigure = true;
     this.configure(values);
@@ -490,7 +604,7 @@ export class LabPage {
     }
     this.requested = values;
     this.weightsPanel.say(`Loading ${name}…`);
-    this.client.send('import', { ...this.lab.configureRequest(values), bytes });
+    this.client.send('import', { lab: this.lab.id, ...this.lab.configureRequest(values), bytes });
   }
 
   weightsImported(m) {
@@ -498,7 +612,7 @@ export class LabPage {
     this.fieldErrors = {};
     this.controls.setValues(this.draft);
     this.onValues(this.linkValues());
-    const text = `Loaded ${this.importName}: ${this.lab.weights.describe?.(m.config) ?? m.config.task}. Its attention is shown below; Play trains on from these weights.`;
+    const text = `Loaded ${this.importName}: ${this.lab.weights.describe(m.config)}. Its attention is shown below; Play trains on from these weights.`;
     this.weightsPanel.say(text);
     this.notices.show(text, { kind: 'info', key: 'weights' });
   }
@@ -537,7 +651,7 @@ export class LabPage {
   refreshControls() {
     const errors = { ...this.fieldErrors };
     for (const { name, message } of crossCheck(this.lab, this.draft)) errors[name] ??= message;
-    this.controls.setErrors(errors);
+    for (const c of this.allControls()) c.setErrors(errors);
     this.controls.setRelevance((p) => isRelevant(p, this.draft));
     // The intro describes the model on screen, not settings that are not applied yet.
     this.introText.textContent = this.lab.intro(this.run ? this.applied : this.draft);
@@ -591,8 +705,10 @@ export class LabPage {
     const all = dirty.has('all');
     const start = performance.now();
     const implied = { rows: 'heatmaps', heads: 'heatmaps' }; // drawn when the snapshot they show changes
-    const parts = ['progress', 'charts', 'evaluation', 'heatmaps', 'heads', 'rows', 'inspect']
-      .filter((p) => all || dirty.has(p) || dirty.has(implied[p]));
+    const present = { heatmaps: !!this.heatmaps, heads: !!this.heatmaps, rows: !!this.rowsBox, inspect: !!this.inspectMap };
+    const sectionParts = [...this.sections.keys()].map((id) => `section:${id}`);
+    const parts = ['progress', 'charts', 'evaluation', 'heatmaps', 'heads', 'rows', 'inspect', ...sectionParts]
+      .filter((p) => present[p] !== false && (all || dirty.has(p) || dirty.has(implied[p])));
     while (parts.length) {
       const part = parts.shift();
       if (this.run.running && part !== 'progress' && !this.onScreen.has(this.panelOf[part])) {
@@ -627,6 +743,11 @@ export class LabPage {
       renderTokenRows(this.rowsBox, snapshot ? this.lab.views.tokenRows(run.config, run.sample, snapshot) : null);
     }
     if (part === 'inspect') this.renderInspection();
+    if (part.startsWith('section:')) {
+      const id = part.slice('section:'.length);
+      const data = this.sectionData?.[id];
+      if (data) this.sections.get(id).show(data.result, data.values, { palette: this.applied.palette });
+    }
   }
 
   shownSnapshot() {
@@ -653,36 +774,42 @@ export class LabPage {
 
   renderCharts() {
     const run = this.run;
+    const m = this.lab.metrics;
     const xMax = Math.max(run.targetSteps, run.step, 10);
     const evals = run.evaluations.items;
-    const lossMax = Math.max(0.1, ...run.losses.head(20), ...evals.map((e) => e.loss));
+    const last = evals.at(-1);
+    const lossOf = m.loss.evaluation, accuracyOf = m.accuracy.evaluation;
+    const references = (metric) => (last ? metric.references(last, run.config) : [])
+      .map((r) => ({ label: r.label, kind: 'dashed', y: r.y }));
+    const lossMax = Math.max(0.1, ...run.losses.head(20), ...evals.map(lossOf), ...references(m.loss).map((r) => r.y * 1.1));
     this.lossChart.draw({
-      title: 'Loss', xTitle: 'training step', yTitle: 'cross-entropy', xMax, yMin: 0, yMax: Math.min(lossMax, 50),
+      title: m.loss.title, xTitle: 'training step', yTitle: m.loss.yTitle, xMax, yMin: 0, yMax: Math.min(lossMax, 50),
       series: [
-        { label: 'training batch', kind: 'line', ys: run.losses.ys.slice(), every: run.losses.every },
-        { label: 'evaluation (1,024 fresh)', kind: 'points', points: evals.map((e) => ({ x: e.step, y: e.loss })) },
+        { label: m.batchLabel, kind: 'line', ys: run.losses.ys.slice(), every: run.losses.every },
+        { label: m.evaluationLabel, kind: 'points', points: evals.map((e) => ({ x: e.step, y: lossOf(e) })) },
+        ...references(m.loss),
       ],
     });
     const series = [
-      { label: 'training batch', kind: 'line', ys: run.accuracies.ys.slice(), every: run.accuracies.every },
-      { label: 'evaluation (1,024 fresh)', kind: 'points', points: evals.map((e) => ({ x: e.step, y: e.accuracy })) },
+      { label: m.batchLabel, kind: 'line', ys: run.accuracies.ys.slice(), every: run.accuracies.every },
+      { label: m.evaluationLabel, kind: 'points', points: evals.map((e) => ({ x: e.step, y: accuracyOf(e) })) },
+      ...references(m.accuracy),
     ];
-    if (run.config.task === 'pointer' && evals.length) series.push({ label: 'Bayes ceiling', kind: 'dashed', y: evals.at(-1).bayesCeiling });
-    this.accChart.draw({ title: 'Accuracy', xTitle: 'training step', yTitle: 'accuracy', xMax, yMin: 0, yMax: 1, series });
+    this.accChart.draw({ title: m.accuracy.title, xTitle: 'training step', yTitle: m.accuracy.yTitle, xMax, yMin: 0, yMax: 1, series });
   }
 
   /** A chart as an exportable figure: the spec on screen, at the size on screen. */
   chartFigure(chart, id) {
     if (!chart.spec || !this.run) return null;
     const spec = chart.spec, size = chart.size();
-    return { draw: (canvas, scale) => drawChart(canvas, spec, { ...size, scale }), stem: `${id}-${this.run.config.task}-step${this.run.step}`, title: spec.title };
+    return { draw: (canvas, scale) => drawChart(canvas, spec, { ...size, scale }), stem: `${id}-${this.lab.figureStem(this.run.config)}-step${this.run.step}`, title: spec.title };
   }
 
   inspectFigure() {
     const view = this.inspectMap;
     if (!view.model) return null;
     const model = view.model, cell = view.cell, palette = view.palette;
-    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }), stem: `attention-${this.run.config.task}-your-input`, title: model.title };
+    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }), stem: `attention-${this.lab.figureStem(this.run.config)}-your-input`, title: model.title };
   }
 
   renderInspection() {

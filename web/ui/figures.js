@@ -1,0 +1,295 @@
+// Figures a lab's sections describe as data (view models) and this file draws on canvases:
+//   {kind: 'images',  id, title, images: [pixels], size (side in px), range? ([0, 255] default),
+//                      columns?, scale?, labels?, captions?, names?, tint? (0..1 per image), highlight?, pairs?}
+//   {kind: 'bars',    id, title, values, xTitle, yTitle, labels?, highlight?}
+//   {kind: 'heatmap', id, ...the heatmap model of heatmap.js}
+//   {kind: 'text',    id, text, status? ('ok' | 'bad')}
+// Each canvas carries data-figure=<id>; hovering an image or a bar names it in the tooltip. The draw
+// functions take (canvas, figure, scale) so figure export (PNG 2x, SVG) draws the same thing.
+import { themeColors } from './theme.js';
+import { HeatmapView, drawHeatmap } from './heatmap.js';
+import { addFigureButtons } from './figure_buttons.js';
+
+const FONT_PX = 12;
+const TITLE_H = 20;
+
+/** Canvas size in CSS px for a figure. */
+function imagesLayout(f) {
+  const n = f.images.length;
+  const columns = Math.max(1, Math.min(f.columns ?? n, n));
+  const rows = Math.ceil(n / columns);
+  const side = Math.round(f.size * (f.scale ?? 1));
+  const captionH = f.captions || f.labels ? FONT_PX + 4 : 0;
+  const gap = f.tint ? 3 : 2;
+  const pairGap = f.pairs ? 6 : 0; // a wider gap between pairs (query | retrieval)
+  const cellW = side + gap, cellH = side + gap + captionH;
+  // Wide enough for the title and the captions (about 7 px a character at the fonts used here).
+  const captionW = Math.max(0, ...(f.captions ?? []).map((c) => String(c).length * 6.5 + 4));
+  const cellWide = Math.max(cellW, columns === 1 ? captionW : 0);
+  const width = Math.ceil(Math.max(columns * cellWide + Math.floor(columns / 2) * pairGap, (f.title ?? '').length * 7.2 + 4, 120));
+  return { columns, rows, side, captionH, gap, pairGap, cellW: cellWide, cellH, width, height: TITLE_H + rows * cellH };
+}
+
+function cellOrigin(layout, i) {
+  const col = i % layout.columns, row = Math.floor(i / layout.columns);
+  return { x: col * layout.cellW + Math.floor(col / 2) * layout.pairGap, y: TITLE_H + row * layout.cellH };
+}
+
+/** pixels (uint8 0..255, or floats in `range`) -> grey RGBA, dimmed towards the background by `alpha`. */
+function greyImage(ctx, pixels, size, range, alpha, background) {
+  const image = ctx.createImageData(size, size);
+  const [lo, hi] = range ?? [0, 255];
+  const bg = background;
+  for (let i = 0; i < size * size; i++) {
+    const g = Math.max(0, Math.min(255, Math.round(((pixels[i] - lo) / (hi - lo)) * 255)));
+    // White digit on black, as MNIST is drawn; a tint < 1 fades the image into the panel's colour.
+    for (let c = 0; c < 3; c++) image.data[4 * i + c] = Math.round(alpha * g + (1 - alpha) * bg[c]);
+    image.data[4 * i + 3] = 255;
+  }
+  return image;
+}
+
+function parseColor(css) {
+  const m = /^#([0-9a-f]{6})$/i.exec(css.trim());
+  if (m) return [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16));
+  const rgb = /rgba?\(([^)]+)\)/.exec(css);
+  return rgb ? rgb[1].split(',').slice(0, 3).map((x) => Number(x.trim())) : [255, 255, 255];
+}
+
+export function drawImages(canvas, f, scale = devicePixelRatio || 1) {
+  const L = imagesLayout(f);
+  const colors = themeColors();
+  canvas.width = Math.round(L.width * scale);
+  canvas.height = Math.round(L.height * scale);
+  canvas.style.width = `${L.width}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, L.width, L.height);
+  ctx.fillStyle = colors.text;
+  ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
+  ctx.textBaseline = 'top';
+  ctx.fillText(f.title ?? '', 0, 2);
+  const bg = parseColor(colors.background);
+  // Each image at 1:1 on a scratch canvas, then scaled up without smoothing (crisp pixels).
+  const scratch = new OffscreenCanvas(f.size, f.size);
+  const sctx = scratch.getContext('2d');
+  ctx.imageSmoothingEnabled = false;
+  ctx.font = `${FONT_PX}px ${colors.font}`;
+  ctx.textAlign = 'center';
+  f.images.forEach((pixels, i) => {
+    const o = cellOrigin(L, i);
+    const x = o.x + Math.floor((L.cellW - L.gap - L.side) / 2), y = o.y;
+    const alpha = f.tint ? 0.12 + 0.88 * f.tint[i] : 1;
+    sctx.putImageData(greyImage(sctx, pixels, f.size, f.range, alpha, bg), 0, 0);
+    ctx.drawImage(scratch, x, y, L.side, L.side);
+    if (f.tint && f.tint[i] > 0.5 && f.tint.filter((t) => t > 0.5).length <= 20) {
+      // Not by brightness alone: the images with at least half the largest weight get a border too
+      // (unless the weights are so flat that most would: then the border would say nothing).
+      ctx.strokeStyle = colors.series[1];
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x - 1, y - 1, L.side + 2, L.side + 2);
+    }
+    if (f.highlight === i) {
+      ctx.strokeStyle = colors.focus;
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x - 1.5, y - 1.5, L.side + 3, L.side + 3);
+    }
+    const caption = f.captions?.[i] ?? (f.labels ? String(f.labels[i]) : null);
+    if (caption !== null && caption !== undefined) {
+      ctx.fillStyle = colors.muted;
+      ctx.fillText(caption, x + L.side / 2, y + L.side + 2);
+    }
+  });
+  return L;
+}
+
+function barsLayout() {
+  return { width: 520, height: 190, left: 58, right: 10, top: TITLE_H + 6, bottom: 38 };
+}
+
+export function drawBars(canvas, f, scale = devicePixelRatio || 1) {
+  const L = barsLayout();
+  const colors = themeColors();
+  canvas.width = Math.round(L.width * scale);
+  canvas.height = Math.round(L.height * scale);
+  canvas.style.width = `${L.width}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, L.width, L.height);
+  const n = f.values.length;
+  let max = 0;
+  for (const v of f.values) max = Math.max(max, v);
+  const yMax = max > 0 ? max : 1;
+  const plotW = L.width - L.left - L.right, plotH = L.height - L.top - L.bottom;
+  const barW = plotW / n;
+  // axes and ticks
+  ctx.strokeStyle = colors.grid;
+  ctx.fillStyle = colors.muted;
+  ctx.font = `${FONT_PX - 1}px ${colors.font}`;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (const t of [0, 0.5, 1]) {
+    const y = L.top + plotH * (1 - t);
+    ctx.beginPath();
+    ctx.moveTo(L.left, y);
+    ctx.lineTo(L.left + plotW, y);
+    ctx.stroke();
+    ctx.fillText((t * yMax).toPrecision(2), L.left - 4, y);
+  }
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (let i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) ctx.fillText(String(i), L.left + (i + 0.5) * barW, L.top + plotH + 3);
+  for (let i = 0; i < n; i++) {
+    const h = (f.values[i] / yMax) * plotH;
+    ctx.fillStyle = i === f.highlight ? colors.focus : colors.series[0];
+    ctx.fillRect(L.left + i * barW + (barW > 3 ? 0.5 : 0), L.top + plotH - h, Math.max(1, barW - (barW > 3 ? 1 : 0)), h);
+  }
+  ctx.fillStyle = colors.text;
+  ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
+  ctx.textAlign = 'left';
+  ctx.fillText(f.title ?? '', 0, 2);
+  ctx.font = `${FONT_PX}px ${colors.font}`;
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'center';
+  ctx.fillText(f.xTitle ?? '', L.left + plotW / 2, L.height - FONT_PX - 4);
+  ctx.save();
+  ctx.translate(10, L.top + plotH / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.textBaseline = 'middle';
+  ctx.fillText(f.yTitle ?? '', 0, 0);
+  ctx.restore();
+  return L;
+}
+
+/** The image or bar under a pointer at (x, y) CSS px, or -1. */
+function hitImage(f, x, y) {
+  const L = imagesLayout(f);
+  for (let i = 0; i < f.images.length; i++) {
+    const o = cellOrigin(L, i);
+    const left = o.x + Math.floor((L.cellW - L.gap - L.side) / 2);
+    if (x >= left && x < left + L.side && y >= o.y && y < o.y + L.side) return i;
+  }
+  return -1;
+}
+
+function hitBar(f, x) {
+  const L = barsLayout();
+  const i = Math.floor((x - L.left) / ((L.width - L.left - L.right) / f.values.length));
+  return i >= 0 && i < f.values.length ? i : -1;
+}
+
+function describeBar(f, i) {
+  const label = f.labels ? `, label ${f.labels[i]}` : '';
+  return `${f.xTitle ?? 'item'} ${i}${label}: ${f.yTitle ?? 'value'} ${Number(f.values[i]).toFixed(4)}`;
+}
+
+const DRAW = { images: drawImages, bars: drawBars };
+
+/**
+ * The figures of one section, kept in `container`: canvases are reused by figure id, so a redraw
+ * (a slider moved, a new training step) does not rebuild the DOM or lose a hover.
+ */
+export class FigureBoard {
+  constructor(container, { stem = 'figure', message } = {}) {
+    this.box = document.createElement('div');
+    this.box.className = 'figure-board';
+    container.append(this.box);
+    this.views = new Map();
+    this.stem = stem;
+    this.message = message;
+  }
+
+  show(figures, { palette = 'viridis' } = {}) {
+    const seen = new Set();
+    for (const f of figures) {
+      seen.add(f.id);
+      let view = this.views.get(f.id);
+      if (!view || view.kind !== f.kind) {
+        view?.node.remove();
+        view = this.create(f);
+        this.views.set(f.id, view);
+      }
+      this.box.append(view.node); // keeps the figures in the order given
+      view.figure = f;
+      this.draw(view, palette);
+    }
+    for (const [id, view] of this.views) {
+      if (!seen.has(id)) {
+        view.node.remove();
+        this.views.delete(id);
+      }
+    }
+  }
+
+  create(f) {
+    if (f.kind === 'text') {
+      const node = Object.assign(document.createElement('p'), { className: 'figure-text' });
+      node.dataset.figure = f.id;
+      return { kind: 'text', node };
+    }
+    const node = document.createElement('figure');
+    node.className = `figure figure-${f.kind}`;
+    if (f.kind === 'heatmap') {
+      const heatmap = new HeatmapView(node, { cell: 5, label: f.title });
+      heatmap.canvas.dataset.figure = f.id;
+      return { kind: 'heatmap', node, heatmap, canvas: heatmap.canvas };
+    }
+    const canvas = document.createElement('canvas');
+    canvas.dataset.figure = f.id;
+    canvas.tabIndex = 0;
+    canvas.setAttribute('role', 'img');
+    const tooltip = Object.assign(document.createElement('div'), { className: 'tooltip', hidden: true });
+    tooltip.setAttribute('role', 'status');
+    node.append(canvas, tooltip);
+    const view = { kind: f.kind, node, canvas, tooltip };
+    canvas.addEventListener('pointermove', (e) => this.hover(view, e));
+    canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
+    const bar = Object.assign(document.createElement('div'), { className: 'figure-toolbar' });
+    node.append(bar);
+    addFigureButtons(bar, {
+      what: `the figure "${f.title}"`, idPrefix: `export-${f.id}`, message: this.message,
+      figure: () => ({ draw: (c, scale) => DRAW[view.figure.kind](c, view.figure, scale), stem: `${this.stem}-${view.figure.id}`, title: view.figure.title }),
+    });
+    return view;
+  }
+
+  draw(view, palette) {
+    const f = view.figure;
+    if (view.kind === 'text') {
+      view.node.textContent = f.text;
+      view.node.dataset.status = f.status ?? '';
+      return;
+    }
+    if (view.kind === 'heatmap') {
+      view.heatmap.show({ xTicks: [], yTicks: [], ...f }, { palette });
+      return;
+    }
+    DRAW[view.kind](view.canvas, f);
+    view.canvas.setAttribute('aria-label', `${f.title}${f.kind === 'images' ? ` (${f.images.length} image${f.images.length > 1 ? 's' : ''})` : ''}`);
+    view.canvas.dataset.drawn = String(Date.now());
+  }
+
+  hover(view, e) {
+    const f = view.figure;
+    const rect = view.canvas.getBoundingClientRect();
+    const width = f.kind === 'images' ? imagesLayout(f).width : barsLayout().width;
+    const k = width / rect.width;
+    const x = (e.clientX - rect.left) * k, y = (e.clientY - rect.top) * k;
+    let text = '';
+    if (f.kind === 'images') {
+      const i = hitImage(f, x, y);
+      if (i >= 0) text = f.names?.[i] ?? (f.labels ? `image ${i}, label ${f.labels[i]}` : `image ${i}`);
+    } else {
+      const i = hitBar(f, x);
+      if (i >= 0) text = describeBar(f, i);
+    }
+    view.tooltip.hidden = !text;
+    view.tooltip.textContent = text;
+    view.tooltip.style.left = `${e.clientX - rect.left + 12}px`;
+    view.tooltip.style.top = `${e.clientY - rect.top + 12}px`;
+  }
+}
+
+export { drawHeatmap };

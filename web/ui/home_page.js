@@ -1,0 +1,73 @@
+// The home page (index.html with no ?lab=): the labs in course order, a card each with a small
+// picture of its key figure, one sentence, the notebook it follows and a link; and, on a lab's page,
+// the way back to the labs and on to the next one.
+import { themeColors } from './theme.js';
+import { colorAt, cssColor } from './palette.js';
+
+const el = (tag, props = {}, ...children) => {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+};
+
+const linkTo = (lab) => `?lab=${encodeURIComponent(lab.id)}`;
+
+/** root: the element to fill; labs: the registry's list -> {redraw()} */
+export function showHome(root, labs) {
+  const list = el('ol', { className: 'lab-cards' });
+  const pictures = [];
+  labs.forEach((lab, i) => {
+    const canvas = el('canvas', { className: 'lab-card-picture', width: 160, height: 120 });
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', lab.thumbnail?.label ?? `${lab.title}: key figure`);
+    pictures.push([canvas, lab]);
+    const card = el('li', { className: 'lab-card' },
+      el('a', { href: linkTo(lab), className: 'lab-card-link' },
+        canvas,
+        el('h2', { textContent: `${i + 1}. ${lab.title}` }),
+        el('p', { className: 'lab-card-summary', textContent: lab.summary }),
+        el('p', { className: 'lab-card-notebook muted', textContent: `Follows course notebook ${lab.notebook}` })));
+    card.dataset.lab = lab.id;
+    list.append(card);
+  });
+  const intro = el('section', { className: 'panel home-intro' },
+    el('h2', { textContent: 'The labs, in course order' }),
+    el('p', { textContent: 'Each lab trains a small attention model in your browser and draws what it learns. '
+      + 'Everything runs on this machine, offline included: nothing is sent anywhere.' }));
+  root.replaceChildren(el('div', { className: 'home' }, intro, list));
+  const redraw = () => {
+    for (const [canvas, lab] of pictures) drawThumbnail(canvas, lab);
+  };
+  redraw();
+  root.dataset.drawn = 'all';
+  return { redraw };
+}
+
+/** The lab's key figure in miniature, from its declaration (lab.thumbnail: {kind, label}). */
+function drawThumbnail(canvas, lab) {
+  const ctx = canvas.getContext('2d');
+  const colors = themeColors();
+  const { width: W, height: H } = canvas;
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, W, H);
+  const cells = lab.thumbnail?.cells?.() ?? [];
+  const n = cells.length;
+  if (!n) return;
+  const cols = cells[0].length;
+  const size = Math.floor(Math.min((W - 8) / cols, (H - 8) / n));
+  const x0 = Math.floor((W - size * cols) / 2), y0 = Math.floor((H - size * n) / 2);
+  cells.forEach((row, r) => row.forEach((v, c) => {
+    ctx.fillStyle = cssColor(colorAt('viridis', v));
+    ctx.fillRect(x0 + c * size, y0 + r * size, size - (size > 6 ? 1 : 0), size - (size > 6 ? 1 : 0));
+  }));
+}
+
+/** A lab page's links: back to the labs, and on to the next lab in the course. */
+export function labNavigation(lab, next) {
+  const nav = el('nav', { className: 'lab-nav full-only' });
+  nav.setAttribute('aria-label', 'Labs');
+  nav.append(el('a', { href: '?', textContent: '← All labs', id: 'nav-home' }),
+    el('span', { className: 'lab-nav-here', textContent: `${lab.title} (course notebook ${lab.notebook})` }));
+  if (next) nav.append(el('a', { href: linkTo(next), textContent: `Next: ${next.title} →`, id: 'nav-next' }));
+  return nav;
+}

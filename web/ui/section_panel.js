@@ -1,0 +1,73 @@
+// One section of a lab that computes outside training (web/labs/*: `sections`): its title and text,
+// the controls of its own properties, its buttons (e.g. "New random vectors"), and its figures. The
+// page (lab_page.js) sends the worker the section's request and hands the result back here.
+import { ControlsPanel } from './controls.js';
+import { FigureBoard } from './figures.js';
+
+const el = (tag, props = {}, ...children) => {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+};
+
+export class SectionPanel {
+  /**
+   * lab: the declaration; section: one of lab.sections; onInput(name, parsed, commit) as the settings
+   * panel; onAction(change) with a function of the values (a button).
+   */
+  constructor({ lab, section, onInput, onAction }) {
+    this.lab = lab;
+    this.section = section;
+    this.node = el('section', { className: 'panel lab-section', id: `section-${section.id}` },
+      el('h2', { textContent: section.title }), el('p', { className: 'section-text', textContent: section.text }));
+    this.node.dataset.section = section.id;
+    const props = section.properties.map((name) => lab.properties.find((p) => p.name === name));
+    const row = el('div', { className: 'section-controls' });
+    this.controls = new ControlsPanel(row, props, { grouped: false, onInput, onCommit: (name, parsed) => onInput(name, parsed, true) });
+    for (const action of section.actions ?? []) {
+      const button = el('button', { type: 'button', textContent: action.label, title: action.title, id: `action-${action.id}` });
+      button.addEventListener('click', () => onAction(action.change));
+      row.append(button);
+    }
+    this.status = el('p', { className: 'inline-message section-status' });
+    this.status.setAttribute('role', 'status');
+    this.message = el('p', { className: 'inline-message' });
+    this.message.setAttribute('role', 'status');
+    this.node.append(row, this.status);
+    this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message });
+    this.node.append(this.message);
+    this.result = null;
+    this.values = null;
+  }
+
+  /** The section's values changed in a way that changes its result. */
+  dependsOnAny(names) {
+    return names.some((n) => (this.section.dependsOn ?? []).includes(n));
+  }
+
+  setValues(values) { this.controls.setValues(values); }
+  setErrors(errors) { this.controls.setErrors(errors); }
+  setHidden(names) { this.controls.setHidden(names); }
+
+  waiting(text) {
+    this.status.textContent = text;
+    this.node.dataset.state = 'waiting';
+  }
+
+  show(result, values, { palette } = {}) {
+    this.result = result;
+    this.values = values;
+    this.status.textContent = '';
+    this.node.dataset.state = 'shown';
+    this.board.show(this.section.figures(result, values, this.lab), { palette });
+  }
+
+  fail(message) {
+    this.status.textContent = message;
+    this.node.dataset.state = 'error';
+  }
+
+  redraw(palette) {
+    if (this.result) this.board.show(this.section.figures(this.result, this.values, this.lab), { palette });
+  }
+}
