@@ -1,5 +1,5 @@
 // The single file (scripts/build_single_file.mjs -> dist/attention-lab.html): built here from public/,
-// at most 3 MB, and from file:// with every network request blocked it trains copy to the target.
+// at most 5 MB (every lab's assets included), and from file:// with every network request blocked it trains copy to the target.
 // The served site, too, asks nothing of the network beyond its own server.
 // Firefox is not driven: Debian's firefox-esr needs Playwright's patched Firefox (docs/offline.md).
 import { test, before, after } from 'node:test';
@@ -12,7 +12,7 @@ import { metric, openFile, openPage, startLab, startOffline, trainToEnd } from '
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FILE = path.join(REPO, 'dist', 'attention-lab.html');
-const MAX_BYTES = 3_000_000;
+const MAX_BYTES = 5_000_000;
 
 let buildOutput;
 let offline;
@@ -23,10 +23,10 @@ before(async () => {
 });
 after(async () => { await offline?.close(); });
 
-test('single file: the build prints its size, and it is <= 3 MB', (t) => {
+test('single file: the build prints its size, and it is <= 5 MB', (t) => {
   const bytes = statSync(FILE).size;
   t.diagnostic(buildOutput.trim());
-  assert.match(buildOutput, new RegExp(`\\(${bytes} bytes; target <= 3 MB\\)`));
+  assert.match(buildOutput, new RegExp(`\\(${bytes} bytes; target <= 5 MB\\)`));
   assert.ok(bytes <= MAX_BYTES, `dist/attention-lab.html is ${bytes} bytes > ${MAX_BYTES}`);
 });
 

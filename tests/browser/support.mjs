@@ -38,7 +38,7 @@ export async function startLab({ webgpu = false } = {}) {
  * Opens the page at `query` and records everything that went wrong: console errors, uncaught
  * exceptions, failed requests, responses >= 400. -> {page, problems}
  */
-export async function openPage(lab, query = '') {
+export async function openPage(lab, query = '?lab=alignment') {
   const page = await lab.context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });

@@ -1,0 +1,124 @@
+// The Lookup lab's page, section by section, checked from what it draws: the database grid; hard
+// attention retrieves an image pixel-for-pixel identical to the one asked for, on every kernel
+// backend; soft attention's weights, tinted grid and blur follow the temperature; many queries give
+// one retrieval each; and the trained lookup beats chance and draws its query, retrieval and top 10.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, setField, startLab, waitDrawn } from './support.mjs';
+
+let lab, gpuLab;
+before(async () => { lab = await startLab(); });
+after(async () => { await lab?.close(); await gpuLab?.close(); });
+
+/** Waits until section `id` shows a result computed after `since` (a data-drawn stamp). */
+async function shown(page, id, since = 0) {
+  await page.waitForFunction(([s, t]) => {
+    const node = document.getElementById(`section-${s}`);
+    const canvas = node?.querySelector('canvas[data-drawn]');
+    return node?.dataset.state === 'shown' && Number(canvas?.dataset.drawn) > t;
+  }, [id, since], { timeout: 60000, polling: 100 });
+}
+
+const stamp = (page, id) => page.$eval(`#section-${id} canvas[data-drawn]`, (c) => Number(c.dataset.drawn));
+
+/** A figure canvas's pixels in CSS px at devicePixelRatio 1: {width, height, data} */
+const pixelsOf = (page, figure) => page.$eval(`canvas[data-figure="${figure}"]`, (c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+  return { width: d.width, height: d.height, data: Array.from(d.data) };
+});
+
+/** The number of distinct grey levels in the first image of an 'images' figure (title row skipped). */
+function greyLevels(p, side) {
+  const seen = new Set();
+  for (let y = 20; y < 20 + side; y++) for (let x = 0; x < side; x++) seen.add(p.data[4 * (y * p.width + x)]);
+  return seen.size;
+}
+
+/** The first image of two 'images' figures, compared pixel by pixel -> how many differ. */
+function differing(a, b, side) {
+  let n = 0;
+  for (let y = 20; y < 20 + side; y++) {
+    for (let x = 0; x < side; x++) {
+      for (let c = 0; c < 3; c++) if (a.data[4 * (y * a.width + x) + c] !== b.data[4 * (y * b.width + x) + c]) n++;
+    }
+  }
+  return n;
+}
+
+test('lookup page: the database grid, and hard attention retrieving exactly (pixels) for two queries', async () => {
+  const { page, problems } = await openPage(lab, '?lab=lookup&backend=simd');
+  await shown(page, 'database');
+  const grid = await pixelsOf(page, 'database-grid');
+  assert.ok(greyLevels(grid, 56) > 20, 'the database grid shows digits, not a flat colour');
+  await shown(page, 'hard');
+  for (const query of [0, 37]) {
+    if (query) {
+      const before = await stamp(page, 'hard');
+      await setField(page, 'query', query);
+      await shown(page, 'hard', before);
+    }
+    const status = page.locator('[data-figure="hard-exact"]');
+    assert.equal(await status.getAttribute('data-status'), 'ok', await status.textContent());
+    assert.match(await status.textContent(), /all 784 pixels equal.*SIMD128 ran/);
+    const original = await pixelsOf(page, 'hard-original'), retrieved = await pixelsOf(page, 'hard-retrieval');
+    assert.ok(greyLevels(original, 112) > 10, 'the original is a digit');
+    assert.equal(differing(original, retrieved, 112), 0, `query ${query}: the retrieved image is the original, pixel for pixel`);
+  }
+  assert.ok(page.url().includes('query=37'), 'the query is in the link');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('lookup page: soft attention blurs at temperature 1 and picks one image at 0.02; 3 queries, 3 retrievals', async () => {
+  const { page, problems } = await openPage(lab, '?lab=lookup&backend=scalar');
+  await shown(page, 'soft');
+  const spread = async () => Number(/spread over about ([\d.]+) images/.exec(await page.textContent('[data-figure="soft-why"]'))[1]);
+  const warm = await spread();
+  assert.match(await page.textContent('[data-figure="soft-why"]'), /scalar ran/);
+  assert.ok(warm > 5, `random weights spread over ${warm} images`);
+  const blurry = await pixelsOf(page, 'soft-retrieval');
+  const bars = await pixelsOf(page, 'soft-weights');
+  assert.ok(new Set(bars.data.filter((_, i) => i % 4 === 2)).size > 3, 'the weights chart is drawn');
+  let before = await stamp(page, 'soft');
+  await setField(page, 'temperature', 0.02);
+  await shown(page, 'soft', before);
+  const cold = await spread();
+  assert.ok(cold < 1.5, `at temperature 0.02 one image takes over (spread ${cold})`);
+  assert.ok(differing(blurry, await pixelsOf(page, 'soft-retrieval'), 112) > 1000, 'the retrieval changes from a blur to a digit');
+  before = await stamp(page, 'multi');
+  await setField(page, 'queries', 3);
+  await shown(page, 'multi', before);
+  assert.match(await page.getAttribute('canvas[data-figure="multi-retrievals"]', 'aria-label'), /\(3 images\)/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('lookup page: the trained lookup after 300 steps beats chance and draws query, retrieval and top 10', async () => {
+  const { page, problems } = await openPage(lab, '?lab=lookup&steps=300&backend=simd');
+  await page.click('#play');
+  await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout: 120000, polling: 100 });
+  await waitDrawn(page);
+  await page.waitForFunction(() => /step 300/.test(document.querySelector('canvas[data-figure="trained-retrieval"]')?.getAttribute('aria-label') ?? ''),
+    null, { timeout: 30000 });
+  const top1 = Number(await page.getAttribute('#evaluation [data-metric="top1"]', 'data-value'));
+  const chance = Number(await page.getAttribute('#evaluation [data-metric="chance"]', 'data-value'));
+  assert.ok(top1 > 2 * chance, `top-1 ${top1} against chance ${chance}`);
+  assert.ok(greyLevels(await pixelsOf(page, 'trained-retrieval'), 112) > 10, 'the retrieval is drawn');
+  assert.match(await page.getAttribute('canvas[data-figure="trained-top10"]', 'aria-label'), /\(10 images\)/);
+  assert.match(await page.getAttribute('canvas[data-figure="pairs-grid"]', 'aria-label'), /\(32 images\)/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('lookup page on WebGPU (SwiftShader): hard attention is exact and soft attention runs there', async () => {
+  gpuLab = await startLab({ webgpu: true });
+  const { page, problems } = await openPage(gpuLab, '?lab=lookup&backend=webgpu&query=12');
+  await shown(page, 'hard');
+  const status = page.locator('[data-figure="hard-exact"]');
+  assert.equal(await status.getAttribute('data-status'), 'ok', await status.textContent());
+  assert.match(await status.textContent(), /WebGPU ran/);
+  await shown(page, 'soft');
+  assert.match(await page.textContent('[data-figure="soft-why"]'), /WebGPU ran/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
