@@ -142,7 +142,7 @@ std::string RawLookupTrainer::_train(int steps, int backend) {
   for (int i = 0; i < steps; ++i) {
     const LookupStepMetrics m = trainer_.step(cpu_backend(backend));
     metrics_.push_back(m.loss);
-    metrics_.push_back(m.top1);
+    metrics_.push_back(m.accuracy);
   }
   return {};
 }
@@ -161,7 +161,7 @@ val RawLookupTrainer::_end_step() {
   out.set("step", m.step);
   out.set("epoch", m.epoch);
   out.set("loss", m.loss);
-  out.set("accuracy", m.top1);  // the staged step's metric, as every trainer names it
+  out.set("accuracy", m.accuracy);  // the staged step's metric, as every trainer names it
   return out;
 }
 
