@@ -103,7 +103,7 @@ class Reader {
   }
 
   bool value(Json& out, int depth) {
-    if (depth > kMaxDepth) return fail("nested more than 64 deep");
+    if (depth >= kMaxDepth) return fail("nested more than 64 deep");
     if (p_ == end_) return fail("a value was expected");
     switch (*p_) {
       case '{': return object(out, depth);
