@@ -180,62 +180,29 @@ export function wrapModule(mod, { build }) {
     }
   }
 
-  // What every lab's trainer offers (docs/api.md): CPU steps with their metrics, the learning rate, and
-  // the staged step through which a kernel outside C++ (WebGPU) joins a training step.
-  class StagedTrainer extends Layer {
-    get config() { return this.raw._config(); }
-    get stepsDone() { return this.raw._steps_done(); }
-    /** Runs `steps` steps on a CPU kernel -> {losses, accuracies} (Float32Array each). */
-    train(steps, { backend } = {}) {
-      check(this.raw._train(checkInteger('steps', steps), backendCode(backend)));
-      const m = this.raw._metrics();
-      const losses = new Float32Array(steps), accuracies = new Float32Array(steps);
-      for (let i = 0; i < steps; i++) {
-        losses[i] = m[2 * i];
-        accuracies[i] = m[2 * i + 1];
+  // ---- records (core/io/json.h): configs and inputs go to C++ as JSON text, results come back as JSON
+  // text with their typed arrays beside it as blobs. JSON has no NaN, Infinity or typed arrays, and a
+  // message may need to name a value's type: those get the markers json.h describes.
+  function encodeRecord(value) {
+    if (value === undefined) return 'null';
+    return JSON.stringify(value, function replace(key, v) {
+      if (typeof v === 'number') return Number.isFinite(v) ? v : { $number: String(v) };
+      if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') return { $type: typeof v };
+      if (key !== '' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        if (ArrayBuffer.isView(v)) return Array.from(v);
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) return { $type: v.constructor?.name ?? 'Object' };
       }
-      return { losses, accuracies };
-    }
-    setLearningRate(lr) { check(this.raw._set_lr(lr)); }
-    beginStep() { this.raw._begin_step(); }
-    middleStep() { this.raw._middle_step(); }
-    endStep() { return this.raw._end_step(); }
-    /** {B, H, T, S, D, scale, readWeights} of the attention call the step has prepared. */
-    kernelShape() { return this.raw._kernel_shape(); }
-    /** A live, writable view into the heap (q k v weights out dOut dWeights dQ dK dV): use it at once. */
-    kernelView(which) { return this.raw._kernel_view(which); }
-    runKernelForward(backend) { this.raw._run_kernel_forward(backendCode(backend)); }
-    runKernelBackward(backend) { this.raw._run_kernel_backward(backendCode(backend)); }
+      return v;
+    });
   }
-
-  /**
-   * The Alignment lab's model and trainer (course notebook 01). config: {task, seed, dModel, heads,
-   * batch, lr, vocab, length, pairs, keyRange, valueRange, uniqueKeys, positional}.
-   */
-  class AlignmentTrainer extends StagedTrainer {
-    static defaults(task = 'copy') {
-      return mod._RawAlignmentTrainer._defaults(task);
-    }
-    /** An upper bound on the bytes a model of this config needs to train (refused over 512 MB). */
-    static trainingBytes(config = {}) {
-      const error = mod._RawAlignmentTrainer._config_error(config);
-      if (error && !error.startsWith('these settings need')) throw new AttnLabError(error); // over budget: still an answer
-      return mod._RawAlignmentTrainer._training_bytes(config);
-    }
-    constructor(config = {}) {
-      check(mod._RawAlignmentTrainer._config_error(config));
-      super(new mod._RawAlignmentTrainer(config), 'AlignmentTrainer');
-    }
-    /** Accuracy, loss, Bayes ceiling and attention pattern mass on a fixed fresh batch. */
-    evaluate(samples = 1024, { backend } = {}) {
-      return this.raw._evaluate(checkInteger('samples', samples), backendCode(backend));
-    }
-    /** {tokens} or {keys, values, query} -> {H, T, S, weights, weightsMean, predictions, confidence} */
-    inspect(sample, { backend } = {}) {
-      check(this.raw._inspect(sample, backendCode(backend)));
-      return this.raw._inspection();
-    }
-    fixedSample() { return this.raw._fixed_sample(); }
+  function decodeRecord(text, raw) {
+    return JSON.parse(text, (key, v) => {
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+      if ('$blob' in v) return raw._blob(v.$blob).slice(); // copied out of the heap at once
+      if ('$number' in v) return Number(v.$number);
+      return v;
+    });
   }
 
   /** The digit asset (mnist10k.bin.gz, inflated): parsed once, shared by every LookupTrainer. */
@@ -257,35 +224,124 @@ export function wrapModule(mod, { build }) {
     }
   }
 
+  const trainerIds = () => JSON.parse(mod._RawTrainer._trainer_ids());
+
+  // Any lab's trainer (core/trainers/trainer.h), by its registry id, through the one raw class: CPU
+  // steps with their metrics, the learning rate, records (config, evaluation, inspection, data), the
+  // parameters with PyTorch names (Layer), and the staged step through which a kernel outside C++
+  // (WebGPU) joins a training step. assets: {digits} for the Lookup lab.
+  class Trainer extends Layer {
+    constructor(id, config, assets = {}, what = 'Trainer') {
+      const digits = assets?.digits instanceof Digits ? assets.digits.raw : null;
+      const text = encodeRecord(config);
+      check(mod._RawTrainer._config_error(String(id), text, digits));
+      super(new mod._RawTrainer(String(id), text, digits), what);
+      this.id = String(id);
+    }
+    /** The default config of trainer `id` (with the notebook's step count, `steps`); variant: a task. */
+    static defaults(id, variant = '') {
+      const text = mod._RawTrainer._defaults(String(id), variant);
+      if (!text) throw new AttnLabError(`unknown trainer '${id}': the trainers are ${trainerIds().join(', ')}`);
+      return JSON.parse(text);
+    }
+    _record() {
+      const out = decodeRecord(this.raw._result(), this.raw);
+      this.raw._release();
+      return out;
+    }
+    get config() { return JSON.parse(this.raw._config()); }
+    get stepsDone() { return this.raw._steps_done(); }
+    /** The pass over the training data of the last step (1, 2, ...); 0 for a trainer without epochs. */
+    get epoch() { return this.raw._epoch(); }
+    /** Runs `steps` steps on a CPU kernel -> {losses, accuracies} (Float32Array each). */
+    train(steps, { backend } = {}) {
+      check(this.raw._train(checkInteger('steps', steps), backendCode(backend)));
+      const m = this.raw._metrics();
+      const losses = new Float32Array(steps), accuracies = new Float32Array(steps);
+      for (let i = 0; i < steps; i++) {
+        losses[i] = m[2 * i];
+        accuracies[i] = m[2 * i + 1];
+      }
+      return { losses, accuracies };
+    }
+    setLearningRate(lr) { check(this.raw._set_lr(lr)); }
+    /** options: the lab's evaluation settings (Alignment: {samples}) -> the lab's evaluation record. */
+    evaluate(options = {}, { backend } = {}) {
+      check(this.raw._evaluate(encodeRecord(options), backendCode(backend)));
+      return this._record();
+    }
+    /** One input (the lab's form) -> its attention weights and the lab's outputs. */
+    inspect(input, { backend } = {}) {
+      check(this.raw._inspect(encodeRecord(input), backendCode(backend)));
+      return this._record();
+    }
+    /** A named part of the trainer's data (Alignment: 'fixedSample'; Lookup: 'database', 'heldOut', 'training'). */
+    data(part) {
+      check(this.raw._data(String(part)));
+      return this._record();
+    }
+    beginStep() { this.raw._begin_step(); }
+    middleStep() { this.raw._middle_step(); }
+    endStep() { return decodeRecord(this.raw._end_step(), this.raw); }
+    /** {B, H, T, S, D, scale, readWeights} of the attention call the step has prepared. */
+    kernelShape() { return JSON.parse(this.raw._kernel_shape()); }
+    /** A live, writable view into the heap (q k v weights out dOut dWeights dQ dK dV): use it at once. */
+    kernelView(which) { return this.raw._kernel_view(which); }
+    runKernelForward(backend) { this.raw._run_kernel_forward(backendCode(backend)); }
+    runKernelBackward(backend) { this.raw._run_kernel_backward(backendCode(backend)); }
+  }
+
+  /**
+   * The Alignment lab's model and trainer (course notebook 01). config: {task, seed, dModel, heads,
+   * batch, lr, vocab, length, pairs, keyRange, valueRange, uniqueKeys, positional}.
+   */
+  class AlignmentTrainer extends Trainer {
+    static defaults(task = 'copy') {
+      return JSON.parse(mod._RawTrainer._defaults('alignment', task));
+    }
+    /** An upper bound on the bytes a model of this config needs to train (refused over 512 MB). */
+    static trainingBytes(config = {}) {
+      const text = encodeRecord(config);
+      const error = mod._RawTrainer._config_error('alignment', text, null);
+      if (error && !error.startsWith('these settings need')) throw new AttnLabError(error); // over budget: still an answer
+      return mod._RawTrainer._training_bytes('alignment', text);
+    }
+    constructor(config = {}) {
+      super('alignment', config, {}, 'AlignmentTrainer');
+    }
+    /** Accuracy, loss, Bayes ceiling and attention pattern mass on a fixed fresh batch. */
+    evaluate(samples = 1024, { backend } = {}) {
+      return super.evaluate({ samples: checkInteger('samples', samples) }, { backend });
+    }
+    // inspect: {tokens} or {keys, values, query} -> {H, T, S, weights, weightsMean, predictions, confidence}
+    fixedSample() { return this.data('fixedSample'); }
+  }
+
   /** The Lookup lab's trainer (course notebook 02): attention over a database of 100 real digits. */
-  class LookupTrainer extends StagedTrainer {
+  class LookupTrainer extends Trainer {
     static defaults() {
-      return mod._RawLookupTrainer._defaults();
+      return JSON.parse(mod._RawTrainer._defaults('lookup', ''));
     }
     /** config: {seed, heads, embedDim, batch, lr}; digits: a Digits. */
     constructor(config = {}, digits) {
       if (!(digits instanceof Digits)) throw new AttnLabError('LookupTrainer needs the digits: new LookupTrainer(config, new Digits(bytes))');
-      check(mod._RawLookupTrainer._config_error(config, digits.raw));
-      super(new mod._RawLookupTrainer(config, digits.raw), 'LookupTrainer');
+      super('lookup', config, { digits }, 'LookupTrainer');
     }
-    get epoch() { return this.raw._epoch(); }
     // train() gives {losses, accuracies}: the retrieval's MSE and the batch's top-1 label match per step.
     /** On the 2,000 held-out queries: {queries, top1, top10, mse, meanImageMse, nearestNeighbourTop1, nearestNeighbourMse, chance} */
     evaluate({ backend } = {}) {
-      return this.raw._evaluate(backendCode(backend));
+      return super.evaluate({}, { backend });
     }
-    /** {heldOut: index} or {pixels: 784 normalised values} -> {H, S, P, label, weights, weightsMean, retrieval, topIndex, topLabel, topWeight} */
-    inspect(query, { backend } = {}) {
-      check(this.raw._inspect(query, backendCode(backend)));
-      return this.raw._inspection();
-    }
+    // inspect: {heldOut: index} or {pixels: 784 normalised values} -> {H, S, P, label, weights, weightsMean, retrieval, topIndex, topLabel, topWeight}
     /** 'database' | 'heldOut' | 'training' -> {pixels: Uint8Array [N, 784], labels: Uint8Array [N]} */
-    images(part) {
-      const out = this.raw._images(part);
-      if (!out) throw new AttnLabError(`images takes 'database', 'heldOut' or 'training', got '${part}'`);
-      return out;
-    }
+    images(part) { return this.data(part); }
   }
+
+  // The labs' own classes, for createTrainer; a trainer registered in C++ without one gets the generic class.
+  const TRAINER_CLASSES = {
+    alignment: (config) => new AlignmentTrainer(config),
+    lookup: (config, assets) => new LookupTrainer(config, assets?.digits),
+  };
 
   class Rng extends Owned {
     constructor(seed = 0) {
@@ -313,10 +369,18 @@ export function wrapModule(mod, { build }) {
     Linear,
     MultiheadAttention,
     Adam,
+    Trainer,
     AlignmentTrainer,
     Digits,
     LookupTrainer,
     Rng,
+    /** The ids of the registered trainers (core/trainers/registry.cpp): ['alignment', 'lookup']. */
+    trainerIds,
+    /** A trainer by id: the lab's class (AlignmentTrainer, LookupTrainer) where it has one. assets: {digits}. */
+    createTrainer(id, config = {}, assets = {}) {
+      const make = Object.hasOwn(TRAINER_CLASSES, id) ? TRAINER_CLASSES[id] : null;
+      return make ? make(config, assets) : new Trainer(id, config, assets);
+    },
     relu(input) { check(mod._relu(input)); return values(); },
     reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },
     sigmoid(input) { check(mod._sigmoid(input)); return values(); },

@@ -5,8 +5,8 @@
 #include "backend.h"
 #include "raw_api.h"
 #include "raw_kernel.h"
-#include "raw_lookup.h"
-#include "raw_trainers.h"
+#include "raw_digits.h"
+#include "raw_trainer.h"
 #include "simd_peak.h"
 
 using namespace emscripten;
@@ -57,55 +57,38 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_d_key", &RawMultiheadAttention::_d_key)
       .function("_d_value", &RawMultiheadAttention::_d_value);
 
-  class_<RawAlignmentTrainer, base<RawLayer>>("_RawAlignmentTrainer")
-      .constructor<val>()
-      .class_function("_config_error", &RawAlignmentTrainer::_config_error)
-      .class_function("_defaults", &RawAlignmentTrainer::_defaults)
-      .class_function("_training_bytes", &RawAlignmentTrainer::_training_bytes)
-      .function("_train", &RawAlignmentTrainer::_train)
-      .function("_metrics", &RawAlignmentTrainer::_metrics)
-      .function("_steps_done", &RawAlignmentTrainer::_steps_done)
-      .function("_set_lr", &RawAlignmentTrainer::_set_lr)
-      .function("_config", &RawAlignmentTrainer::_config)
-      .function("_begin_step", &RawAlignmentTrainer::_begin_step)
-      .function("_middle_step", &RawAlignmentTrainer::_middle_step)
-      .function("_end_step", &RawAlignmentTrainer::_end_step)
-      .function("_kernel_shape", &RawAlignmentTrainer::_kernel_shape)
-      .function("_kernel_view", &RawAlignmentTrainer::_kernel_view)
-      .function("_run_kernel_forward", &RawAlignmentTrainer::_run_kernel_forward)
-      .function("_run_kernel_backward", &RawAlignmentTrainer::_run_kernel_backward)
-      .function("_evaluate", &RawAlignmentTrainer::_evaluate)
-      .function("_inspect", &RawAlignmentTrainer::_inspect)
-      .function("_inspection", &RawAlignmentTrainer::_inspection)
-      .function("_fixed_sample", &RawAlignmentTrainer::_fixed_sample);
-
   class_<RawDigits>("_RawDigits")
       .constructor<>()
       .function("_load", &RawDigits::_load)
       .function("_count", &RawDigits::_count)
       .function("_images", &RawDigits::_images);
 
-  class_<RawLookupTrainer, base<RawLayer>>("_RawLookupTrainer")
-      .constructor<val, const RawDigits&>()
-      .class_function("_config_error", &RawLookupTrainer::_config_error)
-      .class_function("_defaults", &RawLookupTrainer::_defaults)
-      .function("_train", &RawLookupTrainer::_train)
-      .function("_metrics", &RawLookupTrainer::_metrics)
-      .function("_steps_done", &RawLookupTrainer::_steps_done)
-      .function("_epoch", &RawLookupTrainer::_epoch)
-      .function("_set_lr", &RawLookupTrainer::_set_lr)
-      .function("_config", &RawLookupTrainer::_config)
-      .function("_begin_step", &RawLookupTrainer::_begin_step)
-      .function("_middle_step", &RawLookupTrainer::_middle_step)
-      .function("_end_step", &RawLookupTrainer::_end_step)
-      .function("_kernel_shape", &RawLookupTrainer::_kernel_shape)
-      .function("_kernel_view", &RawLookupTrainer::_kernel_view)
-      .function("_run_kernel_forward", &RawLookupTrainer::_run_kernel_forward)
-      .function("_run_kernel_backward", &RawLookupTrainer::_run_kernel_backward)
-      .function("_evaluate", &RawLookupTrainer::_evaluate)
-      .function("_inspect", &RawLookupTrainer::_inspect)
-      .function("_inspection", &RawLookupTrainer::_inspection)
-      .function("_images", &RawLookupTrainer::_images);
+  // Every lab's trainer (core/trainers/registry.h), by id.
+  class_<RawTrainer, base<RawLayer>>("_RawTrainer")
+      .constructor<std::string, std::string, const RawDigits*>(allow_raw_pointers())
+      .class_function("_config_error", &RawTrainer::_config_error, allow_raw_pointers())
+      .class_function("_defaults", &RawTrainer::_defaults)
+      .class_function("_training_bytes", &RawTrainer::_training_bytes)
+      .class_function("_trainer_ids", &RawTrainer::_trainer_ids)
+      .function("_train", &RawTrainer::_train)
+      .function("_metrics", &RawTrainer::_metrics)
+      .function("_steps_done", &RawTrainer::_steps_done)
+      .function("_epoch", &RawTrainer::_epoch)
+      .function("_set_lr", &RawTrainer::_set_lr)
+      .function("_config", &RawTrainer::_config)
+      .function("_begin_step", &RawTrainer::_begin_step)
+      .function("_middle_step", &RawTrainer::_middle_step)
+      .function("_end_step", &RawTrainer::_end_step)
+      .function("_kernel_shape", &RawTrainer::_kernel_shape)
+      .function("_kernel_view", &RawTrainer::_kernel_view)
+      .function("_run_kernel_forward", &RawTrainer::_run_kernel_forward)
+      .function("_run_kernel_backward", &RawTrainer::_run_kernel_backward)
+      .function("_evaluate", &RawTrainer::_evaluate)
+      .function("_inspect", &RawTrainer::_inspect)
+      .function("_data", &RawTrainer::_data)
+      .function("_result", &RawTrainer::_result)
+      .function("_blob", &RawTrainer::_blob)
+      .function("_release", &RawTrainer::_release);
 
   class_<RawAdam>("_RawAdam")
       .constructor<val>()

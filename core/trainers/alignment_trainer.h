@@ -14,18 +14,12 @@
 #include <memory>
 #include <vector>
 
-#include "../optim/adam.h"
 #include "alignment_model.h"
 #include "alignment_task.h"
 #include "sharded_step.h"
+#include "trainer.h"
 
 namespace attnlab {
-
-struct StepMetrics {
-  int step = 0;
-  float loss = 0.0f;
-  float accuracy = 0.0f;  // token accuracy on the training batch
-};
 
 struct AlignmentEvaluation {
   int samples = 0;
@@ -46,24 +40,36 @@ struct AlignmentInspection {
   std::vector<float> confidence;          // [T] softmax probability of the prediction
 };
 
-class AlignmentTrainer {
+class AlignmentTrainer : public Trainer {
  public:
   static constexpr int kShards = ShardedModels<AlignmentModel>::kShards;
   static constexpr int kEvalChunk = 128;  // samples per forward pass of evaluate()
+  static constexpr int kMaxEvalSamples = 4096;  // evaluate_record() clamps {samples} to [1, this]
 
   explicit AlignmentTrainer(const AlignmentConfig& config);  // validate_alignment_config first
 
-  const AlignmentConfig& config() const { return config_; }
-  int steps_done() const { return steps_done_; }
-  void set_lr(double lr);
+  // ---- configs as records (JS names: task, seed, dModel, heads, batch, lr, vocab, length, pairs,
+  // keyRange, valueRange, uniqueKeys, positional), for the registry
+  // "" or the first problem with `config` (a Json object; absent fields take the notebook's values):
+  // a field of the wrong type, then validate_alignment_config's message in JS names.
+  static std::string config_error(const Json& config);
+  static AlignmentConfig config_from(const Json& config);  // config_error first
+  // The config record, with the task's default step count ("steps").
+  static Json config_to_record(const AlignmentConfig& config);
+  static Json defaults(const std::string& task);  // an unknown task reads as copy
 
-  StepMetrics step(Backend backend);
+  const AlignmentConfig& config() const { return config_; }
+  int steps_done() const override { return training_.steps_done(); }
+  void set_lr(double lr) override;
+
+  StepMetrics step(Backend backend) override;
   // Stages of step(); between them the kernel runs on mha().kernel_forward_args() /
   // kernel_backward_args() buffers.
-  void begin_step();
-  void middle_step();
-  StepMetrics end_step();
-  MultiheadAttention& mha() { return models_.primary().mha(); }
+  void begin_step() override;
+  void middle_step() override;
+  StepMetrics end_step() override;
+  MultiheadAttention& mha() override { return training_.models.primary().mha(); }
+  bool kernel_reads_weights() const override { return false; }
 
   // A fresh batch of `samples` from the seed's evaluation stream: the same batch at every call, so
   // evaluations during one run compare like with like.
@@ -75,20 +81,30 @@ class AlignmentTrainer {
   // The sample every heatmap of a run shows (drawn once from the seed).
   const AlignmentBatch& fixed_sample() const { return fixed_sample_; }
 
-  ParameterList parameters();  // state_dict order, PyTorch names
+  ParameterList parameters() override;  // state_dict order, PyTorch names
+
+  // ---- Trainer's records
+  // {task..., steps, vocabSize, inLength, outLength}
+  Json config_record() const override;
+  // options {samples}: evaluate(samples) -> {samples, accuracy, loss, bayesCeiling, patternMass,
+  // bestHead, bestHeadMass, headMass}
+  std::string evaluate_record(const Json& options, Backend backend, Json& out) override;
+  // {tokens} (copy, reverse) or {keys, values, query} (pointer) -> {H, T, S, weights [H,T,S],
+  // weightsMean [T,S], predictions [T], confidence [T]}
+  std::string inspect_record(const Json& input, Backend backend, Json& out) override;
+  // "fixedSample" -> {keys, values, targets, query?}
+  std::string data_record(const std::string& part, Json& out) const override;
 
  private:
   StepMetrics finish_step(double loss_sum, int correct);
-  AlignmentModel& model() { return models_.primary(); }
+  AlignmentModel& model() { return training_.models.primary(); }
 
   AlignmentConfig config_;
   Rng data_rng_;
-  ShardedModels<AlignmentModel> models_;  // copy 0 owns the parameters; one per shard
-  std::unique_ptr<Adam> adam_;
+  ShardedTraining<AlignmentModel> training_;  // copy 0 owns the parameters; one per shard
   AlignmentBatch batch_, fixed_sample_;
   std::vector<AlignmentBatch> shards_;
   double last_loss_sum_ = 0.0;
-  int steps_done_ = 0;
 };
 
 }  // namespace attnlab

@@ -1,8 +1,10 @@
 #include "lookup_trainer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
+#include "../io/record.h"
 #include "../shard_runner.h"
 #include "../validate.h"
 
@@ -10,9 +12,9 @@ namespace attnlab {
 
 namespace {
 
-// Independent PCG32 streams of one seed: parameters, the epochs' shuffles (lookup_data.cpp draws the
-// split on stream 3).
-constexpr std::uint64_t kInitStream = 1, kEpochStream = 2;
+// Independent PCG32 streams of one seed: parameters (kInitStream, sharded_step.h), the epochs' shuffles
+// (lookup_data.cpp draws the split on stream 3).
+constexpr std::uint64_t kEpochStream = 2;
 // Held-out queries per forward pass in evaluate(): bounds the activations at any held-out size.
 constexpr int kEvalChunk = 250;
 
@@ -32,15 +34,10 @@ LookupTrainer::LookupTrainer(const LookupConfig& config, LookupData data)
     : config_(config),
       data_(std::move(data)),
       epoch_rng_(config.seed, kEpochStream),
-      // every copy draws the same initial values; only copy 0's are trained (the others take them each step)
-      models_(config.batch, [this] {
-        Rng init_rng(config_.seed, kInitStream);
+      training_(config.seed, config.batch, config.lr, [this](Rng& init_rng) {
         return std::make_unique<LookupModel>(config_, data_.pixels, init_rng);
       }) {
-  eval_queries_.resize(models_.shards());
-  AdamOptions options;
-  options.lr = config.lr;
-  adam_ = std::make_unique<Adam>(parameters(), options);
+  eval_queries_.resize(training_.models.shards());
 
   const int S = data_.database.count(), P = data_.pixels;
   database_.images.resize(S, P);
@@ -65,7 +62,7 @@ ParameterList LookupTrainer::parameters() { return model().parameters(); }
 
 void LookupTrainer::set_lr(double lr) {
   config_.lr = lr;
-  adam_->options.lr = lr;
+  training_.set_lr(lr);
 }
 
 void LookupTrainer::next_batch() {
@@ -113,10 +110,10 @@ void LookupTrainer::database_backward() {
 }
 
 int LookupTrainer::batch_hits(int shard) const {
-  const LookupModel& m = models_.shard(shard);
-  const int first = models_.first(shard);
+  const LookupModel& m = training_.models.shard(shard);
+  const int first = training_.models.first(shard);
   int hits = 0;
-  for (int b = 0; b < models_.count(shard); ++b)
+  for (int b = 0; b < training_.models.count(shard); ++b)
     hits += database_.labels[m.best_match(b)] == data_.training.labels[batch_index_[first + b]];
   return hits;
 }
@@ -124,20 +121,20 @@ int LookupTrainer::batch_hits(int shard) const {
 LookupStepMetrics LookupTrainer::step(Backend backend) {
   next_batch();
   embed_database();
-  const int shards = models_.shards(), S = int(database_.images.rows());
+  const int shards = training_.models.shards(), S = int(database_.images.rows());
   const double pixel_count = double(config_.batch) * data_.pixels;
   double squared_errors[kShards] = {};
-  models_.run([&](int s) {
-    const int first = models_.first(s), count = models_.count(s);
-    squared_errors[s] = models_.shard(s).train_pass(queries_.middleRows(first, count),
+  training_.models.run([&](int s) {
+    const int first = training_.models.first(s), count = training_.models.count(s);
+    squared_errors[s] = training_.models.shard(s).train_pass(queries_.middleRows(first, count),
                                                     &batch_images_x_[std::size_t(first) * S], &batch_norm2_[first],
                                                     database_, backend, pixel_count);
   });
   double squared_error = 0.0;
   int hits = 0;
   for (int s = 0; s < shards; ++s) {  // in shard order, so the sums are the same bits every run
-    if (s == 0) database_.d_embedded = models_.shard(s).d_database();
-    else database_.d_embedded += models_.shard(s).d_database();
+    if (s == 0) database_.d_embedded = training_.models.shard(s).d_database();
+    else database_.d_embedded += training_.models.shard(s).d_database();
     squared_error += squared_errors[s];
     hits += batch_hits(s);
   }
@@ -170,17 +167,16 @@ LookupStepMetrics LookupTrainer::end_step() {
 }
 
 LookupStepMetrics LookupTrainer::finish_step(double squared_error, int hits) {
-  adam_->step();
-  ++steps_done_;
-  return {steps_done_, epoch_, float(squared_error / (double(config_.batch) * data_.pixels)),
+  const int steps_done = training_.finish_step();
+  return {steps_done, epoch_, float(squared_error / (double(config_.batch) * data_.pixels)),
           float(double(hits) / config_.batch)};
 }
 
 LookupEvaluation LookupTrainer::evaluate(Backend backend) {
   if (!baselines_) baselines_ = lookup_baselines(data_);
-  const int shards = models_.shards(), N = data_.held_out.count(), P = data_.pixels;
+  const int shards = training_.models.shards(), N = data_.held_out.count(), P = data_.pixels;
   const int S = int(database_.images.rows());
-  models_.share_values();
+  training_.models.share_values();
   embed_database();
   struct Sums {
     double squared_error = 0.0;
@@ -188,7 +184,7 @@ LookupEvaluation LookupTrainer::evaluate(Backend backend) {
   };
   std::vector<Sums> sums(shards);
   shard_runner().run(shards, [&](int s) {
-    LookupModel& m = models_.shard(s);
+    LookupModel& m = training_.models.shard(s);
     RowMatrix& queries = eval_queries_[s];
     std::vector<int> top;
     const auto [first, count] = part_range(N, shards, s);
@@ -262,6 +258,127 @@ std::string LookupTrainer::inspect_held_out(int index, Backend backend, LookupIn
   std::string error = inspect(query.data(), query.size(), backend, out);
   if (error.empty()) out.label = data_.held_out.labels[index];
   return error;
+}
+
+// ---- records: the config and results as JS sees them (docs/api.md)
+
+namespace {
+
+template <class Fields, class Config>
+void config_fields(Fields& f, Config& c) {
+  f("seed", c.seed);
+  f("heads", c.heads);
+  f("embedDim", c.embed_dim);
+  f("batch", c.batch);
+  f("lr", c.lr);
+}
+const auto declare_config = [](auto& f, auto& c) { config_fields(f, c); };
+
+template <class Fields, class Evaluation>
+void evaluation_fields(Fields& f, Evaluation& e) {
+  f("queries", e.queries);
+  f("top1", e.top1);
+  f("top10", e.top10);
+  f("mse", e.mse);
+  f("meanImageMse", e.mean_image_mse);
+  f("nearestNeighbourTop1", e.nearest_neighbour_top1);
+  f("nearestNeighbourMse", e.nearest_neighbour_mse);
+  f("chance", e.chance);
+}
+
+template <class Fields, class Inspection>
+void inspection_fields(Fields& f, Inspection& i) {
+  f("H", i.H);
+  f("S", i.S);
+  f("P", i.P);
+  f("label", i.label);
+  f("weights", i.weights);
+  f("weightsMean", i.weights_mean);
+  f("retrieval", i.retrieval);
+  f("topIndex", i.top_index);
+  f("topLabel", i.top_label);
+  f("topWeight", i.top_weight);
+}
+
+// The notebook trains 10 epochs of its 60,000 digits at batch 64: 9,370 steps.
+constexpr int kNotebookSteps = 9370;
+
+}  // namespace
+
+std::string LookupTrainer::config_error(const Json& config, const MnistAsset& digits) {
+  LookupConfig c;
+  std::string error = from_record(config, c, declare_config);
+  if (!error.empty()) return error;
+  LookupData data;
+  error = make_lookup_data(digits, c.seed, data);
+  if (error.empty()) error = validate_lookup_config(c, data.training.count());
+  // validate_lookup_config names the C++ field; the records name it as JS does.
+  const std::string cpp = "embed_dim", js = "embedDim";
+  for (std::size_t at = error.find(cpp); at != std::string::npos; at = error.find(cpp, at + js.size()))
+    error.replace(at, cpp.size(), js);
+  return error;
+}
+
+LookupConfig LookupTrainer::config_from(const Json& config) {
+  LookupConfig c;
+  from_record(config, c, declare_config);
+  return c;
+}
+
+Json LookupTrainer::config_to_record(const LookupConfig& c) { return to_record(c, declare_config); }
+
+Json LookupTrainer::defaults() {
+  Json out = config_to_record(LookupConfig{});
+  out.set("steps", kNotebookSteps);
+  return out;
+}
+
+Json LookupTrainer::config_record() const {
+  Json out = config_to_record(config_);
+  out.set("stepsPerEpoch", steps_per_epoch_);
+  out.set("pixels", data_.pixels);
+  out.set("databaseImages", data_.database.count());
+  out.set("heldOutImages", data_.held_out.count());
+  out.set("trainingImages", data_.training.count());
+  return out;
+}
+
+std::string LookupTrainer::evaluate_record(const Json&, Backend backend, Json& out) {
+  out = to_record(evaluate(backend), [](auto& f, auto& e) { evaluation_fields(f, e); });
+  return {};
+}
+
+std::string LookupTrainer::inspect_record(const Json& input, Backend backend, Json& out) {
+  if (!input.is_object()) return "inspect takes {heldOut: index} or {pixels: 784 normalised values}";
+  LookupInspection inspection;
+  std::string error;
+  if (const Json* held_out = input.find("heldOut")) {
+    if (!held_out->is_number() || held_out->as_number() != std::floor(held_out->as_number()) ||
+        std::fabs(held_out->as_number()) > 1e9)
+      return "heldOut must be an integer index";
+    error = inspect_held_out(int(held_out->as_number()), backend, inspection);
+  } else {
+    const Json* pixels = input.find("pixels");
+    error = check_array_record("pixels", pixels);
+    if (!error.empty()) return error;
+    const std::vector<float> query = read_floats(*pixels);
+    error = inspect(query.data(), query.size(), backend, inspection);
+  }
+  if (!error.empty()) return error;
+  out = to_record(inspection, [](auto& f, auto& i) { inspection_fields(f, i); });
+  return {};
+}
+
+std::string LookupTrainer::data_record(const std::string& part, Json& out) const {
+  const LookupImages* images = part == "database" ? &data_.database
+                               : part == "heldOut" ? &data_.held_out
+                               : part == "training" ? &data_.training
+                                                    : nullptr;
+  if (!images) return "images takes 'database', 'heldOut' or 'training', got '" + part + "'";
+  out = Json::object();
+  out.set("pixels", images->pixels);
+  out.set("labels", images->labels);
+  return {};
 }
 
 }  // namespace attnlab

@@ -20,19 +20,16 @@
 #include <string>
 #include <vector>
 
-#include "../optim/adam.h"
 #include "lookup_data.h"
 #include "lookup_model.h"
 #include "sharded_step.h"
+#include "trainer.h"
 
 namespace attnlab {
 
-struct LookupStepMetrics {
-  int step = 0;
-  int epoch = 0;       // 1 for the first pass over the training queries
-  float loss = 0.0f;   // MSE of the retrieval on the training batch
-  float top1 = 0.0f;   // share of the batch whose highest-weight database image has the query's label
-};
+// epoch: 1 for the first pass over the training queries; loss: MSE of the retrieval on the training
+// batch; accuracy: share of the batch whose highest-weight database image has the query's label (top-1).
+using LookupStepMetrics = StepMetrics;
 
 struct LookupEvaluation {  // on the held-out queries
   int queries = 0;
@@ -57,7 +54,7 @@ struct LookupInspection {  // one query
   std::vector<float> top_weight;    // [10]
 };
 
-class LookupTrainer {
+class LookupTrainer : public Trainer {
  public:
   static constexpr int kShards = ShardedModels<LookupModel>::kShards;
   static constexpr int kTopK = 10;
@@ -65,23 +62,33 @@ class LookupTrainer {
   // validate_lookup_data(data) and validate_lookup_config(config, data.training.count()) first.
   LookupTrainer(const LookupConfig& config, LookupData data);
 
+  // ---- configs as records (JS names: seed, heads, embedDim, batch, lr), for the registry
+  // "" or the first problem with `config` (a Json object; absent fields take the notebook's values) on
+  // these digits: a field of the wrong type, the split, then validate_lookup_config's message in JS names.
+  static std::string config_error(const Json& config, const MnistAsset& digits);
+  static LookupConfig config_from(const Json& config);  // config_error first
+  static Json config_to_record(const LookupConfig& config);
+  static Json defaults();  // with the notebook's step count ("steps": 10 epochs of 60,000 at batch 64)
+
   const LookupConfig& config() const { return config_; }
   const LookupData& data() const { return data_; }
   const LookupDatabase& database() const { return database_; }
-  int steps_done() const { return steps_done_; }
-  int epoch() const { return epoch_; }
+  int steps_done() const override { return training_.steps_done(); }
+  int epoch() const override { return epoch_; }
   int steps_per_epoch() const { return steps_per_epoch_; }  // training queries / batch, rounded down
   // The last batch: indices into data().training, in the order of the batch's rows.
   const std::vector<int>& batch_index() const { return batch_index_; }
-  void set_lr(double lr);
+  void set_lr(double lr) override;
 
-  LookupStepMetrics step(Backend backend);
+  LookupStepMetrics step(Backend backend) override;
   // Stages of step(); between them the kernel runs on mha().kernel_forward_args() /
   // kernel_backward_args() buffers. evaluate() and inspect() may not run in between.
-  void begin_step();
-  void middle_step();
-  LookupStepMetrics end_step();
-  MultiheadAttention& mha() { return models_.primary().mha(); }
+  void begin_step() override;
+  void middle_step() override;
+  LookupStepMetrics end_step() override;
+  MultiheadAttention& mha() override { return training_.models.primary().mha(); }
+  // The retrieval is the attention weights times the database images: the model needs the weights.
+  bool kernel_reads_weights() const override { return true; }
 
   // Every held-out query, against the current parameters.
   LookupEvaluation evaluate(Backend backend);
@@ -90,10 +97,21 @@ class LookupTrainer {
   std::string inspect(const float* query, std::size_t size, Backend backend, LookupInspection& out);
   std::string inspect_held_out(int index, Backend backend, LookupInspection& out);
 
-  ParameterList parameters();  // state_dict order, PyTorch names
+  ParameterList parameters() override;  // state_dict order, PyTorch names
+
+  // ---- Trainer's records
+  // {seed, heads, embedDim, batch, lr, stepsPerEpoch, pixels, databaseImages, heldOutImages, trainingImages}
+  Json config_record() const override;
+  // options: none -> {queries, top1, top10, mse, meanImageMse, nearestNeighbourTop1, nearestNeighbourMse, chance}
+  std::string evaluate_record(const Json& options, Backend backend, Json& out) override;
+  // {heldOut: index} or {pixels: P normalised values} -> {H, S, P, label, weights [H,S], weightsMean [S],
+  // retrieval [P], topIndex [10], topLabel [10], topWeight [10]}
+  std::string inspect_record(const Json& input, Backend backend, Json& out) override;
+  // "database" | "heldOut" | "training" -> {pixels: [N, P] bytes, labels: [N] bytes}
+  std::string data_record(const std::string& part, Json& out) const override;
 
  private:
-  LookupModel& model() { return models_.primary(); }
+  LookupModel& model() { return training_.models.primary(); }
   void next_batch();
   void embed_database();
   void database_backward();
@@ -104,8 +122,7 @@ class LookupTrainer {
   LookupData data_;
   LookupDatabase database_;
   Rng epoch_rng_;
-  ShardedModels<LookupModel> models_;  // copy 0 owns the parameters; one per shard
-  std::unique_ptr<Adam> adam_;
+  ShardedTraining<LookupModel> training_;  // copy 0 owns the parameters; one per shard
   std::vector<int> epoch_order_;  // training indices, reshuffled every epoch
   std::vector<int> batch_index_;  // the batch's training indices
   RowMatrix queries_;             // [B, P] the batch, normalised
@@ -118,7 +135,7 @@ class LookupTrainer {
   std::vector<RowMatrix> eval_queries_;  // per shard, a chunk of held-out queries
   std::optional<LookupBaselines> baselines_;
   double last_squared_error_ = 0.0;
-  int steps_per_epoch_ = 0, batch_in_epoch_ = 0, epoch_ = 0, steps_done_ = 0;
+  int steps_per_epoch_ = 0, batch_in_epoch_ = 0, epoch_ = 0;
 };
 
 }  // namespace attnlab

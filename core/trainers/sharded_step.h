@@ -1,14 +1,20 @@
-// The data-parallel step that every trainer shares: a batch split into up to kShards row ranges, each
+// The training loop that every trainer shares (ShardedTraining below): the seed's parameter stream, the
+// data-parallel step, the gradient sum, Adam.
+//
+// The data-parallel step: a batch split into up to kShards row ranges, each
 // run on its own copy of the model (on threads where the build has them, see shard_runner.h). Copy 0
 // owns the parameters that the optimiser updates; before each pass the others take its values, and after
 // it their gradients are added into copy 0 in shard order. The split does not depend on threads, so a
 // seed gives the same bits with or without them.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "../optim/adam.h"
+#include "../rng.h"
 #include "../shard_runner.h"
 
 namespace attnlab {
@@ -58,6 +64,44 @@ class ShardedModels {
  private:
   std::vector<std::unique_ptr<Model>> models_;
   std::vector<int> first_, count_;
+};
+
+// Stream 1 of every trainer's seed initialises its parameters; the trainer numbers its other streams
+// (batches, shuffles, samples) from 2.
+constexpr std::uint64_t kInitStream = 1;
+
+// The loop around a lab's model: the shards' copies, each initialised from its own Rng on the seed's
+// init stream (so every copy draws the same values; only copy 0's are trained, the others take them
+// each step), Adam on copy 0's parameters, and the step count.
+template <class Model>
+class ShardedTraining {
+ public:
+  // make(Rng& init_rng) -> std::unique_ptr<Model>: one copy of the model.
+  template <class Make>
+  ShardedTraining(std::uint32_t seed, int batch, double lr, Make make)
+      : models(batch, [&] {
+          Rng init_rng(seed, kInitStream);
+          return make(init_rng);
+        }) {
+    AdamOptions options;
+    options.lr = lr;
+    adam_ = std::make_unique<Adam>(models.primary().parameters(), options);
+  }
+
+  ShardedModels<Model> models;
+
+  int steps_done() const { return steps_done_; }
+  void set_lr(double lr) { adam_->options.lr = lr; }
+  void zero_grad() { adam_->zero_grad(); }
+  // After the gradients of a step are summed into copy 0: Adam's update; returns the steps done.
+  int finish_step() {
+    adam_->step();
+    return ++steps_done_;
+  }
+
+ private:
+  std::unique_ptr<Adam> adam_;
+  int steps_done_ = 0;
 };
 
 }  // namespace attnlab

@@ -31,7 +31,7 @@ std::vector<float> run_trace(const LookupConfig& c, const LookupData& data, int 
   for (int i = 0; i < steps; ++i) {
     const LookupStepMetrics m = t.step(Backend::simd128);
     trace.push_back(m.loss);
-    trace.push_back(m.top1);
+    trace.push_back(m.accuracy);
   }
   for (Parameter* p : t.parameters()) trace.insert(trace.end(), p->value.data(), p->value.data() + p->size());
   return trace;
@@ -236,7 +236,7 @@ TEST_CASE("lookup[heads=4] the staged step (whole batch, kernel in between) matc
     attention_backward(Backend::scalar, b.mha().kernel_backward_args());
     const LookupStepMetrics staged = b.end_step();
     CHECK(staged.loss == doctest::Approx(sharded.loss).epsilon(1e-6));
-    CHECK(staged.top1 == sharded.top1);
+    CHECK(staged.accuracy == sharded.accuracy);
   }
   // Adam normalises each step, so float-sum differences in a gradient near zero can grow to ~lr
   for (std::size_t i = 0; i < a.parameters().size(); ++i)
