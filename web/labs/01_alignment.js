@@ -116,7 +116,7 @@ const EVAL_SAMPLES = 1024;
 
 const trainer = {
   assets: {},
-  create: (module, config) => new module.AlignmentTrainer(config),
+  id: 'alignment', // the C++ trainer (core/trainers/registry.cpp)
   defaultSteps: (module, config) => module.AlignmentTrainer.defaults(config.task).steps,
   // One attention call a step: the batch's output positions (T) against its input positions (S).
   shape: (c) => ({ B: c.batch, H: c.heads, T: c.outLength, S: c.inLength, D: c.dModel / c.heads }),

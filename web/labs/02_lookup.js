@@ -77,7 +77,7 @@ function configureRequest(v) {
 
 const trainer = {
   assets: { digits: { file: DIGITS_ASSET, load: loadDigits } },
-  create: (module, config, assets) => new module.LookupTrainer(config, assets.digits),
+  id: 'lookup', // the C++ trainer (core/trainers/registry.cpp)
   defaultSteps: (module) => module.LookupTrainer.defaults().steps,
   // One attention call a step: the batch's queries (T = batch) against the database (S), in one problem.
   shape: (c) => ({ B: 1, H: c.heads, T: c.batch, S: c.databaseImages, D: c.embedDim / c.heads }),

@@ -23,7 +23,7 @@ export class TrainingSession {
   constructor(module, lab, config, assets, requested, gpuAttention, gpuReason, gpuSoftware) {
     this.module = module;
     this.spec = lab.trainer;
-    this.trainer = this.spec.create(module, config, assets); // throws AttnLabError on a bad config
+    this.trainer = module.createTrainer(this.spec.id, config, assets); // throws AttnLabError on a bad config
     this.config = this.trainer.config;
     this.shape = this.spec.shape(this.config);
     this.steps = new BackendSteps({ lab: module, trainer: this.trainer, shape: this.shape, requested, gpuAttention, gpuReason, gpuSoftware });
