@@ -121,6 +121,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_simd128_native", &_simd128_native);
   function("_select_backend", &_select_backend);
   function("_heap_bytes_in_use", &_heap_bytes_in_use);
+  function("_abort_for_tests", &_abort_for_tests);
   function("_worker_threads", &_worker_threads);
   function("_set_active_worker_threads", &_set_active_worker_threads);
 

@@ -95,7 +95,7 @@ function boot() {
     root: $('lab'), lab, client, notices, values,
     onValues: (v) => history.replaceState(null, '', toQuery(lab, v)),
     onChoice: showChoice,
-    mode: { embed: values.embed, controls: values.controls, hide: values.hide, autoplay: values.autoplay },
+    mode: { embed: values.embed, controls: values.controls, hide: values.hide, show: values.show, autoplay: values.autoplay },
   });
   history.replaceState(null, '', toQuery(lab, values));
 

@@ -23,6 +23,11 @@ let running = false;
 let loopActive = false;
 let pending = { losses: [], accuracies: [] };
 let rate = { steps: 0, ms: 0 };
+let buildRequested = 'auto';
+// What a fresh module needs to carry on if this one aborts: the lab, its configure request, and the
+// weights of the last step the page saw (kept only for models up to RECOVERY_BYTES).
+let lastGood = null;
+const RECOVERY_BYTES = 64 * 1024 * 1024;
 
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
 
@@ -37,12 +42,16 @@ async function readAsset(file) {
 }
 
 async function init({ build = 'auto', webgpu = true }) {
+  buildRequested = build;
   module = await loadAttnLab({ build });
   assets = new AssetCache(module, readAsset);
   gpu = webgpu ? await WebGpuProbe.probe(globalThis.navigator?.gpu) : { available: false, reason: 'disabled', attention: null, adapter: '' };
+  // This machine's multiply-add rate (50 ms), for the page's estimate of a model's steps per second.
+  // The scalar kernel does one lane where SIMD128 does four.
+  const gflops = module.build === 'scalar' ? null : module.simd128PeakGflops(0.05);
   post({
     type: 'ready', version: module.version, build: module.build, buildNote: module.buildNote,
-    cpuBackends: module.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter },
+    cpuBackends: module.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter }, gflops,
   });
 }
 
@@ -62,6 +71,41 @@ async function newSession(lab, config, backend) {
 async function configure({ lab: id, config, backend = 'auto', steps }) {
   const lab = labOf(id);
   adopt(lab, await newSession(lab, config, backend), { steps });
+  lastGood = { lab, config, backend, steps, tensors: null, step: 0 };
+}
+
+/** Keeps the weights a fresh module would restore (at evaluations and pauses: not every chunk). */
+function rememberWeights() {
+  if (!session || !lastGood) return;
+  const tensors = session.stateDict();
+  let bytes = 0;
+  for (const t of Object.values(tensors)) bytes += t.data.byteLength;
+  if (bytes <= RECOVERY_BYTES) Object.assign(lastGood, { tensors, step: session.step });
+}
+
+// Emscripten's abort() (an allocation that failed, an assertion in the core) throws a
+// WebAssembly.RuntimeError, and so do a trap and an out-of-bounds access: after any of these the module
+// may not be used again.
+const isAbort = (error) => error instanceof WebAssembly.RuntimeError || /^Aborted\(/.test(String(error?.message));
+
+/**
+ * The module aborted: start a fresh one, rebuild the last model and put back its last saved weights,
+ * and say so. The page keeps working; the tab needs no reload.
+ */
+async function recover(error) {
+  const what = String(error?.message ?? error).split('\n')[0];
+  running = false;
+  session = null; // the old one lives in the dead module: never touch it again
+  module = await loadAttnLab({ build: buildRequested });
+  assets = new AssetCache(module, readAsset);
+  if (!lastGood) {
+    post({ type: 'error', request: 'recover', message: `the training module stopped (${what}) and was restarted; build a model to go on` });
+    return;
+  }
+  const { lab, config, backend, steps, tensors, step } = lastGood;
+  const next = await newSession(lab, config, backend);
+  if (tensors) next.loadStateDict(tensors);
+  adopt(lab, next, { steps }, { recovered: { reason: what, step: tensors ? step : 0 } });
 }
 
 // A session from the config, with the file's weights loaded into it. A file that does not fit throws
@@ -77,6 +121,8 @@ async function importWeights({ lab: id, config, backend = 'auto', steps, bytes }
     throw error;
   }
   adopt(lab, next, { steps }, { imported: true });
+  lastGood = { lab, config, backend, steps, tensors: null, step: 0 };
+  rememberWeights();
 }
 
 /** Makes `next` the session (dropping the old one) and tells the page: `configured`. */
@@ -145,6 +191,7 @@ async function loop() {
         evaluation = session.evaluate();
       }
       flushProgress(evaluation ? { evaluation } : {});
+      if (evaluation || !running) rememberWeights();
       const stepsThisBatch = session.step - stepBefore;
       const spent = performance.now() - batchStart;
       // A paced batch lasts as long as its steps should take at `speed`: one step at 1 step/s waits a
@@ -154,8 +201,12 @@ async function loop() {
     }
   } catch (error) {
     // A failure that is not a lost device (those fall back inside the session): training stops and
-    // the page shows the error; the run so far is kept.
-    post({ type: 'error', message: `training stopped at step ${session?.step ?? 0}: ${error?.message ?? error}`, request: 'play' });
+    // the page shows the error; the run so far is kept. An aborted module is replaced (recover).
+    if (isAbort(error)) {
+      queue = queue.then(() => recover(error)).catch((again) => post({ type: 'error', request: 'recover',
+        message: `the training module stopped (${error.message}) and could not be restarted: ${again.message}` }));
+    }
+    else post({ type: 'error', message: `training stopped at step ${session?.step ?? 0}: ${error?.message ?? error}`, request: 'play' });
   } finally {
     loopActive = false;
     running = false;
@@ -175,6 +226,7 @@ const handlers = {
   },
   pause() {
     running = false;
+    rememberWeights();
     post({ type: 'state', running: false, step: session.step });
   },
   async step({ count = 1 }) {
@@ -219,6 +271,10 @@ const handlers = {
   loseDevice() {
     gpu.attention?.destroy();
   },
+  // Tests only: makes the module abort as a failed allocation would (core: abort_for_tests).
+  abortModule() {
+    module._module._abort_for_tests();
+  },
 };
 
 async function handle(data) {
@@ -229,6 +285,14 @@ async function handle(data) {
     if (!['init', 'configure', 'import', 'set', 'section'].includes(data.type) && !session) throw new Error('configure a lab first');
     await handler(data);
   } catch (error) {
+    if (isAbort(error) && data?.type !== 'init') {
+      try {
+        await recover(error);
+      } catch (again) {
+        post({ type: 'error', request: 'recover', message: `the training module stopped (${error.message}) and could not be restarted: ${again.message}` });
+      }
+      return;
+    }
     post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section });
   }
 }

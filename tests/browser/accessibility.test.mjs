@@ -22,7 +22,7 @@ async function seriousViolations(page) {
   return violations;
 }
 
-for (const [name, query] of [['lab page', ''], ['lab page, dark, pointer', '?task=pointer&theme=dark'], ['embed page', '?embed=1'], ['embed page, controls=min', '?embed=1&controls=min']]) {
+for (const [name, query] of [['lab page', '?lab=alignment'], ['lab page, dark, pointer', '?task=pointer&theme=dark'], ['embed page', '?embed=1'], ['embed page, controls=min', '?embed=1&controls=min']]) {
   test(`axe: no serious or critical violations on the ${name}`, async () => {
     const { page, problems } = await openPage(lab, query);
     if (await page.isVisible('#heatmap-table-toggle')) await page.check('#heatmap-table-toggle'); // scan the table too

@@ -40,3 +40,22 @@ test('pause[L=64,E=256,H=16,B=128] right after play: training stops after at mos
   assert.equal(await stepOf(), stepAfter, 'nothing trains after Pause');
   assert.deepEqual(problems, []);
 });
+
+test('reset[L=64,E=256,H=16,B=128] while training: the new model is built after at most the chunk under way, and nothing trains on', async (t) => {
+  const lab = await startLab();
+  after(() => lab.close());
+  const { page, problems } = await openPage(lab, BIG);
+  const stepOf = () => page.getAttribute('#progress-text', 'data-step').then(Number);
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('progress-text').dataset.step) >= 3, null, { timeout: 120000 });
+  const t0 = Date.now();
+  const stepBefore = await stepOf();
+  // Reset sends a configure; the worker takes it between two chunks (a chunk is ~100 ms, at least a step).
+  await page.click('#reset');
+  await page.waitForFunction(() => document.getElementById('progress-text').dataset.step === '0'
+    && document.getElementById('progress-text').dataset.state === 'paused', null, { timeout: 120000 });
+  t.diagnostic(`reset at step ${stepBefore} answered in ${Date.now() - t0} ms`);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await stepOf(), 0, 'the new model waits for Play');
+  assert.deepEqual(problems, []);
+});

@@ -125,6 +125,17 @@ const trainer = {
     ? { keys: sample.keys, values: sample.values, query: sample.query }
     : { tokens: sample.keys }),
   evaluate: (t, backend) => t.evaluate(EVAL_SAMPLES, { backend }),
+  // Floating-point operations of one training step (forward + backward ~ 3 forwards): projections
+  // q (T), k and v (S), the output projection, scores and weighted sum, the output layer. For the
+  // time estimate shown beside the settings; memory is the C++ trainer's own bound (trainingBytes).
+  flopsPerStep(v) {
+    const pointer = v.task === 'pointer';
+    const T = pointer ? 1 : v.length, S = pointer ? v.pairs : v.length;
+    const V = pointer ? v.keyRange + v.valueRange + 1 : v.vocab;
+    const E = v.dModel;
+    return 3 * 2 * v.batch * (2 * T * E * E + 2 * S * E * E + 2 * T * S * E + T * E * V);
+  },
+  trainingBytes: (module, config) => module.AlignmentTrainer.trainingBytes(config),
   inspect: (t, sample, backend) => t.inspect(sample, { backend }),
 };
 

@@ -84,6 +84,13 @@ const trainer = {
   fixedSample: () => ({ heldOut: 0 }),
   sampleArgs: (config, sample) => sample,
   evaluate: (t, backend) => t.evaluate({ backend }),
+  // Floating-point operations of one training step (forward + backward ~ 3 forwards): the shared
+  // Linear(784, E) on the batch and on the 100 database images, the attention's projections, scores,
+  // and the retrieval (weights x images). For the time estimate shown beside the settings.
+  flopsPerStep(v) {
+    const P = 784, N = 100, E = v.embedDim, B = v.batch;
+    return 3 * 2 * (B * P * E + N * P * E + (B + 2 * N) * E * E + 2 * B * N * E + B * N * P);
+  },
   // The query's own pixels go with the answer, so the page can draw query and retrieval side by side.
   inspect(t, sample, backend) {
     const result = t.inspect(sample, { backend });

@@ -93,7 +93,8 @@ export class LabPage {
     this.resumeWhenVisible = false;
     this.root = root;
     this.drawTimes = new DrawTimes();
-    this.panelIds = new Set(lab.panels ?? []);
+    // show= (a link's page setting) keeps only some panels: one section on a slide.
+    this.panelIds = new Set((lab.panels ?? []).filter((id) => !mode.show?.length || mode.show.includes(id)));
     this.sections = new Map(); // section id -> SectionPanel
     this.sectionRequests = new Map(); // section id -> {id, values} of the request in flight
     this.sectionAgain = new Set(); // sections to ask again when their request returns
@@ -152,7 +153,10 @@ export class LabPage {
     this.undoButton = el('button', { type: 'button', id: 'undo-changes', textContent: 'Keep the current model' });
     this.pending = el('div', { className: 'pending', id: 'pending', hidden: true }, this.pendingText, this.applyButton, this.undoButton);
     this.pending.setAttribute('role', 'status');
-    controlsBox.append(this.pending);
+    // What the settings cost, before the model is built (refreshControls).
+    this.costText = el('p', { id: 'cost-estimate', className: 'muted cost-estimate' });
+    this.costText.setAttribute('role', 'status');
+    controlsBox.append(this.pending, this.costText);
     this.applyButton.addEventListener('click', () => this.configure(this.draft));
     this.undoButton.addEventListener('click', () => this.revertDraft());
     const sidebar = el('div', { className: 'sidebar full-only' }, intro, presets, controlsBox);
@@ -219,7 +223,9 @@ export class LabPage {
       this.sections.set(section.id, panel);
       built[`section:${section.id}`] = panel.node;
     }
-    const main = el('div', { className: 'main-column' }, ...lab.panels.map((id) => built[id]));
+    const main = el('div', { className: 'main-column' }, ...lab.panels.filter((id) => this.has(id)).map((id) => built[id]));
+    // Embedded, the loss curve sits beside the main heatmap when there is one (styles.css).
+    main.classList.toggle('beside-attention', !!built.attention && this.has('curves'));
     root.append(sidebar, main);
     root.drawTimes = this.drawTimes;
     const panelOf = { charts: metrics, evaluation: metrics, heatmaps: built.attention, heads: built.attention, rows: built.rows, inspect: built.inspect };
@@ -293,10 +299,19 @@ export class LabPage {
 
   listen() {
     const c = this.client;
+    c.on('ready', (m) => {
+      this.gflops = m.gflops;
+      this.refreshControls();
+    });
     c.on('configured', (m) => {
       this.applied = { ...(this.requested ?? this.applied) };
       this.requested = null;
       if (m.imported) this.weightsImported(m);
+      if (m.recovered) {
+        const from = m.recovered.step ? `the weights of step ${m.recovered.step}` : 'fresh weights';
+        this.notices.show(`The training module stopped (${m.recovered.reason}). A fresh one was started with the same settings `
+          + `and ${from}; the step count starts again from 0. Press Play to go on.`, { kind: 'warning', key: 'recovered' });
+      }
       this.run = {
         config: m.config, choice: m.choice, sample: m.fixedSample, step: 0, targetSteps: m.steps, running: false, stepsPerSecond: 0,
         snapshots: new ThinningList({ maxCount: HISTORY_BUDGET.snapshots, maxBytes: HISTORY_BUDGET.snapshotBytes, sizeOf: typedArrayBytes }),
@@ -666,7 +681,24 @@ export class LabPage {
         : `Changing ${labels.join(', ')} rebuilds the model — fix the settings marked in red first.`;
     }
     this.applyButton.disabled = !valid;
+    this.costText.textContent = valid ? this.costEstimate(this.draft) : '';
     this.refreshTransport();
+  }
+
+  /**
+   * A model's cost per training step, from the lab's count of its operations and this machine's
+   * multiply-add rate: a rough figure (the trainers reach 25-55% of that rate), to see before building
+   * that a setting makes training slow. Memory is checked by the trainer itself (refused over 512 MB).
+   */
+  costEstimate(values) {
+    const flops = this.lab.trainer?.flopsPerStep?.(values);
+    if (!flops) return '';
+    const work = flops >= 1e9 ? `${(flops / 1e9).toFixed(1)} GFLOP` : `${Math.max(0.1, flops / 1e6).toFixed(1)} MFLOP`;
+    if (!this.gflops) return `About ${work} per training step.`;
+    const stepsPerSecond = (0.35 * this.gflops * 1e9) / flops;
+    const pace = stepsPerSecond >= 1 ? `roughly ${stepsPerSecond >= 10 ? Math.round(stepsPerSecond) : stepsPerSecond.toFixed(1)} steps/s`
+      : `roughly ${(1 / stepsPerSecond).toFixed(1)} s per step: slow; lower the batch or the width`;
+    return `About ${work} per training step: ${pace} on this machine's CPU (an estimate, within about 2x).`;
   }
 
   refreshTransport() {
