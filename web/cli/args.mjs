@@ -85,7 +85,11 @@ function flagLine(flag, spec, prop) {
 
 /** The help text, from the registry: one section per lab, with its flags. */
 function usage() {
-  const lines = ['usage: attnlab train [--lab LAB] [options]', '       attnlab labs', '',
+  const lines = ['usage: attnlab train [--lab LAB] [options]', '       attnlab labs',
+    '       attnlab attention --q FILE --k FILE --v FILE [--mask causal|FILE] [--scale X] [--backend simd|scalar]', '',
+    'attnlab attention: softmax(q k^T x scale [+ mask]) v on your own matrices (JSON arrays of rows: q [T][D],',
+    'k [S][D], v [S][Dv]; a mask [T][S] of 0 = blocked, 1 = allowed; scale 1/sqrt(D) by default); prints',
+    '{"weights": [T][S], "output": [T][Dv]}. A fully blocked row gives zeros.', '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
   for (const lab of LABS) {
@@ -132,6 +136,7 @@ export function parseArgs(argv) {
   if (argv.includes('--version')) return { version: true };
   const [command, ...rest] = argv;
   if (command === 'labs' && rest.length === 0) return { labs: true };
+  if (command === 'attention') return { attention: true, rest };
   if (command !== 'train') throw new UsageError(command ? `unknown command ${shown(command)}` : 'missing command');
   // The lab first: it decides which flags exist.
   let labId = LABS[0].id;

@@ -9,6 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkFiles, cut, FileError, parseArgs, shown, USAGE, UsageError } from './args.mjs';
 import { writeFigures } from './figure.mjs';
+import { InputError, parseAttentionArgs, runAttention } from './attention.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
 import { LABS } from '../labs/registry.js';
 import { TrainingSession } from '../training/session.js';
@@ -42,7 +43,7 @@ async function main(argv) {
   let args;
   try {
     args = parseArgs(argv);
-    if (!args.help && !args.labs && !args.version) checkFiles(args);
+    if (!args.help && !args.labs && !args.version && !args.attention) checkFiles(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${USAGE}\n`);
@@ -59,6 +60,17 @@ async function main(argv) {
     return 0;
   }
   const module = await loadAttnLabNode({ build: args.build ?? 'auto' });
+  if (args.attention) {
+    try {
+      const result = await runAttention(parseAttentionArgs(args.rest), module);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof InputError) && !(error instanceof UsageError)) throw error;
+      process.stderr.write(`attnlab: ${error.message}\n`);
+      return 2;
+    }
+  }
   if (args.version) {
     process.stdout.write(`${module.version}\n`);
     return 0;

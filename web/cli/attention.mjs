@@ -1,0 +1,113 @@
+// `attnlab attention`: scaled dot-product attention on the user's own matrices, for autograding (a
+// course checks a student's implementation against the lab's kernel). Each file is a JSON array of
+// rows: q [T][D], k [S][D], v [S][Dv]; a mask file [T][S] of 0 (blocked) and 1 (allowed), or
+// `causal`. Prints {"weights": [T][S], "output": [T][Dv]}; the scale defaults to 1/sqrt(D).
+//
+// The kernel takes one width for q, k and v; when Dv != D the narrower side is zero-padded, which
+// changes no dot product and no weighted sum, and the padding is dropped from the output.
+import { readFile } from 'node:fs/promises';
+import { shown, UsageError } from './args.mjs';
+
+const MAX_CELLS = 4_000_000; // 16 MB of floats per matrix: far beyond a hand-made example
+
+export class InputError extends Error {}
+
+/** text of `file` (its flag) -> rows x cols numbers, or throws an InputError naming file, row and column. */
+export function parseMatrix(text, file, what) {
+  let rows;
+  try {
+    rows = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${file}: not JSON (${error.message})`);
+  }
+  if (!Array.isArray(rows) || rows.length === 0) throw new InputError(`${file}: ${what} must be a non-empty JSON array of rows`);
+  const cols = Array.isArray(rows[0]) ? rows[0].length : -1;
+  if (cols < 1) throw new InputError(`${file}: row 0 must be a non-empty array of numbers`);
+  if (rows.length * cols > MAX_CELLS) throw new InputError(`${file}: ${rows.length} x ${cols} is more than ${MAX_CELLS} cells`);
+  const out = new Float32Array(rows.length * cols);
+  rows.forEach((row, r) => {
+    if (!Array.isArray(row)) throw new InputError(`${file}: row ${r} must be an array of numbers`);
+    if (row.length !== cols) throw new InputError(`${file}: row ${r} has ${row.length} columns; row 0 has ${cols}`);
+    row.forEach((x, c) => {
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw new InputError(`${file}: row ${r}, column ${c} must be a finite number, got ${shown(JSON.stringify(x))}`);
+      if (Math.abs(x) > 1e6) throw new InputError(`${file}: row ${r}, column ${c} is ${x}: the kernel takes |x| <= 1e6`);
+      out[r * cols + c] = x;
+    });
+  });
+  return { rows: rows.length, cols, data: out };
+}
+
+const padColumns = (m, width) => {
+  if (m.cols === width) return m.data;
+  const out = new Float32Array(m.rows * width);
+  for (let r = 0; r < m.rows; r++) out.set(m.data.subarray(r * m.cols, (r + 1) * m.cols), r * width);
+  return out;
+};
+
+/** -> {weights: [T][S], output: [T][Dv]} (plain arrays); throws InputError on a shape mismatch. */
+export function attentionOnFiles({ module, q, k, v, mask, scale, names, backend = 'simd128' }) {
+  if (k.cols !== q.cols) throw new InputError(`${names.k}: keys have ${k.cols} columns, the queries (${names.q}) ${q.cols}: they must match (D)`);
+  if (v.rows !== k.rows) throw new InputError(`${names.v}: values have ${v.rows} rows, the keys (${names.k}) ${k.rows}: they must match (S)`);
+  const T = q.rows, S = k.rows, D = q.cols, Dv = v.cols, W = Math.max(D, Dv);
+  let additive;
+  if (mask === 'causal') {
+    if (T !== S) throw new InputError(`--mask causal needs as many queries as keys (T = S), got T = ${T}, S = ${S}`);
+    additive = new Float32Array(T * S);
+    for (let t = 0; t < T; t++) for (let s = t + 1; s < S; s++) additive[t * S + s] = -Infinity;
+  } else if (mask) {
+    if (mask.rows !== T || mask.cols !== S) throw new InputError(`${names.mask}: the mask is ${mask.rows} x ${mask.cols}; it must be T x S = ${T} x ${S}`);
+    additive = new Float32Array(T * S);
+    mask.data.forEach((x, i) => {
+      if (x !== 0 && x !== 1) throw new InputError(`${names.mask}: row ${Math.floor(i / S)}, column ${i % S} must be 0 or 1, got ${x}`);
+      additive[i] = x === 1 ? 0 : -Infinity;
+    });
+  }
+  const { weights, out } = module.attentionForward({
+    B: 1, H: 1, T, S, D: W, q: padColumns(q, W), k: padColumns(k, W), v: padColumns(v, W),
+    ...(additive ? { mask: additive } : {}), scale: scale ?? 1 / Math.sqrt(D), backend,
+  });
+  const rowsOf = (data, n, width, keep) => Array.from({ length: n }, (_, r) => Array.from(data.subarray(r * width, r * width + keep)));
+  return { weights: rowsOf(weights, T, S, S), output: rowsOf(out, T, W, Dv) };
+}
+
+/** The flags of `attnlab attention` -> {q, k, v, mask, scale, backend}; throws UsageError. */
+export function parseAttentionArgs(rest) {
+  const out = {};
+  const files = { '--q': 'q', '--k': 'k', '--v': 'v', '--mask': 'mask' };
+  for (let i = 0; i < rest.length; i++) {
+    const [name, inline] = rest[i].split(/=(.*)/s, 2);
+    const raw = inline ?? rest[i + 1];
+    if (name === '--json') continue; // the output is JSON anyway
+    if (!(name in files) && name !== '--scale' && name !== '--backend') throw new UsageError(`unknown flag ${shown(name)} for attnlab attention`);
+    if (raw === undefined || raw.startsWith('--')) throw new UsageError(`${name} needs a value`);
+    if (inline === undefined) i++;
+    if (name === '--scale') {
+      const x = /^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
+      if (!(x > 0) || !Number.isFinite(x)) throw new UsageError(`--scale must be a positive number, got ${shown(raw)}`);
+      out.scale = x;
+    } else if (name === '--backend') {
+      if (!['simd', 'scalar'].includes(raw)) throw new UsageError(`--backend must be simd or scalar, got ${shown(raw)}`);
+      out.backend = raw === 'simd' ? 'simd128' : 'scalar';
+    } else out[files[name]] = raw;
+  }
+  for (const f of ['q', 'k', 'v']) if (!out[f]) throw new UsageError(`--${f} FILE is required`);
+  return out;
+}
+
+/** Reads the files and runs: -> {weights, output}. Files are named as the user typed them. */
+export async function runAttention(args, module) {
+  const read = async (flag, file) => {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      throw new InputError(`--${flag} ${shown(file, { tail: true })}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+    }
+  };
+  const names = Object.fromEntries(['q', 'k', 'v', 'mask'].map((f) => [f, shown(args[f] ?? '', { tail: true })]));
+  const matrix = async (f, what) => parseMatrix(await read(f, args[f]), names[f], what);
+  const q = await matrix('q', 'the queries [T][D]');
+  const k = await matrix('k', 'the keys [S][D]');
+  const v = await matrix('v', 'the values [S][Dv]');
+  const mask = args.mask === undefined ? null : args.mask === 'causal' ? 'causal' : await matrix('mask', 'the mask [T][S]');
+  return attentionOnFiles({ module, q, k, v, mask, scale: args.scale, names, backend: args.backend });
+}
