@@ -3,7 +3,11 @@
 // cell under the pointer even when CSS scales the canvas.
 //
 // model: {rows, cols, values (rows x cols, row-major), title, xTitle, yTitle, xTicks, yTicks,
-//         xNames?, yNames?, tokens?} — labels are prepared by the lab; this file only draws them.
+//         xNames?, yNames?, tokens?, range? ([min, max], default [0, 1]), palette? (the model's own
+//         scale, e.g. 'diverging' for signed values), cellText? (a string per cell, written in it),
+//         marks? (true per cell: outlined, so a marked cell shows without relying on colour),
+//         blank? (true per cell: drawn grey, no value)} — labels are prepared by the lab; this file
+//         only draws them.
 import { rasterizeColorbar, rasterizeHeatmap } from './heatmap_raster.js';
 
 // The colour bar depends only on its size and palette: raster it once, not on every redraw.
@@ -82,12 +86,19 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   // Cells: whole canvas pixels per cell, so every cell has the same size and a clean colour.
   const cellW = Math.max(1, Math.round(layout.cellW * scale)), cellH = Math.max(1, Math.round(layout.cellH * scale));
   const x0 = Math.round(layout.left * scale), y0 = Math.round(layout.top * scale);
-  const image = rasterizeHeatmap(model.values, model.rows, model.cols, { cell: 1, palette });
+  const [min, max] = model.range ?? [0, 1];
+  const scalePalette = model.palette ?? palette;
+  const image = rasterizeHeatmap(model.values, model.rows, model.cols, { cell: 1, palette: scalePalette, min, max });
+  if (model.blank) {
+    const grey = parseInt(colors.grid.slice(1, 3), 16) || 216;
+    model.blank.forEach((b, i) => { if (b) image.data.set([grey, grey, grey, 255], 4 * i); });
+  }
   drawCells(ctx, image, x0, y0, cellW * model.cols, cellH * model.rows);
-  const bar = colorbar(cellH * model.rows, Math.round(LEGEND_BAR * scale), palette);
+  const bar = colorbar(cellH * model.rows, Math.round(LEGEND_BAR * scale), scalePalette);
   const barX = Math.round((layout.left + layout.plotW + GAP * 2) * scale);
   ctx.putImageData(bar, barX, y0);
-  canvas.dataset.layout = JSON.stringify({ x: x0, y: y0, cellW, cellH, rows: model.rows, cols: model.cols });
+  canvas.dataset.layout = JSON.stringify({ x: x0, y: y0, cellW, cellH, rows: model.rows, cols: model.cols,
+    ...(model.marks ? { marks: model.marks.flatMap((m, i) => (m ? [i] : [])) } : {}) });
 
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   const { left, top, plotW, plotH } = layout;
@@ -132,13 +143,38 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   ctx.rotate(-Math.PI / 2);
   ctx.fillText(model.yTitle ?? '', 0, 0);
   ctx.restore();
-  // Legend labels: the scale is fixed to 0..1, the range of attention weights.
+  // Legend labels: the model's range (0..1, the range of attention weights, unless it says otherwise).
   ctx.fillStyle = colors.text;
   ctx.textAlign = 'left';
   const legendX = left + plotW + GAP * 2 + LEGEND_BAR + 3;
-  ctx.fillText('1.0', legendX, top + font / 2);
-  ctx.fillText('0.5', legendX, top + plotH / 2);
-  ctx.fillText('0.0', legendX, top + plotH - font / 2);
+  const tick = (v) => (Number.isInteger(v) ? v.toFixed(1) : v.toPrecision(2));
+  ctx.fillText(tick(max), legendX, top + font / 2);
+  ctx.fillText(tick((min + max) / 2), legendX, top + plotH / 2);
+  ctx.fillText(tick(min), legendX, top + plotH - font / 2);
+  // Text in the cells, dark on bright cells and light on dark ones; marked cells outlined.
+  if (model.cellText || model.marks) {
+    ctx.textAlign = 'center';
+    ctx.font = `600 ${Math.min(font + 1, layout.cellH - 2)}px ${colors.font}`;
+    for (let r = 0; r < model.rows; r++) {
+      for (let c = 0; c < model.cols; c++) {
+        const i = r * model.cols + c;
+        // On the cells' own pixel grid (x0, y0, cellW, cellH are whole canvas pixels), so a mark's
+        // outline covers whole pixels and reads back as its exact colour.
+        const x = (x0 + c * cellW) / scale, y = (y0 + r * cellH) / scale, w = cellW / scale, h = cellH / scale;
+        const o = 4 * i;
+        const light = 0.299 * image.data[o] + 0.587 * image.data[o + 1] + 0.114 * image.data[o + 2] > 140;
+        if (model.marks?.[i]) {
+          ctx.strokeStyle = light ? '#000000' : '#ffffff';
+          ctx.lineWidth = 2;
+          ctx.strokeRect(x + 2, y + 2, w - 4, h - 4);
+        }
+        if (model.cellText?.[i]) {
+          ctx.fillStyle = light ? '#000000' : '#ffffff';
+          ctx.fillText(model.cellText[i], x + w / 2, y + h / 2 + 1);
+        }
+      }
+    }
+  }
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;
   ctx.strokeRect(left - 0.5, top - 0.5, plotW + 1, plotH + 1);

@@ -47,8 +47,12 @@ export class HeatmapPanel {
     this.large = new HeatmapView(container, { cell: 22, label: 'Attention heatmap' });
     this.large.figure.classList.add('heatmap-large');
     this.large.canvas.id = 'heatmap-main';
+    // Other maps of the same snapshot that a lab shows beside the attention (models.extra: the One
+    // query lab's values), following the timeline with it.
+    this.extraBox = Object.assign(document.createElement('div'), { className: 'heatmap-extra' });
+    this.extra = [];
     container.prepend(bar);
-    container.append(this.message, this.tableArea);
+    container.append(this.extraBox, this.message, this.tableArea);
     const gridTitle = Object.assign(document.createElement('h3'), { className: 'full-only', textContent: 'Each head (click or press Enter on one to enlarge it)' });
     this.grid = document.createElement('div');
     this.grid.className = 'head-grid full-only';
@@ -63,7 +67,7 @@ export class HeatmapPanel {
     }
   }
 
-  /** models: {mean, heads}; rebuilds the head grid when the number of heads or the size changes. */
+  /** models: {mean, heads, extra?}; rebuilds the head grid when the number of heads or the size changes. */
   show(models, { palette = this.palette } = {}) {
     this.models = models;
     this.palette = palette;
@@ -81,6 +85,16 @@ export class HeatmapPanel {
       this.select.value = this.selected;
     }
     this.large.show(this.pick(models), { palette });
+    const extra = models.extra ?? [];
+    if (extra.length !== this.extra.length) {
+      this.extraBox.replaceChildren();
+      this.extra = extra.map((m, i) => {
+        const view = new HeatmapView(this.extraBox, { cell: this.large.cell, label: m.title });
+        view.canvas.id = `heatmap-extra-${i}`;
+        return view;
+      });
+    }
+    extra.forEach((m, i) => { this.extra[i].cell = this.large.cell; this.extra[i].show(m, { palette }); });
     if (this.tableBox.checked) this.renderTable();
   }
 

@@ -565,6 +565,15 @@ export class LabPage {
     this.fieldErrors = {};
     for (const c of this.allControls()) c.setValues(values);
     this.presetText.textContent = `${preset.label}: ${preset.text}`;
+    if (preset.weights) {
+      // A preset that is a model (the One query lab's hand-built solution): loaded as a weights file
+      // would be, so the page shows exactly what import shows; nothing to train.
+      this.applied = { ...values };
+      this.importWeights(stateDictBytes(preset.weights(), this.lab.weights.metadata(this.lab.configureRequest(values).config, 0)), preset.label);
+      this.refreshControls();
+      this.onValues(this.linkValues());
+      return;
+    }
     this.playAfterConfigure = true;
     this.configure(values);
     this.refreshControls();
@@ -627,6 +636,8 @@ export class LabPage {
     this.fieldErrors = {};
     this.controls.setValues(this.draft);
     this.onValues(this.linkValues());
+    // How good the loaded model is, at once (the evaluation the curves panel shows).
+    this.client.send('evaluate');
     const text = `Loaded ${this.importName}: ${this.lab.weights.describe(m.config)}. Its attention is shown below; Play trains on from these weights.`;
     this.weightsPanel.say(text);
     this.notices.show(text, { kind: 'info', key: 'weights' });

@@ -25,7 +25,12 @@ function table(anchors) {
   return lut;
 }
 
+// Diverging, for signed values centred at 0 (ColorBrewer PuOr, colour-vision-deficiency safe):
+// orange below 0, white at 0, purple above.
+const DIVERGING = ['#b35806', '#e08214', '#fdb863', '#fee0b6', '#f7f7f7', '#d8daeb', '#b2abd2', '#8073ac', '#542788'];
+
 export const PALETTES = {
+  diverging: table(DIVERGING),
   viridis: table(VIRIDIS),
   magma: table(MAGMA),
   cividis: table(CIVIDIS),
