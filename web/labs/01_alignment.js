@@ -3,6 +3,7 @@
 // This file only declares: the property table, presets, texts, and pure functions that turn the
 // worker's data into view models. The page machinery (web/ui/lab_page.js) renders them; no DOM here.
 import { alignmentConfigFromWeights } from './alignment_weights.js';
+import { backendProperty, paletteProperty, speedOf, speedProperty } from './common.js';
 
 const TASKS = ['copy', 'reverse', 'pointer'];
 // Steps per task, as the notebook trains them (core/trainers/alignment_task.cpp default_steps).
@@ -50,18 +51,9 @@ const properties = [
     help: 'Train until this many steps; can change while training runs.' },
   { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed',
     help: 'Seeds the initial weights and the data: the same seed gives the same run.' },
-  { name: 'backend', type: 'choice', default: 'auto', effect: 'reset', group: 'Run', label: 'Backend',
-    choices: [{ value: 'auto', label: 'auto (best available)' }, { value: 'webgpu', label: 'WebGPU' },
-      { value: 'simd', label: 'SIMD128 (WASM)' }, { value: 'scalar', label: 'scalar (WASM)' }],
-    help: 'Where the attention kernel runs. A backend that is not available falls back, and the badge says why.' },
-  { name: 'speed', type: 'choice', default: 'max', effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true,
-    choices: [{ value: '1', label: '1' }, { value: '5', label: '5' }, { value: '20', label: '20' },
-      { value: '100', label: '100' }, { value: 'max', label: 'max' }],
-    help: 'Steps per second; slow speeds let you watch the pattern form.' },
-  { name: 'palette', type: 'choice', default: 'viridis', effect: 'view', group: 'Run', label: 'Colour scale', page: true,
-    choices: [{ value: 'viridis', label: 'viridis' }, { value: 'cividis', label: 'cividis' },
-      { value: 'magma', label: 'magma' }, { value: 'greys', label: 'greys (print)' }],
-    help: 'Perceptually uniform colour scales for the heatmaps, 0 (dark) to 1 (bright).' },
+  backendProperty(),
+  speedProperty(['1', '5', '20', '100', 'max']),
+  paletteProperty(),
 ];
 
 const checks = [
@@ -108,7 +100,6 @@ function configureRequest(v) {
   };
 }
 
-const speedOf = (v) => (v.speed === 'max' ? 0 : Number(v.speed));
 
 // ---- the trainer in the worker and the CLI (web/training/session.js) ----
 

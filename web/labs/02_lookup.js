@@ -7,6 +7,7 @@
 // (02_lookup_sections.js) and pure functions from the worker's data to view models. No DOM here.
 import { DIGITS_ASSET, loadDigits } from '../data/digits.js';
 import { SECTIONS } from './02_lookup_sections.js';
+import { backendProperty, defineLab, speedProperty, trainingProperties } from './common.js';
 
 const INTRO = 'A database of 100 real handwritten digits. softmax(QK^T) decides how much each database image is '
   + 'worth to the query (the lookup); multiplying by V, the images themselves, returns their weighted average '
@@ -21,21 +22,14 @@ const properties = [
     help: 'Heads of MultiheadAttention(32, heads); each head works in 32 / heads dimensions. The course uses 1.' },
   { name: 'embedDim', type: 'int', default: 32, min: 1, max: 256, effect: 'reset', group: 'Model', label: 'Embedding width',
     help: 'Width of the shared Linear(784, width) that embeds queries and database images (the course: 32).' },
-  { name: 'batch', type: 'int', default: 64, min: 1, max: 1024, effect: 'reset', group: 'Training', label: 'Batch',
-    help: 'Query images per training step (the course: 64).' },
-  { name: 'lr', type: 'number', default: 0.0001, min: 0, minExclusive: true, max: 1, step: 0.0001, effect: 'live',
-    group: 'Training', label: 'Learning rate', help: 'Adam learning rate (the course: 1e-4); can change while training runs.' },
-  { name: 'steps', type: 'int', default: 9370, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps',
-    help: 'Train until this many steps (the course: 10 epochs of 60,000 images at batch 64 = 9,370 steps).' },
-  { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed',
-    help: 'Picks the 100 database digits, the 2,000 held-out queries and the initial weights: the same seed gives the same run.' },
-  { name: 'backend', type: 'choice', default: 'auto', effect: 'reset', group: 'Run', label: 'Backend', cli: true,
-    choices: [{ value: 'auto', label: 'auto (best available)' }, { value: 'webgpu', label: 'WebGPU' },
-      { value: 'simd', label: 'SIMD128 (WASM)' }, { value: 'scalar', label: 'scalar (WASM)' }],
-    help: 'Where the attention kernel runs, in every section. A backend that is not available falls back, and the badge says why.' },
-  { name: 'speed', type: 'choice', default: 'max', effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true,
-    choices: [{ value: '5', label: '5' }, { value: '20', label: '20' }, { value: '100', label: '100' }, { value: 'max', label: 'max' }],
-    help: 'Steps per second.' },
+  ...trainingProperties({
+    batch: { default: 64, max: 1024, help: 'Query images per training step (the course: 64).' },
+    lr: { default: 0.0001, help: 'Adam learning rate (the course: 1e-4)' },
+    steps: { default: 9370, help: 'Train until this many steps (the course: 10 epochs of 60,000 images at batch 64 = 9,370 steps).' },
+    seed: { help: 'Picks the 100 database digits, the 2,000 held-out queries and the initial weights: the same seed gives the same run.' },
+  }),
+  { ...backendProperty('Where the attention kernel runs, in every section. A backend that is not available falls back, and the badge says why.'), cli: true },
+  speedProperty(['5', '20', '100', 'max'], 'Steps per second.'),
   // The explorations (sections 2-4 and the trained lookup's query): view settings, kept in links.
   { name: 'query', type: 'int', default: 0, min: 0, max: 99, label: 'Query image', page: true, ...explore('hard'),
     help: 'Which database image the one-hot query asks for (0-99, in the database\'s order before shuffling).' },
@@ -65,8 +59,6 @@ const presets = [
   { id: 'four-heads', label: '4 heads', values: { heads: 4 },
     text: 'Four heads of 8 dimensions each; the retrieval uses the mean of their weights.' },
 ];
-
-const speedOf = (v) => (v.speed === 'max' ? 0 : Number(v.speed));
 
 /** Values -> the worker's configure request. */
 function configureRequest(v) {
@@ -193,7 +185,7 @@ function valuesFromWeights(file) {
   return values;
 }
 
-export const lookupLab = {
+export const lookupLab = defineLab({
   id: 'lookup',
   title: 'Lookup',
   subtitle: 'Lab 2 — attention as a database query',
@@ -209,9 +201,7 @@ export const lookupLab = {
   checks,
   presets,
   intro: () => INTRO,
-  afterChange: (name, values) => values,
   configureRequest,
-  speedOf,
   trainer,
   metrics,
   sections: SECTIONS,
@@ -248,4 +238,4 @@ export const lookupLab = {
       };
     },
   },
-};
+});

@@ -1,0 +1,36 @@
+// What most labs declare the same way: the Run group's properties (backend, speed, colour scale) and
+// the defaults of a declaration (defineLab), so a lab file holds only what is its own.
+
+export const backendProperty = (help = 'Where the attention kernel runs. A backend that is not available falls back, and the badge says why.') => ({
+  name: 'backend', type: 'choice', default: 'auto', effect: 'reset', group: 'Run', label: 'Backend', help,
+  choices: [{ value: 'auto', label: 'auto (best available)' }, { value: 'webgpu', label: 'WebGPU' },
+    { value: 'simd', label: 'SIMD128 (WASM)' }, { value: 'scalar', label: 'scalar (WASM)' }],
+});
+
+export const speedProperty = (speeds = ['5', '20', '100', 'max'], help = 'Steps per second; slow speeds let you watch the pattern form.') => ({
+  name: 'speed', type: 'choice', default: 'max', effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true, help,
+  choices: speeds.map((s) => ({ value: s, label: s })),
+});
+
+export const paletteProperty = (palettes = ['viridis', 'cividis', 'magma', 'greys'], help = 'Perceptually uniform colour scales for the heatmaps, 0 (dark) to 1 (bright).') => ({
+  name: 'palette', type: 'choice', default: 'viridis', effect: 'view', group: 'Run', label: 'Colour scale', page: true, help,
+  choices: palettes.map((p) => ({ value: p, label: p === 'greys' ? 'greys (print)' : p })),
+});
+
+/** The speed property's value -> steps per second for the worker (0: as fast as it goes). */
+export const speedOf = (v) => (v.speed === 'max' ? 0 : Number(v.speed));
+
+/** A lab declaration with the usual defaults filled in: no cross checks, a change implies nothing. */
+export const defineLab = (lab) => ({ checks: [], afterChange: (name, values) => values, speedOf, ...lab });
+
+/**
+ * The Training group most labs have: batch, learning rate (live), steps (live), seed. Each takes the
+ * lab's default and help text: {batch: {default, max, help}, lr: {default, help}, steps: {default, help}, seed: {help}}.
+ */
+export const trainingProperties = ({ batch, lr, steps, seed }) => [
+  { name: 'batch', type: 'int', default: batch.default, min: 1, max: batch.max, effect: 'reset', group: 'Training', label: 'Batch', help: batch.help },
+  { name: 'lr', type: 'number', default: lr.default, min: 0, minExclusive: true, max: 1, step: lr.step ?? lr.default, effect: 'live',
+    group: 'Training', label: 'Learning rate', help: `${lr.help}; can change while training runs.` },
+  { name: 'steps', type: 'int', default: steps.default, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps', help: steps.help },
+  { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed', help: seed.help },
+];
