@@ -43,6 +43,18 @@ float cross_entropy(ConstMatrixRef logits, const std::int32_t* targets, RowMatri
   return float(cross_entropy_sum(logits, targets, d_logits, N) / N);
 }
 
+double binary_cross_entropy_sum(const float* p, const float* y, std::size_t n, float* d_p, double count) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float pi = p[i], yi = y[i];
+    const float log_p = std::max(std::log(pi), -100.0f);
+    const float log_1mp = std::max(std::log(1.0f - pi), -100.0f);
+    total -= double(yi * log_p + (1.0f - yi) * log_1mp);
+    if (d_p) d_p[i] = (pi - yi) / std::max((1.0f - pi) * pi, 1e-12f) / float(count);
+  }
+  return total;
+}
+
 float binary_cross_entropy(ConstMatrixRef p, ConstMatrixRef y, RowMatrix* d_p) {
   const Eigen::Index n = p.size();
   if (d_p) d_p->resize(p.rows(), p.cols());

@@ -337,10 +337,28 @@ export function wrapModule(mod, { build }) {
     images(part) { return this.data(part); }
   }
 
+  /**
+   * The Count lab's trainer ("One query", course notebook 05): more 2s than 4s in 10 digits? config: {seed, lr, batch}.
+   * evaluate({samples}) -> {samples, accuracy, tieAccuracy, ties, loss, massOn24, uniformMassOn24, majority};
+   * inspect({tokens: 10 digits} | {batch: N*10 digits}) -> {N, weights [N,10], values [N,10], weighted [N],
+   * probability [N], label [N], loss}.
+   */
+  class CountTrainer extends Trainer {
+    static defaults() {
+      return JSON.parse(mod._RawTrainer._defaults('count', ''));
+    }
+    constructor(config = {}) {
+      super('count', config, {}, 'CountTrainer');
+    }
+    /** {tokens: Int32Array [5 * 10]}: the 5 sequences the attention panels show (the seed's). */
+    fixedSample() { return this.data('fixedSample'); }
+  }
+
   // The labs' own classes, for createTrainer; a trainer registered in C++ without one gets the generic class.
   const TRAINER_CLASSES = {
     alignment: (config) => new AlignmentTrainer(config),
     lookup: (config, assets) => new LookupTrainer(config, assets?.digits),
+    count: (config) => new CountTrainer(config),
   };
 
   class Rng extends Owned {
@@ -373,10 +391,11 @@ export function wrapModule(mod, { build }) {
     AlignmentTrainer,
     Digits,
     LookupTrainer,
+    CountTrainer,
     Rng,
-    /** The ids of the registered trainers (core/trainers/registry.cpp): ['alignment', 'lookup']. */
+    /** The ids of the registered trainers (core/trainers/registry.cpp): ['alignment', 'lookup', 'count']. */
     trainerIds,
-    /** A trainer by id: the lab's class (AlignmentTrainer, LookupTrainer) where it has one. assets: {digits}. */
+    /** A trainer by id: the lab's class (AlignmentTrainer, LookupTrainer, CountTrainer) where it has one. assets: {digits}. */
     createTrainer(id, config = {}, assets = {}) {
       const make = Object.hasOwn(TRAINER_CLASSES, id) ? TRAINER_CLASSES[id] : null;
       return make ? make(config, assets) : new Trainer(id, config, assets);

@@ -86,7 +86,7 @@ std::string RawTrainer::_end_step() {
 }
 
 std::string RawTrainer::_kernel_shape() {
-  const AttentionForward a = trainer_->mha().kernel_forward_args();
+  const AttentionForward a = trainer_->kernel_forward_args();
   Json out = Json::object();
   out.set("B", a.shape.B);
   out.set("H", a.shape.H);
@@ -99,8 +99,7 @@ std::string RawTrainer::_kernel_shape() {
 }
 
 val RawTrainer::_kernel_view(const std::string& which) {
-  MultiheadAttention& mha = trainer_->mha();
-  const AttentionForward f = mha.kernel_forward_args();
+  const AttentionForward f = trainer_->kernel_forward_args();
   const AttentionShape& s = f.shape;
   auto view = [](std::size_t n, const float* p) {
     return val(emscripten::typed_memory_view(n, const_cast<float*>(p)));
@@ -110,7 +109,7 @@ val RawTrainer::_kernel_view(const std::string& which) {
   if (which == "v") return view(s.kv_size(), f.v);
   if (which == "weights") return view(s.weights_size(), f.weights);
   if (which == "out") return view(s.q_size(), f.out);
-  const AttentionBackward b = mha.kernel_backward_args();
+  const AttentionBackward b = trainer_->kernel_backward_args();
   if (which == "dOut") return view(s.q_size(), b.d_out);
   if (which == "dWeights") return b.d_weights ? view(s.weights_size(), b.d_weights) : val::undefined();
   if (which == "dQ") return view(s.q_size(), b.d_q);
@@ -120,11 +119,11 @@ val RawTrainer::_kernel_view(const std::string& which) {
 }
 
 void RawTrainer::_run_kernel_forward(int backend) {
-  attention_forward(cpu_backend(backend), trainer_->mha().kernel_forward_args());
+  attention_forward(cpu_backend(backend), trainer_->kernel_forward_args());
 }
 
 void RawTrainer::_run_kernel_backward(int backend) {
-  attention_backward(cpu_backend(backend), trainer_->mha().kernel_backward_args());
+  attention_backward(cpu_backend(backend), trainer_->kernel_backward_args());
 }
 
 std::string RawTrainer::keep(std::string error, Json record) {

@@ -63,12 +63,14 @@ class AlignmentTrainer : public Trainer {
   void set_lr(double lr) override;
 
   StepMetrics step(Backend backend) override;
-  // Stages of step(); between them the kernel runs on mha().kernel_forward_args() /
-  // kernel_backward_args() buffers.
+  // Stages of step(); between them the kernel runs on kernel_forward_args() /
+  // kernel_backward_args() (mha()'s buffers).
   void begin_step() override;
   void middle_step() override;
   StepMetrics end_step() override;
-  MultiheadAttention& mha() override { return training_.models.primary().mha(); }
+  MultiheadAttention& mha() { return training_.models.primary().mha(); }
+  AttentionForward kernel_forward_args() override { return mha().kernel_forward_args(); }
+  AttentionBackward kernel_backward_args() override { return mha().kernel_backward_args(); }
   bool kernel_reads_weights() const override { return false; }
 
   // A fresh batch of `samples` from the seed's evaluation stream: the same batch at every call, so

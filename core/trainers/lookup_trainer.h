@@ -81,12 +81,14 @@ class LookupTrainer : public Trainer {
   void set_lr(double lr) override;
 
   LookupStepMetrics step(Backend backend) override;
-  // Stages of step(); between them the kernel runs on mha().kernel_forward_args() /
-  // kernel_backward_args() buffers. evaluate() and inspect() may not run in between.
+  // Stages of step(); between them the kernel runs on kernel_forward_args() /
+  // kernel_backward_args() (mha()'s buffers). evaluate() and inspect() may not run in between.
   void begin_step() override;
   void middle_step() override;
   LookupStepMetrics end_step() override;
-  MultiheadAttention& mha() override { return training_.models.primary().mha(); }
+  MultiheadAttention& mha() { return training_.models.primary().mha(); }
+  AttentionForward kernel_forward_args() override { return mha().kernel_forward_args(); }
+  AttentionBackward kernel_backward_args() override { return mha().kernel_backward_args(); }
   // The retrieval is the attention weights times the database images: the model needs the weights.
   bool kernel_reads_weights() const override { return true; }
 

@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include "alignment_trainer.h"
+#include "count_trainer.h"
 #include "lookup_data.h"
 #include "lookup_trainer.h"
 
@@ -34,12 +35,20 @@ std::unique_ptr<Trainer> lookup_create(const Json& config, const TrainerAssets& 
 }
 Json lookup_defaults(const std::string&) { return LookupTrainer::defaults(); }
 
+// ---- the Count lab ("One query", course notebook 05)
+
+std::string count_config_error(const Json& config, const TrainerAssets&) { return CountTrainer::config_error(config); }
+std::unique_ptr<Trainer> count_create(const Json& config, const TrainerAssets&) {
+  return std::make_unique<CountTrainer>(CountTrainer::config_from(config));
+}
+
 }  // namespace
 
 const std::vector<TrainerKind>& trainer_kinds() {
   static const std::vector<TrainerKind> kinds = {
       {"alignment", alignment_config_error, alignment_create, AlignmentTrainer::defaults, alignment_bytes},
       {"lookup", lookup_config_error, lookup_create, lookup_defaults, nullptr},
+      {"count", count_config_error, count_create, CountTrainer::defaults, nullptr},
   };
   return kinds;
 }

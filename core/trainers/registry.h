@@ -22,7 +22,7 @@ struct TrainerAssets {
 };
 
 struct TrainerKind {
-  const char* id;  // "alignment", "lookup"
+  const char* id;  // "alignment", "lookup", "count"
   // "" or what is wrong with the config (or the assets) for this trainer.
   std::string (*config_error)(const Json& config, const TrainerAssets& assets);
   // A trainer; call config_error first (on a config it refuses, the result is undefined).
@@ -39,7 +39,7 @@ struct TrainerKind {
 const std::vector<TrainerKind>& trainer_kinds();
 // nullptr for an unknown id.
 const TrainerKind* find_trainer_kind(const std::string& id);
-// "unknown trainer 'x': the trainers are alignment, lookup"
+// "unknown trainer 'x': the trainers are alignment, lookup, count"
 std::string unknown_trainer_message(const std::string& id);
 
 // The registry's calls by id: an unknown id gives unknown_trainer_message.

@@ -13,7 +13,7 @@
 
 #include "../backend.h"
 #include "../io/json.h"
-#include "../layers/multihead_attention.h"
+#include "../attention.h"
 #include "../layers/parameter.h"
 
 namespace attnlab {
@@ -43,16 +43,18 @@ class Trainer {
   virtual StepMetrics step(Backend backend) = 0;
 
   // ---- the staged step: step() in three parts, with the attention kernel run outside C++ (WebGPU)
-  //   begin_step() -> kernel forward on mha().kernel_forward_args()    (q, k, v -> weights, out)
-  //   middle_step() -> kernel backward on mha().kernel_backward_args() (dOut [, dWeights] -> dQ, dK, dV)
+  //   begin_step() -> kernel forward on kernel_forward_args()    (q, k, v -> weights, out)
+  //   middle_step() -> kernel backward on kernel_backward_args() (dOut [, dWeights] -> dQ, dK, dV)
   //   end_step()
-  // The whole batch runs as one shard. Nothing else may be called between begin_step() and end_step().
+  // The kernel runs once on the whole batch. Nothing else may be called between begin_step() and end_step().
   virtual void begin_step() = 0;
   virtual void middle_step() = 0;
   virtual StepMetrics end_step() = 0;
-  // The attention layer whose kernel the stages leave to the caller: kernel_forward_args() gives
-  // q, k, v [B, H, T, D / S, D], weights [B, H, T, S], out [B, H, T, D].
-  virtual MultiheadAttention& mha() = 0;
+  // The attention call that the stages leave to the caller, with its kernel's arguments (core/attention.h):
+  // q [B, H, T, D], k, v [B, H, S, D], weights [B, H, T, S], out [B, H, T, D]; and for the backward
+  // d_out [, d_weights] in, d_q, d_k, d_v out. Valid from begin_step() to end_step().
+  virtual AttentionForward kernel_forward_args() = 0;
+  virtual AttentionBackward kernel_backward_args() = 0;
   // True when the model reads the attention weights after the kernel (a loss on them, as the Lookup
   // lab's retrieval), so a kernel outside C++ must write the weights back too.
   virtual bool kernel_reads_weights() const = 0;

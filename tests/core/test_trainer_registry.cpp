@@ -49,15 +49,16 @@ void check_same_steps(Trainer& registered, Direct& direct, int steps) {
 }  // namespace
 
 TEST_CASE("registry: the ids, in the labs' order") {
-  REQUIRE(trainer_kinds().size() == 2);
+  REQUIRE(trainer_kinds().size() == 3);
   CHECK(std::string(trainer_kinds()[0].id) == "alignment");
   CHECK(std::string(trainer_kinds()[1].id) == "lookup");
+  CHECK(std::string(trainer_kinds()[2].id) == "count");
   CHECK(find_trainer_kind("alignment") != nullptr);
   CHECK(find_trainer_kind("Alignment") == nullptr);
 }
 
 TEST_CASE("registry: an unknown id is named with the ids there are") {
-  const std::string expected = "unknown trainer 'sort': the trainers are alignment, lookup";
+  const std::string expected = "unknown trainer 'sort': the trainers are alignment, lookup, count";
   CHECK(config_error("sort", "{}") == expected);
   std::string error;
   CHECK(create_trainer("sort", parse("{}"), {}, error) == nullptr);

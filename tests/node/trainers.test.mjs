@@ -12,7 +12,7 @@ import { lab } from './support.mjs';
 const m = await lab('simd');
 
 test('trainerIds: the registry\'s ids, in the labs\' order', () => {
-  assert.deepEqual(m.trainerIds(), ['alignment', 'lookup']);
+  assert.deepEqual(m.trainerIds(), ['alignment', 'lookup', 'count']);
 });
 
 test('createTrainer(alignment): an AlignmentTrainer with the same losses, bit for bit, as new AlignmentTrainer', () => {
@@ -31,7 +31,7 @@ test('createTrainer(alignment): an AlignmentTrainer with the same losses, bit fo
 });
 
 test('createTrainer: an unknown id, and a lookup without digits, get clear messages', () => {
-  assert.throws(() => m.createTrainer('sort', {}), { name: 'AttnLabError', message: "unknown trainer 'sort': the trainers are alignment, lookup" });
+  assert.throws(() => m.createTrainer('sort', {}), { name: 'AttnLabError', message: "unknown trainer 'sort': the trainers are alignment, lookup, count" });
   assert.throws(() => new m.Trainer('sort', {}), /unknown trainer 'sort'/);
   assert.throws(() => m.Trainer.defaults('sort'), /unknown trainer 'sort'/);
   assert.throws(() => m.createTrainer('lookup', {}), /LookupTrainer needs the digits/);

@@ -1,0 +1,255 @@
+#include "count_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../layers/init.h"
+#include "../losses.h"
+#include "../vec4.h"
+
+namespace attnlab {
+
+namespace {
+
+constexpr int S = CountShape::S, E = CountShape::E, kHidden = CountShape::kHidden;
+
+// sum_j a[j] b[j] over n floats, in four lanes (j mod 4) then their sum: the same order in every build.
+float dot4(const float* a, const float* b, int n) {
+  using namespace vec4;
+  f32x4 sum4 = zero4();
+  int j = 0;
+  for (; j + 4 <= n; j += 4) sum4 = add4(sum4, mul4(load4(a + j), load4(b + j)));
+  float sum = hsum(sum4);
+  for (; j < n; ++j) sum += a[j] * b[j];  // leftovers
+  return sum;
+}
+
+// nn.Sigmoid, as activations.cpp: two branches so that exp never overflows.
+float sigmoid(float z) {
+  if (z >= 0.0f) return 1.0f / (1.0f + std::exp(-z));
+  const float e = std::exp(z);
+  return e / (1.0f + e);
+}
+
+Parameter normal_parameter(const char* name, int rows, int cols, Rng& rng) {
+  Parameter p(name, rows, cols);
+  init_normal(p.value, rng);  // torch.randn
+  return p;
+}
+
+}  // namespace
+
+void CountKernelTensors::resize(int batch) {
+  B = batch;
+  const std::size_t rows = std::size_t(batch), positions = rows * S;
+  q.assign(rows * E, 0.0f);
+  out.assign(rows * E, 0.0f);
+  d_out.assign(rows * E, 0.0f);
+  d_q.assign(rows * E, 0.0f);
+  k.assign(positions * E, 0.0f);
+  v.assign(positions * E, 0.0f);  // columns 1..4 stay 0
+  d_k.assign(positions * E, 0.0f);
+  d_v.assign(positions * E, 0.0f);
+  weights.assign(positions, 0.0f);
+}
+
+AttentionForward CountKernelTensors::forward_args(int first, int count) {
+  AttentionForward a;
+  a.shape = {count, 1, 1, S, E};
+  a.scale = 1.0f / std::sqrt(float(E));  // the notebook's / sqrt(att_dim)
+  const std::size_t row = std::size_t(first);
+  a.q = q.data() + row * E;
+  a.k = k.data() + row * S * E;
+  a.v = v.data() + row * S * E;
+  a.weights = weights.data() + row * S;
+  a.out = out.data() + row * E;
+  return a;
+}
+
+AttentionBackward CountKernelTensors::backward_args(int first, int count) {
+  const AttentionForward f = forward_args(first, count);
+  AttentionBackward a;
+  a.shape = f.shape;
+  a.scale = f.scale;
+  a.q = f.q;
+  a.k = f.k;
+  a.v = f.v;
+  a.weights = f.weights;
+  const std::size_t row = std::size_t(first);
+  a.d_out = d_out.data() + row * E;
+  a.d_q = d_q.data() + row * E;
+  a.d_k = d_k.data() + row * S * E;
+  a.d_v = d_v.data() + row * S * E;
+  return a;
+}
+
+float count_label(const std::int32_t* tokens) {
+  int twos = 0, fours = 0;
+  for (int s = 0; s < S; ++s) {
+    twos += tokens[s] == 2;
+    fours += tokens[s] == 4;
+  }
+  return twos > fours ? 1.0f : 0.0f;
+}
+
+CountModel::CountModel(Rng& init_rng)
+    : embed_(V, E, init_rng),
+      query_(normal_parameter("query", 1, E, init_rng)),
+      wk_(E, E, init_rng),
+      wv_(E, 1, init_rng),
+      nn0_(1, kHidden, init_rng),
+      nn2_(kHidden, 1, init_rng),
+      digit_keys_(V, E),
+      digit_values_(V, 1),
+      d_digit_keys_(V, E),
+      d_digit_values_(V, 1) {
+  embed_.weight.name = "embed.weight";
+  wk_.weight.name = "WK.weight";
+  wk_.bias.name = "WK.bias";
+  wv_.weight.name = "WV.weight";
+  wv_.bias.name = "WV.bias";
+  nn0_.weight.name = "nn.0.weight";
+  nn0_.bias.name = "nn.0.bias";
+  nn2_.weight.name = "nn.2.weight";
+  nn2_.bias.name = "nn.2.bias";
+}
+
+ParameterList CountModel::parameters() {
+  return {&query_,       &embed_.weight, &wk_.weight,  &wk_.bias,    &wv_.weight,
+          &wv_.bias,     &nn0_.weight,   &nn0_.bias,   &nn2_.weight, &nn2_.bias};
+}
+
+void CountModel::zero_grad() {
+  for (Parameter* p : parameters()) p->zero_grad();
+}
+
+void CountModel::copy_values_from(CountModel& other) {
+  const ParameterList mine = parameters(), theirs = other.parameters();
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i]->value = theirs[i]->value;
+}
+
+void CountModel::add_grads_to(CountModel& other) {
+  const ParameterList mine = parameters(), theirs = other.parameters();
+  for (std::size_t i = 0; i < mine.size(); ++i) theirs[i]->grad += mine[i]->grad;
+}
+
+void CountModel::attach(CountKernelTensors& tensors, int first, int count) {
+  tensors_ = &tensors;
+  first_ = first;
+  count_ = count;
+  tokens_.resize(std::size_t(count) * S);
+  hidden_.resize(std::size_t(count) * kHidden);
+  p_.resize(count);
+  d_p_.resize(count);
+}
+
+void CountModel::prepare(const std::int32_t* tokens) {
+  std::copy(tokens, tokens + std::size_t(count_) * S, tokens_.begin());
+  // k = WK(embed(x)), v = WV(embed(x)): the 10 digits projected once, then gathered
+  wk_.forward(embed_.weight.value, digit_keys_);
+  wv_.forward(embed_.weight.value, digit_values_);
+  CountKernelTensors& t = *tensors_;
+  for (int b = 0; b < count_; ++b) {
+    const std::size_t row = std::size_t(first_ + b);
+    std::copy(query_.value.data(), query_.value.data() + E, &t.q[row * E]);  // one query for every sample
+    for (int s = 0; s < S; ++s) {
+      const int digit = tokens_[std::size_t(b) * S + s];
+      const std::size_t at = (row * S + s) * E;
+      std::copy(digit_keys_.row(digit).data(), digit_keys_.row(digit).data() + E, &t.k[at]);
+      t.v[at] = digit_values_(digit, 0);  // column 0; columns 1..4 are 0 (resize())
+    }
+  }
+}
+
+void CountModel::finish_forward() {
+  // a = out[:, 0] -> nn.0 -> ReLU -> nn.2 -> Sigmoid
+  const float* w1 = nn0_.weight.value.data();  // [kHidden, 1]
+  const float* b1 = nn0_.bias.value.data();    // [kHidden]
+  const float* w2 = nn2_.weight.value.data();  // [1, kHidden]
+  const float b2 = nn2_.bias.value(0, 0);
+  for (int b = 0; b < count_; ++b) {
+    const float a = weighted(b);
+    float* h = &hidden_[std::size_t(b) * kHidden];
+    for (int j = 0; j < kHidden; ++j) h[j] = std::max(a * w1[j] + b1[j], 0.0f);  // relu(nn.0(a))
+    p_[b] = sigmoid(dot4(w2, h, kHidden) + b2);                                 // sigmoid(nn.2(h))
+  }
+}
+
+double CountModel::loss_backward(const float* labels, double batch_count) {
+  const double loss_sum = binary_cross_entropy_sum(p_.data(), labels, std::size_t(count_), d_p_.data(), batch_count);
+  const float* w1 = nn0_.weight.value.data();
+  const float* w2 = nn2_.weight.value.data();
+  float* dw1 = nn0_.weight.grad.data();
+  float* db1 = nn0_.bias.grad.data();
+  float* dw2 = nn2_.weight.grad.data();
+  d_hidden_.resize(kHidden);
+  float* dh = d_hidden_.data();
+  CountKernelTensors& t = *tensors_;
+  for (int b = 0; b < count_; ++b) {
+    const float a = weighted(b), p = p_[b];
+    const float* h = &hidden_[std::size_t(b) * kHidden];
+    // p = sigmoid(z): dz = dp p (1 - p), with the forward's output
+    const float dz = d_p_[b] * p * (1.0f - p);
+    // z = w2 . h + b2
+    nn2_.bias.grad(0, 0) += dz;
+    for (int j = 0; j < kHidden; ++j) dw2[j] += dz * h[j];
+    // h = relu(a w1 + b1): the gradient passes where h > 0 (PyTorch takes 0 at 0)
+    for (int j = 0; j < kHidden; ++j) dh[j] = h[j] > 0.0f ? dz * w2[j] : 0.0f;
+    for (int j = 0; j < kHidden; ++j) {
+      db1[j] += dh[j];
+      dw1[j] += dh[j] * a;
+    }
+    // a = out[b][0]: dOut's column 0; the other columns of out are 0 and unused
+    float* d_out = &t.d_out[std::size_t(first_ + b) * E];
+    std::fill(d_out, d_out + E, 0.0f);
+    d_out[0] = dot4(dh, w1, kHidden);
+  }
+  return loss_sum;
+}
+
+void CountModel::finish_backward() {
+  const CountKernelTensors& t = *tensors_;
+  // q = the query for every sample: its gradient is dQ summed over the rows
+  for (int b = 0; b < count_; ++b)
+    for (int d = 0; d < E; ++d) query_.grad(0, d) += t.d_q[std::size_t(first_ + b) * E + d];
+  // k, v gathered from the digits' rows: their gradients scattered back to the digits
+  d_digit_keys_.setZero();
+  d_digit_values_.setZero();
+  for (int b = 0; b < count_; ++b)
+    for (int s = 0; s < S; ++s) {
+      const int digit = tokens_[std::size_t(b) * S + s];
+      const std::size_t at = (std::size_t(first_ + b) * S + s) * E;
+      for (int d = 0; d < E; ++d) d_digit_keys_(digit, d) += t.d_k[at + d];
+      d_digit_values_(digit, 0) += t.d_v[at];  // column 0 (v's other columns are constants)
+    }
+  // digit_keys = WK(embed.weight), digit_values = WV(embed.weight)
+  wk_.backward(embed_.weight.value, d_digit_keys_, &d_embed_);
+  embed_.weight.grad += d_embed_;
+  wv_.backward(embed_.weight.value, d_digit_values_, &d_embed_);
+  embed_.weight.grad += d_embed_;
+}
+
+double CountModel::train_pass(const std::int32_t* tokens, const float* labels, Backend backend, double batch_count) {
+  zero_grad();
+  prepare(tokens);
+  attention_forward(backend, kernel_forward_args());
+  finish_forward();
+  const double loss_sum = loss_backward(labels, batch_count);
+  attention_backward(backend, kernel_backward_args());
+  finish_backward();
+  return loss_sum;
+}
+
+void CountModel::forward(const std::int32_t* tokens, Backend backend) {
+  prepare(tokens);
+  attention_forward(backend, kernel_forward_args());
+  finish_forward();
+}
+
+int CountModel::correct_predictions(const float* labels) const {
+  int correct = 0;
+  for (int b = 0; b < count_; ++b) correct += (p_[b] > 0.5f ? 1.0f : 0.0f) == labels[b];
+  return correct;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,121 @@
+// One copy of the Count lab's model, the course notebook's AttentionModel (05, "more 2s than 4s?"),
+// with the activations of the last rows it saw. S = 10 positions, E = D = 5, V = 10 digits:
+//   e = embed(x)                          [B, S, E]   Embedding(10, 5)
+//   k = WK(e)                             [B, S, E]   Linear(5, 5)
+//   v = WV(e)                             [B, S]      Linear(5, 1)
+//   w = softmax_s(query . k_s / sqrt(5))  [B, S]      one learned query [1, E]
+//   a = sum_s w_s v_s                     [B]         the attention-weighted value
+//   p = nn(a)                             [B]         Linear(1, 200), ReLU, Linear(200, 1), Sigmoid
+//   loss = binary_cross_entropy(p, y)                 y = 1 when count(2) > count(4); ties are 0
+// A position's key and value depend on its digit alone, so the 10 digits are projected once a pass
+// (digit_keys = WK(embed.weight) [V, E], digit_values = WV(embed.weight) [V]) and gathered: the same
+// numbers as projecting every position's embedding, at a tenth of the work (PyTorch sums in another
+// order, within float rounding: tests/core/test_count_torch.cpp).
+//
+// The attention runs through the kernel (core/attention.h) with H = 1, T = 1, S = 10, D = 5:
+// q = the query, repeated for every sample; k = the gathered keys; v = the values in column 0 of a
+// D-wide row (the kernel takes one width for q, k and v; the other columns are 0), so out[b][0] = a_b.
+//
+// Passes run in stages so that the kernel in the middle can run anywhere (WebGPU runs in JS):
+//   prepare() -> kernel forward -> finish_forward() [-> loss_backward() -> kernel backward -> finish_backward()]
+// The kernel's tensors live in a CountKernelTensors, one set for a whole batch; each copy of the model
+// works on its rows of it (attach()). The staged step runs one kernel call over the whole batch and
+// step() one per shard; the kernel treats each sample on its own, so both give the same bits.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../attention.h"
+#include "../layers/embedding.h"
+#include "../layers/linear.h"
+
+namespace attnlab {
+
+struct CountShape {
+  static constexpr int S = 10;       // positions in a sequence
+  static constexpr int V = 10;       // digits 0..9
+  static constexpr int E = 5;        // embedding and attention width (the kernel's D)
+  static constexpr int kHidden = 200;  // nn.0's outputs
+};
+
+// The attention call's tensors for B samples (H = T = 1): q [B, D], k, v [B, S, D], weights [B, S],
+// out [B, D], and their gradients of the same shapes.
+struct CountKernelTensors {
+  int B = 0;
+  std::vector<float> q, k, v, weights, out, d_out, d_q, d_k, d_v;
+
+  void resize(int batch);
+  // The kernel's arguments for samples [first, first + count).
+  AttentionForward forward_args(int first, int count);
+  AttentionBackward backward_args(int first, int count);
+};
+
+// label = 1 when the sequence (S digits) has more 2s than 4s.
+float count_label(const std::int32_t* tokens);
+
+class CountModel {
+ public:
+  static constexpr int S = CountShape::S, V = CountShape::V, E = CountShape::E, kHidden = CountShape::kHidden;
+
+  explicit CountModel(Rng& init_rng);  // PyTorch's draws in its order: embed, query, WK, WV, nn.0, nn.2
+
+  ParameterList parameters();  // state_dict order, PyTorch names: query first (a module's own parameters
+                               // come before its children's)
+  void zero_grad();
+  void copy_values_from(CountModel& other);
+  void add_grads_to(CountModel& other);
+
+  // The rows [first, first + count) of `tensors` that the next pass uses.
+  void attach(CountKernelTensors& tensors, int first, int count);
+  int rows() const { return count_; }
+
+  // tokens [count, S], digits in [0, V): the kernel's q, k, v.
+  void prepare(const std::int32_t* tokens);
+  void finish_forward();  // a = out[:, 0] -> nn -> p
+  // Binary cross-entropy of p against labels [count], normalised by `batch_count` (the whole batch's
+  // size, when this is a shard of it), and the backward pass down to the kernel's d_out. Returns the
+  // rows' summed loss.
+  double loss_backward(const float* labels, double batch_count);
+  void finish_backward();  // the kernel's dQ, dK, dV down to the parameters
+  // The whole training pass on a CPU kernel.
+  double train_pass(const std::int32_t* tokens, const float* labels, Backend backend, double batch_count);
+  // The kernel's arguments for the attached rows.
+  AttentionForward kernel_forward_args() { return tensors_->forward_args(first_, count_); }
+  AttentionBackward kernel_backward_args() { return tensors_->backward_args(first_, count_); }
+  // Forward only, for evaluation and inspection.
+  void forward(const std::int32_t* tokens, Backend backend);
+
+  // After finish_forward(), for row b of the attached rows:
+  const float* weights(int b) const { return &tensors_->weights[std::size_t(first_ + b) * S]; }  // [S]
+  float value(int b, int s) const { return digit_values_(tokens_[std::size_t(b) * S + s], 0); }
+  float weighted(int b) const { return tensors_->out[std::size_t(first_ + b) * E]; }
+  float probability(int b) const { return p_[b]; }
+  const float* probabilities() const { return p_.data(); }  // [count]
+  // rows whose prediction (p > 0.5) matches the label
+  int correct_predictions(const float* labels) const;
+
+  // Named parts, for the hand-built solution and the tests.
+  Parameter& query() { return query_; }
+  Embedding& embed() { return embed_; }
+  Linear& wk() { return wk_; }
+  Linear& wv() { return wv_; }
+
+ private:
+  // Construction order is PyTorch's (the draws differ, the distributions do not).
+  Embedding embed_;
+  Parameter query_;
+  Linear wk_, wv_, nn0_, nn2_;
+
+  CountKernelTensors* tensors_ = nullptr;
+  int first_ = 0, count_ = 0;
+  std::vector<std::int32_t> tokens_;  // [count, S]
+  RowMatrix digit_keys_, digit_values_;      // [V, E], [V, 1]
+  RowMatrix d_digit_keys_, d_digit_values_;  // their gradients, summed over the rows' positions
+  RowMatrix d_embed_;                        // [V, E]
+  std::vector<float> hidden_;                // [count, kHidden] relu(nn.0(a))
+  std::vector<float> p_, d_p_;               // [count]
+  std::vector<float> d_hidden_;              // [kHidden] one row's dL/dh
+};
+
+}  // namespace attnlab
