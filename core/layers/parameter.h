@@ -13,6 +13,9 @@ struct Parameter {
   std::string name;
   RowMatrix value;
   RowMatrix grad;
+  // PyTorch's number of dimensions for it, where the usual rule (a weight is 2-D, anything else with
+  // one row is 1-D) is wrong: the One query lab's `query` is a (1, E) parameter.
+  int torch_dims = 0;
 
   Parameter(std::string n, int rows, int cols)
       : name(std::move(n)), value(RowMatrix::Zero(rows, cols)), grad(RowMatrix::Zero(rows, cols)) {}

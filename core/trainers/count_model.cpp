@@ -112,6 +112,7 @@ CountModel::CountModel(Rng& init_rng)
   nn0_.bias.name = "nn.0.bias";
   nn2_.weight.name = "nn.2.weight";
   nn2_.bias.name = "nn.2.bias";
+  query_.torch_dims = 2;  // torch.nn.Parameter(torch.randn(1, att_dim)): [1, 5], not [5]
 }
 
 ParameterList CountModel::parameters() {

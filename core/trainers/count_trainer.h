@@ -19,7 +19,9 @@
 namespace attnlab {
 
 struct CountConfig {
-  std::uint32_t seed = 0;
+  // Seed 0 is one of the 5 in 100 that get stuck at the notebook's lr (docs/count.md): a student's
+  // first run should show the lesson, not the exception, so the lab starts from seed 2, which learns.
+  std::uint32_t seed = 2;
   double lr = 1e-4;  // the notebook's
   int batch = 100;   // the notebook's make_batch(100)
 };

@@ -40,7 +40,7 @@ for (const build of BUILDS) {
 test('count: createTrainer gives a CountTrainer; defaults; the staged step gives train()\'s bits', async () => {
   const m = await lab('simd');
   assert.ok(m.trainerIds().includes('count'));
-  assert.deepEqual(m.CountTrainer.defaults(), { seed: 0, lr: 1e-4, batch: 100, steps: 5001 });
+  assert.deepEqual(m.CountTrainer.defaults(), { seed: 2, lr: 1e-4, batch: 100, steps: 5001 });
   const a = m.createTrainer('count', { seed: 3, lr: 1e-3 });
   const b = new m.CountTrainer({ seed: 3, lr: 1e-3 });
   assert.ok(a instanceof m.CountTrainer && a instanceof m.Trainer);

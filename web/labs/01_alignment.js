@@ -373,6 +373,7 @@ export const alignmentLab = {
   trainer,
   metrics,
   panels: ['transport', 'curves', 'attention', 'rows', 'inspect'],
+  attentionPanel: { title: 'Attention on a fixed sample', help: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight.' },
   figureStem: (config) => config.task,
   cli,
   weights: {

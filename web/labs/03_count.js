@@ -12,14 +12,14 @@ const INTRO = 'Ten digits 0..9: are there more 2s than 4s? One learned query sco
   + 'not what makes the answer right.';
 
 // A seed whose run at the exercise's lr 1e-4 gets stuck (found with this project's RNG: docs/count.md).
-export const STUCK_SEED = 0;
+export const STUCK_SEED = 15;
 
 const properties = [
   ...trainingProperties({
     batch: { default: 100, max: 10000, help: 'Fresh random sequences per training step (the exercise: 100).' },
     lr: { default: 0.0001, help: 'Adam learning rate (the exercise: 1e-4)' },
     steps: { default: 5001, help: 'Train until this many steps (the exercise: 5,001).' },
-    seed: { help: 'Seeds the initial weights and the sequences: the same seed gives the same run.' },
+    seed: { default: 2, help: 'Seeds the initial weights and the sequences: the same seed gives the same run (the lab starts at 2: seed 0 is one that gets stuck).' },
   }),
   backendProperty(),
   speedProperty(['5', '20', '100', 'max'], 'Steps per second; slow speeds let you watch the attention move.'),
@@ -52,7 +52,7 @@ const presets = [
   { id: 'exercise', label: 'The exercise', values: {},
     text: 'lr 1e-4, batch 100, 5,001 steps: most seeds reach 100%; watch the values of 2 and 4 move apart.' },
   { id: 'reliable', label: 'Reliable (lr 1e-3)', values: { lr: 0.001 },
-    text: 'Ten times the learning rate: every seed tested reaches 99% within 1,000 steps.' },
+    text: 'Ten times the learning rate: 97 of 100 seeds reach 99% within 1,000 steps, and all 100 get past 95% by 5,001 (docs/count.md).' },
   { id: 'stuck', label: 'A run that gets stuck', values: { seed: STUCK_SEED },
     text: 'At lr 1e-4 this seed settles with its attention on a distractor digit and stays below 80%: the query '
       + 'got close to ignoring the 2s or 4s early, their gradient is then tiny (softmax gives them little weight), '
@@ -105,6 +105,9 @@ const asList = (x) => (typeof x === 'number' ? [x] : list(x));
 const count = (tokens, d) => tokens.filter((x) => x === d).length;
 const answer = (tokens) => (count(tokens, 2) > count(tokens, 4) ? 1 : 0);
 
+/** A value as a cell shows it: one decimal, a real minus sign, 0 without one. */
+const signed = (v) => (Math.abs(v) < 0.05 ? '0' : `${v < 0 ? '−' : ''}${Math.abs(v).toFixed(Math.abs(v) >= 10 ? 0 : 1)}`);
+
 /**
  * inspection of the 5 fixed sequences ({weights [5*10], values [5*10], probability [5]}) -> the
  * attention map (digits written in their cells, 2s and 4s outlined) and, beside it, the values where
@@ -132,7 +135,7 @@ function heatmapModels(config, sample, inspection, caption = '') {
   const reach = Math.max(0.5, ...values.map((v) => Math.abs(v)));
   const valueMap = {
     ...base, id: 'values', title: `Values where attention > 0.1${caption}`, values, range: [-reach, reach], palette: 'diverging',
-    blank: weights.map((w) => w <= 0.1), cellText: values.map((v, i) => (weights[i] > 0.1 ? (v >= 0 ? `+${v.toFixed(1)}` : v.toFixed(1)) : '')),
+    blank: weights.map((w) => w <= 0.1), cellText: values.map((v, i) => (weights[i] > 0.1 ? signed(v) : '')),
   };
   return { mean, heads: [{ ...mean, id: 'head-1', title: `Head 1${caption}` }], extra: [valueMap] };
 }
@@ -222,6 +225,13 @@ export const countLab = defineLab({
   trainer,
   metrics,
   panels: ['transport', 'curves', 'attention', 'inspect'],
+  attentionPanel: {
+    title: 'Where the query looks, and what each digit is worth',
+    help: 'Five fixed sequences, one per row; each cell holds its digit, and the 2s and 4s are outlined. Top: the '
+      + 'query\'s attention over the 10 positions (bright = much weight). Below: each digit\'s value where the attention '
+      + 'is above 0.1 (purple above 0, orange below; grey: too little attention to matter). Each row says the true '
+      + 'answer and the predicted probability.',
+  },
   figureStem: (config) => `count-seed${config.seed}`,
   weights: {
     valuesFromFile: valuesFromWeights,

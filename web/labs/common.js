@@ -25,12 +25,12 @@ export const defineLab = (lab) => ({ checks: [], afterChange: (name, values) => 
 
 /**
  * The Training group most labs have: batch, learning rate (live), steps (live), seed. Each takes the
- * lab's default and help text: {batch: {default, max, help}, lr: {default, help}, steps: {default, help}, seed: {help}}.
+ * lab's default and help text: {batch: {default, max, help}, lr: {default, help}, steps: {default, help}, seed: {default?, help}}.
  */
 export const trainingProperties = ({ batch, lr, steps, seed }) => [
   { name: 'batch', type: 'int', default: batch.default, min: 1, max: batch.max, effect: 'reset', group: 'Training', label: 'Batch', help: batch.help },
   { name: 'lr', type: 'number', default: lr.default, min: 0, minExclusive: true, max: 1, step: lr.step ?? lr.default, effect: 'live',
     group: 'Training', label: 'Learning rate', help: `${lr.help}; can change while training runs.` },
   { name: 'steps', type: 'int', default: steps.default, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps', help: steps.help },
-  { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed', help: seed.help },
+  { name: 'seed', type: 'int', default: seed.default ?? 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed', help: seed.help },
 ];

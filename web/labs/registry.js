@@ -2,8 +2,9 @@
 // the page, the worker, the CLI and the tests find it through this list.
 import { alignmentLab } from './01_alignment.js';
 import { lookupLab } from './02_lookup.js';
+import { countLab } from './03_count.js';
 
-export const LABS = [alignmentLab, lookupLab];
+export const LABS = [alignmentLab, lookupLab, countLab];
 
 /** The lab with this id, or undefined. */
 export const labById = (id) => LABS.find((lab) => lab.id === id);

@@ -154,7 +154,10 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   // Text in the cells, dark on bright cells and light on dark ones; marked cells outlined.
   if (model.cellText || model.marks) {
     ctx.textAlign = 'center';
-    ctx.font = `600 ${Math.min(font + 1, layout.cellH - 2)}px ${colors.font}`;
+    // As large as the cells allow: the longest text fits the cell's width (about 0.68 em a character).
+    const longest = Math.max(1, ...(model.cellText ?? []).map((t) => String(t).length));
+    const textPx = Math.max(7, Math.min(font + 1, layout.cellH - 2, (cell - 4) / (0.68 * longest)));
+    ctx.font = `600 ${textPx.toFixed(1)}px ${colors.font}`;
     for (let r = 0; r < model.rows; r++) {
       for (let c = 0; c < model.cols; c++) {
         const i = r * model.cols + c;

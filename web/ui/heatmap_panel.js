@@ -58,6 +58,7 @@ export class HeatmapPanel {
     this.grid.className = 'head-grid full-only';
     this.grid.id = 'head-grid';
     container.append(gridTitle, this.grid);
+    this.gridTitle = gridTitle;
     this.small = [];
     this.webmButton.addEventListener('click', () => this.exportWebm());
     const support = webmSupport();
@@ -81,6 +82,8 @@ export class HeatmapPanel {
         cell: cellFor(rows, cols, 150, 4, 14), minPlotHeight: 100, label: `Attention of head ${h + 1}`, onSelect: () => this.choose(`head-${h + 1}`),
       }));
       this.select.replaceChildren(new Option('head mean', 'mean'), ...models.heads.map((m, h) => new Option(`head ${h + 1}`, `head-${h + 1}`)));
+      // One head is its own mean: no grid of heads to choose from.
+      this.grid.hidden = this.gridTitle.hidden = models.heads.length < 2;
       if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';
       this.select.value = this.selected;
     }

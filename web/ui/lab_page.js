@@ -234,8 +234,9 @@ export class LabPage {
   }
 
   buildAttention() {
-    const attention = el('section', { className: 'panel attention' }, el('h2', { textContent: 'Attention on a fixed sample' }),
-      el('p', { className: 'muted attention-help', textContent: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight. Hover a cell, or focus the map and use the arrow keys.' }));
+    const texts = this.lab.attentionPanel ?? {};
+    const attention = el('section', { className: 'panel attention' }, el('h2', { textContent: texts.title ?? 'Attention on a fixed sample' }),
+      el('p', { className: 'muted attention-help', textContent: `${texts.help ?? 'Rows are the queries, columns the keys. Bright = much weight.'} Hover a cell, or focus the map and use the arrow keys.` }));
     this.timeline = new Timeline(attention, {
       onShow: () => this.schedule('heatmaps', 'rows'),
       stepOf: (i) => this.run?.snapshots.at(i)?.step ?? 0,
