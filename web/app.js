@@ -140,6 +140,7 @@ function bootHome() {
   document.title = 'Attention Lab';
   document.documentElement.dataset.page = 'home';
   badge.set('badge-backend', 'choose a lab', 'Each lab starts its own training module');
+  $('badge').hidden = true; // no module runs on the home page: nothing to report
   for (const id of ['copy-link']) $(id).hidden = true;
   let home = null;
   const toggleTheme = setUpTheme(() => home?.redraw());

@@ -215,8 +215,8 @@ export const countLab = defineLab({
   summary: 'One learned query looks over ten digits and decides whether there are more 2s than 4s: see where it looks and what each digit is worth.',
   thumbnail: {
     label: 'Attention over ten digits: the positions of the 2s and 4s stand out',
-    cells: () => [[0.05, 0.3, 0.05, 0.05, 0.3, 0.05, 0.05, 0.05, 0.3, 0.05], [0.3, 0.05, 0.05, 0.3, 0.05, 0.05, 0.05, 0.3, 0.05, 0.05],
-      [0.05, 0.05, 0.3, 0.05, 0.05, 0.3, 0.05, 0.05, 0.05, 0.3]],
+    cells: () => [[0.05, 0.9, 0.05, 0.05, 0.8, 0.05, 0.05, 0.05, 0.9, 0.05], [0.85, 0.05, 0.05, 0.9, 0.05, 0.05, 0.05, 0.8, 0.05, 0.05],
+      [0.05, 0.05, 0.9, 0.05, 0.05, 0.85, 0.05, 0.05, 0.05, 0.9]],
   },
   properties,
   presets,
