@@ -5,7 +5,7 @@
 // task. Figures go in docs/benchmarks.md. Targets on a quiet machine: longest task <= 32 ms, p95 frame
 // gap <= 20 ms. These are timings: a benchmark prints them; no test asserts them.
 //
-//   node benchmarks/page_frames.mjs [--runs=5] [--profile]
+//   node benchmarks/page_frames.mjs [--runs=5] [--only=copy,pointer,count,lookup] [--profile]
 //
 // --profile also prints, per run, how long each part of the page took to draw (web/ui/lab_page.js
 // keeps the last 512 draws), the functions with the most self time (a V8 CPU profile) and the trace
@@ -18,10 +18,14 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
 }));
 const RUNS = Number(args.runs ?? 5);
 const PROFILE = args.profile === 'true';
-const CASES = [
-  { name: 'copy (defaults: 200 steps)', query: '?lab=alignment&task=copy&seed=0' },
-  { name: 'pointer (defaults: 350 steps)', query: '?lab=alignment&task=pointer&seed=0' },
+const ALL_CASES = [
+  { id: 'copy', name: 'copy (defaults: 200 steps)', query: '?lab=alignment&task=copy&seed=0' },
+  { id: 'pointer', name: 'pointer (defaults: 350 steps)', query: '?lab=alignment&task=pointer&seed=0' },
+  { id: 'count', name: 'one query (defaults: 5,001 steps)', query: '?lab=count' },
+  { id: 'lookup', name: 'lookup (1,000 steps)', query: '?lab=lookup&steps=1000' },
 ];
+// --only=count,lookup runs those cases alone.
+const CASES = args.only ? ALL_CASES.filter((c) => args.only.split(',').includes(c.id)) : ALL_CASES;
 const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing'];
 
 const median = (xs) => {
