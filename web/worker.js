@@ -252,7 +252,7 @@ const handlers = {
   },
   // A section of a lab that computes outside training (web/labs/*: sections): with the values of its
   // properties, on the backend the page asks for; the session's model where the section needs one.
-  async section({ lab: id, section: sectionId, values, backend = 'auto', request }) {
+  async section({ lab: id, section: sectionId, values, input, backend = 'auto', request }) {
     const lab = labOf(id);
     const section = lab.sections?.find((s) => s.id === sectionId);
     if (!section) throw new Error(`the ${lab.title} lab has no section '${sectionId}'`);
@@ -265,7 +265,7 @@ const handlers = {
       rng: (seed) => new module.Rng(seed),
       database: () => session.trainer.images('database'),
     };
-    const result = await section.compute(ctx, values);
+    const result = await section.compute(ctx, values, input);
     post({ type: 'section', lab: lab.id, section: section.id, request, result });
   },
   loseDevice() {

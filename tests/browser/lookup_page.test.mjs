@@ -1,7 +1,8 @@
 // The Lookup lab's page, section by section, checked from what it draws: the database grid; hard
 // attention retrieves an image pixel-for-pixel identical to the one asked for, on every kernel
 // backend; soft attention's weights, tinted grid and blur follow the temperature; many queries give
-// one retrieval each; and the trained lookup beats chance and draws its query, retrieval and top 10.
+// one retrieval each; the trained lookup beats chance and draws its query, retrieval and top 10; and a
+// digit drawn on the pad is centred and looked up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, setField, startLab, waitDrawn } from './support.mjs';
@@ -106,6 +107,21 @@ test('lookup page: the trained lookup after 300 steps beats chance and draws que
   assert.ok(greyLevels(await pixelsOf(page, 'trained-retrieval'), 112) > 10, 'the retrieval is drawn');
   assert.match(await page.getAttribute('canvas[data-figure="trained-top10"]', 'aria-label'), /\(10 images\)/);
   assert.match(await page.getAttribute('canvas[data-figure="pairs-grid"]', 'aria-label'), /\(32 images\)/);
+  // Your own digit: a "1" drawn on the pad with the mouse is centred, looked up, and its matches drawn.
+  assert.match(await page.textContent('#section-own .section-status'), /Draw a digit on the pad/);
+  const pad = await page.$eval('#section-own canvas.draw-pad', (c) => { c.scrollIntoView(); const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
+  await page.mouse.move(pad.x + pad.w * 0.3, pad.y + pad.h * 0.2);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) await page.mouse.move(pad.x + pad.w * 0.3, pad.y + pad.h * (0.2 + (0.6 * i) / 12));
+  await page.mouse.up();
+  await page.waitForSelector('canvas[data-figure="own-top10"]', { timeout: 30000 });
+  const drawn = await pixelsOf(page, 'own-query');
+  assert.ok(greyLevels(drawn, 112) >= 3, 'the drawing is the query');
+  // Centred: the stroke drawn at 30% of the width is moved to the middle column.
+  const row = 20 + 56; // the query image's middle row (title 20 px, 112 px image)
+  const brightest = [...Array(112).keys()].reduce((best, x) => (drawn.data[4 * (row * drawn.width + x)] > drawn.data[4 * (row * drawn.width + best)] ? x : best), 0);
+  assert.ok(Math.abs(brightest - 56) <= 8, `the stroke is centred: brightest at x = ${brightest} of 112`);
+  assert.match(await page.getAttribute('canvas[data-figure="own-top10"]', 'aria-label'), /\(10 images\)/);
   assert.deepEqual(problems, []);
   await page.close();
 });

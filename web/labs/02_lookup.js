@@ -136,26 +136,32 @@ function evaluationModel(config, e) {
 }
 
 /** The trained model's answer for one held-out query -> figures (query, retrieval, weights, top 10). */
-function retrievalFigures(config, result, database, caption = '') {
+/**
+ * The trained model's answer for one query -> figures (query, retrieval, weights, tinted grid, top 10).
+ * prefix: the figures' ids ('trained': a held-out query with its label; 'own': the user's drawing).
+ */
+function retrievalFigures(config, result, database, caption = '', prefix = 'trained') {
   if (!result) return [];
   const P = result.P;
+  const labelled = result.label >= 0; // a drawing has no label
   const figures = [
-    { kind: 'images', id: 'trained-query', title: `Query (label ${result.label})`, images: [result.queryPixels], size: 28, scale: 4,
-      captions: [`held-out query, label ${result.label}`] },
-    { kind: 'images', id: 'trained-retrieval', title: `Retrieval${caption}`, images: [result.retrieval], range: [-1, 1], size: 28, scale: 4,
+    { kind: 'images', id: `${prefix}-query`, title: labelled ? `Query (label ${result.label})` : 'Your digit (centred)', images: [result.queryPixels],
+      size: 28, scale: 4, captions: [labelled ? `held-out query, label ${result.label}` : 'the query'] },
+    { kind: 'images', id: `${prefix}-retrieval`, title: `Retrieval${caption}`, images: [result.retrieval], range: [-1, 1], size: 28, scale: 4,
       captions: ['weights × database images'] },
-    { kind: 'bars', id: 'trained-weights', title: 'Weights over the database', values: result.weightsMean, labels: database?.labels,
+    { kind: 'bars', id: `${prefix}-weights`, title: 'Weights over the database', values: result.weightsMean, labels: database?.labels,
       xTitle: 'database image', yTitle: 'weight', highlight: result.topIndex[0] },
   ];
   if (database) {
-    figures.push({ kind: 'images', id: 'trained-grid', title: 'The database, tinted by weight', images: splitImages(database.pixels, P), size: 28,
+    figures.push({ kind: 'images', id: `${prefix}-grid`, title: 'The database, tinted by weight', images: splitImages(database.pixels, P), size: 28,
       columns: 10, scale: 1.5, tint: normalised(result.weightsMean), labels: Array.from(database.labels), highlight: result.topIndex[0] });
     const top = Array.from(result.topIndex);
-    figures.push({ kind: 'images', id: 'trained-top10', title: 'Top-10 matches', images: top.map((i) => database.pixels.subarray(i * P, (i + 1) * P)),
+    const same = (r) => (labelled ? (result.topLabel[r] === result.label ? ' ✓' : ' ✗') : '');
+    figures.push({ kind: 'images', id: `${prefix}-top10`, title: 'Top-10 matches', images: top.map((i) => database.pixels.subarray(i * P, (i + 1) * P)),
       size: 28, scale: 2, columns: 10,
-      captions: top.map((i, r) => `${result.topLabel[r]}${result.topLabel[r] === result.label ? ' ✓' : ' ✗'}`),
+      captions: top.map((i, r) => `${result.topLabel[r]}${same(r)}`),
       names: top.map((i, r) => `#${r + 1}: database image ${i}, label ${result.topLabel[r]}, weight ${result.topWeight[r].toFixed(3)}`
-        + (result.topLabel[r] === result.label ? ' (same label as the query)' : ' (another label)')) });
+        + (labelled ? (result.topLabel[r] === result.label ? ' (same label as the query)' : ' (another label)') : '')) });
   }
   return figures;
 }
@@ -205,7 +211,7 @@ export const lookupLab = defineLab({
   trainer,
   metrics,
   sections: SECTIONS,
-  panels: ['section:database', 'section:hard', 'section:soft', 'section:multi', 'transport', 'curves', 'section:trained', 'section:pairs'],
+  panels: ['section:database', 'section:hard', 'section:soft', 'section:multi', 'transport', 'curves', 'section:trained', 'section:own', 'section:pairs'],
   figureStem: (config) => `lookup-seed${config.seed}`,
   weights: {
     valuesFromFile: valuesFromWeights,

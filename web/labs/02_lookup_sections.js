@@ -234,6 +234,34 @@ const trained = {
   },
 };
 
+// ---- your own digit ----
+
+const own = {
+  id: 'own',
+  title: 'Your own digit as the query',
+  text: 'Draw a digit on the pad (white on black, as MNIST\'s digits are; it is centred for you). The trained model '
+    + 'embeds it like any query and retrieves from the database: its weights, its top-10 matches and their labels.',
+  properties: [],
+  needsModel: true,
+  refreshWhileTraining: true,
+  input: 'drawing',
+  inputLabel: 'Draw a digit to look up',
+  inputHint: 'Draw a digit on the pad: it is looked up when you lift the pen.',
+  dependsOn: [],
+  compute(ctx, values, input) {
+    const pixels = input?.pixels;
+    if (!Array.isArray(pixels) || pixels.length !== P || pixels.some((x) => !Number.isInteger(x) || x < 0 || x > 255)) {
+      throw new Error(`the drawing must be ${P} pixels 0..255`);
+    }
+    const result = ctx.session.inspect({ pixels: normalise(pixels) });
+    result.queryPixels = Uint8Array.from(pixels);
+    return { result, database: ctx.database(), step: ctx.session.step };
+  },
+  figures(r, values, lab) {
+    return lab.views.retrievalFigures(null, r.result, r.database, ` — step ${r.step}`, 'own');
+  },
+};
+
 // ---- the retrievals of a whole batch ----
 
 const PAIRS = 16;
@@ -265,4 +293,4 @@ const pairs = {
   },
 };
 
-export const SECTIONS = [database, hard, soft, multi, trained, pairs];
+export const SECTIONS = [database, hard, soft, multi, trained, own, pairs];

@@ -219,6 +219,7 @@ export class LabPage {
         lab, section,
         onInput: (name, parsed, commit) => this.fieldInput(name, parsed, commit),
         onAction: (change) => this.sectionAction(change),
+        onDrawn: () => this.requestSections([section.id]),
       });
       this.sections.set(section.id, panel);
       built[`section:${section.id}`] = panel.node;
@@ -484,6 +485,11 @@ export class LabPage {
         panel.waiting('Waiting for the model to be built…');
         continue;
       }
+      const input = panel.input;
+      if (input === null) {
+        panel.waiting(panel.section.inputHint ?? 'Waiting for your input.');
+        continue;
+      }
       if (this.sectionRequests.has(id)) {
         this.sectionAgain.add(id);
         continue;
@@ -492,7 +498,7 @@ export class LabPage {
       const request = (this.sectionCounter = (this.sectionCounter ?? 0) + 1);
       this.sectionRequests.set(id, { request, values });
       if (!panel.result) panel.waiting('Computing…');
-      this.client.send('section', { lab: this.lab.id, section: id, values, backend: this.applied.backend, request });
+      this.client.send('section', { lab: this.lab.id, section: id, values, input, backend: this.applied.backend, request });
     }
   }
 

@@ -3,6 +3,7 @@
 // page (lab_page.js) sends the worker the section's request and hands the result back here.
 import { ControlsPanel } from './controls.js';
 import { FigureBoard } from './figures.js';
+import { DrawPad } from './draw_pad.js';
 
 const el = (tag, props = {}, ...children) => {
   const node = Object.assign(document.createElement(tag), props);
@@ -13,9 +14,10 @@ const el = (tag, props = {}, ...children) => {
 export class SectionPanel {
   /**
    * lab: the declaration; section: one of lab.sections; onInput(name, parsed, commit) as the settings
-   * panel; onAction(change) with a function of the values (a button).
+   * panel; onAction(change) with a function of the values (a button); onDrawn() when the user finished
+   * a drawing (a section with input: 'drawing').
    */
-  constructor({ lab, section, onInput, onAction }) {
+  constructor({ lab, section, onInput, onAction, onDrawn = () => {} }) {
     this.lab = lab;
     this.section = section;
     this.node = el('section', { className: 'panel lab-section', id: `section-${section.id}` },
@@ -33,11 +35,19 @@ export class SectionPanel {
     this.status.setAttribute('role', 'status');
     this.message = el('p', { className: 'inline-message' });
     this.message.setAttribute('role', 'status');
-    this.node.append(row, this.status);
+    this.node.append(row);
+    if (section.input === 'drawing') this.pad = new DrawPad(this.node, { onDone: onDrawn, label: section.inputLabel ?? 'Draw a digit' });
+    this.node.append(this.status);
     this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message });
     this.node.append(this.message);
     this.result = null;
     this.values = null;
+  }
+
+  /** What the user made for the section (its drawing), or null while there is none. */
+  get input() {
+    if (!this.pad) return undefined;
+    return this.pad.empty ? null : { pixels: Array.from(this.pad.pixels()) };
   }
 
   /** The section's values changed in a way that changes its result. */
