@@ -81,4 +81,12 @@ std::string first_error(std::initializer_list<std::string> messages) {
   return {};
 }
 
+std::string check_int32_element(const char* name, std::size_t index, double value) {
+  if (value == std::floor(value) && value >= -2147483648.0 && value <= 2147483647.0) return {};
+  std::ostringstream text;
+  text.precision(17);
+  text << name << "[" << index << "] must be a whole number in [-2147483648, 2147483647], got " << value;
+  return text.str();
+}
+
 }  // namespace attnlab

@@ -26,6 +26,9 @@ std::string check_length(const char* name, std::size_t got, std::size_t expected
 // NaN, infinity and |x| > kMaxInputMagnitude, with the first offending index.
 std::string check_finite(const char* name, const float* data, std::size_t n);
 std::string check_token_ids(const char* name, const std::int32_t* ids, std::size_t n, long vocab);
+// An element of a user's integer array, read as a double so that 3.5, 1e10 or 2^32 + 5 are named,
+// never truncated or wrapped: "" or "<name>[i] must be a whole number in [-2147483648, 2147483647], got x".
+std::string check_int32_element(const char* name, std::size_t index, double value);
 // Probabilities for binary cross-entropy: [0, 1]; targets likewise.
 std::string check_unit_interval(const char* name, const float* data, std::size_t n);
 

@@ -108,15 +108,12 @@ std::string to_int32s(const char* name, const val& array, std::vector<std::int32
   view.call<void>("set", array);
   out.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const double d = wide[i];
-    if (!(d == std::floor(d) && d >= -2147483648.0 && d <= 2147483647.0)) {
-      std::ostringstream text;
-      text.precision(17);
-      text << name << "[" << i << "] must be a whole number in [-2147483648, 2147483647], got " << d;
+    std::string error = check_int32_element(name, i, wide[i]);
+    if (!error.empty()) {
       out.clear();
-      return text.str();
+      return error;
     }
-    out[i] = std::int32_t(d);
+    out[i] = std::int32_t(wide[i]);
   }
   return {};
 }

@@ -1,7 +1,8 @@
 #include "record.h"
 
 #include <limits>
-#include <sstream>
+
+#include "../validate.h"
 
 namespace attnlab {
 
@@ -22,14 +23,11 @@ std::string read_int32s(const char* name, const Json& array, std::vector<std::in
   const std::vector<Json>& items = array.items();
   out.resize(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
-    // As doubles, so that 3.5, 1e10 or 2^32 + 5 are named, never truncated or wrapped.
     const double d = number_or_nan(items[i]);
-    if (!(d == std::floor(d) && d >= -2147483648.0 && d <= 2147483647.0)) {
-      std::ostringstream text;
-      text.precision(17);
-      text << name << "[" << i << "] must be a whole number in [-2147483648, 2147483647], got " << d;
+    std::string error = check_int32_element(name, i, d);
+    if (!error.empty()) {
       out.clear();
-      return text.str();
+      return error;
     }
     out[i] = std::int32_t(d);
   }

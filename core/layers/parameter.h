@@ -25,4 +25,17 @@ struct Parameter {
 
 using ParameterList = std::vector<Parameter*>;
 
+// Every model's parameter lists, handled alike (the shard copies of a model list theirs in one order).
+inline void zero_grads(const ParameterList& params) {
+  for (Parameter* p : params) p->zero_grad();
+}
+// to[i].value = from[i].value
+inline void copy_values(const ParameterList& from, const ParameterList& to) {
+  for (std::size_t i = 0; i < from.size(); ++i) to[i]->value = from[i]->value;
+}
+// to[i].grad += from[i].grad
+inline void add_grads(const ParameterList& from, const ParameterList& to) {
+  for (std::size_t i = 0; i < from.size(); ++i) to[i]->grad += from[i]->grad;
+}
+
 }  // namespace attnlab

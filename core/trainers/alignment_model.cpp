@@ -35,19 +35,9 @@ ParameterList AlignmentModel::parameters() {
   return list;
 }
 
-void AlignmentModel::zero_grad() {
-  for (Parameter* p : parameters()) p->zero_grad();
-}
+void AlignmentModel::zero_grad() { zero_grads(parameters()); }
 
-void AlignmentModel::copy_values_from(AlignmentModel& other) {
-  const ParameterList mine = parameters(), theirs = other.parameters();
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i]->value = theirs[i]->value;
-}
 
-void AlignmentModel::add_grads_to(AlignmentModel& other) {
-  const ParameterList mine = parameters(), theirs = other.parameters();
-  for (std::size_t i = 0; i < mine.size(); ++i) theirs[i]->grad += mine[i]->grad;
-}
 
 void AlignmentModel::embed(const AlignmentBatch& batch) {
   const int B = batch.B, S = batch.S, T = batch.T, E = config_.d_model;

@@ -24,8 +24,6 @@ class AlignmentModel {
 
   ParameterList parameters();  // state_dict order, PyTorch names
   void zero_grad();
-  void copy_values_from(AlignmentModel& other);
-  void add_grads_to(AlignmentModel& other);
 
   void embed(const AlignmentBatch& batch);  // through the attention's projections
   void head_forward(const AlignmentBatch& batch);

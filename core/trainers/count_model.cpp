@@ -120,19 +120,9 @@ ParameterList CountModel::parameters() {
           &wv_.bias,     &nn0_.weight,   &nn0_.bias,   &nn2_.weight, &nn2_.bias};
 }
 
-void CountModel::zero_grad() {
-  for (Parameter* p : parameters()) p->zero_grad();
-}
+void CountModel::zero_grad() { zero_grads(parameters()); }
 
-void CountModel::copy_values_from(CountModel& other) {
-  const ParameterList mine = parameters(), theirs = other.parameters();
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i]->value = theirs[i]->value;
-}
 
-void CountModel::add_grads_to(CountModel& other) {
-  const ParameterList mine = parameters(), theirs = other.parameters();
-  for (std::size_t i = 0; i < mine.size(); ++i) theirs[i]->grad += mine[i]->grad;
-}
 
 void CountModel::attach(CountKernelTensors& tensors, int first, int count) {
   tensors_ = &tensors;

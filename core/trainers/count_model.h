@@ -63,8 +63,6 @@ class CountModel {
   ParameterList parameters();  // state_dict order, PyTorch names: query first (a module's own parameters
                                // come before its children's)
   void zero_grad();
-  void copy_values_from(CountModel& other);
-  void add_grads_to(CountModel& other);
 
   // The rows [first, first + count) of `tensors` that the next pass uses.
   void attach(CountKernelTensors& tensors, int first, int count);

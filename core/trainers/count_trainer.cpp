@@ -120,7 +120,7 @@ StepMetrics CountTrainer::end_step() {
     models.shard(s).finish_backward();
     correct += models.shard(s).correct_predictions(&labels_[models.first(s)]);
   }
-  for (int s = 1; s < models.shards(); ++s) models.shard(s).add_grads_to(models.primary());  // as run() does
+  models.sum_grads();  // as run() does
   return finish_step(last_loss_sum_, correct);
 }
 

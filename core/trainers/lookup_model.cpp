@@ -121,19 +121,9 @@ ParameterList LookupModel::parameters() {
   return list;
 }
 
-void LookupModel::zero_grad() {
-  for (Parameter* p : parameters()) p->zero_grad();
-}
+void LookupModel::zero_grad() { zero_grads(parameters()); }
 
-void LookupModel::copy_values_from(LookupModel& other) {
-  const ParameterList mine = parameters(), theirs = other.parameters();
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i]->value = theirs[i]->value;
-}
 
-void LookupModel::add_grads_to(LookupModel& other) {
-  const ParameterList mine = parameters(), theirs = other.parameters();
-  for (std::size_t i = 0; i < mine.size(); ++i) theirs[i]->grad += mine[i]->grad;
-}
 
 void LookupModel::embed_database_rows(LookupDatabase& db, int first, int count) const {
   // X_db = img_mlp(database): each row on its own, so a block of rows gives the whole product's bits

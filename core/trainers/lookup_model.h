@@ -54,8 +54,6 @@ class LookupModel {
 
   ParameterList parameters();  // state_dict order, PyTorch names
   void zero_grad();
-  void copy_values_from(LookupModel& other);
-  void add_grads_to(LookupModel& other);
 
   // The database's embedding and its backward, by row blocks so that two threads can share them with
   // the same bits as one: embedded[first, first+count) = img_mlp(images[first, first+count));

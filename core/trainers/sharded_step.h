@@ -51,14 +51,18 @@ class ShardedModels {
 
   // Copy 0's parameter values to the other copies.
   void share_values() {
-    for (int s = 1; s < shards(); ++s) models_[s]->copy_values_from(*models_[0]);
+    for (int s = 1; s < shards(); ++s) copy_values(models_[0]->parameters(), models_[s]->parameters());
   }
-  // pass(s) for every shard, then the other shards' gradients added into copy 0 in shard order.
+  // The other shards' gradients added into copy 0, in shard order (the same bits on any thread count).
+  void sum_grads() {
+    for (int s = 1; s < shards(); ++s) add_grads(models_[s]->parameters(), models_[0]->parameters());
+  }
+  // pass(s) for every shard, then sum_grads().
   template <class Pass>
   void run(const Pass& pass) {
     share_values();
     shard_runner().run(shards(), pass);
-    for (int s = 1; s < shards(); ++s) models_[s]->add_grads_to(*models_[0]);
+    sum_grads();
   }
 
  private:
