@@ -55,6 +55,22 @@ function showChoice(choice) {
   $('badge-backend').dataset.backend = choice.backend;
 }
 
+/** The theme (the link's theme= wins over the stored one) and its toggle button, labelled with what it does. */
+function themeButton(redraw, forced = 'auto') {
+  const toggleTheme = setUpTheme(redraw, { forced });
+  const button = $('theme-toggle');
+  const label = () => {
+    const dark = document.documentElement.dataset.theme === 'dark';
+    button.textContent = dark ? '☀ Light' : '☾ Dark';
+    button.setAttribute('aria-label', dark ? 'Switch to the light theme' : 'Switch to the dark theme');
+  };
+  label();
+  button.addEventListener('click', () => {
+    toggleTheme();
+    label();
+  });
+}
+
 const STARTUP_WATCH_MS = 30000;
 
 function boot() {
@@ -74,18 +90,7 @@ function boot() {
   if (values.embed) forwardDeckKeys();
 
   let page = null;
-  const toggleTheme = setUpTheme(() => page?.redraw(), { forced: values.theme });
-  const themeButton = $('theme-toggle');
-  const labelTheme = () => {
-    const dark = document.documentElement.dataset.theme === 'dark';
-    themeButton.textContent = dark ? '☀ Light' : '☾ Dark';
-    themeButton.setAttribute('aria-label', dark ? 'Switch to the light theme' : 'Switch to the dark theme');
-  };
-  labelTheme();
-  themeButton.addEventListener('click', () => {
-    toggleTheme();
-    labelTheme();
-  });
+  themeButton(() => page?.redraw(), values.theme);
 
   // Single-file mode (scripts/build_single_file.mjs) starts the worker its own way: file:// pages can't.
   $('lab').before(labNavigation(lab, nextLab(lab)));
@@ -143,18 +148,7 @@ function bootHome() {
   $('badge').hidden = true; // no module runs on the home page: nothing to report
   for (const id of ['copy-link']) $(id).hidden = true;
   let home = null;
-  const toggleTheme = setUpTheme(() => home?.redraw());
-  const themeButton = $('theme-toggle');
-  const labelTheme = () => {
-    const dark = document.documentElement.dataset.theme === 'dark';
-    themeButton.textContent = dark ? '☀ Light' : '☾ Dark';
-    themeButton.setAttribute('aria-label', dark ? 'Switch to the light theme' : 'Switch to the dark theme');
-  };
-  labelTheme();
-  themeButton.addEventListener('click', () => {
-    toggleTheme();
-    labelTheme();
-  });
+  themeButton(() => home?.redraw());
   home = showHome($('lab'), LABS);
 }
 

@@ -46,13 +46,13 @@ async function init({ build = 'auto', webgpu = true }) {
   module = await loadAttnLab({ build });
   assets = new AssetCache(module, readAsset);
   gpu = webgpu ? await WebGpuProbe.probe(globalThis.navigator?.gpu) : { available: false, reason: 'disabled', attention: null, adapter: '' };
-  // This machine's multiply-add rate (50 ms), for the page's estimate of a model's steps per second.
-  // The scalar kernel does one lane where SIMD128 does four.
-  const gflops = module.build === 'scalar' ? null : module.simd128PeakGflops(0.05);
   post({
     type: 'ready', version: module.version, build: module.build, buildNote: module.buildNote,
-    cpuBackends: module.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter }, gflops,
+    cpuBackends: module.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter },
   });
+  // This machine's multiply-add rate (50 ms, after 'ready' so the first model is not kept waiting), for
+  // the page's estimate of a model's steps per second. The scalar build has no SIMD128 rate to measure.
+  if (module.build !== 'scalar') post({ type: 'machine', gflops: module.simd128PeakGflops(0.05) });
 }
 
 function labOf(id) {

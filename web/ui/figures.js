@@ -56,8 +56,8 @@ function parseColor(css) {
   return rgb ? rgb[1].split(',').slice(0, 3).map((x) => Number(x.trim())) : [255, 255, 255];
 }
 
-export function drawImages(canvas, f, scale = devicePixelRatio || 1) {
-  const L = imagesLayout(f);
+/** Sizes the canvas for a layout of {width, height} CSS px at `scale`, clears it -> {ctx, colors}. */
+function prepare(canvas, L, scale) {
   const colors = themeColors();
   canvas.width = Math.round(L.width * scale);
   canvas.height = Math.round(L.height * scale);
@@ -66,6 +66,12 @@ export function drawImages(canvas, f, scale = devicePixelRatio || 1) {
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   ctx.fillStyle = colors.background;
   ctx.fillRect(0, 0, L.width, L.height);
+  return { ctx, colors };
+}
+
+export function drawImages(canvas, f, scale = devicePixelRatio || 1) {
+  const L = imagesLayout(f);
+  const { ctx, colors } = prepare(canvas, L, scale);
   ctx.fillStyle = colors.text;
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   ctx.textBaseline = 'top';
@@ -110,14 +116,7 @@ function barsLayout() {
 
 export function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   const L = barsLayout();
-  const colors = themeColors();
-  canvas.width = Math.round(L.width * scale);
-  canvas.height = Math.round(L.height * scale);
-  canvas.style.width = `${L.width}px`;
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.fillStyle = colors.background;
-  ctx.fillRect(0, 0, L.width, L.height);
+  const { ctx, colors } = prepare(canvas, L, scale);
   const n = f.values.length;
   let max = 0;
   for (const v of f.values) max = Math.max(max, v);

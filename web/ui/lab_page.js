@@ -301,7 +301,7 @@ export class LabPage {
 
   listen() {
     const c = this.client;
-    c.on('ready', (m) => {
+    c.on('machine', (m) => {
       this.gflops = m.gflops;
       this.refreshControls();
     });
