@@ -160,6 +160,35 @@ export function wrapModule(mod, { build }) {
     }
   }
 
+  /**
+   * The course's SelfAttention (notebook 03): Linear Q, K, V projections (inputDim -> inputDim), scale
+   * 1/sqrt(inputDim), dropout on the weights. The kernel runs between project() and finish(), on any
+   * backend (the page's, WebGPU included).
+   */
+  class SelfAttention extends Layer {
+    constructor(inputDim, { dropout = 0.1, seed } = {}) {
+      check(mod._RawSelfAttention._config_error(checkInteger('input_dim', inputDim), Number(dropout)));
+      super(new mod._RawSelfAttention(inputDim, Number(dropout), checkSeed(seed)), 'SelfAttention');
+      this.inputDim = inputDim;
+      this.dropout = Number(dropout);
+    }
+    /** 1 / sqrt(inputDim): the scale the kernel must use. */
+    get scale() { return this.raw._scale(); }
+    /** x: Float32Array [rows, inputDim] (rows = batch x length) -> {q, k, v}, each [rows, inputDim] */
+    project(x, rows) {
+      check(this.raw._project(x, checkInteger('rows', rows)));
+      return { q: this.raw._queries().slice(), k: this.raw._keys().slice(), v: this.raw._values().slice() };
+    }
+    /**
+     * weights: the kernel's [batch, length, length] -> {weights (after dropout when train), output
+     * [batch x length, inputDim]}. Dropout draws from `seed`: the same seed drops the same weights.
+     */
+    finish(weights, { batch, length, train = false, seed = 0 }) {
+      check(this.raw._finish(weights, checkInteger('batch', batch), checkInteger('length', length), !!train, checkSeed(seed)));
+      return { weights: this.raw._weights().slice(), output: this.raw._output().slice() };
+    }
+  }
+
   class Adam extends Owned {
     /** layers: the Embedding / Linear / MultiheadAttention objects whose parameters it trains. */
     constructor(layers, options = {}) {
@@ -386,6 +415,7 @@ export function wrapModule(mod, { build }) {
     Embedding,
     Linear,
     MultiheadAttention,
+    SelfAttention,
     Adam,
     Trainer,
     AlignmentTrainer,
@@ -431,6 +461,19 @@ export function wrapModule(mod, { build }) {
     attentionForward(args) {
       check(mod._attention_forward(args ?? {}));
       return { weights: mod._kernel_weights().slice(), out: mod._kernel_out().slice() };
+    },
+    /**
+     * The stages the kernel fuses, for a lab that shows each: args {T, S, D, q [T,D], k [S,D], scale,
+     * mask? [T,S] additive} -> {scores: q k^T, scaled: scale x scores, masked: scaled + mask}, each [T,S].
+     */
+    attentionScoreStages(args) {
+      check(mod._attention_score_stages(args ?? {}));
+      return { scores: mod._stage_scores().slice(), scaled: mod._stage_scaled().slice(), masked: mod._stage_masked().slice() };
+    },
+    /** weights [rows, cols] -> Float64Array [rows] of entropies in nats (log(cols) = uniform, 0 = one-hot). */
+    rowEntropies(weights, rows, cols) {
+      check(mod._row_entropies(weights, checkInteger('rows', rows), checkInteger('cols', cols)));
+      return mod._entropies().slice();
     },
     /** args: {B, H, T, S, D, q, k, v, weights, dOut, dWeights?, scale?, backend} -> {dQ, dK, dV} */
     attentionBackward(args) {

@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "raw_api.h"
 #include "raw_kernel.h"
+#include "raw_scaled.h"
 #include "raw_digits.h"
 #include "raw_trainer.h"
 #include "simd_peak.h"
@@ -56,6 +57,18 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_d_query", &RawMultiheadAttention::_d_query)
       .function("_d_key", &RawMultiheadAttention::_d_key)
       .function("_d_value", &RawMultiheadAttention::_d_value);
+
+  class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention")
+      .constructor<int, float, std::uint32_t>()
+      .class_function("_config_error", &RawSelfAttention::_config_error)
+      .function("_project", &RawSelfAttention::_project)
+      .function("_queries", &RawSelfAttention::_queries)
+      .function("_keys", &RawSelfAttention::_keys)
+      .function("_values", &RawSelfAttention::_values)
+      .function("_finish", &RawSelfAttention::_finish)
+      .function("_weights", &RawSelfAttention::_weights)
+      .function("_output", &RawSelfAttention::_output)
+      .function("_scale", &RawSelfAttention::_scale);
 
   class_<RawDigits>("_RawDigits")
       .constructor<>()
@@ -133,4 +146,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_kernel_d_k", &_kernel_d_k);
   function("_kernel_d_v", &_kernel_d_v);
   function("_simd128_peak_gflops", &simd128_peak_gflops);
+  function("_attention_score_stages", &_attention_score_stages);
+  function("_stage_scores", &_stage_scores);
+  function("_stage_scaled", &_stage_scaled);
+  function("_stage_masked", &_stage_masked);
+  function("_row_entropies", &_row_entropies);
+  function("_entropies", &_entropies);
 }

@@ -37,15 +37,6 @@ std::string check_finite_vector(const char* name, const std::vector<float>& v) {
   return check_finite(name, v.data(), v.size());
 }
 
-// Additive masks may hold -Infinity (blocked), never NaN or +Infinity.
-std::string check_additive_mask(const char* name, const std::vector<float>& v) {
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (std::isnan(v[i]) || v[i] == std::numeric_limits<float>::infinity())
-      return std::string(name) + "[" + std::to_string(i) +
-             "] must be a finite number or -Infinity (an additive mask), got " +
-             (std::isnan(v[i]) ? "NaN" : "+Infinity");
-  return {};
-}
 
 int int_field(const val& args, const char* name) {
   const val v = args[name];
@@ -66,6 +57,16 @@ FreeResult& free_result() {
 }
 
 }  // namespace
+
+// Additive masks may hold -Infinity (blocked), never NaN or +Infinity.
+std::string check_additive_mask(const char* name, const std::vector<float>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (std::isnan(v[i]) || v[i] == std::numeric_limits<float>::infinity())
+      return std::string(name) + "[" + std::to_string(i) +
+             "] must be a finite number or -Infinity (an additive mask), got " +
+             (std::isnan(v[i]) ? "NaN" : "+Infinity");
+  return {};
+}
 
 std::string check_int_field(const val& args, const char* name, long max_value, int& out) {
   out = int_field(args, name);

@@ -87,9 +87,8 @@ std::string _attention_forward(const val& args) {
     if (b.mask.size() < needed)
       return "mask must have at least " + std::to_string(needed) + " elements for its strides, got " +
              std::to_string(b.mask.size());
-    for (std::size_t i = 0; i < b.mask.size(); ++i)
-      if (std::isnan(b.mask[i]) || b.mask[i] == std::numeric_limits<float>::infinity())
-        return "mask[" + std::to_string(i) + "] must be a finite number or -Infinity";
+    error = check_additive_mask("mask", b.mask);
+    if (!error.empty()) return error;
     a.mask = {b.mask.data(), sb, sh};
   }
   b.weights.resize(s.weights_size());

@@ -98,13 +98,30 @@ for (const spec of LABS) {
       await waitConfigured(page);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${overflow}px wider than the frame`);
-      assert.ok(await page.isVisible('#play'), 'the play button is on screen');
+      if (spec.trainer) assert.ok(await page.isVisible('#play'), 'the play button is on screen');
+      else assert.ok(await page.isVisible('.lab-section'), 'the first section is on screen');
       assert.deepEqual(problems, []);
       await page.close();
     });
   }
 
-  test(`${spec.id}: the loss chart exports as PNG (2x) and SVG; weights export and import back`, async () => {
+  if (!spec.trainer) {
+    // A lab without training has no loss chart and no weights: its first exportable figure instead.
+    test(`${spec.id}: a section's figure exports as PNG (2x) and SVG`, async () => {
+      const { page, problems } = await openPage(lab, query);
+      const id = await page.$eval('.lab-section .figure-toolbar button[id$="-png"]', (b) => b.id.replace(/^export-/, '').replace(/-png$/, ''));
+      const png = await save(page, `#export-${id}-png`);
+      const bytes = readFileSync(png.file);
+      assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+      const cssWidth = await page.$eval(`canvas[data-figure="${id}"]`, (c) => c.getBoundingClientRect().width);
+      assert.ok(Math.abs(bytes.readUInt32BE(16) - 2 * cssWidth) <= 2, `PNG width ${bytes.readUInt32BE(16)} is twice ${cssWidth}`);
+      const svg = readFileSync((await save(page, `#export-${id}-svg`)).file, 'utf8');
+      const title = await page.$eval(`canvas[data-figure="${id}"]`, (c) => c.getAttribute('aria-label').split(':')[0]);
+      assert.ok(svg.includes(title), `the SVG has the title '${title}' as text`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  } else test(`${spec.id}: the loss chart exports as PNG (2x) and SVG; weights export and import back`, async () => {
     const { page, problems } = await openPage(lab, query);
     await train(page, 5);
     const png = await save(page, '#export-loss-png');
@@ -146,6 +163,17 @@ before(async () => {
 after(async () => { await offline?.close(); });
 
 for (const spec of LABS) {
+  if (!spec.trainer) {
+    test(`${spec.id}: the offline single file (file://, no network) computes every section`, async () => {
+      const { page, problems } = await openFile(offline, `${pathToFileURL(singleFile).href}?lab=${spec.id}`);
+      await waitConfigured(page);
+      assert.match(await page.textContent('#badge-backend'), / ran$/);
+      assert.deepEqual(offline.blocked, []);
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+    continue;
+  }
   test(`${spec.id}: the offline single file (file://, no network) trains it`, async () => {
     const { page, problems } = await openFile(offline, `${pathToFileURL(singleFile).href}?lab=${spec.id}&steps=5`);
     await page.click('#play');

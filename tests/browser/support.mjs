@@ -50,9 +50,16 @@ export async function openPage(lab, query = '?lab=alignment') {
   return { page, problems };
 }
 
-/** Waits until the worker has built a model (the progress line has a step). */
+/**
+ * Waits until the worker has built a model (the progress line has a step), or, for a lab without
+ * training, until every section has been computed and shown.
+ */
 export async function waitConfigured(page, timeout = 30000) {
-  await page.waitForFunction(() => document.getElementById('progress-text')?.dataset.step !== undefined, null, { timeout });
+  await page.waitForFunction(() => {
+    if (document.getElementById('progress-text')) return document.getElementById('progress-text').dataset.step !== undefined;
+    const sections = [...document.querySelectorAll('.lab-section')];
+    return sections.length > 0 && sections.every((s) => s.dataset.state === 'shown');
+  }, null, { timeout });
   // Then let the first render of every view finish (it is batched into animation frames), so that
   // measurements "while training" start when training does.
   await page.evaluate(() => new Promise((resolve) => {

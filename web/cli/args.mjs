@@ -3,6 +3,9 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { LABS } from '../labs/registry.js';
 
+// The labs that train (a lab without a trainer, such as Scaled dot-product, has no `train` run).
+const TRAINABLE = LABS.filter((lab) => lab.trainer);
+
 export class UsageError extends Error {}
 
 /**
@@ -30,7 +33,7 @@ export const flagOf = (prop) => (prop.type === 'bool' && prop.default === true ?
 export const cliProperties = (lab) => lab.properties.filter((p) => !p.page);
 
 const GENERIC = {
-  '--lab': { key: 'labId', type: 'choice', choices: LABS.map((l) => l.id), help: `which lab (default ${LABS[0].id})` },
+  '--lab': { key: 'labId', type: 'choice', choices: TRAINABLE.map((l) => l.id), help: `which lab (default ${LABS[0].id})` },
   '--build': { key: 'build', type: 'choice', choices: ['auto', 'simd-threads', 'simd', 'scalar'],
     help: 'which WASM module to load (default auto: simd-threads, the Node build that runs a step\'s two shards on two cores)' },
   '--every': { key: 'every', type: 'int', min: 1, max: 100000, help: 'progress every N steps (default 25)', meta: 'N' },
@@ -92,7 +95,7 @@ function usage() {
     '{"weights": [T][S], "output": [T][Dv]}. A fully blocked row gives zeros.', '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
-  for (const lab of LABS) {
+  for (const lab of TRAINABLE) {
     const first = lab === LABS[0] ? ' (the default)' : '';
     lines.push(`--lab ${lab.id}${first}: ${lab.title}, course notebook ${lab.notebook}`);
     lines.push(`  ${wrap(lab.summary, 96, 2)}`);
@@ -145,15 +148,17 @@ export function parseArgs(argv) {
     if (name === '--lab') labId = inline ?? rest[i + 1];
   });
   if (labId === undefined || labId.startsWith('--')) throw new UsageError('--lab needs a value');
-  const lab = LABS.find((l) => l.id === labId);
-  if (!lab) throw new UsageError(`--lab must be one of ${LABS.map((l) => l.id).join(', ')}, got ${shown(labId)}`);
+  const lab = TRAINABLE.find((l) => l.id === labId);
+  const viewer = LABS.find((l) => l.id === labId && !l.trainer);
+  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${viewer.headless ? `; its headless side is \`${viewer.headless}\`` : ''}`);
+  if (!lab) throw new UsageError(`--lab must be one of ${TRAINABLE.map((l) => l.id).join(', ')}, got ${shown(labId)}`);
   const flags = flagsOf(lab);
   const out = { lab, build: 'auto', every: 25, json: false, values: defaultsOf(lab), given: new Set() };
   for (let i = 0; i < rest.length; i++) {
     const [name, inline] = rest[i].split(/=(.*)/s, 2);
     const spec = flags[name];
     if (!spec) {
-      const elsewhere = LABS.some((other) => other !== lab && flagsOf(other)[name]);
+      const elsewhere = TRAINABLE.some((other) => other !== lab && flagsOf(other)[name]);
       throw new UsageError(elsewhere ? `${name} does not apply to --lab ${lab.id} (it takes ${Object.keys(flags).join(' ')})` : `unknown flag ${shown(name)}`);
     }
     let value;

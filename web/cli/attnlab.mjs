@@ -55,7 +55,8 @@ async function main(argv) {
   }
   if (args.labs) {
     for (const lab of LABS) {
-      process.stdout.write(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}\n`);
+      const how = lab.trainer ? '' : ` [no training: ${lab.headless ?? 'on the page only'}]`;
+      process.stdout.write(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}${how}\n`);
     }
     return 0;
   }

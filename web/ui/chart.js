@@ -1,9 +1,10 @@
 // A line chart on a canvas: axes with ticks and titles, a legend, lines (per-step training metrics),
 // points (evaluations) and dashed reference lines (a ceiling). It draws what it is given.
 //
-// spec: {title, xTitle, yTitle, xMax, yMin, yMax, series: [{label, kind: 'line' | 'points' | 'dashed',
+// spec: {title, xTitle, yTitle, xMin? (0), xMax, yMin, yMax, xTicks? ([{x, label}] instead of round
+//        numbers, e.g. for a log axis), series: [{label, kind: 'line' | 'points' | 'curve' | 'dashed',
 //        ys (one value per step 1..n, or per `every` steps: ys[k] ends at step (k+1)*every) |
-//        points: [{x, y}] | y (dashed: a constant)}]}
+//        points: [{x, y}] (curve: joined by a line, dashed? for a second curve) | y (dashed: a constant)}]}
 import { themeColors } from './theme.js';
 
 const MARGIN = { left: 52, right: 12, top: 42, bottom: 40 };
@@ -62,9 +63,10 @@ export function drawChart(c, spec, { width, height, scale = 1 }) {
   // Legend rows go under the title; a narrow chart (e.g. embedded) gets more rows and a lower plot.
   const top = MARGIN.top + (rows.length - 1) * LEGEND_ROW;
   const plot = { x: MARGIN.left, y: top, w: width - MARGIN.left - MARGIN.right, h: height - top - MARGIN.bottom };
-  const xMax = Math.max(1, spec.xMax);
+  const xMin = spec.xMin ?? 0;
+  const xMax = Math.max(xMin + 1, spec.xMax);
   const { yMin, yMax } = spec;
-  const px = (x) => plot.x + (x / xMax) * plot.w;
+  const px = (x) => plot.x + ((x - xMin) / (xMax - xMin)) * plot.w;
   const py = (y) => plot.y + plot.h - ((Math.min(yMax, Math.max(yMin, y)) - yMin) / (yMax - yMin || 1)) * plot.h;
 
   ctx.font = `11px ${colors.font}`;
@@ -83,12 +85,12 @@ export function drawChart(c, spec, { width, height, scale = 1 }) {
   }
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
-  for (const v of ticks(0, xMax, 5)) {
+  for (const { x: v, label: text } of spec.xTicks ?? ticks(xMin, xMax, 5).map((x) => ({ x, label: label(x) }))) {
     ctx.beginPath();
     ctx.moveTo(Math.round(px(v)) + 0.5, plot.y + plot.h);
     ctx.lineTo(Math.round(px(v)) + 0.5, plot.y + plot.h + 4);
     ctx.stroke();
-    ctx.fillText(label(v), px(v), plot.y + plot.h + 6);
+    ctx.fillText(text, px(v), plot.y + plot.h + 6);
   }
   ctx.strokeStyle = colors.muted;
   ctx.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w, plot.h);
@@ -128,6 +130,18 @@ export function drawChart(c, spec, { width, height, scale = 1 }) {
         if (k === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
       }
       ctx.stroke();
+    } else if (s.kind === 'curve') {
+      ctx.lineWidth = 1.5;
+      ctx.setLineDash(s.dashed ? [5, 4] : []);
+      ctx.beginPath();
+      (s.points ?? []).forEach((p, k) => (k === 0 ? ctx.moveTo(px(p.x), py(p.y)) : ctx.lineTo(px(p.x), py(p.y))));
+      ctx.stroke();
+      ctx.setLineDash([]);
+      for (const p of s.points ?? []) {
+        ctx.beginPath();
+        ctx.arc(px(p.x), py(p.y), 2.5, 0, 2 * Math.PI);
+        ctx.fill();
+      }
     } else if (s.kind === 'points') {
       for (const p of s.points ?? []) {
         ctx.beginPath();
@@ -169,7 +183,7 @@ export function drawChart(c, spec, { width, height, scale = 1 }) {
         ctx.arc(x + 9, y, 3.5, 0, 2 * Math.PI);
         ctx.fill();
       } else {
-        ctx.setLineDash(s.kind === 'dashed' ? [4, 3] : []);
+        ctx.setLineDash(s.kind === 'dashed' || s.dashed ? [4, 3] : []);
         ctx.beginPath();
         ctx.moveTo(x + 1, y);
         ctx.lineTo(x + 18, y);

@@ -44,6 +44,11 @@ export class ControlsPanel {
       }
     } else if (prop.type === 'bool') {
       input = Object.assign(document.createElement('input'), { type: 'checkbox' });
+    } else if (prop.slider) {
+      input = Object.assign(document.createElement('input'), { type: 'range', min: prop.min, max: prop.max, step: prop.step ?? 1 });
+    } else if (prop.type === 'text') {
+      input = Object.assign(document.createElement('input'), { type: 'text', maxLength: prop.maxLength, size: 40 });
+      input.spellcheck = false;
     } else {
       // type=text with inputmode: a number field would hide what the user typed ("abc") from us.
       input = Object.assign(document.createElement('input'), { type: 'text', inputMode: prop.type === 'int' ? 'numeric' : 'decimal' });
@@ -60,20 +65,27 @@ export class ControlsPanel {
     message.setAttribute('aria-live', 'polite');
     input.setAttribute('aria-describedby', `${id}-help ${id}-error`);
     const read = () => parseProperty(prop, prop.type === 'bool' ? String(input.checked) : input.value);
-    input.addEventListener('input', () => onInput(prop.name, read()));
+    // A slider commits as it moves (its value is always valid) and shows its value beside it.
+    const shown = prop.slider ? Object.assign(document.createElement('output'), { className: 'slider-value' }) : null;
+    if (shown) shown.htmlFor = id;
+    input.addEventListener('input', () => {
+      if (shown) shown.textContent = input.value;
+      (prop.slider ? onCommit : onInput)(prop.name, read());
+    });
     input.addEventListener('change', () => onCommit(prop.name, read()));
     if (prop.type === 'bool') row.append(input, label, help, hint, message);
-    else row.append(label, help, input, hint, message);
-    this.fields.set(prop.name, { row, input, message, prop });
+    else row.append(label, help, input, ...(shown ? [shown] : []), hint, message);
+    this.fields.set(prop.name, { row, input, message, prop, shown });
     return row;
   }
 
   /** Writes values into the fields (without events). */
   setValues(values) {
-    for (const [name, { input, prop }] of this.fields) {
+    for (const [name, { input, prop, shown }] of this.fields) {
       if (!(name in values)) continue;
       if (prop.type === 'bool') input.checked = !!values[name];
       else input.value = String(values[name]);
+      if (shown) shown.textContent = String(values[name]);
     }
   }
 

@@ -4,11 +4,17 @@
 //   {kind: 'bars',    id, title, values, xTitle, yTitle, labels?, highlight?}
 //   {kind: 'heatmap', id, ...the heatmap model of heatmap.js}
 //   {kind: 'text',    id, text, status? ('ok' | 'bad')}
+//   {kind: 'matrices', ...} labelled, editable matrices (matrix_figure.js)
+//   {kind: 'graph',   ...} an attention-flow graph (graph_figure.js)
+//   {kind: 'chart',   id, ...the spec of chart.js, width?, height?}
 // Each canvas carries data-figure=<id>; hovering an image or a bar names it in the tooltip. The draw
 // functions take (canvas, figure, scale) so figure export (PNG 2x, SVG) draws the same thing.
 import { themeColors } from './theme.js';
 import { HeatmapView, drawHeatmap } from './heatmap.js';
 import { addFigureButtons } from './figure_buttons.js';
+import { MatrixFigure } from './matrix_figure.js';
+import { describeNode, drawGraph, graphLayout, hitNode } from './graph_figure.js';
+import { drawChart } from './chart.js';
 
 const FONT_PX = 12;
 const TITLE_H = 20;
@@ -184,14 +190,18 @@ function describeBar(f, i) {
   return `${f.xTitle ?? 'item'} ${i}${label}: ${f.yTitle ?? 'value'} ${Number(f.values[i]).toFixed(4)}`;
 }
 
-const DRAW = { images: drawImages, bars: drawBars };
+const chartSize = (f) => ({ width: f.width ?? 460, height: f.height ?? 250 });
+const drawChartFigure = (canvas, f, scale = devicePixelRatio || 1) => drawChart(canvas, f, { ...chartSize(f), scale });
+const DRAW = { images: drawImages, bars: drawBars, graph: drawGraph, chart: drawChartFigure };
 
 /**
  * The figures of one section, kept in `container`: canvases are reused by figure id, so a redraw
  * (a slider moved, a new training step) does not rebuild the DOM or lose a hover.
  */
 export class FigureBoard {
-  constructor(container, { stem = 'figure', message } = {}) {
+  /** onEdit({key, cell, value}): a cell of an editable matrix was changed. */
+  constructor(container, { stem = 'figure', message, onEdit = () => {} } = {}) {
+    this.onEdit = onEdit;
     this.box = document.createElement('div');
     this.box.className = 'figure-board';
     container.append(this.box);
@@ -228,10 +238,14 @@ export class FigureBoard {
       node.dataset.figure = f.id;
       return { kind: 'text', node };
     }
+    if (f.kind === 'matrices') {
+      const matrix = new MatrixFigure(this.box, { onEdit: this.onEdit });
+      return { kind: 'matrices', node: matrix.node, matrix };
+    }
     const node = document.createElement('figure');
     node.className = `figure figure-${f.kind}`;
     if (f.kind === 'heatmap') {
-      const heatmap = new HeatmapView(node, { cell: 5, label: f.title });
+      const heatmap = new HeatmapView(node, { cell: f.cell ?? 5, label: f.title });
       heatmap.canvas.dataset.figure = f.id;
       return { kind: 'heatmap', node, heatmap, canvas: heatmap.canvas };
     }
@@ -265,21 +279,33 @@ export class FigureBoard {
       view.heatmap.show({ xTicks: [], yTicks: [], ...f }, { palette });
       return;
     }
+    if (view.kind === 'matrices') {
+      view.matrix.show(f, palette);
+      return;
+    }
     DRAW[view.kind](view.canvas, f);
-    view.canvas.setAttribute('aria-label', `${f.title}${f.kind === 'images' ? ` (${f.images.length} image${f.images.length > 1 ? 's' : ''})` : ''}`);
+    const detail = f.kind === 'images' ? ` (${f.images.length} image${f.images.length > 1 ? 's' : ''})`
+      : f.kind === 'graph' ? `: ${f.nodes.map((_, i) => describeNode(f, i)).join('; ')}` : '';
+    view.canvas.setAttribute('aria-label', `${f.title}${detail}`);
     view.canvas.dataset.drawn = String(Date.now());
   }
 
   hover(view, e) {
     const f = view.figure;
     const rect = view.canvas.getBoundingClientRect();
-    const width = f.kind === 'images' ? imagesLayout(f).width : barsLayout().width;
+    const graph = f.kind === 'graph' ? graphLayout(view.canvas.getContext('2d'), f) : null;
+    const width = f.kind === 'images' ? imagesLayout(f).width : graph ? graph.width : f.kind === 'chart' ? chartSize(f).width : barsLayout().width;
     const k = width / rect.width;
     const x = (e.clientX - rect.left) * k, y = (e.clientY - rect.top) * k;
     let text = '';
     if (f.kind === 'images') {
       const i = hitImage(f, x, y);
       if (i >= 0) text = f.names?.[i] ?? (f.labels ? `image ${i}, label ${f.labels[i]}` : `image ${i}`);
+    } else if (graph) {
+      const i = hitNode(graph, x, y);
+      if (i >= 0) text = describeNode(f, i);
+    } else if (f.kind === 'chart') {
+      text = '';
     } else {
       const i = hitBar(f, x);
       if (i >= 0) text = describeBar(f, i);

@@ -113,15 +113,25 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   }
   // Tick labels: every cell's when they fit, else every stride-th (small cells, long sequences).
   const stride = Math.max(1, Math.ceil((font + 1) / cell));
+  // Each drawn label's box in CSS px, kept on the canvas when the model asks (recordLabels), so a test
+  // can check that no two overlap and none leaves the canvas.
+  const boxes = model.recordLabels ? [] : null;
   // y ticks: right-aligned beside the plot.
   ctx.textAlign = 'right';
   (model.yTicks ?? []).forEach((label, r) => {
-    if (r % Math.max(1, Math.ceil((font + 1) / layout.cellH)) === 0) ctx.fillText(label, left - GAP, top + (r + 0.5) * layout.cellH);
+    if (r % Math.max(1, Math.ceil((font + 1) / layout.cellH)) !== 0) return;
+    const y = top + (r + 0.5) * layout.cellH;
+    ctx.fillText(label, left - GAP, y);
+    if (boxes) {
+      const w = ctx.measureText(label).width;
+      boxes.push({ axis: 'y', text: label, x: left - GAP - w, y: y - font / 2, w, h: font });
+    }
   });
   // x ticks: under the plot, vertical when they would overlap.
   (model.xTicks ?? []).forEach((label, c) => {
     if (c % stride !== 0) return;
     const x = left + (c + 0.5) * cell;
+    const w = boxes ? ctx.measureText(label).width : 0;
     if (layout.rotateX) {
       ctx.save();
       ctx.translate(x, top + plotH + GAP);
@@ -129,11 +139,14 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
       ctx.textAlign = 'right';
       ctx.fillText(label, 0, 0);
       ctx.restore();
+      boxes?.push({ axis: 'x', text: label, x: x - font / 2, y: top + plotH + GAP, w: font, h: w });
     } else {
       ctx.textAlign = 'center';
       ctx.fillText(label, x, top + plotH + GAP + font / 2);
+      boxes?.push({ axis: 'x', text: label, x: x - w / 2, y: top + plotH + GAP, w, h: font });
     }
   });
+  if (boxes) canvas.dataset.labelBoxes = JSON.stringify(boxes);
   // Axis titles.
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';

@@ -26,6 +26,7 @@ import { renderEvaluation } from './evaluation_panel.js';
 import { crossCheck, defaultValues, isRelevant, resettingChanges } from './properties.js';
 import { StepSeries, ThinningList, typedArrayBytes } from '../training/bounded_history.js';
 import { SectionPanel } from './section_panel.js';
+import { BACKEND_LABELS } from '../backends.js';
 
 // What a run keeps, however long it trains (docs/reliability.md): the timeline's snapshots thin to
 // every second one when either bound is reached; the curves halve their resolution.
@@ -107,7 +108,7 @@ export class LabPage {
     this.listen();
     if (mode.embed && this.heatmaps) {
       this.embedLayout = new EmbedLayout({ heatmap: this.heatmaps.large, charts: [this.lossChart], onResize: () => this.schedule('charts') });
-    } else if (mode.embed) {
+    } else if (mode.embed && this.lossChart) {
       // No main heatmap to fit to the frame: the panels stack and the charts may narrow.
       for (const chart of [this.lossChart, this.accChart]) chart.minWidth = 160;
     }
@@ -117,7 +118,7 @@ export class LabPage {
   has(panel) { return this.panelIds.has(panel); }
 
   allControls() {
-    return [this.controls, this.speedControls, ...[...this.sections.values()].map((p) => p.controls)];
+    return [this.controls, this.speedControls, ...[...this.sections.values()].map((p) => p.controls)].filter(Boolean);
   }
 
   // ---- page structure ----
@@ -137,8 +138,8 @@ export class LabPage {
       button.addEventListener('click', () => this.applyPreset(preset));
       presetButtons.append(button);
     }
-    const presets = el('section', { className: 'panel presets full-only' }, el('h2', { textContent: 'Presets' }),
-      el('p', { className: 'muted', textContent: 'One click sets up, resets and trains a classic experiment.' }), presetButtons, this.presetText);
+    const presets = lab.presets.length ? el('section', { className: 'panel presets full-only' }, el('h2', { textContent: 'Presets' }),
+      el('p', { className: 'muted', textContent: 'One click sets up, resets and trains a classic experiment.' }), presetButtons, this.presetText) : '';
 
     const controlsBox = el('section', { className: 'panel settings full-only' }, el('h2', { textContent: 'Settings' }));
     // A section's own properties sit in the section.
@@ -160,10 +161,20 @@ export class LabPage {
     this.applyButton.addEventListener('click', () => this.configure(this.draft));
     this.undoButton.addEventListener('click', () => this.revertDraft());
     const sidebar = el('div', { className: 'sidebar full-only' }, intro, presets, controlsBox);
-    this.weightsPanel = new WeightsPanel(sidebar, {
-      onFile: (bytes, name) => this.importWeights(bytes, name),
-      onExport: () => this.exportWeights(),
-    });
+    // A lab without training (a viewer: lab.trainer absent) has no weights, transport or curves.
+    if (lab.weights) {
+      this.weightsPanel = new WeightsPanel(sidebar, {
+        onFile: (bytes, name) => this.importWeights(bytes, name),
+        onExport: () => this.exportWeights(),
+      });
+    }
+    const built = lab.trainer ? this.buildTraining() : {};
+    this.buildPanels(root, sidebar, built);
+  }
+
+  /** The transport (play / pause / step / reset, speed, progress) and the learning curves. */
+  buildTraining() {
+    const lab = this.lab;
 
     // Transport: play / pause, step, reset, speed, progress.
     this.playButton = el('button', { type: 'button', id: 'play', className: 'primary', textContent: '▶ Play' });
@@ -209,7 +220,12 @@ export class LabPage {
     this.evaluationBox = el('div', { id: 'evaluation', className: 'full-only' });
     const metrics = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts, chartMessage,
       el('h3', { className: 'full-only', textContent: lab.metrics.evaluationTitle }), this.evaluationBox);
-    const built = { transport, curves: metrics };
+    return { transport, curves: metrics };
+  }
+
+  /** The lab's panels in its order, beside the sidebar. */
+  buildPanels(root, sidebar, built) {
+    const lab = this.lab;
     if (this.has('attention')) built.attention = this.buildAttention();
     if (this.has('rows')) built.rows = this.buildRows();
     if (this.has('inspect')) built.inspect = this.buildInspect();
@@ -219,7 +235,7 @@ export class LabPage {
         lab, section,
         onInput: (name, parsed, commit) => this.fieldInput(name, parsed, commit),
         onAction: (change) => this.sectionAction(change),
-        onDrawn: () => this.requestSections([section.id]),
+        onUserInput: () => this.requestSections([section.id]),
       });
       this.sections.set(section.id, panel);
       built[`section:${section.id}`] = panel.node;
@@ -229,7 +245,7 @@ export class LabPage {
     main.classList.toggle('beside-attention', !!built.attention && this.has('curves'));
     root.append(sidebar, main);
     root.drawTimes = this.drawTimes;
-    const panelOf = { charts: metrics, evaluation: metrics, heatmaps: built.attention, heads: built.attention, rows: built.rows, inspect: built.inspect };
+    const panelOf = { charts: built.curves, evaluation: built.curves, heatmaps: built.attention, heads: built.attention, rows: built.rows, inspect: built.inspect };
     for (const [id, panel] of this.sections) panelOf[`section:${id}`] = panel.node;
     this.watchPanels(Object.fromEntries(Object.entries(panelOf).filter(([, node]) => node)));
   }
@@ -443,7 +459,7 @@ export class LabPage {
       const next = this.lab.afterChange(name, this.draft);
       if (next !== this.draft) {
         this.draft = next;
-        this.controls.setValues(next);
+        for (const c of this.allControls()) c.setValues(next);
       }
       this.commit(name);
     }
@@ -455,9 +471,11 @@ export class LabPage {
     const prop = this.lab.properties.find((p) => p.name === name);
     if (prop.effect === 'live') this.applyLive(name);
     if (prop.effect === 'view') {
-      this.applied = { ...this.applied, [name]: this.draft[name] };
-      if (name === 'palette') this.schedule('heatmaps', 'inspect', ...[...this.sections.keys()].map((id) => `section:${id}`));
-      this.requestSections([...this.sections].filter(([, panel]) => panel.dependsOnAny([name])).map(([id]) => id));
+      // This setting and any view setting it implied (afterChange: a padding mask brings a second sentence).
+      const changed = this.lab.properties.filter((p) => p.effect === 'view' && this.applied[p.name] !== this.draft[p.name]).map((p) => p.name);
+      this.applied = { ...this.applied, ...Object.fromEntries(changed.map((n) => [n, this.draft[n]])) };
+      if (changed.includes('palette')) this.schedule('heatmaps', 'inspect', ...[...this.sections.keys()].map((id) => `section:${id}`));
+      this.requestSections([...this.sections].filter(([, panel]) => panel.dependsOnAny(changed)).map(([id]) => id));
     }
     const changes = resettingChanges(this.lab.properties, this.applied, this.draft);
     // Nothing to lose before the first step: rebuild at once. Otherwise ask (the pending bar).
@@ -481,6 +499,13 @@ export class LabPage {
     for (const id of ids) {
       const panel = this.sections.get(id);
       if (!panel) continue;
+      if (!this.lab.trainer && !this.moduleReady) continue; // configure() asks once the module is ready
+      if (!panel.section.compute) {
+        // Nothing to compute (a section of text and diagrams): its figures come from the values alone.
+        this.sectionData = { ...(this.sectionData ?? {}), [id]: { result: null, values: this.sectionValues() } };
+        this.schedule(`section:${id}`);
+        continue;
+      }
       if (panel.section.needsModel && !this.run) {
         panel.waiting('Waiting for the model to be built…');
         continue;
@@ -515,6 +540,11 @@ export class LabPage {
     if (!panel || !asked || asked.request !== m.request) return;
     this.sectionRequests.delete(m.section);
     this.sectionData = { ...(this.sectionData ?? {}), [m.section]: { result: m.result, values: asked.values } };
+    // A lab without training: its sections' kernel calls are what the badge reports.
+    if (!this.lab.trainer && m.result?.choice) {
+      const { backend, reason } = m.result.choice;
+      this.onChoice({ backend, reason, label: BACKEND_LABELS[backend] ?? backend });
+    }
     this.schedule(`section:${m.section}`);
     if (this.sectionAgain.delete(m.section)) this.requestSections([m.section]);
   }
@@ -544,6 +574,12 @@ export class LabPage {
 
   /** Sends a configure with these values; `applied` follows when the worker confirms. */
   configure(values) {
+    if (!this.lab.trainer) {
+      // Nothing to build: the module is ready, so the sections compute.
+      this.moduleReady = true;
+      this.requestSections([...this.sections.keys()]);
+      return;
+    }
     if (values === this.draft && !this.validDraft()) return;
     this.requested = { ...values };
     this.notices.dismiss('configure');
@@ -720,6 +756,7 @@ export class LabPage {
   }
 
   refreshTransport() {
+    if (!this.playButton) return;
     const running = !!this.run?.running;
     const label = running ? '❚❚ Pause' : '▶ Play';
     if (this.playButton.textContent === label && this.playButton.disabled === !this.run) return;
@@ -751,17 +788,17 @@ export class LabPage {
    * next frame, so the page never blocks for long (the first draw of everything is the costly one).
    */
   render(dirty) {
-    if (!this.run) return;
+    if (!this.run && this.lab.trainer) return;
     const all = dirty.has('all');
     const start = performance.now();
     const implied = { rows: 'heatmaps', heads: 'heatmaps' }; // drawn when the snapshot they show changes
     const present = { heatmaps: !!this.heatmaps, heads: !!this.heatmaps, rows: !!this.rowsBox, inspect: !!this.inspectMap };
     const sectionParts = [...this.sections.keys()].map((id) => `section:${id}`);
-    const parts = ['progress', 'charts', 'evaluation', 'heatmaps', 'heads', 'rows', 'inspect', ...sectionParts]
+    const parts = [...(this.lab.trainer ? ['progress', 'charts', 'evaluation', 'heatmaps', 'heads', 'rows', 'inspect'] : []), ...sectionParts]
       .filter((p) => present[p] !== false && (all || dirty.has(p) || dirty.has(implied[p])));
     while (parts.length) {
       const part = parts.shift();
-      if (this.run.running && part !== 'progress' && !this.onScreen.has(this.panelOf[part])) {
+      if (this.run?.running && part !== 'progress' && !this.onScreen.has(this.panelOf[part])) {
         this.deferred.add(part);
       } else {
         this.deferred.delete(part);

@@ -2,8 +2,9 @@
 // check it, and check the table as a whole. Pure functions, no DOM: the controls (controls.js) and the
 // URL state (url_state.js) share them, so a value that the page accepts is one the URL accepts.
 //
-// A property: {name, type: 'int' | 'number' | 'choice' | 'bool' | 'names', default, min?, max?,
-//   minExclusive?, choices?: [{value, label}], names?: [string], label, help,
+// A property: {name, type: 'int' | 'number' | 'choice' | 'bool' | 'names' | 'text', default, min?, max?,
+//   minExclusive?, choices?: [{value, label}], names?: [string], maxLength? (text), slider? (a range
+//   input for int and number), label, help,
 //   effect: 'reset' | 'live' | 'view' | 'page', when?: (values) => bool}
 //   'names' is a comma-separated list drawn from `names` (e.g. controls to hide).
 //   effect says what a change does: 'reset' rebuilds the model (it asks first), 'live' changes a running
@@ -19,6 +20,11 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 export function parseProperty(prop, text) {
   const raw = String(text ?? '').trim();
   if (prop.type === 'names') return parseNames(prop, raw);
+  if (prop.type === 'text') {
+    if (!raw) return { error: `${prop.label} is empty` };
+    if (raw.length > prop.maxLength) return { error: `${prop.label} is ${raw.length} characters long: at most ${prop.maxLength}` };
+    return { value: raw };
+  }
   if (prop.type === 'bool') {
     if (['true', '1', 'on', 'yes'].includes(raw.toLowerCase())) return { value: true };
     if (['false', '0', 'off', 'no'].includes(raw.toLowerCase())) return { value: false };

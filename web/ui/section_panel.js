@@ -15,9 +15,9 @@ export class SectionPanel {
   /**
    * lab: the declaration; section: one of lab.sections; onInput(name, parsed, commit) as the settings
    * panel; onAction(change) with a function of the values (a button); onDrawn() when the user finished
-   * a drawing (a section with input: 'drawing').
+   * a drawing or edited a matrix cell (a section with input: 'drawing' or 'edits').
    */
-  constructor({ lab, section, onInput, onAction, onDrawn = () => {} }) {
+  constructor({ lab, section, onInput, onAction, onUserInput = () => {} }) {
     this.lab = lab;
     this.section = section;
     this.node = el('section', { className: 'panel lab-section', id: `section-${section.id}` },
@@ -36,16 +36,24 @@ export class SectionPanel {
     this.message = el('p', { className: 'inline-message' });
     this.message.setAttribute('role', 'status');
     this.node.append(row);
-    if (section.input === 'drawing') this.pad = new DrawPad(this.node, { onDone: onDrawn, label: section.inputLabel ?? 'Draw a digit' });
+    if (section.input === 'drawing') this.pad = new DrawPad(this.node, { onDone: onUserInput, label: section.inputLabel ?? 'Draw a digit' });
     this.node.append(this.status);
-    this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message });
+    // Cells the user edited, for the inputs they belong to (a new random draw has another key).
+    this.edits = { key: null, cells: {} };
+    const onEdit = ({ key, cell, value }) => {
+      if (this.edits.key !== key) this.edits = { key, cells: {} };
+      this.edits.cells[cell] = value;
+      onUserInput();
+    };
+    this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message, onEdit });
     this.node.append(this.message);
     this.result = null;
     this.values = null;
   }
 
-  /** What the user made for the section (its drawing), or null while there is none. */
+  /** What the user made for the section (its drawing, its edited cells), or null while there is none. */
   get input() {
+    if (this.section.input === 'edits') return { key: this.edits.key, cells: { ...this.edits.cells } };
     if (!this.pad) return undefined;
     return this.pad.empty ? null : { pixels: Array.from(this.pad.pixels()) };
   }

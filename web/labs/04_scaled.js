@@ -1,0 +1,76 @@
+// Lab 04, "Scaled dot-product" (course notebooks 04_intro_to_attention and 03_self_attention):
+// softmax(QK^T / sqrt(d_k)) V step by step on a small editable example, the course's SelfAttention over
+// a sentence of your own, and why attention at all. Nothing trains here: the lab lists no training
+// panels and has no trainer, weights or CLI run (`attnlab attention` is its headless side).
+// This file only declares; the sections are in 04_scaled_sections.js. No DOM here.
+import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { MAX_SENTENCES, MAX_TOKENS, SECTIONS } from './04_scaled_sections.js';
+
+const INTRO = 'Attention in three moves: score every key against a query (a dot product), turn the scores into weights '
+  + 'that sum to 1 (a softmax, after dividing by √d_k), and take the weighted sum of the values. Below, each stage is a '
+  + 'matrix you can edit and hover; then the course\'s self-attention layer runs over a sentence you type.';
+
+const steps = (extra) => ({ effect: 'view', group: 'Step by step', section: 'steps', page: true, ...extra });
+const sentence = (extra) => ({ effect: 'view', group: 'Sentence', section: 'sentence', page: true, ...extra });
+
+const properties = [
+  steps({ name: 'tokens', type: 'int', default: 5, min: 2, max: 12, label: 'Tokens',
+    help: 'How many tokens (rows of Q, K and V): the notebook\'s example has 5.' }),
+  steps({ name: 'dk', type: 'int', default: 4, min: 1, max: 256, slider: true, label: 'd_k',
+    help: 'Width of the queries and keys (and values here). Slide it up with and without the scale: unscaled, the softmax saturates.' }),
+  steps({ name: 'scaled', type: 'bool', default: true, label: 'Divide by √d_k',
+    help: 'Scale the scores by 1/√d_k before the softmax, as the formula says. Untick to see why it is there.' }),
+  steps({ name: 'stepMask', type: 'choice', default: 'none', label: 'Mask',
+    help: 'causal: a query may look only at itself and earlier keys (−∞ above the diagonal, weight exactly 0).',
+    choices: [{ value: 'none', label: 'none' }, { value: 'causal', label: 'causal' }] }),
+  steps({ name: 'draw', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Random draw',
+    help: 'Seeds Q, K and V: the same draw gives the same matrices on every machine.' }),
+  sentence({ name: 'text', type: 'text', default: 'The cat sat on the mat', maxLength: 600, label: 'Sentence',
+    help: `Words and punctuation become tokens (at most ${MAX_TOKENS} a sentence). Separate up to ${MAX_SENTENCES} sentences with | to make a batch: the shorter ones are padded.` }),
+  sentence({ name: 'sentenceMask', type: 'choice', default: 'none', label: 'Mask',
+    help: 'none; causal (no looking ahead); padding (the [pad] positions of shorter sentences take no part). Without a padding mask, real words attend to the padding.',
+    choices: [{ value: 'none', label: 'none' }, { value: 'causal', label: 'causal' }, { value: 'padding', label: 'padding' }] }),
+  sentence({ name: 'embedDim', type: 'int', default: 8, min: 2, max: 64, label: 'Embedding size',
+    help: 'Width of the random word embeddings and of Q, K, V (the notebook: 8); the scale is 1/√(this).' }),
+  sentence({ name: 'seed', type: 'int', default: 42, min: 0, max: 4294967295, label: 'Seed',
+    help: 'Seeds the word embeddings and the Q, K, V projections.' }),
+  sentence({ name: 'mode', type: 'choice', default: 'eval', label: 'Mode',
+    help: 'eval: no dropout (model.eval()). train: dropout zeroes each weight with probability p and divides the others by 1 − p.',
+    choices: [{ value: 'eval', label: 'eval (no dropout)' }, { value: 'train', label: 'train (dropout on)' }] }),
+  sentence({ name: 'dropout', type: 'number', default: 0.1, min: 0, max: 0.9, step: 0.05, label: 'Dropout p',
+    help: 'Probability of zeroing each attention weight in train mode (the notebook: 0.1).', when: (v) => v.mode === 'train', whenText: 'train mode only' }),
+  sentence({ name: 'dropDraw', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Dropout draw',
+    help: 'Seeds which weights dropout zeroes.', when: (v) => v.mode === 'train', whenText: 'train mode only' }),
+  sentence({ name: 'threshold', type: 'number', default: 0.1, min: 0, max: 1, step: 0.05, slider: true, label: 'Edge threshold',
+    help: 'The flow graph draws an edge where the weight is above this (the notebook: 0.1).' }),
+  backendProperty('Where the attention kernel runs for every figure here. A backend that is not available falls back, and the badge says why.'),
+  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention heatmaps, 0 (dark) to the largest weight (bright).'),
+].map((p) => (p.name === 'backend' ? { ...p, effect: 'view', page: true } : p));
+
+/** A padding mask needs a batch: choosing it with one sentence adds a shorter second one. */
+function afterChange(name, values) {
+  if (name === 'sentenceMask' && values.sentenceMask === 'padding' && !values.text.includes('|')) {
+    return { ...values, text: `${values.text} | A dog barked` };
+  }
+  return values;
+}
+
+export const scaledLab = defineLab({
+  id: 'scaled',
+  title: 'Scaled dot-product',
+  subtitle: 'Lab 4 — attention step by step, and self-attention over a sentence',
+  notebook: '04_intro_to_attention and 03_self_attention',
+  summary: 'softmax(QK^T/√d_k)V one stage at a time on matrices you can edit, why the √d_k is there, and the course\'s self-attention over your own sentence.',
+  thumbnail: {
+    label: 'A causal self-attention map: weights on and below the diagonal only',
+    cells: () => [[1, 0, 0, 0, 0], [0.6, 0.4, 0, 0, 0], [0.2, 0.5, 0.3, 0, 0], [0.1, 0.2, 0.3, 0.4, 0], [0.3, 0.1, 0.1, 0.2, 0.3]],
+  },
+  properties,
+  presets: [],
+  intro: () => INTRO,
+  afterChange,
+  sections: SECTIONS,
+  panels: ['section:steps', 'section:sentence', 'section:why'],
+  figureStem: () => 'scaled',
+  headless: 'attnlab attention --q FILE --k FILE --v FILE',
+});
