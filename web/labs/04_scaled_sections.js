@@ -266,7 +266,8 @@ function sentenceFigures(r, v) {
       rows: L, cols: L, values: w, range: [0, top], xTitle: 'key (attended to)', yTitle: 'query (attending)',
       xTicks: labels, yTicks: labels, xNames: labels.map((t) => `key ${t}`), yNames: labels.map((t) => `query ${t}`) });
     figures.push({ kind: 'graph', id: `flow-${b}`, title: `Attention flow, ${name}: edges with weight above ${v.threshold}`,
-      nodes: labels, edges: edgesOf(w, L, v.threshold), maxWeight: top });
+      nodes: labels, edges: edgesOf(w, L, v.threshold), maxWeight: top,
+      empty: `No weight above ${v.threshold} (uniform would be 1/${words.length} = ${(1 / words.length).toFixed(3)}): lower the threshold.` });
   });
   const sumText = train
     ? `Dropout (train mode, p = ${v.dropout}): ${zeroed} of ${dropped} weights were set to 0 and the others multiplied by `

@@ -127,6 +127,13 @@ export function drawGraph(canvas, f, scale = globalThis.devicePixelRatio || 1) {
     arrowHead(ctx, ex, ey, Math.atan2(ey - cy, ex - cx), 5 + 2 * ctx.lineWidth);
   }
   ctx.globalAlpha = 1;
+  if (!f.edges.length && f.empty) {
+    // Nothing above the threshold: say so, and what would show something.
+    ctx.font = `${FONT_PX}px ${colors.font}`;
+    ctx.fillStyle = colors.muted;
+    ctx.textAlign = 'center';
+    ctx.fillText(f.empty, L.center ? L.center.x : L.width / 2, L.center ? L.center.y : TITLE_H + 30);
+  }
   // Nodes and labels over the edges.
   ctx.font = `${FONT_PX}px ${colors.font}`;
   ctx.textAlign = 'center';

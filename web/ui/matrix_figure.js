@@ -16,6 +16,16 @@ const el = (tag, props = {}, ...children) => {
   return node;
 };
 
+/**
+ * Black or white, whichever contrasts more with the cell (WCAG relative luminance): at least 4.58:1
+ * on any background, so every number stays readable.
+ */
+function textOn(rgb) {
+  const linear = (c) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+  const L = 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);
+  return (L + 0.05) / 0.05 >= 1.05 / (L + 0.05) ? '#000' : '#fff';
+}
+
 /** A number typed into a cell -> {value} or {error}. */
 export function parseCell(text) {
   const raw = String(text).trim().replace('−', '-');
@@ -119,13 +129,15 @@ export class MatrixFigure {
           : Number.isFinite(x) ? colorAt('diverging', x, -extent, extent) : null;
         td.style.background = rgb ? cssColor(rgb) : '';
         td.classList.toggle('blocked', x === -Infinity);
-        // Dark text on bright cells, light on dark ones.
-        const light = rgb ? 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 140 : true;
-        td.style.color = light ? '#000' : '#fff';
+        td.style.color = rgb ? textOn(rgb) : '';
         td.dataset.value = String(x);
         if (input) {
           // The cell being typed in keeps what the user typed.
-          if (document.activeElement !== input) input.value = fmt(x);
+          if (document.activeElement !== input) {
+            input.value = fmt(x);
+            input.removeAttribute('aria-invalid');
+            td.classList.remove('invalid');
+          }
           input.style.color = td.style.color;
           const edited = item.edited?.includes(`${item.id}:${r}:${c}`);
           td.classList.toggle('edited', !!edited);
@@ -140,8 +152,9 @@ export class MatrixFigure {
 
   edited(id, r, c, input) {
     const parsed = parseCell(input.value);
-    input.setCustomValidity(parsed.error ?? '');
     input.title = parsed.error ?? '';
+    if (parsed.error) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
     input.closest('td').classList.toggle('invalid', !!parsed.error);
     if (parsed.error) {
       this.explain.textContent = `Not changed: ${parsed.error}.`;
@@ -158,7 +171,8 @@ export class MatrixFigure {
     if (!item) return;
     const at = (mid) => this.board.querySelector(`[data-matrix="${mid}"] table`);
     at(id)?.querySelector(`td[data-row="${r}"][data-col="${c}"]`)?.classList.add('target');
-    const explained = item.explain?.(r, c);
+    const invalid = this.tables.get(id).cells[r][c].input?.getAttribute('aria-invalid') === 'true';
+    const explained = invalid ? { text: `Not changed: ${this.tables.get(id).cells[r][c].input.title}. Type a number.` } : item.explain?.(r, c);
     const value = item.values[r * item.cols + c];
     this.explain.textContent = explained?.text
       ?? `${item.label}, row ${item.rowNames[r]}, column ${item.colNames[c]}: ${fmt(value)}${item.editable ? ' (type a number to change it)' : ''}`;
