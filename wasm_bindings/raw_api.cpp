@@ -68,6 +68,15 @@ std::string check_additive_mask(const char* name, const std::vector<float>& v) {
   return {};
 }
 
+std::string read_float_field(const val& args, const char* name, std::size_t n, const std::string& shape,
+                             std::vector<float>& out) {
+  const val v = args[name];
+  std::string error = check_array(name, v);
+  if (!error.empty()) return error;
+  out = to_floats(v);
+  return first_error({check_length(name, out.size(), n, shape), check_finite(name, out.data(), out.size())});
+}
+
 std::string check_int_field(const val& args, const char* name, long max_value, int& out) {
   out = int_field(args, name);
   if (out == std::numeric_limits<int>::min()) {

@@ -34,6 +34,10 @@ bool is_typed_array_or_array(const val& v);
 // "" or "<name> must be an integer, got ..." / "... must be a positive integer" / "... at most N";
 // the value lands in `out`.
 std::string check_int_field(const val& args, const char* name, long max_value, int& out);
+// args[name] as floats into `out`: a typed array (or array) of n finite numbers, or a message naming
+// the field and its expected shape.
+std::string read_float_field(const val& args, const char* name, std::size_t n, const std::string& shape,
+                             std::vector<float>& out);
 // "" or "<name>[i] must be a finite number or -Infinity (an additive mask), got NaN|+Infinity".
 std::string check_additive_mask(const char* name, const std::vector<float>& v);
 // "" or "<name> must be a Float32Array (or an array of numbers), got <type>"

@@ -32,15 +32,6 @@ std::string read_shape(const val& args, AttentionShape& s) {
   return {};
 }
 
-std::string read(const val& args, const char* name, std::size_t n, const std::string& shape,
-                 std::vector<float>& out) {
-  const val v = args[name];
-  std::string error = check_array(name, v);
-  if (!error.empty()) return error;
-  out = to_floats(v);
-  return first_error({check_length(name, out.size(), n, shape), check_finite(name, out.data(), out.size())});
-}
-
 std::string q_shape(const AttentionShape& s) {
   return shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"D", s.D}});
 }
@@ -48,8 +39,9 @@ std::string q_shape(const AttentionShape& s) {
 // q [B,H,T,D], k and v [B,H,S,D] into the kernel buffers.
 std::string read_qkv(const val& args, const AttentionShape& s, KernelBuffers& b) {
   const std::string kvs = shape_text({{"B", s.B}, {"H", s.H}, {"S", s.S}, {"D", s.D}});
-  return first_error({read(args, "q", s.q_size(), q_shape(s), b.q), read(args, "k", s.kv_size(), kvs, b.k),
-                      read(args, "v", s.kv_size(), kvs, b.v)});
+  return first_error({read_float_field(args, "q", s.q_size(), q_shape(s), b.q),
+                      read_float_field(args, "k", s.kv_size(), kvs, b.k),
+                      read_float_field(args, "v", s.kv_size(), kvs, b.v)});
 }
 
 float read_scale(const val& args, const AttentionShape& s) {
@@ -108,12 +100,12 @@ std::string _attention_backward(const val& args) {
   if (!error.empty()) return error;
   auto& b = buffers();
   const std::string ws = shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"S", s.S}});
-  error = first_error({read_qkv(args, s, b), read(args, "weights", s.weights_size(), ws, b.weights),
-                       read(args, "dOut", s.q_size(), q_shape(s), b.d_out)});
+  error = first_error({read_qkv(args, s, b), read_float_field(args, "weights", s.weights_size(), ws, b.weights),
+                       read_float_field(args, "dOut", s.q_size(), q_shape(s), b.d_out)});
   if (!error.empty()) return error;
   const bool has_dw = !args["dWeights"].isUndefined() && !args["dWeights"].isNull();
   if (has_dw) {
-    error = read(args, "dWeights", s.weights_size(), ws, b.d_weights);
+    error = read_float_field(args, "dWeights", s.weights_size(), ws, b.d_weights);
     if (!error.empty()) return error;
   }
   b.d_q.resize(s.q_size());

@@ -22,15 +22,6 @@ StageBuffers& buffers() {
   return b;
 }
 
-std::string read_matrix(const val& args, const char* name, std::size_t rows, std::size_t cols, const std::string& shape,
-                        std::vector<float>& out) {
-  const val v = args[name];
-  std::string error = check_array(name, v);
-  if (!error.empty()) return error;
-  out = to_floats(v);
-  return first_error({check_length(name, out.size(), rows * cols, shape), check_finite(name, out.data(), out.size())});
-}
-
 }  // namespace
 
 std::string _attention_score_stages(const val& args) {
@@ -39,8 +30,8 @@ std::string _attention_score_stages(const val& args) {
                                    check_int_field(args, "D", kMaxWidth, D)});
   if (!error.empty()) return error;
   std::vector<float> q, k, mask;
-  error = first_error({read_matrix(args, "q", T, D, shape_text({{"T", T}, {"D", D}}), q),
-                       read_matrix(args, "k", S, D, shape_text({{"S", S}, {"D", D}}), k)});
+  error = first_error({read_float_field(args, "q", std::size_t(T) * D, shape_text({{"T", T}, {"D", D}}), q),
+                       read_float_field(args, "k", std::size_t(S) * D, shape_text({{"S", S}, {"D", D}}), k)});
   if (!error.empty()) return error;
   const val scale = args["scale"];
   if (scale.typeOf().as<std::string>() != "number" || !std::isfinite(scale.as<double>()))

@@ -260,6 +260,7 @@ const handlers = {
     const kernel = new KernelRunner({ module, requested: backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software });
     const ctx = {
       module,
+      backend, // the backend asked for: the kernel below runs it (or says why it fell back)
       session: sessionLab === lab ? session : null,
       attention: (args) => kernel.forward(args),
       rng: (seed) => new module.Rng(seed),

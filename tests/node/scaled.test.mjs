@@ -111,7 +111,7 @@ test('scaled vs PyTorch on the WebGPU kernel (Dawn on SwiftShader): the same fix
 async function sectionContext(build = 'simd') {
   const m = await lab(build);
   const runner = new KernelRunner({ module: m, requested: 'simd' });
-  return { module: m, attention: (args) => runner.forward(args), rng: (seed) => new m.Rng(seed) };
+  return { module: m, backend: `simd:${build}`, attention: (args) => runner.forward(args), rng: (seed) => new m.Rng(seed) };
 }
 const section = (id) => scaledLab.sections.find((s) => s.id === id);
 const defaults = defaultValues(scaledLab.properties);

@@ -69,35 +69,51 @@ export const editKey = (v) => `${v.draw}/${v.tokens}/${v.dk}`;
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256]; // the saturation curve's widths
 const CURVE_DRAWS = 32; // random Q, K per width, as one batch of the kernel
 
+// The curve's points depend on the draw, the token count, the width and the backend only: not on the
+// cells the user edits, nor on the slider's other positions. Each width has its own draws, so a point
+// is computed once and reused (about 100 ms of kernel calls per edit otherwise); bounded.
+const curvePoints = new Map();
+const CURVE_CACHE = 64;
+
 /**
- * Mean softmax entropy over CURVE_DRAWS random draws of unit-variance Q and K (T x T), at each width,
- * with and without the 1/sqrt(d_k) scale; and the variance of q.k, which is d_k for unit-variance entries.
+ * One width of the curve: mean softmax entropy over CURVE_DRAWS random draws of unit-variance Q and K
+ * (T x T), with and without the 1/sqrt(d_k) scale; and the variance of q.k, which is d_k for
+ * unit-variance entries.
  */
-async function saturationCurve(ctx, seed, T, dk) {
-  const rng = ctx.rng(seed + 1000003);
-  const points = [];
+async function curvePoint(ctx, seed, T, D) {
+  const key = `${ctx.backend ?? 'auto'}/${seed}/${T}/${D}`;
+  if (curvePoints.has(key)) return curvePoints.get(key);
+  const rng = ctx.rng(((seed + 1000003) * 512 + D) % 4294967296); // D <= 256: a stream per width
+  let point;
   try {
-    for (const D of [...new Set([...DKS, dk])].sort((a, b) => a - b)) {
-      const B = CURVE_DRAWS;
-      const q = normalMatrix(rng, B * T, D), k = normalMatrix(rng, B * T, D);
-      const v = new Float32Array(B * T * D);
-      const entropyAt = async (scale) => {
-        const { weights } = await ctx.attention({ B, H: 1, T, S: T, D, q, k, v, scale });
-        const h = ctx.module.rowEntropies(weights, B * T, T);
-        return h.reduce((a, b) => a + b, 0) / h.length;
-      };
-      const scaled = await entropyAt(1 / Math.sqrt(D));
-      const unscaled = await entropyAt(1);
-      // Every q row against every k row of the batch: independent pairs, so their variance is d_k.
-      const { scores } = ctx.module.attentionScoreStages({ T: B * T, S: B * T, D, q, k, scale: 1 });
-      let sum = 0, sq = 0;
-      for (const x of scores) { sum += x; sq += x * x; }
-      const mean = sum / scores.length;
-      points.push({ dk: D, scaled, unscaled, variance: sq / scores.length - mean * mean });
-    }
+    const B = CURVE_DRAWS;
+    const q = normalMatrix(rng, B * T, D), k = normalMatrix(rng, B * T, D);
+    const v = new Float32Array(B * T * D);
+    const entropyAt = async (scale) => {
+      const { weights } = await ctx.attention({ B, H: 1, T, S: T, D, q, k, v, scale });
+      const h = ctx.module.rowEntropies(weights, B * T, T);
+      return h.reduce((a, b) => a + b, 0) / h.length;
+    };
+    const scaled = await entropyAt(1 / Math.sqrt(D));
+    const unscaled = await entropyAt(1);
+    // Every q row against every k row of the batch: independent pairs, so their variance is d_k.
+    const { scores } = ctx.module.attentionScoreStages({ T: B * T, S: B * T, D, q, k, scale: 1 });
+    let sum = 0, sq = 0;
+    for (const x of scores) { sum += x; sq += x * x; }
+    const mean = sum / scores.length;
+    point = { dk: D, scaled, unscaled, variance: sq / scores.length - mean * mean };
   } finally {
     rng.delete();
   }
+  if (curvePoints.size >= CURVE_CACHE) curvePoints.delete(curvePoints.keys().next().value);
+  curvePoints.set(key, point);
+  return point;
+}
+
+/** The curve at the widths DKS and the slider's own d_k. */
+async function saturationCurve(ctx, seed, T, dk) {
+  const points = [];
+  for (const D of [...new Set([...DKS, dk])].sort((a, b) => a - b)) points.push(await curvePoint(ctx, seed, T, D));
   return points;
 }
 

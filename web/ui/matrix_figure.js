@@ -8,6 +8,7 @@
 //          default: diverging, centred at 0), sums? (a column of row sums), explain?(r, c) ->
 //          {text, from: [[matrixId, 'row' | 'col', i] | [matrixId, 'cell', r, c]]}}]}
 import { colorAt, cssColor } from './palette.js';
+import { NUMBER } from './properties.js';
 
 const fmt = (x) => (x === -Infinity ? '−∞' : Number.isFinite(x) ? x.toFixed(2).replace('-', '−') : String(x));
 const el = (tag, props = {}, ...children) => {
@@ -29,7 +30,7 @@ function textOn(rgb) {
 /** A number typed into a cell -> {value} or {error}. */
 export function parseCell(text) {
   const raw = String(text).trim().replace('−', '-');
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw)) return { error: `'${text}' is not a number` };
+  if (!NUMBER.test(raw)) return { error: `'${text}' is not a number` };
   const value = Number(raw);
   if (Math.abs(value) > 1e4) return { error: `${value} is too large: cells take numbers in [−10000, 10000]` };
   return { value };

@@ -11,7 +11,8 @@
 //   session, 'view' only redraws, 'page' sets up the page around the lab (embed mode, theme).
 
 const INTEGER = /^[+-]?\d+$/;
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+/** A decimal number as a person types it (no hex, no Infinity): shared with matrix_figure.js's cells. */
+export const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /**
  * text -> {value} or {error}: the error names the property and says what it accepts. A 'names' list
