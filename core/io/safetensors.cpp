@@ -12,6 +12,7 @@ namespace {
 
 std::size_t dtype_size(const std::string& dtype) {
   if (dtype == "F32" || dtype == "I32") return 4;
+  if (dtype == "F16" || dtype == "BF16") return 2;
   if (dtype == "F64" || dtype == "I64") return 8;
   if (dtype == "U8" || dtype == "BOOL" || dtype == "I8") return 1;
   return 0;
@@ -349,6 +350,103 @@ void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
 
 }  // namespace
 
+// IEEE half -> float: exponent 0 is zero or subnormal (m * 2^-24), 31 is infinity or NaN.
+static float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+  if (exponent == 0) {
+    const float magnitude = float(mantissa) * 5.9604644775390625e-8f;  // 2^-24
+    return sign ? -magnitude : magnitude;
+  }
+  const std::uint32_t bits = exponent == 31 ? sign | 0x7F800000u | (mantissa << 13)
+                                            : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// bfloat16 is the top half of a float32.
+static float bf16_to_float(std::uint16_t b) {
+  const std::uint32_t bits = std::uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+std::size_t safetensors_dtype_size(const std::string& dtype) { return dtype_size(dtype); }
+
+bool decode_floats(const std::string& dtype, const std::uint8_t* bytes, std::size_t n, float* out) {
+  if (dtype == "F32") {
+    std::memcpy(out, bytes, n * 4);
+  } else if (dtype == "F16" || dtype == "BF16") {
+    const bool half = dtype == "F16";
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint16_t v = std::uint16_t(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+      out[i] = half ? half_to_float(v) : bf16_to_float(v);
+    }
+  } else if (dtype == "F64") {
+    for (std::size_t i = 0; i < n; ++i) {
+      double d;
+      std::memcpy(&d, bytes + 8 * i, 8);
+      out[i] = float(d);
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::int64_t SafeTensorsEntry::numel() const {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;  // checked at parse: the byte size fits 64 bits
+  return n;
+}
+
+const SafeTensorsEntry* SafeTensorsIndex::find(const std::string& name) const {
+  for (const auto& e : entries)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::string safetensors_header_length(const std::uint8_t* first8, std::uint64_t file_size, std::uint64_t& header_size) {
+  header_size = 0;
+  if (file_size < 8) return "not a safetensors file: " + std::to_string(file_size) + " bytes, need at least 8";
+  for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | first8[i];
+  // The cap first, as the reference does, so no later sum can wrap (header_size + 8 < 2^27 here).
+  if (header_size > kSafetensorsMaxHeaderBytes)
+    return "not a safetensors file: header length " + std::to_string(header_size) + " exceeds the " +
+           std::to_string(kSafetensorsMaxHeaderBytes) + "-byte limit";
+  if (header_size > file_size - 8)
+    return "not a safetensors file: header length " + std::to_string(header_size) +
+           " exceeds the file size " + std::to_string(file_size);
+  return {};
+}
+
+std::string parse_safetensors_index(const std::uint8_t* header, std::uint64_t header_size, std::uint64_t file_size,
+                                    SafeTensorsIndex& out) {
+  out = SafeTensorsIndex{};
+  if (file_size < 8 || header_size > file_size - 8) return "the header does not fit the file";
+  if (!is_utf8(header, std::size_t(header_size))) return "malformed safetensors header: not UTF-8";
+  std::vector<HeaderEntry> entries;
+  SafeTensorsIndex index;
+  HeaderParser parser(reinterpret_cast<const char*>(header), std::size_t(header_size));
+  std::string error = parser.parse(entries, index.metadata);
+  if (!error.empty()) return error;
+  const std::uint64_t body_size = file_size - 8 - header_size;
+  for (const auto& e : entries) {
+    error = check_tensor(e, body_size);
+    if (!error.empty()) return error;
+  }
+  error = check_tiling(entries, body_size);
+  if (!error.empty()) return error;
+  index.data_start = 8 + header_size;
+  for (auto& e : entries)
+    index.entries.push_back({std::move(e.name), std::move(e.tensor.dtype), std::move(e.tensor.shape),
+                             index.data_start + e.begin, index.data_start + e.end});
+  out = std::move(index);
+  return {};
+}
+
 std::int64_t SafeTensor::numel() const {
   std::int64_t n = 1;
   for (std::int64_t d : shape) {
@@ -365,6 +463,7 @@ std::vector<float> SafeTensor::to_float() const {
   std::vector<float> out(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (dtype == "F32") std::memcpy(&out[i], &bytes[4 * i], 4);
+    else if (dtype == "F16" || dtype == "BF16") decode_floats(dtype, &bytes[2 * i], 1, &out[i]);
     else if (dtype == "F64") { double d; std::memcpy(&d, &bytes[8 * i], 8); out[i] = float(d); }
     else if (dtype == "I32") { std::int32_t v; std::memcpy(&v, &bytes[4 * i], 4); out[i] = float(v); }
     else if (dtype == "I64") { std::int64_t v; std::memcpy(&v, &bytes[8 * i], 8); out[i] = float(v); }
@@ -389,35 +488,18 @@ std::vector<std::int32_t> SafeTensor::to_int32() const {
 
 std::string parse_safetensors(const std::uint8_t* data, std::size_t size, SafeTensorsFile& out) {
   out = SafeTensorsFile{};
-  if (size < 8) return "not a safetensors file: " + std::to_string(size) + " bytes, need at least 8";
   std::uint64_t header_size = 0;
-  for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | data[i];
-  // The cap first, as the reference does, so no later sum can wrap (header_size + 8 < 2^27 here).
-  if (header_size > kSafetensorsMaxHeaderBytes)
-    return "not a safetensors file: header length " + std::to_string(header_size) + " exceeds the " +
-           std::to_string(kSafetensorsMaxHeaderBytes) + "-byte limit";
-  if (header_size > size - 8)
-    return "not a safetensors file: header length " + std::to_string(header_size) +
-           " exceeds the file size " + std::to_string(size);
-  const std::uint8_t* header = data + 8;
-  if (!is_utf8(header, std::size_t(header_size))) return "malformed safetensors header: not UTF-8";
-
-  std::vector<HeaderEntry> entries;
+  std::string error = safetensors_header_length(data, size, header_size);
+  if (!error.empty()) return error;
+  SafeTensorsIndex index;
+  error = parse_safetensors_index(data + 8, header_size, size, index);
+  if (!error.empty()) return error;
   SafeTensorsFile file;
-  HeaderParser parser(reinterpret_cast<const char*>(header), std::size_t(header_size));
-  std::string error = parser.parse(entries, file.metadata);
-  if (!error.empty()) return error;
-  const std::uint8_t* body = header + header_size;
-  const std::uint64_t body_size = size - 8 - header_size;
-  for (const auto& e : entries) {
-    error = check_tensor(e, body_size);
-    if (!error.empty()) return error;
-  }
-  error = check_tiling(entries, body_size);
-  if (!error.empty()) return error;
-  for (auto& e : entries) {
-    e.tensor.bytes.assign(body + e.begin, body + e.end);
-    file.tensors.emplace(std::move(e.name), std::move(e.tensor));
+  file.metadata = std::move(index.metadata);
+  for (auto& e : index.entries) {
+    SafeTensor t{std::move(e.dtype), std::move(e.shape), {}};
+    t.bytes.assign(data + e.begin, data + e.end);
+    file.tensors.emplace(std::move(e.name), std::move(t));
   }
   out = std::move(file);
   return {};

@@ -22,7 +22,7 @@ namespace attnlab {
 constexpr std::uint64_t kSafetensorsMaxHeaderBytes = 100000000;
 
 struct SafeTensor {
-  std::string dtype;               // "F32", "F64", "I32", "I64", "I8", "U8", "BOOL"
+  std::string dtype;               // "F32", "F16", "BF16", "F64", "I32", "I64", "I8", "U8", "BOOL"
   std::vector<std::int64_t> shape;
   std::vector<std::uint8_t> bytes;  // after parse_safetensors: numel() * dtype size bytes
 
@@ -39,6 +39,38 @@ struct SafeTensorsFile {
 
 // Returns "" on success, else what is wrong with the file (and `out` is left empty).
 std::string parse_safetensors(const std::uint8_t* data, std::size_t size, SafeTensorsFile& out);
+
+// ---- Reading a large file without holding it: the header first, then each tensor's bytes.
+// A checkpoint of 440 MB is read tensor by tensor (web/pretrained/checkpoint_reader.js): only the
+// header is parsed here, with every check of parse_safetensors, and the caller reads each tensor's
+// byte range [begin, end) of the file straight into its destination.
+
+struct SafeTensorsEntry {
+  std::string name;
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  std::uint64_t begin = 0;  // byte offsets in the file (the data section's offsets plus 8 + header)
+  std::uint64_t end = 0;
+  std::int64_t numel() const;
+};
+
+struct SafeTensorsIndex {
+  std::vector<SafeTensorsEntry> entries;  // in the header's order
+  std::map<std::string, std::string> metadata;
+  std::uint64_t data_start = 0;
+  const SafeTensorsEntry* find(const std::string& name) const;  // nullptr when absent
+};
+
+// The header's length N from the file's first 8 bytes, checked against the cap and the file size.
+std::string safetensors_header_length(const std::uint8_t* first8, std::uint64_t file_size, std::uint64_t& header_size);
+// The N header bytes (after the first 8) of a file of file_size bytes -> the index, or what is wrong.
+std::string parse_safetensors_index(const std::uint8_t* header, std::uint64_t header_size, std::uint64_t file_size,
+                                    SafeTensorsIndex& out);
+
+// Bytes per element of a dtype; 0 for one the format does not know.
+std::size_t safetensors_dtype_size(const std::string& dtype);
+// n little-endian elements of a float dtype (F32, F16, BF16, F64) as float32; false for other dtypes.
+bool decode_floats(const std::string& dtype, const std::uint8_t* bytes, std::size_t n, float* out);
 
 // F32 tensors, written in the order given (PyTorch reads any order).
 struct NamedFloatTensor {

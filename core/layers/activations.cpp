@@ -18,4 +18,13 @@ void sigmoid_forward(ConstMatrixRef x, MatrixRef y) {
     }
 }
 
+void gelu_forward(ConstMatrixRef x, MatrixRef y) {
+  constexpr float kInvSqrt2 = 0.70710678118654752f;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+      const float v = x(i, j);
+      y(i, j) = 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
+    }
+}
+
 }  // namespace attnlab

@@ -17,4 +17,8 @@ inline void sigmoid_backward(ConstMatrixRef y, ConstMatrixRef dy, MatrixRef dx) 
   dx = dy.array() * y.array() * (1.0f - y.array());
 }
 
+// gelu(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)): BERT's "gelu", PyTorch's F.gelu default (not the
+// tanh approximation). Forward only: the pretrained labs look at models, nothing trains them.
+void gelu_forward(ConstMatrixRef x, MatrixRef y);
+
 }  // namespace attnlab

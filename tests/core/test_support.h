@@ -71,4 +71,10 @@ inline std::vector<float> tensor_f(const SafeTensorsFile& f, const std::string& 
   return it->second.to_float();
 }
 
+inline std::vector<std::int32_t> tensor_i(const SafeTensorsFile& f, const std::string& name) {
+  const auto it = f.tensors.find(name);
+  REQUIRE_MESSAGE(it != f.tensors.end(), "fixture has no tensor " << name);
+  return it->second.to_int32();
+}
+
 }  // namespace attnlab::testing

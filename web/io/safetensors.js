@@ -18,9 +18,27 @@ export class SafetensorsError extends Error {
 // and the cap keeps a hostile length from making us decode and parse a huge buffer.
 export const MAX_HEADER_BYTES = 100_000_000;
 
+// 16-bit floats widen to Float32Array, as core/io/safetensors.cpp's decode_floats does.
+const widen = new DataView(new ArrayBuffer(4));
+/** IEEE half: exponent 0 is zero or subnormal (m * 2^-24), 31 is infinity or NaN. */
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+/** bfloat16 is the top half of a float32. */
+function bf16ToFloat(h) {
+  widen.setUint32(0, h << 16);
+  return widen.getFloat32(0);
+}
+const halvesToFloats = (halves, convert) => Float32Array.from(halves, convert);
+
 // A Map, not an object literal: a dtype of "constructor" or "__proto__" must not find Object.prototype's.
 const DTYPES = new Map([
   ['F32', { size: 4, read: (b, o, n) => new Float32Array(b.slice(o, o + 4 * n)) }],
+  ['F16', { size: 2, read: (b, o, n) => halvesToFloats(new Uint16Array(b.slice(o, o + 2 * n)), halfToFloat) }],
+  ['BF16', { size: 2, read: (b, o, n) => halvesToFloats(new Uint16Array(b.slice(o, o + 2 * n)), bf16ToFloat) }],
   ['F64', { size: 8, read: (b, o, n) => new Float64Array(b.slice(o, o + 8 * n)) }],
   ['I32', { size: 4, read: (b, o, n) => new Int32Array(b.slice(o, o + 4 * n)) }],
   ['I64', { size: 8, read: (b, o, n) => Int32Array.from(new BigInt64Array(b.slice(o, o + 8 * n)), Number) }],

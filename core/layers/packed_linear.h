@@ -1,0 +1,42 @@
+// nn.Linear for inference on large weights (a pretrained BERT: 768 x 3072):
+//   y [M, out] = x [M, in] W^T + b,   W [out, in] as PyTorch stores it.
+// The weight is packed once, when it is loaded, into panels of eight output columns: panel p holds
+// W^T[k][8p .. 8p+7] for k = 0 .. in-1, contiguous. The product then streams each panel once per four
+// rows of x, in the vec4 tiles of gemm.cpp (4 rows x 8 columns), instead of striding through W.
+// Packing replaces the file's layout (no second copy of the weight is kept).
+//
+// Each output element is summed over k in ascending order from zero, so the result does not depend
+// on how the panels are split between threads (shard_runner: the threads build splits them in two).
+#pragma once
+
+#include <vector>
+
+#include "../tensor.h"
+
+namespace attnlab {
+
+class PackedLinear {
+ public:
+  PackedLinear() = default;
+  PackedLinear(int in_features, int out_features);
+
+  int in_features() const { return in_; }
+  int out_features() const { return out_; }
+
+  // W [out, in], row-major (the file's layout).
+  void set_weight(const float* w);
+  float* bias_data() { return bias_.data(); }
+  const float* bias_data() const { return bias_.data(); }
+  // W[o][i] back from the panels (tests, and the MLM head's weight-tied view).
+  float weight(int o, int i) const;
+
+  // y = x W^T + b. y must not alias x.
+  void forward(ConstMatrixRef x, MatrixRef y) const;
+
+ private:
+  int in_ = 0, out_ = 0, panels_ = 0;
+  std::vector<float> packed_;  // [panels, in, 8]; columns past out_ are zero
+  std::vector<float> bias_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,101 @@
+// The BERT encoder (Devlin et al. 2019; Hugging Face's BertModel in eval mode), forward only, and the
+// masked-language-model head of BertForMaskedLM. Shapes (shape.h's legend): T tokens, E hidden size,
+// H heads of D = E / H, F the feed-forward width, L layers, V the vocabulary.
+//
+//   embeddings   h0 = LayerNorm(word[ids] + position[0..T) + token_type[types])          [T, E]
+//   each layer   q, k, v = h W_q^T + b_q, ...  split into heads                           [H, T, D]
+//                a = softmax(q k^T / sqrt D)   (the attention kernel, any backend)        [H, T, T]
+//                c = a v, heads merged;  h' = LayerNorm(h + c W_o^T + b_o)                [T, E]
+//                h'' = LayerNorm(h' + gelu(h' W_1^T + b_1) W_2^T + b_2)                   [T, E]
+//   MLM head     logits = LayerNorm(gelu(h_L W_t^T + b_t)) word^T + bias                  [V]
+//
+// A layer runs in three stages so that the middle one, the attention kernel, can run in JS on WebGPU:
+//   project(l)                    queries(l), keys(l), current_values()   [H, T, D]
+//   kernel(q, k, v, 1/sqrt D)     weights [H, T, T], context [H, T, D]     (attention.h, or WebGPU)
+//   finish_layer(l, weights, context)
+// forward() runs the three on a CPU backend. Every layer's attention, queries and keys are kept for
+// the views (the neuron view reads q and k); the hidden states too.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../backend.h"
+#include "../layers/packed_linear.h"
+#include "../tensor.h"
+#include "bert_config.h"
+
+namespace attnlab {
+
+class BertModel {
+ public:
+  BertModel(const BertConfig& config, bool mlm_head, bool separate_decoder);
+
+  const BertConfig& config() const { return c_; }
+  bool has_mlm_head() const { return mlm_; }
+
+  // ---- loading (bert_checkpoint.h's plan says which tensor goes where)
+  // The float storage of a tensor kept as the file has it (embeddings, biases, LayerNorms): fill in
+  // place. nullptr for a Linear weight (set_linear_weight packs those) or an unknown name.
+  float* storage(const std::string& canonical);
+  // A Linear weight [out, in] in the file's layout; false for an unknown name.
+  bool set_linear_weight(const std::string& canonical, const float* w);
+
+  // ---- forward
+  // "" or what is wrong with the input (ids in [0, V), types in [0, type_vocab_size), 1 <= T <= max positions).
+  std::string check_input(const std::int32_t* ids, const std::int32_t* types, int T) const;
+  void embed(const std::int32_t* ids, const std::int32_t* types, int T);
+  void project(int layer);
+  const std::vector<float>& current_values() const { return v_; }
+  void finish_layer(int layer, const float* weights, const float* context);
+  void forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T);
+
+  int length() const { return T_; }
+  const RowMatrix& hidden_state(int l) const { return hidden_[std::size_t(l)]; }  // l = 0 (embeddings) .. L
+  const std::vector<float>& attention(int layer) const { return attention_[std::size_t(layer)]; }  // [H, T, T]
+  const std::vector<float>& queries(int layer) const { return queries_[std::size_t(layer)]; }      // [H, T, D]
+  const std::vector<float>& keys(int layer) const { return keys_[std::size_t(layer)]; }            // [H, T, D]
+
+  // The head's k most likely tokens at a position of the last forward, most likely first.
+  struct Prediction {
+    int id;
+    float probability;
+    float logit;
+  };
+  std::vector<Prediction> predict(int position, int k) const;
+
+ private:
+  struct LayerNormWeights {
+    std::vector<float> weight, bias;
+  };
+  struct Layer {
+    PackedLinear query, key, value, attention_output;
+    LayerNormWeights attention_norm;
+    PackedLinear intermediate, output;
+    LayerNormWeights output_norm;
+  };
+  void index_tensors();
+
+  BertConfig c_;
+  bool mlm_ = false;
+  RowMatrix word_, position_, token_type_;
+  LayerNormWeights embedding_norm_;
+  std::vector<Layer> layers_;
+  PackedLinear transform_;
+  LayerNormWeights transform_norm_;
+  std::vector<float> prediction_bias_;
+  RowMatrix decoder_;  // [V, E] when the file has its own; else the word embeddings serve (tied)
+  std::map<std::string, float*> storage_;
+  std::map<std::string, PackedLinear*> linears_;
+  std::map<std::string, std::size_t> sizes_;
+
+  // Activations of the last forward.
+  int T_ = 0;
+  std::vector<RowMatrix> hidden_;
+  std::vector<std::vector<float>> attention_, queries_, keys_;
+  std::vector<float> v_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,46 @@
+// Which tensors of a BERT checkpoint's model.safetensors go where. Checkpoints spell the same weight in
+// several ways: with the "bert." prefix of BertForMaskedLM / BertForPreTraining or without it (BertModel);
+// LayerNorm as weight/bias (newer) or gamma/beta (converted from TensorFlow). Each expected tensor is
+// looked up under every spelling, and its dtype and shape are checked against config.json before a
+// byte of it is read. Tensors the encoder does not use (the pooler, the next-sentence head, an
+// int64 position_ids buffer) are counted and skipped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../io/safetensors.h"
+#include "bert_config.h"
+
+namespace attnlab {
+
+// One weight the model needs, by its canonical name (BertModel's, LayerNorm as weight/bias), with the
+// shape it has in the file. A Linear weight [out, in] is stored transposed in the model.
+struct BertTensorSpec {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  bool transpose = false;  // a Linear weight: the model keeps W^T [in, out] for its matrix product
+};
+
+// The encoder's weights, then (mlm) the masked-language-model head's.
+std::vector<BertTensorSpec> bert_encoder_specs(const BertConfig& c);
+std::vector<BertTensorSpec> bert_mlm_specs(const BertConfig& c);
+
+struct BertTensorLoad {
+  BertTensorSpec spec;
+  SafeTensorsEntry entry;  // where it is in the file
+};
+
+struct BertLoadPlan {
+  std::vector<BertTensorLoad> loads;
+  bool mlm_head = false;          // the checkpoint has the MLM head (cls.predictions.*)
+  bool separate_decoder = false;  // ... with its own decoder weight (else tied to the word embeddings)
+  std::vector<std::string> skipped;  // tensors of the file the model does not use
+  std::string naming;                // "bert. prefix, LayerNorm gamma/beta" and the like, for the page
+};
+
+// "" and the plan, or a message naming the file and the tensor.
+std::string plan_bert_load(const BertConfig& config, const SafeTensorsIndex& index, BertLoadPlan& plan);
+
+}  // namespace attnlab

@@ -1,0 +1,80 @@
+#include "bert_config.h"
+
+#include <cmath>
+#include <tuple>
+
+#include "../io/json.h"
+
+namespace attnlab {
+
+namespace {
+
+// An integer field in [1, limit]: missing, not a number, fractional or out of range are each named.
+std::string read_size(const Json& config, const char* field, long limit, int& out) {
+  const Json* v = config.find(field);
+  const std::string name = std::string("config.json: \"") + field + "\"";
+  if (!v) return name + " is missing (is this a BERT config?)";
+  if (!v->is_number()) return name + " must be a number, got " + Json::js_typeof(v);
+  const double x = v->as_number();
+  if (!(x == std::floor(x)) || x < 1 || x > double(limit))
+    return name + " must be a whole number in [1, " + std::to_string(limit) + "], got " + write_json(*v);
+  out = int(x);
+  return {};
+}
+
+}  // namespace
+
+std::uint64_t BertConfig::encoder_floats() const {
+  const std::uint64_t E = hidden_size, F = intermediate_size;
+  const std::uint64_t embeddings = (std::uint64_t(vocab_size) + max_position_embeddings + type_vocab_size + 2) * E;
+  const std::uint64_t layer = 4 * (E * E + E) + 2 * E * F + F + E + 4 * E;
+  return embeddings + std::uint64_t(num_hidden_layers) * layer;
+}
+
+std::string parse_bert_config(const std::string& text, BertConfig& out) {
+  out = BertConfig{};
+  Json config;
+  std::string error = parse_json(text, config);
+  if (!error.empty()) return "config.json is not JSON: " + error;
+  if (!config.is_object()) return "config.json must hold a JSON object";
+  if (const Json* type = config.find("model_type"); type && type->is_string() && type->as_string() != "bert")
+    return "config.json: model_type is \"" + type->as_string() + "\"; this lab reads BERT checkpoints (model_type \"bert\")";
+  BertConfig c;
+  for (auto [field, limit, slot] : {std::tuple<const char*, long, int*>{"vocab_size", 1000000, &c.vocab_size},
+                                    {"hidden_size", 8192, &c.hidden_size},
+                                    {"num_hidden_layers", 64, &c.num_hidden_layers},
+                                    {"num_attention_heads", 128, &c.num_attention_heads},
+                                    {"intermediate_size", 32768, &c.intermediate_size},
+                                    {"max_position_embeddings", 8192, &c.max_position_embeddings}}) {
+    error = read_size(config, field, limit, *slot);
+    if (!error.empty()) return error;
+  }
+  // Older configs omit type_vocab_size and layer_norm_eps: BertConfig's defaults are 2 and 1e-12.
+  c.type_vocab_size = 2;
+  if (config.find("type_vocab_size")) {
+    error = read_size(config, "type_vocab_size", 16, c.type_vocab_size);
+    if (!error.empty()) return error;
+  }
+  if (const Json* eps = config.find("layer_norm_eps")) {
+    if (!eps->is_number() || !(eps->as_number() > 0 && eps->as_number() < 1))
+      return "config.json: \"layer_norm_eps\" must be a number in (0, 1), got " + write_json(*eps);
+    c.layer_norm_eps = eps->as_number();
+  }
+  if (const Json* act = config.find("hidden_act")) {
+    if (!act->is_string()) return "config.json: \"hidden_act\" must be a string, got " + write_json(*act);
+    // BERT's "gelu" is the exact one, 0.5 x (1 + erf(x / sqrt 2)); other activations are other models.
+    if (act->as_string() != "gelu")
+      return "config.json: \"hidden_act\" is \"" + act->as_string() + "\"; this lab implements BERT's \"gelu\" (erf) only";
+  }
+  if (c.hidden_size % c.num_attention_heads != 0)
+    return "config.json: hidden_size " + std::to_string(c.hidden_size) + " is not a multiple of num_attention_heads " +
+           std::to_string(c.num_attention_heads);
+  const std::uint64_t bytes = 4 * (c.encoder_floats() + std::uint64_t(c.vocab_size) + std::uint64_t(c.hidden_size) * c.hidden_size);
+  if (bytes > kMaxBertWeightBytes)
+    return "config.json describes a model of " + std::to_string(bytes / (1024 * 1024)) + " MB as float32: more than the " +
+           std::to_string(kMaxBertWeightBytes / (1024 * 1024)) + " MB a browser tab's WebAssembly memory can hold beside its work";
+  out = c;
+  return {};
+}
+
+}  // namespace attnlab

@@ -1,0 +1,34 @@
+// A BERT checkpoint's config.json (Hugging Face's BertConfig): the sizes the weights must have.
+// Every field is checked against the file's own meaning and against what a browser tab can hold;
+// messages start with "config.json" and name the field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace attnlab {
+
+struct BertConfig {
+  int vocab_size = 0;
+  int hidden_size = 0;         // E
+  int num_hidden_layers = 0;   // L
+  int num_attention_heads = 0; // H
+  int intermediate_size = 0;   // the feed-forward's width (4E in bert-base)
+  int max_position_embeddings = 0;
+  int type_vocab_size = 0;     // token types (segments A and B)
+  double layer_norm_eps = 1e-12;
+  std::string hidden_act = "gelu";
+
+  int head_dim() const { return hidden_size / num_attention_heads; }  // D
+  // Floats of the encoder's weights (the MLM head adds about vocab_size + E^2 more).
+  std::uint64_t encoder_floats() const;
+};
+
+// The largest model the page loads: float32 weights in a 2 GB WebAssembly memory, with room to spare for
+// the activations and one tensor being read (bert-large's 1.34 GB fits).
+constexpr std::uint64_t kMaxBertWeightBytes = 1600ull * 1024 * 1024;
+
+// "" and `out`, or what is wrong with config.json.
+std::string parse_bert_config(const std::string& text, BertConfig& out);
+
+}  // namespace attnlab
