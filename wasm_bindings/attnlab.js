@@ -390,6 +390,86 @@ export function wrapModule(mod, { build }) {
     count: (config) => new CountTrainer(config),
   };
 
+  /**
+   * A pretrained BERT (core/models/bert.h) read from a checkpoint: loadBert() below makes one.
+   * Shapes: T tokens, H heads, D head width, E hidden size.
+   */
+  class Bert extends Owned {
+    constructor(raw) {
+      super(raw, 'BERT model');
+      this.summary = raw._summary();
+      this.config = this.summary.config;
+    }
+    /** ids, types: token ids and token type ids [T] -> runs every layer on a CPU backend. */
+    forward(ids, types, { backend } = {}) {
+      const code = backendCode(backend);
+      if (code === BACKEND_CODES.webgpu) throw new AttnLabError('forward() runs scalar or simd128; WebGPU runs the staged embed/project/finishLayer');
+      check(this.raw._forward(ids, types, code));
+    }
+    /** The staged forward (the attention kernel in between, on any backend): embed, then per layer project and finishLayer. */
+    embed(ids, types) { check(this.raw._embed(ids, types)); }
+    /** -> {q, k, v} [H, T, D] of the layer */
+    project(layer) {
+      check(this.raw._project(checkInteger('layer', layer)));
+      return { q: this.raw._queries(layer).slice(), k: this.raw._keys(layer).slice(), v: this.raw._values().slice() };
+    }
+    /** weights [H, T, T] and context [H, T, D] from the kernel -> the layer's output */
+    finishLayer(layer, weights, context) { check(this.raw._finish_layer(checkInteger('layer', layer), weights, context)); }
+    get length() { return this.raw._length(); }
+    #view(what, layer, view) {
+      const v = view;
+      if (v === undefined) throw new AttnLabError(`no ${what} for layer ${layer}: run forward() first (layers 0..${this.config.layers - 1})`);
+      return v.slice();
+    }
+    /** [H, T, T] */
+    attention(layer) { return this.#view('attention', layer, this.raw._attention(checkInteger('layer', layer))); }
+    /** [H, T, D]: the queries and keys of a layer, for the neuron view */
+    queries(layer) { return this.#view('queries', layer, this.raw._queries(checkInteger('layer', layer))); }
+    keys(layer) { return this.#view('keys', layer, this.raw._keys(checkInteger('layer', layer))); }
+    /** [T, E]; layer 0 is the embeddings' output, L the last layer's */
+    hidden(layer) { return this.#view('hidden state', layer, this.raw._hidden(checkInteger('layer', layer))); }
+    /** The MLM head's k most likely tokens at a position: [{id, probability, logit}] ([] without the head). */
+    predict(position, k = 5) { return this.raw._predict(checkInteger('position', position), checkInteger('k', k, { min: 1 })); }
+  }
+
+  /**
+   * Loads a BERT checkpoint tensor by tensor, so a 440 MB file is never held twice: config is
+   * config.json's text; size the bytes of model.safetensors; read(offset, length) resolves to those
+   * bytes as a Uint8Array (a File's slice, a file handle's read). onProgress({bytes, total, tensor}).
+   * Throws an AttnLabError naming the file and the tensor; nothing of a failed load is kept.
+   */
+  async function loadBert({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024 }) {
+    const raw = new mod._RawBert();
+    try {
+      check(raw._open(String(config), Number(size)));
+      const first = await read(0, 8);
+      check(raw._header_length(first));
+      const headerBytes = raw._header_bytes();
+      check(raw._plan(await read(8, headerBytes)));
+      const loads = Array.from({ length: raw._load_count() }, (_, i) => raw._load(i));
+      const total = loads.reduce((sum, l) => sum + l.end - l.begin, 0);
+      let bytes = 0;
+      for (const [i, load] of loads.entries()) {
+        for (let at = load.begin; at < load.end; at += chunkBytes) {
+          const length = Math.min(chunkBytes, load.end - at);
+          const chunk = await read(at, length);
+          if (!(chunk instanceof Uint8Array) || chunk.length !== length) {
+            throw new AttnLabError(`model.safetensors: could read only ${chunk?.length ?? 0} of ${length} bytes of tensor "${load.fileName}" (was the file changed while it was read?)`);
+          }
+          check(raw._write(i, chunk, at - load.begin));
+          bytes += length;
+          onProgress({ bytes, total, tensor: load.fileName });
+        }
+        check(raw._store(i));
+      }
+      check(raw._finish());
+      return new Bert(raw);
+    } catch (error) {
+      raw.delete();
+      throw error;
+    }
+  }
+
   class Rng extends Owned {
     constructor(seed = 0) {
       super(new mod._RawRng(checkSeed(seed)), 'Rng');
@@ -416,6 +496,7 @@ export function wrapModule(mod, { build }) {
     Linear,
     MultiheadAttention,
     SelfAttention,
+    loadBert,
     Adam,
     Trainer,
     AlignmentTrainer,

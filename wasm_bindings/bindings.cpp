@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "raw_api.h"
 #include "raw_kernel.h"
+#include "raw_bert.h"
 #include "raw_scaled.h"
 #include "raw_digits.h"
 #include "raw_trainer.h"
@@ -57,6 +58,30 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_d_query", &RawMultiheadAttention::_d_query)
       .function("_d_key", &RawMultiheadAttention::_d_key)
       .function("_d_value", &RawMultiheadAttention::_d_value);
+
+  class_<RawBert>("_RawBert")
+      .constructor<>()
+      .function("_open", &RawBert::_open)
+      .function("_header_length", &RawBert::_header_length)
+      .function("_header_bytes", &RawBert::_header_bytes)
+      .function("_plan", &RawBert::_plan)
+      .function("_load_count", &RawBert::_load_count)
+      .function("_load", &RawBert::_load)
+      .function("_write", &RawBert::_write)
+      .function("_store", &RawBert::_store)
+      .function("_finish", &RawBert::_finish)
+      .function("_summary", &RawBert::_summary)
+      .function("_forward", &RawBert::_forward)
+      .function("_embed", &RawBert::_embed)
+      .function("_project", &RawBert::_project)
+      .function("_finish_layer", &RawBert::_finish_layer)
+      .function("_length", &RawBert::_length)
+      .function("_attention", &RawBert::_attention)
+      .function("_queries", &RawBert::_queries)
+      .function("_keys", &RawBert::_keys)
+      .function("_values", &RawBert::_values)
+      .function("_hidden", &RawBert::_hidden)
+      .function("_predict", &RawBert::_predict);
 
   class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention")
       .constructor<int, float, std::uint32_t>()

@@ -1,0 +1,35 @@
+// A file on disk as a checkpoint source (web/pretrained/checkpoint.js): each read() is one positioned
+// read of a file handle, so a 440 MB model.safetensors is never held whole in Node either.
+import { open, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+export async function diskSource(file) {
+  const { size } = await stat(file);
+  return {
+    name: path.basename(file),
+    size,
+    async read(offset, length) {
+      const handle = await open(file, 'r');
+      try {
+        const out = new Uint8Array(length);
+        let done = 0;
+        while (done < length) {
+          const { bytesRead } = await handle.read(out, done, length - done, offset + done);
+          if (bytesRead === 0) break; // the file shrank: the caller names the short read
+          done += bytesRead;
+        }
+        return done === length ? out : out.subarray(0, done);
+      } finally {
+        await handle.close();
+      }
+    },
+    text: async () => readFile(file, 'utf8'),
+  };
+}
+
+/** Every regular file directly in a folder, as sources. */
+export async function folderSources(dir) {
+  const { readdir } = await import('node:fs/promises');
+  const entries = await readdir(dir, { withFileTypes: true });
+  return Promise.all(entries.filter((e) => e.isFile()).map((e) => diskSource(path.join(dir, e.name))));
+}

@@ -1,0 +1,103 @@
+// Opens a BERT checkpoint folder the user already has (the files of bert-base-uncased,
+// prajjwal1/bert-tiny, any BERT of the Hugging Face Hub), entirely locally: config.json, vocab.txt,
+// model.safetensors, and tokenizer_config.json when present. The weights are streamed tensor by tensor
+// into the WASM module (module.loadBert); the tokenizer is web/pretrained/wordpiece.js. No DOM and no
+// Node API here: the worker hands it browser Files (fileSource), the CLI file handles (web/cli/).
+//
+// A source is {name, size, read(offset, length) -> Promise<Uint8Array>, text() -> Promise<string>}.
+import { WordPieceTokenizer, tokenizerOptions } from './wordpiece.js';
+
+export class CheckpointError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+/** A browser File (or Blob with a name) as a source: each read is one slice, never the whole file. */
+export function fileSource(file) {
+  return {
+    name: file.name,
+    size: file.size,
+    async read(offset, length) {
+      return new Uint8Array(await file.slice(offset, offset + length).arrayBuffer());
+    },
+    text: () => file.text(),
+  };
+}
+
+const REQUIRED = ['config.json', 'vocab.txt', 'model.safetensors'];
+// Reading past this is a mistake (a wrong file with the right name), not a config or a vocabulary.
+const MAX_TEXT_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 20, 'vocab.txt': 64 << 20 };
+
+/** The base name of a path ("folder/sub/config.json" -> "config.json"). */
+const baseName = (name) => String(name).split(/[\\/]/).pop();
+
+/**
+ * The checkpoint's files among `sources` (by base name; a dropped folder may hold others), or a
+ * CheckpointError that says which are missing and what was given.
+ */
+export function pickCheckpointFiles(sources) {
+  const byName = new Map();
+  for (const s of sources) {
+    const name = baseName(s.name);
+    if (byName.has(name)) throw new CheckpointError(`two files are named ${name}: give the files of one checkpoint folder`);
+    byName.set(name, s);
+  }
+  const missing = REQUIRED.filter((n) => !byName.has(n));
+  if (missing.length) {
+    const given = [...byName.keys()].slice(0, 8).join(', ') || 'no files';
+    let hint = '';
+    if (missing.includes('model.safetensors') && byName.has('pytorch_model.bin')) {
+      hint = ' This folder has pytorch_model.bin only: save it as model.safetensors (safetensors.torch.save_file, or save_pretrained(..., safe_serialization=True)).';
+    } else if (missing.includes('model.safetensors') && [...byName.keys()].some((n) => n.endsWith('.h5') || n.endsWith('.msgpack'))) {
+      hint = ' TensorFlow and Flax weights are not read here: the PyTorch export model.safetensors is.';
+    }
+    throw new CheckpointError(`A BERT checkpoint needs ${REQUIRED.join(', ')}; missing ${missing.join(', ')} (given: ${given}).${hint}`);
+  }
+  return {
+    config: byName.get('config.json'),
+    vocab: byName.get('vocab.txt'),
+    weights: byName.get('model.safetensors'),
+    tokenizerConfig: byName.get('tokenizer_config.json') ?? null,
+  };
+}
+
+async function readText(source, name) {
+  if (source.size > MAX_TEXT_BYTES[name]) {
+    throw new CheckpointError(`${name} is ${source.size} bytes: too large for a ${name} (at most ${MAX_TEXT_BYTES[name]}); is it the right file?`);
+  }
+  const text = await source.text();
+  if (text.includes('\u0000')) throw new CheckpointError(`${name} holds NUL bytes: it is not a text file`);
+  return text;
+}
+
+/**
+ * Opens a checkpoint: {bert (module.loadBert's model), tokenizer, options (with notes on where each
+ * tokenizer setting came from), summary, files}. onProgress({bytes, total, tensor}) while the weights
+ * stream in. Errors name the file (and the tensor): a CheckpointError or the module's AttnLabError.
+ */
+export async function openBertCheckpoint(module, sources, { onProgress, name } = {}) {
+  const files = pickCheckpointFiles(sources);
+  const configText = await readText(files.config, 'config.json');
+  const tokenizerConfigText = files.tokenizerConfig ? await readText(files.tokenizerConfig, 'tokenizer_config.json') : null;
+  let options;
+  try {
+    options = tokenizerOptions(configText, tokenizerConfigText, name);
+  } catch (error) {
+    throw new CheckpointError(error.message);
+  }
+  let tokenizer;
+  try {
+    tokenizer = WordPieceTokenizer.fromVocabText(await readText(files.vocab, 'vocab.txt'), options);
+  } catch (error) {
+    throw new CheckpointError(error.message);
+  }
+  // The weights last: config.json and vocab.txt are checked before 440 MB are read.
+  const bert = await module.loadBert({ config: configText, size: files.weights.size, read: files.weights.read, onProgress });
+  if (tokenizer.size > bert.config.vocabSize) {
+    bert.delete();
+    throw new CheckpointError(`vocab.txt has ${tokenizer.size} tokens but config.json's vocab_size is ${bert.config.vocabSize}: they belong to different models`);
+  }
+  return { bert, tokenizer, options, summary: bert.summary, files: Object.values(files).filter(Boolean).map((f) => f.name) };
+}
