@@ -8,6 +8,7 @@ import { KernelRunner } from './training/kernel_runner.js';
 import { WebGpuProbe } from './webgpu/probe.js';
 import { parseSafetensors } from './io/safetensors.js';
 import { labById } from './labs/registry.js';
+import { fileSource } from './pretrained/checkpoint.js';
 
 const BATCH_MS = 100; // post progress about this often
 const EVALUATE_EVERY = 50; // steps between evaluations on 1,024 fresh samples
@@ -24,6 +25,10 @@ let loopActive = false;
 let pending = { losses: [], accuracies: [] };
 let rate = { steps: 0, ms: 0 };
 let buildRequested = 'auto';
+// What each lab opened from the user's files (a lab's `open`, e.g. a pretrained checkpoint): lab id ->
+// its state. A failed open keeps the one before.
+const opened = new Map();
+const OPEN_PROGRESS_MS = 100; // post load progress about this often
 // What a fresh module needs to carry on if this one aborts: the lab, its configure request, and the
 // weights of the last step the page saw (kept only for models up to RECOVERY_BYTES).
 let lastGood = null;
@@ -96,6 +101,7 @@ async function recover(error) {
   const what = String(error?.message ?? error).split('\n')[0];
   running = false;
   session = null; // the old one lives in the dead module: never touch it again
+  opened.clear(); // so do the opened checkpoints: the page asks for them again
   module = await loadAttnLab({ build: buildRequested });
   assets = new AssetCache(module, readAsset);
   if (!lastGood) {
@@ -250,6 +256,23 @@ const handlers = {
   export() {
     post({ type: 'weights', tensors: session.stateDict(), config: session.config, step: session.step });
   },
+  // Files the user chose for a lab that opens them (lab.open): read in the worker, never on the page.
+  async open({ lab: id, files, name, request }) {
+    const lab = labOf(id);
+    if (!lab.open) throw new Error(`the ${lab.title} lab opens no files`);
+    let last = 0;
+    const onProgress = ({ bytes, total, tensor }) => {
+      const now = performance.now();
+      if (now - last < OPEN_PROGRESS_MS && bytes < total) return;
+      last = now;
+      post({ type: 'open-progress', lab: lab.id, request, bytes, total, tensor });
+    };
+    post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '' });
+    const { state, summary } = await lab.open.load(module, [...files].map(fileSource), { onProgress, name });
+    lab.open.dispose?.(opened.get(lab.id));
+    opened.set(lab.id, state);
+    post({ type: 'opened', lab: lab.id, request, summary });
+  },
   // A section of a lab that computes outside training (web/labs/*: sections): with the values of its
   // properties, on the backend the page asks for; the session's model where the section needs one.
   async section({ lab: id, section: sectionId, values, input, backend = 'auto', request }) {
@@ -257,6 +280,7 @@ const handlers = {
     const section = lab.sections?.find((s) => s.id === sectionId);
     if (!section) throw new Error(`the ${lab.title} lab has no section '${sectionId}'`);
     if (section.needsModel && (!session || sessionLab !== lab)) throw new Error('this section needs a model: wait for it to be built');
+    if (section.needsOpen && !opened.has(lab.id)) throw new Error(`${lab.open?.title ?? 'Open the files'} first.`);
     const kernel = new KernelRunner({ module, requested: backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software });
     const ctx = {
       module,
@@ -265,6 +289,7 @@ const handlers = {
       attention: (args) => kernel.forward(args),
       rng: (seed) => new module.Rng(seed),
       database: () => session.trainer.images('database'),
+      opened: opened.get(lab.id) ?? null,
     };
     const result = await section.compute(ctx, values, input);
     post({ type: 'section', lab: lab.id, section: section.id, request, result });
@@ -283,7 +308,7 @@ async function handle(data) {
     const handler = handlers[data?.type];
     if (!handler) throw new Error(`unknown request '${data?.type}'`);
     if (data.type !== 'init' && !module) throw new Error('the module is still loading');
-    if (!['init', 'configure', 'import', 'set', 'section'].includes(data.type) && !session) throw new Error('configure a lab first');
+    if (!['init', 'configure', 'import', 'set', 'section', 'open'].includes(data.type) && !session) throw new Error('configure a lab first');
     await handler(data);
   } catch (error) {
     if (isAbort(error) && data?.type !== 'init') {
@@ -294,7 +319,7 @@ async function handle(data) {
       }
       return;
     }
-    post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section });
+    post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section, lab: data?.lab });
   }
 }
 

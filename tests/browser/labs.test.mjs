@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { LABS, nextLab } from '../../web/labs/registry.js';
-import { openFile, openPage, setField, startLab, startOffline, waitConfigured, waitDrawn } from './support.mjs';
+import { openCheckpointIfAsked, openFile, openPage, setField, startLab, startOffline, waitConfigured, waitDrawn } from './support.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const AXE = path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
@@ -75,12 +75,14 @@ for (const spec of LABS) {
     await page.close();
   });
 
-  test(`${spec.id}: a link carries the settings (seed) to a fresh page`, async () => {
+  // The seed where the lab has one, else its first whole-number setting (the Pretrained lab's layer).
+  const [field, value] = spec.properties.some((p) => p.name === 'seed') ? ['seed', 7] : [spec.properties.find((p) => p.type === 'int').name, 1];
+  test(`${spec.id}: a link carries the settings (${field}) to a fresh page`, async () => {
     const { page, problems } = await openPage(lab, query);
-    await setField(page, 'seed', 7);
-    await page.waitForFunction(() => location.search.includes('seed=7'));
+    await setField(page, field, value);
+    await page.waitForFunction((q) => location.search.includes(q), `${field}=${value}`);
     const other = await openPage(lab, new URL(page.url()).search);
-    assert.equal(await other.page.inputValue('#prop-seed'), '7');
+    assert.equal(await other.page.inputValue(`#prop-${field}`), String(value));
     assert.ok(new URL(other.page.url()).searchParams.get('lab') === spec.id);
     assert.deepEqual([...problems, ...other.problems], []);
     await other.page.close();
@@ -95,6 +97,7 @@ for (const spec of LABS) {
       page.on('pageerror', (e) => problems.push(e.message));
       page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
       await page.goto(`${lab.url}${query}&embed=1`);
+      await openCheckpointIfAsked(page);
       await waitConfigured(page);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${overflow}px wider than the frame`);

@@ -46,8 +46,23 @@ export async function openPage(lab, query = '?lab=alignment') {
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   await page.goto(lab.url + query);
+  await openCheckpointIfAsked(page);
   await waitConfigured(page);
   return { page, problems };
+}
+
+// A lab that opens the user's files (the Pretrained lab) shows nothing until it has them: the tests
+// choose the tiny checkpoint of tests/fixtures/make_bert_fixtures.py, as a user picks a folder's files.
+export const TINY_BERT = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'bert_tiny', 'modern');
+export const TINY_BERT_FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'].map((f) => path.join(TINY_BERT, f));
+
+export async function openCheckpointIfAsked(page, files = TINY_BERT_FILES) {
+  const input = await page.waitForSelector('#open-files, .lab-section, #progress-text', { state: 'attached', timeout: 30000 })
+    .then(() => page.$('#open-files'));
+  if (!input) return;
+  await input.setInputFiles(files);
+  await page.waitForFunction(() => ['open', 'empty'].includes(document.getElementById('panel-open')?.dataset.state)
+    && document.getElementById('open-status')?.textContent.startsWith('Open') || document.getElementById('open-status')?.dataset.status === 'bad', null, { timeout: 30000 });
 }
 
 /**
@@ -214,6 +229,7 @@ export async function openFile(offline, fileUrl) {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   await page.goto(fileUrl);
+  await openCheckpointIfAsked(page);
   await waitConfigured(page);
   return { page, problems };
 }

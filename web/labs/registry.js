@@ -4,8 +4,9 @@ import { alignmentLab } from './01_alignment.js';
 import { lookupLab } from './02_lookup.js';
 import { countLab } from './03_count.js';
 import { scaledLab } from './04_scaled.js';
+import { pretrainedLab } from './05_pretrained.js';
 
-export const LABS = [alignmentLab, lookupLab, countLab, scaledLab];
+export const LABS = [alignmentLab, lookupLab, countLab, scaledLab, pretrainedLab];
 
 /** The lab with this id, or undefined. */
 export const labById = (id) => LABS.find((lab) => lab.id === id);

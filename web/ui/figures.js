@@ -7,14 +7,22 @@
 //   {kind: 'matrices', ...} labelled, editable matrices (matrix_figure.js)
 //   {kind: 'graph',   ...} an attention-flow graph (graph_figure.js)
 //   {kind: 'chart',   id, ...the spec of chart.js, width?, height?}
+//   {kind: 'headview', ...} BertViz's head view: queries to keys, line opacity = weight (head_view_figure.js)
+//   {kind: 'modelgrid', ...} BertViz's model view: a heatmap per layer and head (model_grid_figure.js)
 // Each canvas carries data-figure=<id>; hovering an image or a bar names it in the tooltip. The draw
 // functions take (canvas, figure, scale) so figure export (PNG 2x, SVG) draws the same thing.
+// The head view and the model grid answer clicks and keys (arrows move, Enter picks, Escape clears):
+// the board calls onPick(figureId, detail) with {token, side} ({token: null} when the token clicked
+// again is released) or {layer, head}. A pick shows at once; a figure shown later with another
+// `selected` (the lab's answer) takes over from it.
 import { themeColors } from './theme.js';
 import { HeatmapView, drawHeatmap } from './heatmap.js';
 import { addFigureButtons } from './figure_buttons.js';
 import { MatrixFigure } from './matrix_figure.js';
 import { describeNode, drawGraph, graphLayout, hitNode } from './graph_figure.js';
 import { drawChart } from './chart.js';
+import { describeHeadView, describeHeadViewToken, drawHeadView, hitHeadView } from './head_view_figure.js';
+import { describeModelGrid, drawModelGrid, hitModelGrid, modelGridCell } from './model_grid_figure.js';
 
 const FONT_PX = 12;
 const TITLE_H = 20;
@@ -192,16 +200,24 @@ function describeBar(f, i) {
 
 const chartSize = (f) => ({ width: f.width ?? 460, height: f.height ?? 250 });
 const drawChartFigure = (canvas, f, scale = devicePixelRatio || 1) => drawChart(canvas, f, { ...chartSize(f), scale });
-const DRAW = { images: drawImages, bars: drawBars, graph: drawGraph, chart: drawChartFigure };
+const DRAW = { images: drawImages, bars: drawBars, graph: drawGraph, chart: drawChartFigure, headview: drawHeadView, modelgrid: drawModelGrid };
+// Figure kinds that answer clicks and keys (a token or a head is picked), and what describes them.
+const PICKABLE = { headview: describeHeadView, modelgrid: describeModelGrid };
+const samePick = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /**
  * The figures of one section, kept in `container`: canvases are reused by figure id, so a redraw
  * (a slider moved, a new training step) does not rebuild the DOM or lose a hover.
  */
 export class FigureBoard {
-  /** onEdit({key, cell, value}): a cell of an editable matrix was changed. */
-  constructor(container, { stem = 'figure', message, onEdit = () => {} } = {}) {
+  /**
+   * onEdit({key, cell, value}): a cell of an editable matrix was changed. onPick(figureId, detail): a
+   * head view's token was clicked ({token, side}; {token: null} when released) or a model grid's head
+   * ({layer, head}).
+   */
+  constructor(container, { stem = 'figure', message, onEdit = () => {}, onPick = () => {} } = {}) {
     this.onEdit = onEdit;
+    this.onPick = onPick;
     this.box = document.createElement('div');
     this.box.className = 'figure-board';
     container.append(this.box);
@@ -261,11 +277,174 @@ export class FigureBoard {
     canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
     const bar = Object.assign(document.createElement('div'), { className: 'figure-toolbar' });
     node.append(bar);
+    if (PICKABLE[f.kind]) {
+      // pick: undefined (follow the figure's `selected`), null (released) or the user's pick;
+      // pointer / cursor: the hovered token and the keyboard's place (drawn, never exported).
+      Object.assign(view, { pick: undefined, pointer: null, cursor: null, selectedKey: null, layout: null });
+      canvas.addEventListener('pointerleave', () => {
+        if (view.pointer) { view.pointer = null; this.paint(view); }
+      });
+      canvas.addEventListener('click', (e) => this.click(view, e));
+      canvas.addEventListener('keydown', (e) => this.key(view, e));
+      canvas.addEventListener('blur', () => {
+        tooltip.hidden = true;
+        if (view.cursor) { view.cursor = null; this.paint(view); }
+      });
+    }
     addFigureButtons(bar, {
       what: `the figure "${f.title}"`, idPrefix: `export-${f.id}`, message: this.message,
-      figure: () => ({ draw: (c, scale) => DRAW[view.figure.kind](c, view.figure, scale), stem: `${this.stem}-${view.figure.id}`, title: view.figure.title }),
+      figure: () => ({ draw: (c, scale) => DRAW[view.figure.kind](c, this.asDrawn(view, true), scale), stem: `${this.stem}-${view.figure.id}`, title: view.figure.title }),
     });
     return view;
+  }
+
+  /** The figure as drawn: the user's pick (and, on the page only, hover and keyboard place) applied. */
+  asDrawn(view, forExport = false) {
+    const f = view.figure;
+    if (f.kind === 'headview') {
+      const pinned = this.pinned(view);
+      const shown = forExport ? pinned : view.pointer ?? view.cursor ?? pinned;
+      return { ...f, selected: shown?.index ?? null, side: shown?.side ?? 'query' };
+    }
+    if (f.kind === 'modelgrid') {
+      return { ...f, palette: f.palette ?? view.palette, selected: this.pinned(view), focus: forExport ? null : view.cursor };
+    }
+    return f;
+  }
+
+  /** The picked token ({index, side}) or head ({layer, head}), or null. */
+  pinned(view) {
+    const f = view.figure;
+    if (view.pick !== undefined) return view.pick;
+    if (f.kind === 'headview') return Number.isInteger(f.selected) ? { index: f.selected, side: f.side === 'key' ? 'key' : 'query' } : null;
+    return f.selected ?? null;
+  }
+
+  /** Draws a pickable figure with its pick, hover and keyboard place; keeps its layout for hit tests. */
+  paint(view) {
+    view.layout = DRAW[view.kind](view.canvas, this.asDrawn(view));
+    view.canvas.dataset.drawn = String(Date.now());
+  }
+
+  /** Pointer position (CSS px of the layout) of a pointer event; the canvas may be scaled by CSS. */
+  pointAt(view, e) {
+    const rect = view.canvas.getBoundingClientRect();
+    const k = view.layout.width / rect.width;
+    return { x: (e.clientX - rect.left) * k, y: (e.clientY - rect.top) * k };
+  }
+
+  /** Shows `text` in the tooltip near (x, y) in the layout's CSS px; flipped left near the page's edge. */
+  tip(view, text, x, y) {
+    const { canvas, tooltip } = view;
+    tooltip.hidden = !text;
+    tooltip.textContent = text;
+    if (!text) return;
+    const k = canvas.getBoundingClientRect().width / view.layout.width;
+    const left = canvas.offsetLeft + x * k + 12, top = canvas.offsetTop + y * k + 12;
+    const room = document.documentElement.clientWidth - (view.node.getBoundingClientRect().left + left);
+    tooltip.style.left = `${Math.round(tooltip.offsetWidth > room ? Math.max(0, left - 24 - tooltip.offsetWidth) : left)}px`;
+    tooltip.style.top = `${Math.round(top)}px`;
+  }
+
+  /** Picks a token (a second click on it releases it) or a head, and tells the lab. */
+  pick(view, hit) {
+    const f = view.figure;
+    if (f.kind === 'headview') {
+      const current = this.pinned(view);
+      const same = current && current.index === hit.index && current.side === hit.side;
+      view.pick = same ? null : { index: hit.index, side: hit.side };
+      this.paint(view);
+      this.onPick(f.id, same ? { token: null } : { token: hit.index, side: hit.side });
+    } else {
+      view.pick = { layer: hit.layer, head: hit.head };
+      this.paint(view);
+      this.onPick(f.id, { layer: hit.layer, head: hit.head });
+    }
+  }
+
+  click(view, e) {
+    if (!view.layout) return;
+    const { x, y } = this.pointAt(view, e);
+    const hit = view.kind === 'headview' ? hitHeadView(view.layout, x, y) : hitModelGrid(view.layout, x, y);
+    if (!hit) return;
+    view.cursor = null;
+    this.pick(view, hit);
+  }
+
+  /** Arrows move the keyboard's place, Enter or Space picks it, Escape clears. */
+  key(view, e) {
+    if (!view.layout) return;
+    const f = view.figure;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (e.key === 'Enter' || e.key === ' ') {
+      if (!view.cursor) return;
+      e.preventDefault();
+      this.pick(view, view.cursor);
+    } else if (e.key === 'Escape') {
+      if (!view.cursor && !this.pinned(view)) return;
+      e.preventDefault();
+      view.cursor = null;
+      view.tooltip.hidden = true;
+      if (f.kind === 'headview' && this.pinned(view)) {
+        view.pick = null;
+        this.onPick(f.id, { token: null });
+      }
+      this.paint(view);
+      return;
+    } else if (moves[e.key]) {
+      e.preventDefault();
+      const [down, right] = moves[e.key];
+      if (f.kind === 'headview') {
+        // Up and down move along a column; left and right change column (queries | keys).
+        const start = view.cursor ?? this.pinned(view);
+        view.cursor = !start ? { index: 0, side: 'query' } : {
+          index: Math.max(0, Math.min(f.tokens.length - 1, start.index + (view.cursor ? down : 0))),
+          side: right < 0 ? 'query' : right > 0 ? 'key' : start.side,
+        };
+      } else {
+        const start = view.cursor ?? this.pinned(view);
+        view.cursor = !start ? { layer: 0, head: 0 } : {
+          layer: Math.max(0, Math.min(f.layers - 1, start.layer + (view.cursor ? down : 0))),
+          head: Math.max(0, Math.min(f.heads - 1, start.head + (view.cursor ? right : 0))),
+        };
+      }
+      this.paint(view);
+    } else {
+      return;
+    }
+    // Say where the keyboard is, beside it.
+    const c = view.cursor;
+    if (f.kind === 'headview') {
+      const p = (c.side === 'key' ? view.layout.key : view.layout.query)[c.index];
+      this.tip(view, describeHeadViewToken(f, c.side, c.index), p.x, p.y);
+    } else {
+      const cell = view.layout.cells[c.layer * f.heads + c.head];
+      this.tip(view, `Layer ${c.layer}, head ${c.head}${samePick(this.pinned(view), c) ? ' (selected)' : ' · Enter picks it'}`, cell.x + cell.w, cell.y + cell.h);
+    }
+  }
+
+  /** Hover on a head view (its token's lines only, and their weights) or a model grid (the cell). */
+  hoverPick(view, e) {
+    if (!view.layout) return;
+    const f = view.figure;
+    const { x, y } = this.pointAt(view, e);
+    let text = '';
+    if (f.kind === 'headview') {
+      const hit = hitHeadView(view.layout, x, y);
+      if (!samePick(hit, view.pointer)) {
+        view.pointer = hit;
+        this.paint(view);
+      }
+      if (hit) text = describeHeadViewToken(f, hit.side, hit.index);
+    } else {
+      const cell = modelGridCell(view.layout, x, y);
+      if (cell) {
+        const T = f.tokens.length;
+        const w = f.attentions[((cell.layer * f.heads + cell.head) * T + cell.query) * T + cell.key];
+        text = `Layer ${cell.layer}, head ${cell.head} · query '${f.tokens[cell.query]}' → key '${f.tokens[cell.key]}': ${Number(w).toFixed(2)}`;
+      }
+    }
+    this.tip(view, text, x, y);
   }
 
   draw(view, palette) {
@@ -283,6 +462,18 @@ export class FigureBoard {
       view.matrix.show(f, palette);
       return;
     }
+    if (PICKABLE[view.kind]) {
+      view.palette = palette;
+      // The lab's selection changed (its answer to a pick, or a new one): it replaces the user's pick.
+      const selectedKey = JSON.stringify([f.selected ?? null, f.side ?? null]);
+      if (selectedKey !== view.selectedKey) {
+        view.selectedKey = selectedKey;
+        view.pick = undefined;
+      }
+      this.paint(view);
+      view.canvas.setAttribute('aria-label', `${f.title}: ${PICKABLE[view.kind](this.asDrawn(view, true))}`);
+      return;
+    }
     DRAW[view.kind](view.canvas, f);
     const detail = f.kind === 'images' ? ` (${f.images.length} image${f.images.length > 1 ? 's' : ''})`
       : f.kind === 'graph' ? `: ${f.nodes.map((_, i) => describeNode(f, i)).join('; ')}` : '';
@@ -292,6 +483,7 @@ export class FigureBoard {
 
   hover(view, e) {
     const f = view.figure;
+    if (PICKABLE[f.kind]) return this.hoverPick(view, e);
     const rect = view.canvas.getBoundingClientRect();
     const graph = f.kind === 'graph' ? graphLayout(view.canvas.getContext('2d'), f) : null;
     const width = f.kind === 'images' ? imagesLayout(f).width : graph ? graph.width : f.kind === 'chart' ? chartSize(f).width : barsLayout().width;

@@ -26,6 +26,7 @@ import { renderEvaluation } from './evaluation_panel.js';
 import { crossCheck, defaultValues, isRelevant, resettingChanges } from './properties.js';
 import { StepSeries, ThinningList, typedArrayBytes } from '../training/bounded_history.js';
 import { SectionPanel } from './section_panel.js';
+import { OpenPanel } from './open_panel.js';
 import { BACKEND_LABELS } from '../backends.js';
 
 // What a run keeps, however long it trains (docs/reliability.md): the timeline's snapshots thin to
@@ -229,6 +230,10 @@ export class LabPage {
     if (this.has('attention')) built.attention = this.buildAttention();
     if (this.has('rows')) built.rows = this.buildRows();
     if (this.has('inspect')) built.inspect = this.buildInspect();
+    if (this.has('open') && lab.open) {
+      this.openPanel = new OpenPanel(lab, { onOpen: (files, name) => this.openFiles(files, name) });
+      built.open = this.openPanel.node;
+    }
     for (const section of lab.sections ?? []) {
       if (!this.has(`section:${section.id}`)) continue;
       const panel = new SectionPanel({
@@ -236,6 +241,7 @@ export class LabPage {
         onInput: (name, parsed, commit) => this.fieldInput(name, parsed, commit),
         onAction: (change) => this.sectionAction(change),
         onUserInput: () => this.requestSections([section.id]),
+        onPick: (change) => this.sectionAction(change),
       });
       this.sections.set(section.id, panel);
       built[`section:${section.id}`] = panel.node;
@@ -397,11 +403,25 @@ export class LabPage {
     });
     c.on('weights', (m) => this.saveWeights(m));
     c.on('section', (m) => this.sectionResult(m));
+    c.on('open-progress', (m) => {
+      if (m.lab === this.lab.id) this.openPanel?.reading(m.bytes, m.total, m.tensor);
+    });
+    c.on('opened', (m) => {
+      if (m.lab !== this.lab.id) return;
+      this.opened = m.summary;
+      this.openPanel?.opened(m.summary);
+      this.requestSections([...this.sections.keys()]);
+    });
     c.on('error', (m) => this.workerError(m));
   }
 
   workerError({ message, request, section }) {
     if (request === 'init' || request === 'worker') return; // the app's boot reports these
+    if (request === 'open') {
+      this.openPanel?.failed(message, !!this.opened);
+      return;
+    }
+    if (request === 'recover') this.opened = null; // the restarted module has no checkpoint: open it again
     if (request === 'section' && this.sections.has(section)) {
       this.sectionRequests.delete(section);
       this.sections.get(section).fail(message);
@@ -506,6 +526,10 @@ export class LabPage {
         this.schedule(`section:${id}`);
         continue;
       }
+      if (panel.section.needsOpen && !this.opened) {
+        panel.waiting(`${this.lab.open?.title ?? 'Open the files'} above to see this.`);
+        continue;
+      }
       if (panel.section.needsModel && !this.run) {
         panel.waiting('Waiting for the model to be built…');
         continue;
@@ -547,6 +571,12 @@ export class LabPage {
     }
     this.schedule(`section:${m.section}`);
     if (this.sectionAgain.delete(m.section)) this.requestSections([m.section]);
+  }
+
+  /** The user chose files for the lab's `open` (a checkpoint folder): the worker reads them. */
+  openFiles(files, name) {
+    this.openPanel.reading(0, 0, '');
+    this.client.send('open', { lab: this.lab.id, files, name });
   }
 
   /** A section's button: a change of the values (e.g. the next random draw). */

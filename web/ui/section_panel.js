@@ -17,7 +17,7 @@ export class SectionPanel {
    * panel; onAction(change) with a function of the values (a button); onDrawn() when the user finished
    * a drawing or edited a matrix cell (a section with input: 'drawing' or 'edits').
    */
-  constructor({ lab, section, onInput, onAction, onUserInput = () => {} }) {
+  constructor({ lab, section, onInput, onAction, onUserInput = () => {}, onPick = () => {} }) {
     this.lab = lab;
     this.section = section;
     this.node = el('section', { className: 'panel lab-section', id: `section-${section.id}` },
@@ -45,7 +45,15 @@ export class SectionPanel {
       this.edits.cells[cell] = value;
       onUserInput();
     };
-    this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message, onEdit });
+    // A figure may map what the user picks in it to properties (figure.picks: {layer: 'layer', ...}):
+    // a thumbnail of the model view sets the layer and head, a token of the head view the query token.
+    const pick = (figureId, detail) => {
+      const figure = this.figures?.find((f) => f.id === figureId);
+      const map = figure?.picks ?? {};
+      const change = Object.fromEntries(Object.entries(map).filter(([k]) => Number.isInteger(detail[k])).map(([k, name]) => [name, detail[k]]));
+      if (Object.keys(change).length) onPick((v) => ({ ...v, ...change }));
+    };
+    this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message, onEdit, onPick: pick });
     this.node.append(this.message);
     this.result = null;
     this.values = null;
@@ -77,7 +85,8 @@ export class SectionPanel {
     this.values = values;
     this.status.textContent = '';
     this.node.dataset.state = 'shown';
-    this.board.show(this.section.figures(result, values, this.lab), { palette });
+    this.figures = this.section.figures(result, values, this.lab);
+    this.board.show(this.figures, { palette });
   }
 
   fail(message) {
@@ -86,6 +95,8 @@ export class SectionPanel {
   }
 
   redraw(palette) {
-    if (this.result) this.board.show(this.section.figures(this.result, this.values, this.lab), { palette });
+    if (!this.result) return;
+    this.figures = this.section.figures(this.result, this.values, this.lab);
+    this.board.show(this.figures, { palette });
   }
 }

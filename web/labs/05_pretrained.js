@@ -1,0 +1,76 @@
+// Lab 05, "Pretrained" (course notebook 03's end: BertModel.from_pretrained and a heatmap of layer 0,
+// head 0): open a BERT checkpoint the user already has, entirely locally, and see every layer's and
+// head's attention. Nothing trains and nothing is downloaded: the lab has no trainer; its `open`
+// declares the files it reads (the page's folder picker and drop zone, the worker's loader, the CLI's
+// --model). This file only declares; the sections are in 05_pretrained_sections.js. No DOM here.
+import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { SECTIONS } from './05_pretrained_sections.js';
+import { openBertCheckpoint } from '../pretrained/checkpoint.js';
+
+const INTRO = 'A trained BERT, opened from files on your computer: type a sentence and see where each of its attention heads '
+  + 'looks. Nothing is uploaded or downloaded; the weights stay in this tab. Open the folder of a checkpoint from the '
+  + 'Hugging Face Hub (bert-base-uncased, prajjwal1/bert-tiny, ...): config.json, vocab.txt and model.safetensors.';
+
+const view = (extra) => ({ effect: 'view', page: true, ...extra });
+
+const properties = [
+  view({ name: 'text', type: 'text', default: 'The quick brown fox jumps over the lazy dog', maxLength: 2000, label: 'Sentence',
+    section: 'model', help: 'Split into word pieces by the checkpoint\'s own vocabulary (vocab.txt). Type [MASK] for a word the model should guess.' }),
+  view({ name: 'pair', type: 'text', default: '', maxLength: 2000, label: 'Second sentence (optional)', section: 'model',
+    help: 'A sentence pair, as BERT reads two sentences: [CLS] A [SEP] B [SEP], B with token type 1.' }),
+  view({ name: 'hideSpecial', type: 'bool', default: false, label: 'Hide [CLS] and [SEP]', section: 'model',
+    help: 'Many heads put most of their weight on [SEP] or [CLS]: hide them to see the rest (rows then no longer sum to 1).' }),
+  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, label: 'Layer', section: 'head',
+    help: 'Which layer the head view, the heatmap and the neuron view show (0 = the first). Click a thumbnail of the model view to choose.' }),
+  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, label: 'Head', section: 'head',
+    help: 'Which head of the layer (0 = the first).' }),
+  view({ name: 'average', type: 'bool', default: false, label: 'Average the heads', section: 'head',
+    help: 'Show the mean of the layer\'s heads instead of one head.' }),
+  view({ name: 'token', type: 'int', default: 1, min: 0, max: 8191, label: 'Query token', section: 'neuron',
+    help: 'Position of the query token the neuron view follows (0 is [CLS]). Click a token on the left of the head view to choose.' }),
+  { ...backendProperty('Where the attention kernel runs in every layer. A backend that is not available falls back, and the badge says why.'), effect: 'view', page: true },
+  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the largest weight (bright).'),
+];
+
+export const pretrainedLab = defineLab({
+  id: 'pretrained',
+  title: 'Pretrained',
+  subtitle: 'Lab 5 — a BERT checkpoint from your disk, every layer and head',
+  notebook: '03_self_attention (BERT)',
+  summary: 'Open a BERT checkpoint (config.json, vocab.txt, model.safetensors) from your own disk and see every layer\'s and head\'s attention, the neuron view and [MASK] fill-in.',
+  thumbnail: {
+    label: 'A BERT head that attends to the next token: weights just above the diagonal',
+    cells: () => [[0.1, 0.8, 0.05, 0.05, 0], [0.05, 0.1, 0.8, 0.05, 0], [0, 0.05, 0.1, 0.8, 0.05], [0, 0, 0.05, 0.15, 0.8], [0.3, 0.1, 0.1, 0.1, 0.4]],
+  },
+  properties,
+  presets: [],
+  intro: () => INTRO,
+  open: {
+    title: 'Open a checkpoint',
+    text: 'Choose the folder of a BERT checkpoint, or drop it (or its files) here. Read: config.json, vocab.txt, model.safetensors '
+      + '(fp32, fp16 or bf16), and tokenizer_config.json when present. Everything stays on this computer.',
+    files: ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'],
+    /** sources (web/pretrained/checkpoint.js) -> {state, summary}: the worker keeps state, the page shows summary. */
+    async load(module, sources, { onProgress, name } = {}) {
+      const opened = await openBertCheckpoint(module, sources, { onProgress, name });
+      const c = opened.summary.config;
+      const label = name || 'checkpoint';
+      const summary = {
+        name: label,
+        text: `${label}: ${c.layers} layers × ${c.heads} heads, hidden size ${c.hiddenSize}, vocabulary ${c.vocabSize}, `
+          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read (${opened.summary.naming})`
+          + `${opened.summary.mlm ? '; with the [MASK] head' : '; no [MASK] head'}${opened.options.doLowerCase ? '; uncased' : '; cased'}.`,
+        layers: c.layers, heads: c.heads, maxPositions: c.maxPositions, mlm: opened.summary.mlm,
+        skipped: opened.summary.skipped, tokenizer: opened.options.notes,
+      };
+      return { state: { ...opened, name: label, cache: null }, summary };
+    },
+    dispose(state) {
+      state?.bert?.delete();
+    },
+  },
+  sections: SECTIONS,
+  panels: ['open', 'section:model', 'section:head', 'section:neuron', 'section:mask'],
+  figureStem: () => 'pretrained',
+  headless: 'attnlab pretrained --model DIR --text "..."',
+});

@@ -1,0 +1,236 @@
+// BertViz's model view on a canvas (a figure kind of figures.js): every head of every layer as a small
+// T x T heatmap, layers as rows and heads as columns, so the patterns (the diagonal, the previous
+// token, [CLS] and [SEP] sinks) are seen side by side. Clicking a thumbnail, or Enter on the one the
+// arrow keys moved to, picks that layer and head (figures.js calls the board's onPick).
+//
+// figure: {kind: 'modelgrid', id, title, layers: L, heads: H, tokens: [string] (T),
+//          attentions: Array | Float32Array, L x H x T x T ([layer][head][query][key]),
+//          selected? ({layer, head}: outlined), palette? (a palette.js name; default the board's),
+//          focus? ({layer, head}: the keyboard's place, dashed; figures.js sets it)}
+//
+// Thumbnail side: 768 px / max(L, H), clamped to 48..96 px (bert-base's 12 x 12: 64 px), then a whole
+// number of pixels per token when the tokens fit in 96 px, so every cell of a thumbnail is the same size
+// (bert-large's 24 x 16 at 64 tokens: 64 px, one pixel a token).
+import { colorAt, PALETTES } from './palette.js';
+import { themeColors } from './theme.js';
+
+const TITLE_H = 22;
+const FONT_PX = 12;
+const CHAR_W = 6.6; // CSS px per character at FONT_PX (system-ui): the layout needs no canvas
+const HEADER_H = 18;
+const GAP = 8; // between thumbnails: room for the selection's outline
+const PAD = 6;
+const BAR_W = 10; // the colour bar
+
+function checkModelGrid(f) {
+  const T = f.tokens?.length ?? 0;
+  const { layers, heads } = f;
+  if (!Number.isInteger(layers) || !Number.isInteger(heads) || layers < 1 || heads < 1 || T < 1) {
+    throw new Error(`model grid: layers, heads and tokens must be positive, got ${layers} x ${heads} x ${T}`);
+  }
+  if (!f.attentions || f.attentions.length !== layers * heads * T * T) {
+    throw new Error(`model grid needs L x H x T x T = ${layers} x ${heads} x ${T} x ${T} = ${layers * heads * T * T} attentions, got ${f.attentions?.length}`);
+  }
+  return { L: layers, H: heads, T };
+}
+
+/** The thumbnail side (CSS px) for L x H heads of T tokens. */
+function thumbnailSide(L, H, T) {
+  const side = Math.max(48, Math.min(96, Math.round(768 / Math.max(L, H))));
+  if (T > 96) return side; // more tokens than pixels: the thumbnail is a smoothed reduction
+  if (T > side) return T;
+  let k = Math.max(1, Math.round(side / T));
+  if (T * k > 96 && k > 1) k -= 1;
+  return T * k;
+}
+
+/**
+ * Where things go, in CSS px: {width, height, side, gap, left, top, layers, heads, T, cells:
+ * [{layer, head, x, y, w, h}] (row-major: layer by layer), bar: {x, y, h}}.
+ */
+export function modelGridLayout(f) {
+  const { L, H, T } = checkModelGrid(f);
+  const side = thumbnailSide(L, H, T);
+  const left = PAD + Math.ceil(`Layer ${L - 1}`.length * CHAR_W) + 8;
+  const top = TITLE_H + HEADER_H;
+  const gridW = H * side + (H - 1) * GAP, gridH = L * side + (L - 1) * GAP;
+  const bar = { x: left + gridW + 14, y: top, h: Math.min(gridH, 160) };
+  const width = Math.ceil(Math.max(bar.x + BAR_W + 6 + 3 * CHAR_W + PAD, PAD + (f.title ?? '').length * 7.2 + PAD));
+  const height = Math.ceil(top + gridH + PAD + 4);
+  const cells = [];
+  for (let l = 0; l < L; l++) {
+    for (let h = 0; h < H; h++) cells.push({ layer: l, head: h, x: left + h * (side + GAP), y: top + l * (side + GAP), w: side, h: side });
+  }
+  return { width, height, side, gap: GAP, left, top, layers: L, heads: H, T, cells, bar };
+}
+
+/** The thumbnail under (x, y) CSS px: {layer, head}, or null (the gaps and margins). */
+export function hitModelGrid(layout, x, y) {
+  const step = layout.side + layout.gap;
+  const head = Math.floor((x - layout.left) / step), layer = Math.floor((y - layout.top) / step);
+  if (head < 0 || layer < 0 || head >= layout.heads || layer >= layout.layers) return null;
+  if (x - layout.left - head * step >= layout.side || y - layout.top - layer * step >= layout.side) return null;
+  return { layer, head };
+}
+
+/** As hitModelGrid, with the query (row) and key (column) of the thumbnail's cell under the pointer. */
+export function modelGridCell(layout, x, y) {
+  const hit = hitModelGrid(layout, x, y);
+  if (!hit) return null;
+  const step = layout.side + layout.gap;
+  const px = layout.side / layout.T;
+  const key = Math.min(layout.T - 1, Math.floor((x - layout.left - hit.head * step) / px));
+  const query = Math.min(layout.T - 1, Math.floor((y - layout.top - hit.layer * step) / px));
+  return { ...hit, query, key };
+}
+
+const newCanvas = (w, h) => {
+  if (typeof document === 'undefined') return new OffscreenCanvas(w, h);
+  return Object.assign(document.createElement('canvas'), { width: w, height: h });
+};
+
+// All the thumbnails at one pixel per token in one canvas (an atlas: head h of layer l at (h T, l T)),
+// kept per attentions array and palette: moving the keyboard's outline, or a pick, redraws the figure
+// without colouring 1.6 million pixels again (bert-large at 64 tokens: ~90 ms of the ~120 ms a draw costs).
+const atlases = new WeakMap();
+function atlasFor(f, L, H, T, palette) {
+  const cached = atlases.get(f.attentions);
+  if (cached && cached.palette === palette && cached.L === L && cached.H === H && cached.T === T) return cached.canvas;
+  const canvas = newCanvas(H * T, L * T);
+  const actx = canvas.getContext('2d');
+  const image = actx.createImageData(H * T, L * T);
+  // palette.js's table read directly (colorAt's mapping for the range 0..1, without an array per pixel).
+  const lut = PALETTES[palette] ?? PALETTES.viridis;
+  for (let l = 0; l < L; l++) {
+    for (let h = 0; h < H; h++) {
+      const base = (l * H + h) * T * T;
+      for (let q = 0; q < T; q++) {
+        let o = 4 * ((l * T + q) * H * T + h * T);
+        for (let k = 0; k < T; k++, o += 4) {
+          const v = f.attentions[base + q * T + k];
+          const j = 3 * Math.max(0, Math.min(255, Math.round((Number.isFinite(v) ? v : 0) * 255)));
+          image.data[o] = lut[j];
+          image.data[o + 1] = lut[j + 1];
+          image.data[o + 2] = lut[j + 2];
+          image.data[o + 3] = 255;
+        }
+      }
+    }
+  }
+  actx.putImageData(image, 0, 0);
+  atlases.set(f.attentions, { palette, L, H, T, canvas });
+  return canvas;
+}
+
+// One thumbnail alone, for contexts that only take drawImage(source, x, y, w, h) (svg_canvas.js reads
+// its pixels back as one rect per cell) and for smoothed reductions (no bleeding from a neighbour).
+let scratch = null;
+function thumbnail(atlas, layer, head, T) {
+  if (!scratch || scratch.width !== T || scratch.height !== T) scratch = newCanvas(T, T);
+  const sctx = scratch.getContext('2d');
+  sctx.clearRect(0, 0, T, T);
+  sctx.drawImage(atlas, head * T, layer * T, T, T, 0, 0, T, T);
+  return scratch;
+}
+
+/** Draws the grid, sizing the canvas (CSS px x scale). Returns the layout. */
+export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 1) {
+  const layout = modelGridLayout(f);
+  const { layers: L, heads: H, T, side } = layout;
+  const ctx = canvas.getContext('2d');
+  const width = Math.round(layout.width * scale), height = Math.round(layout.height * scale);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  if (canvas.style) canvas.style.width = `${layout.width}px`;
+  const colors = themeColors();
+  const palette = f.palette ?? 'viridis';
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, layout.width, layout.height);
+  ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
+  ctx.fillStyle = colors.text;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(f.title ?? '', PAD, TITLE_H / 2);
+  // Column and row labels.
+  ctx.font = `${FONT_PX}px ${colors.font}`;
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'center';
+  for (let h = 0; h < H; h++) ctx.fillText(`Head ${h}`, layout.left + h * (side + GAP) + side / 2, TITLE_H + HEADER_H / 2);
+  ctx.textAlign = 'right';
+  for (let l = 0; l < L; l++) ctx.fillText(`Layer ${l}`, layout.left - 8, layout.top + l * (side + GAP) + side / 2);
+
+  const atlas = atlasFor(f, L, H, T, palette);
+  // Whole pixels per token: crisp cells; more tokens than pixels: a smoothed reduction.
+  ctx.imageSmoothingEnabled = T > side;
+  const fromAtlas = T <= side && ((typeof CanvasRenderingContext2D !== 'undefined' && ctx instanceof CanvasRenderingContext2D)
+    || (typeof OffscreenCanvasRenderingContext2D !== 'undefined' && ctx instanceof OffscreenCanvasRenderingContext2D));
+  for (const cell of layout.cells) {
+    if (fromAtlas) ctx.drawImage(atlas, cell.head * T, cell.layer * T, T, T, cell.x, cell.y, side, side);
+    else ctx.drawImage(thumbnail(atlas, cell.layer, cell.head, T), cell.x, cell.y, side, side);
+    ctx.strokeStyle = colors.grid;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(cell.x - 0.5, cell.y - 0.5, side + 1, side + 1);
+  }
+  // The selected head: a thick outline in the focus colour; the keyboard's place: dashed, further out.
+  const at = (p) => (p && Number.isInteger(p.layer) && Number.isInteger(p.head) && p.layer >= 0 && p.layer < L && p.head >= 0 && p.head < H
+    ? layout.cells[p.layer * H + p.head] : null);
+  const selected = at(f.selected);
+  if (selected) {
+    ctx.strokeStyle = colors.focus;
+    ctx.lineWidth = 3;
+    ctx.strokeRect(selected.x - 2, selected.y - 2, side + 4, side + 4);
+  }
+  const focus = at(f.focus);
+  if (focus) {
+    ctx.strokeStyle = colors.text;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([3, 2]);
+    const o = selected === focus ? 4.5 : 2.5;
+    ctx.strokeRect(focus.x - o, focus.y - o, side + 2 * o, side + 2 * o);
+    ctx.setLineDash([]);
+  }
+  // Colour bar: 0 at the bottom, 1 at the top, in steps drawn as rects (vector in the SVG export).
+  const steps = 64;
+  for (let s = 0; s < steps; s++) {
+    ctx.fillStyle = `rgb(${colorAt(palette, 1 - (s + 0.5) / steps, 0, 1).join(', ')})`;
+    ctx.fillRect(layout.bar.x, layout.bar.y + (s * layout.bar.h) / steps, BAR_W, layout.bar.h / steps + 0.5);
+  }
+  ctx.fillStyle = colors.text;
+  ctx.textAlign = 'left';
+  ctx.fillText('1', layout.bar.x + BAR_W + 4, layout.bar.y + FONT_PX / 2);
+  ctx.fillText('0', layout.bar.x + BAR_W + 4, layout.bar.y + layout.bar.h - FONT_PX / 2);
+  if (canvas.dataset) canvas.dataset.cells = JSON.stringify(layout.cells);
+  return layout;
+}
+
+/**
+ * Text for the canvas's aria-label: the grid's shape, the selected head, and the most and least
+ * focused heads (mean over queries of the query's largest weight: 1 = each query looks at one key).
+ */
+export function describeModelGrid(f) {
+  const { L, H, T } = checkModelGrid(f);
+  let most = null, least = null;
+  for (let l = 0; l < L; l++) {
+    for (let h = 0; h < H; h++) {
+      const base = (l * H + h) * T * T;
+      let sum = 0;
+      for (let q = 0; q < T; q++) {
+        let max = 0;
+        for (let k = 0; k < T; k++) max = Math.max(max, f.attentions[base + q * T + k] || 0);
+        sum += max;
+      }
+      const focus = { layer: l, head: h, value: sum / T };
+      if (!most || focus.value > most.value) most = focus;
+      if (!least || focus.value < least.value) least = focus;
+    }
+  }
+  const name = (p) => `layer ${p.layer}, head ${p.head}`;
+  const selected = f.selected && Number.isInteger(f.selected.layer) ? ` Selected: ${name(f.selected)}.` : '';
+  return `Model view: ${L} layer${L > 1 ? 's' : ''} x ${H} head${H > 1 ? 's' : ''} of attention over ${T} tokens, one heatmap per head `
+    + `(rows: layers, columns: heads; in each, rows are queries and columns keys).${selected}`
+    + ` Most focused: ${name(most)} (mean strongest weight ${most.value.toFixed(2)}); most spread: ${name(least)} (${least.value.toFixed(2)}).`
+    + ' Click a heatmap, or use the arrow keys and Enter, to pick a head.';
+}
