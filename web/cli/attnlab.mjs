@@ -10,6 +10,7 @@ import path from 'node:path';
 import { checkFiles, cut, FileError, parseArgs, shown, USAGE, UsageError } from './args.mjs';
 import { writeFigures } from './figure.mjs';
 import { InputError, parseAttentionArgs, runAttention } from './attention.mjs';
+import { CheckpointInputError, parsePretrainedArgs, PRETRAINED_USAGE, runPretrained } from './pretrained.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
 import { LABS } from '../labs/registry.js';
 import { TrainingSession } from '../training/session.js';
@@ -43,14 +44,16 @@ async function main(argv) {
   let args;
   try {
     args = parseArgs(argv);
-    if (!args.help && !args.labs && !args.version && !args.attention) checkFiles(args);
+    if (!args.help && !args.labs && !args.version && !args.attention && !args.pretrained) checkFiles(args);
+    if (args.pretrained) args.pretrainedOptions = parsePretrainedArgs(args.rest);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${USAGE}\n`);
+    const usage = args?.pretrained || argv[0] === 'pretrained' ? PRETRAINED_USAGE : USAGE;
+    process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${usage}\n`);
     return 2;
   }
   if (args.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${argv[0] === 'pretrained' ? PRETRAINED_USAGE : USAGE}\n`);
     return 0;
   }
   if (args.labs) {
@@ -68,6 +71,18 @@ async function main(argv) {
       return 0;
     } catch (error) {
       if (!(error instanceof InputError) && !(error instanceof UsageError)) throw error;
+      process.stderr.write(`attnlab: ${error.message}\n`);
+      return 2;
+    }
+  }
+  if (args.pretrained) {
+    try {
+      const { record, lines, figures } = await runPretrained(args.pretrainedOptions, module);
+      const out = args.pretrainedOptions.json ? [JSON.stringify(record), ...figures.map((f) => JSON.stringify({ figure: f }))] : [...lines, ...figures];
+      process.stdout.write(`${out.join('\n')}\n`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof CheckpointInputError)) throw error;
       process.stderr.write(`attnlab: ${error.message}\n`);
       return 2;
     }

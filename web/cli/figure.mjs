@@ -56,3 +56,29 @@ export async function writeFigures({ lab, config, sample, inspection, step, png,
   }
   return lines;
 }
+
+/**
+ * A heatmap view model of a section (heatmap.js's model, e.g. the Pretrained lab's head heatmap) ->
+ * the page's figure as PNG (2x) and/or SVG; -> lines to report. Without a browser, the bare raster.
+ */
+export async function writeModelFigure({ model, png, svg }) {
+  let figure;
+  try {
+    figure = await renderInBrowser({ model: { ...model, values: Array.from(model.values) } });
+  } catch (error) {
+    if (svg) throw new Error(`--svg needs a browser to draw with (${CHROMIUM}): ${error.message.split('\n')[0]}`);
+    const size = writeHeatmapPng(png, model.values, model.rows, model.cols);
+    return [`warning: no browser to draw the labelled figure (${error.message.split('\n')[0]}); ` +
+      `wrote ${png} with the heatmap cells and colour bar only (${size.width}x${size.height})`];
+  }
+  const lines = [];
+  if (png) {
+    writeFileSync(png, Buffer.from(figure.png.split(',')[1], 'base64'));
+    lines.push(`wrote ${png} (the page's figure at 2x)`);
+  }
+  if (svg) {
+    writeFileSync(svg, figure.svg);
+    lines.push(`wrote ${svg}`);
+  }
+  return lines;
+}

@@ -1,0 +1,162 @@
+// The Pretrained lab in the browser (issue 13): the tiny checkpoint of make_bert_fixtures.py dropped on
+// the page; the model view draws 2 x 2 heads whose pixels are the reference attentions; the head view's
+// lines follow the weights; a thumbnail picks the layer and head; [MASK] fill-in; a bad file is named
+// and the model that was open stays open.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startLab, waitConfigured, waitDrawn, setField, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
+import { PALETTES } from '../../web/ui/palette.js';
+import { parseSafetensors } from '../../web/io/safetensors.js';
+
+const FIXTURES = path.join(TINY_BERT, '..', '..');
+const { tensors: ref } = parseSafetensors(readFileSync(path.join(FIXTURES, 'bert_tiny_reference.safetensors')));
+const T = 11; // "The quick brown fox jumps over the lazy dog" with [CLS] and [SEP]
+const refHead = (layer, head) => ref['modern.single.attentions'].data.subarray((layer * 2 + head) * T * T, (layer * 2 + head + 1) * T * T);
+
+let lab;
+before(async () => { lab = await startLab(); });
+after(async () => { await lab?.close(); });
+
+/** Drops the checkpoint's files on the drop zone, as a user drags them from a file manager. */
+async function dropFiles(page, files) {
+  const payload = files.map((f) => ({ name: path.basename(f), bytes: Array.from(readFileSync(f)) }));
+  await page.evaluate((items) => {
+    const transfer = new DataTransfer();
+    for (const { name, bytes } of items) transfer.items.add(new File([new Uint8Array(bytes)], name));
+    const zone = document.getElementById('open-drop');
+    for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, payload);
+}
+
+async function openLab() {
+  const page = await lab.context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await page.goto(`${lab.url}?lab=pretrained`);
+  await page.waitForSelector('#open-drop');
+  return { page, problems };
+}
+
+const valueOf = (lut, [r, g, b]) => {
+  let best = 0, bestDistance = Infinity;
+  for (let i = 0; i < 256; i++) {
+    const d = (lut[3 * i] - r) ** 2 + (lut[3 * i + 1] - g) ** 2 + (lut[3 * i + 2] - b) ** 2;
+    if (d < bestDistance) { bestDistance = d; best = i; }
+  }
+  return best / 255;
+};
+
+test('before a checkpoint: every section says to open one; nothing spins', async () => {
+  const { page, problems } = await openLab();
+  await page.waitForFunction(() => [...document.querySelectorAll('.lab-section')].every((s) => s.dataset.state === 'waiting'));
+  const texts = await page.$$eval('.lab-section .section-status', (nodes) => nodes.map((n) => n.textContent));
+  assert.deepEqual(new Set(texts), new Set(['Open a checkpoint above to see this.']));
+  assert.equal(await page.textContent('#open-status'), 'No checkpoint is open yet.');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a dropped checkpoint: the model view draws 2 x 2 heads whose pixels are PyTorch\'s attentions', async () => {
+  const { page, problems } = await openLab();
+  await dropFiles(page, TINY_BERT_FILES);
+  await waitConfigured(page);
+  await waitDrawn(page);
+  assert.match(await page.textContent('#open-status'), /^Open: checkpoint: 2 layers × 2 heads, hidden size 32, vocabulary 179/);
+  const { cells, pixels } = await page.$eval('canvas[data-figure="model-grid"]', (canvas) => {
+    const cells = JSON.parse(canvas.dataset.cells);
+    const k = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d');
+    const n = 11;
+    const pixels = cells.map((c) => Array.from({ length: n * n }, (_, i) => {
+      const x = Math.floor((c.x + ((i % n) + 0.5) * (c.w / n)) * k), y = Math.floor((c.y + (Math.floor(i / n) + 0.5) * (c.h / n)) * k);
+      return Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3));
+    }));
+    return { cells, pixels };
+  });
+  assert.deepEqual(cells.map((c) => [c.layer, c.head]), [[0, 0], [0, 1], [1, 0], [1, 1]]);
+  const lut = PALETTES.viridis;
+  cells.forEach((c, i) => {
+    const want = refHead(c.layer, c.head);
+    const got = pixels[i].map((p) => valueOf(lut, p));
+    const worst = Math.max(...got.map((g, j) => Math.abs(g - want[j])));
+    assert.ok(worst <= 0.02, `layer ${c.layer} head ${c.head}: pixels differ from the weights by up to ${worst}`);
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the head view\'s lines follow the weights: a query\'s lines are as dark as its weights', async () => {
+  const { page, problems } = await openLab();
+  await page.setInputFiles('#open-files', TINY_BERT_FILES);
+  await waitConfigured(page);
+  const query = 3; // "brown"
+  // Click the query token: only its lines stay.
+  const points = JSON.parse(await page.getAttribute('canvas[data-figure="head-lines"]', 'data-token-points'));
+  await page.locator('canvas[data-figure="head-lines"]').click({ position: { x: points.query[query][0], y: points.query[query][1] } });
+  await page.waitForFunction(() => document.getElementById('prop-token').value === '3'); // the neuron view follows the click
+  const darkness = await page.$eval('canvas[data-figure="head-lines"]', (canvas, { points, query }) => {
+    const k = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d');
+    const background = Array.from(ctx.getImageData(2, Math.floor(canvas.height / 2), 1, 1).data.slice(0, 3));
+    return points.key.map((p) => {
+      const x = Math.round(((points.query[query][0] + p[0]) / 2) * k), y = Math.round(((points.query[query][1] + p[1]) / 2) * k);
+      // The darkest pixel near the midpoint (a 2 px line may fall between pixel centres).
+      let best = 0;
+      for (let dy = -2; dy <= 2; dy++) {
+        const [r, g, b] = ctx.getImageData(x, y + dy, 1, 1).data;
+        best = Math.max(best, Math.abs(background[0] - r) + Math.abs(background[1] - g) + Math.abs(background[2] - b));
+      }
+      return best;
+    });
+  }, { points, query });
+  const weights = Array.from(refHead(0, 0).subarray(query * T, (query + 1) * T));
+  // Every pair of keys whose weights differ clearly: the heavier line is the darker one.
+  const failures = [];
+  for (let a = 0; a < T; a++) for (let b = 0; b < T; b++) {
+    if (weights[a] > weights[b] + 0.1 && !(darkness[a] > darkness[b])) failures.push(`key ${a} (${weights[a].toFixed(2)}) vs key ${b} (${weights[b].toFixed(2)})`);
+  }
+  assert.deepEqual(failures, []);
+  const strongest = weights.indexOf(Math.max(...weights));
+  assert.equal(darkness.indexOf(Math.max(...darkness)), strongest, 'the darkest line goes to the strongest key');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('clicking a thumbnail of the model view opens that layer and head; [MASK] gets the head\'s guesses', async () => {
+  const { page, problems } = await openLab();
+  await page.setInputFiles('#open-files', TINY_BERT_FILES);
+  await waitConfigured(page);
+  const cells = JSON.parse(await page.getAttribute('canvas[data-figure="model-grid"]', 'data-cells'));
+  const target = cells.find((c) => c.layer === 1 && c.head === 1);
+  await page.locator('canvas[data-figure="model-grid"]').click({ position: { x: target.x + target.w / 2, y: target.y + target.h / 2 } });
+  await page.waitForFunction(() => document.getElementById('prop-layer').value === '1' && document.getElementById('prop-head').value === '1');
+  await page.waitForFunction(() => /layer 1, head 1/.test(document.querySelector('canvas[data-figure="head-lines"]')?.getAttribute('aria-label') ?? ''));
+  await setField(page, 'text', 'the cat sat on the [MASK] .');
+  await setField(page, 'pair', 'a dog ran .');
+  await page.waitForSelector('canvas[data-figure="mask-0"]');
+  const title = await page.getAttribute('canvas[data-figure="mask-0"]', 'aria-label');
+  assert.match(title, /^\[MASK\] at position 6: see \d+\.\d%, ##w \d+\.\d%, no \d+\.\d%, by \d+\.\d%, want \d+\.\d%/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a bad file is named, and the checkpoint that was open stays open and working', async () => {
+  const { page, problems } = await openLab();
+  await page.setInputFiles('#open-files', TINY_BERT_FILES);
+  await waitConfigured(page);
+  const file = (f, edit = (b) => b) => ({ name: path.basename(f), mimeType: 'application/octet-stream', buffer: edit(readFileSync(f)) });
+  await page.setInputFiles('#open-files', [file(TINY_BERT_FILES[0]), file(TINY_BERT_FILES[1]), file(TINY_BERT_FILES[2], (b) => b.subarray(0, b.length - 64))]);
+  await page.waitForFunction(() => document.getElementById('open-status').dataset.status === 'bad');
+  assert.match(await page.textContent('#open-status'),
+    /^Not opened: model\.safetensors: tensor "[^"]+" data_offsets \[\d+, \d+\] lie outside the \d+-byte data section The checkpoint that was open is still open\.$/);
+  await page.setInputFiles('#open-files', [TINY_BERT_FILES[0], TINY_BERT_FILES[2]]);
+  await page.waitForFunction(() => /missing vocab\.txt/.test(document.getElementById('open-status').textContent));
+  // The old model still answers: a new sentence is computed.
+  await setField(page, 'text', 'a dog ran');
+  await page.waitForFunction(() => /\[CLS\] a dog ran \[SEP\]/.test(document.querySelector('[data-figure="model-tokens"]')?.textContent ?? ''));
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,116 @@
+// `attnlab pretrained`: the Pretrained lab headless. Opens the same checkpoint folder as the page
+// (config.json, vocab.txt, model.safetensors [, tokenizer_config.json]) through the same loader and
+// sections (web/labs/05_pretrained*.js), prints the tokens, ids and every layer's per-head attention
+// (and the [MASK] predictions when the checkpoint has the head), and writes the page's heatmap of one
+// layer and head. A bad folder exits with code 2 and the page's message.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { shown, UsageError } from './args.mjs';
+import { folderSources } from './file_source.mjs';
+import { pretrainedLab } from '../labs/05_pretrained.js';
+import { runModel, SECTIONS } from '../labs/05_pretrained_sections.js';
+import { KernelRunner } from '../training/kernel_runner.js';
+import { writeModelFigure } from './figure.mjs';
+
+export class CheckpointInputError extends Error {}
+
+export const PRETRAINED_USAGE = [
+  'usage: attnlab pretrained --model DIR --text "..." [--pair "..."] [--json] [--png FILE] [--svg FILE]',
+  '                          [--layer L] [--head H] [--average] [--hide-special] [--backend simd|scalar]',
+  '',
+  'Opens a BERT checkpoint folder (config.json, vocab.txt, model.safetensors; tokenizer_config.json when',
+  'present), runs the sentence (and the pair), and prints the word pieces, their ids and token types, every',
+  "layer's per-head attention ([layer][head][query][key]) and, when the checkpoint has the MLM head, the top",
+  'five tokens for each [MASK]. --png/--svg write the page\'s heatmap of --layer/--head (default 0, 0).',
+  'A folder that cannot be read exits with code 2 and says why.',
+].join('\n');
+
+const FLAGS = {
+  '--model': 'string', '--text': 'string', '--pair': 'string', '--png': 'string', '--svg': 'string',
+  '--layer': 'int', '--head': 'int', '--backend': 'string', '--json': 'bool', '--average': 'bool', '--hide-special': 'bool',
+};
+
+/** argv after `pretrained` -> options; throws UsageError. */
+export function parsePretrainedArgs(rest) {
+  const out = { layer: 0, head: 0, pair: '', backend: 'simd', json: false, average: false, hideSpecial: false };
+  for (let i = 0; i < rest.length; i++) {
+    const [name, inline] = rest[i].split(/=(.*)/s, 2);
+    const kind = FLAGS[name];
+    if (!kind) throw new UsageError(`unknown flag ${shown(name)} for attnlab pretrained`);
+    const key = name.slice(2).replace(/-(\w)/g, (_, c) => c.toUpperCase());
+    if (kind === 'bool') {
+      out[key] = true;
+      continue;
+    }
+    const raw = inline ?? rest[++i];
+    if (raw === undefined || (inline === undefined && raw.startsWith('--'))) throw new UsageError(`${name} needs a value`);
+    if (kind === 'int') {
+      if (!/^[0-9]+$/.test(raw) || Number(raw) > 8191) throw new UsageError(`${name} must be a whole number in [0, 8191], got ${shown(raw)}`);
+      out[key] = Number(raw);
+    } else {
+      out[key] = raw;
+    }
+  }
+  if (!out.model) throw new UsageError('--model DIR is required: the checkpoint folder');
+  if (out.text === undefined) throw new UsageError('--text is required: the sentence to run');
+  if (!['simd', 'scalar'].includes(out.backend)) throw new UsageError(`--backend must be simd or scalar, got ${shown(out.backend)}`);
+  return out;
+}
+
+const rows = (flat, n, width) => Array.from({ length: n }, (_, r) => Array.from(flat.subarray(r * width, (r + 1) * width)));
+
+/** -> {record (printed as JSON), lines (printed as text), figures (what was written)} */
+export async function runPretrained(options, module) {
+  const info = await stat(options.model).catch(() => null);
+  if (!info?.isDirectory()) throw new CheckpointInputError(`--model ${options.model}: not a folder (give the checkpoint's folder)`);
+  for (const file of [options.png, options.svg].filter(Boolean)) {
+    const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
+    if (!dir?.isDirectory()) throw new CheckpointInputError(`${file}: its folder does not exist`);
+  }
+  let opened;
+  try {
+    opened = await pretrainedLab.open.load(module, await folderSources(options.model), { name: path.basename(path.resolve(options.model)) });
+  } catch (error) {
+    if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new CheckpointInputError(error.message);
+    throw error;
+  }
+  const { state, summary } = opened;
+  try {
+    const kernel = new KernelRunner({ module, requested: options.backend, gpuReason: 'not used by the CLI' });
+    const ctx = { module, backend: options.backend, opened: state, attention: (args) => kernel.forward(args) };
+    const values = { text: options.text, pair: options.pair, layer: options.layer, head: options.head, average: options.average,
+      hideSpecial: options.hideSpecial, token: 1 };
+    let r;
+    try {
+      r = await runModel(ctx, values);
+    } catch (error) {
+      throw new CheckpointInputError(error.message);
+    }
+    if (options.layer >= r.L) throw new CheckpointInputError(`--layer ${options.layer}: this model has ${r.L} layers (0..${r.L - 1})`);
+    if (options.head >= r.H) throw new CheckpointInputError(`--head ${options.head}: this model has ${r.H} heads (0..${r.H - 1})`);
+    const record = {
+      model: { name: summary.name, layers: r.L, heads: r.H, summary: summary.text },
+      backend: r.choice,
+      tokens: r.tokens, ids: r.ids, tokenTypeIds: r.typeIds,
+      attentions: r.attentions.map((w) => Array.from({ length: r.H }, (_, h) => rows(w.subarray(h * r.T * r.T, (h + 1) * r.T * r.T), r.T, r.T))),
+      ...(summary.mlm ? { masks: r.predictions.map(({ position, top }) => ({ position, top: top.map(({ token, id, probability }) => ({ token, id, probability })) })) } : {}),
+    };
+    const lines = [`${summary.text}`, `${r.choice.label}`, `tokens (${r.T}): ${r.tokens.join(' ')}`, `ids: ${r.ids.join(' ')}`];
+    const head = SECTIONS.find((s) => s.id === 'head');
+    const heatmap = head.figures(r, values).find((f) => f.id === 'head-heatmap');
+    const w = r.attentions[options.layer].subarray(options.head * r.T * r.T, (options.head + 1) * r.T * r.T);
+    lines.push(`layer ${options.layer}, head ${options.head}: each query's strongest key`);
+    r.tokens.forEach((t, i) => {
+      const row = w.subarray(i * r.T, (i + 1) * r.T);
+      const j = row.indexOf(Math.max(...row));
+      lines.push(`  ${t.padEnd(12)} -> ${r.tokens[j]} (${row[j].toFixed(3)})`);
+    });
+    for (const { position, top } of r.predictions) {
+      lines.push(`[MASK] at ${position}: ${top.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}`);
+    }
+    const figures = options.png || options.svg ? await writeModelFigure({ model: heatmap, png: options.png, svg: options.svg }) : [];
+    return { record, lines, figures };
+  } finally {
+    pretrainedLab.open.dispose(state);
+  }
+}
