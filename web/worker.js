@@ -271,7 +271,8 @@ const handlers = {
     const { state, summary } = await lab.open.load(module, [...files].map(fileSource), { onProgress, name });
     lab.open.dispose?.(opened.get(lab.id));
     opened.set(lab.id, state);
-    post({ type: 'opened', lab: lab.id, request, summary });
+    // WebAssembly memory never shrinks: its size now is the peak the load needed (shown on the page).
+    post({ type: 'opened', lab: lab.id, request, summary: { ...summary, heapBytes: module._module.HEAPU8.buffer.byteLength } });
   },
   // A section of a lab that computes outside training (web/labs/*: sections): with the values of its
   // properties, on the backend the page asks for; the session's model where the section needs one.

@@ -93,7 +93,9 @@ export class OpenPanel {
     this.node.dataset.state = 'open';
     this.progress.hidden = true;
     this.status.dataset.status = 'ok';
-    this.status.textContent = `Open: ${summary.text}`;
+    const memory = summary.heapBytes ? ` WebAssembly memory: ${Math.round(summary.heapBytes / 1e6)} MB.` : '';
+    this.status.textContent = `Open: ${summary.text}${memory}`;
+    this.node.dataset.heapBytes = String(summary.heapBytes ?? '');
   }
 
   failed(message, hadModel) {
