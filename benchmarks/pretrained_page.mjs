@@ -41,6 +41,7 @@ try {
     const firstAttentionMs = Date.now() - t0;
     const frames = await stop();
     const heapBytes = Number(await page.getAttribute('#panel-open', 'data-heap-bytes'));
+    if (args.verbose) console.log('long tasks (ms after the files were chosen, duration):', frames.longTaskTimes.map((t, i) => `${Math.round(t)}:${Math.round(frames.longTasks[i])}`).join(' '));
     rows.push({ loadedMs, firstAttentionMs, heapBytes, maxLongTaskMs: frames.maxLongTaskMs, maxFrameGapMs: frames.maxFrameGapMs, p95FrameGapMs: frames.p95FrameGapMs });
     console.log(`run ${run + 1}: loaded ${loadedMs} ms, first attention drawn ${firstAttentionMs} ms, WASM memory ${(heapBytes / 1e6).toFixed(0)} MB, `
       + `longest task ${frames.maxLongTaskMs.toFixed(0)} ms, frame gap max ${frames.maxFrameGapMs.toFixed(0)} / p95 ${frames.p95FrameGapMs.toFixed(1)} ms`);
