@@ -22,6 +22,7 @@ void require(bool ok, const char* what) {
 
 std::size_t element_size(const std::string& dtype) {
   if (dtype == "F32" || dtype == "I32") return 4;
+  if (dtype == "F16" || dtype == "BF16") return 2;
   if (dtype == "F64" || dtype == "I64") return 8;
   return 1;  // I8, U8, BOOL: the parser accepts no other dtype
 }
@@ -45,8 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool all_f32 = true;
   for (const auto& [name, t] : file.tensors) {
     const std::size_t element = element_size(t.dtype);
-    require(t.dtype == "F32" || t.dtype == "F64" || t.dtype == "I32" || t.dtype == "I64" || t.dtype == "I8" ||
-                t.dtype == "U8" || t.dtype == "BOOL", "a known dtype");
+    require(t.dtype == "F32" || t.dtype == "F16" || t.dtype == "BF16" || t.dtype == "F64" || t.dtype == "I32" ||
+                t.dtype == "I64" || t.dtype == "I8" || t.dtype == "U8" || t.dtype == "BOOL", "a known dtype");
     const std::int64_t n = t.numel();
     require(n >= 0, "numel() of a parsed tensor does not overflow");
     require(t.bytes.size() == std::uint64_t(n) * element, "bytes = numel * dtype size");

@@ -248,8 +248,9 @@ export function makeCase(seeds, r) {
 
 // ---- the promises
 
-const TYPES = { F32: Float32Array, F64: Float64Array, I32: Int32Array, I64: Int32Array, I8: Int8Array, U8: Uint8Array, BOOL: Uint8Array };
-const SIZES = { F32: 4, F64: 8, I32: 4, I64: 8, I8: 1, U8: 1, BOOL: 1 };
+// F16 and BF16 widen to Float32Array, as the core's decode_floats does.
+const TYPES = { F32: Float32Array, F16: Float32Array, BF16: Float32Array, F64: Float64Array, I32: Int32Array, I64: Int32Array, I8: Int8Array, U8: Uint8Array, BOOL: Uint8Array };
+const SIZES = { F32: 4, F16: 2, BF16: 2, F64: 8, I32: 4, I64: 8, I8: 1, U8: 1, BOOL: 1 };
 
 /** Throws a plain Error naming the broken promise when an accepted file's result is not well formed. */
 export function checkResult(bytes, result) {

@@ -197,3 +197,14 @@ test('a long tensor name is shortened in the message, and control characters are
     return true;
   });
 });
+
+test('F16 and BF16 tensors widen to Float32Array exactly (subnormal, infinity, -0; bf16 is a float32\'s top half)', () => {
+  const bytes = fileWith({ h: { dtype: 'F16', shape: [6], data_offsets: [0, 12] }, b: { dtype: 'BF16', shape: [2], data_offsets: [12, 16] } }, 16);
+  const at = bytes.length - 16;
+  bytes.set([0x01, 0x00, 0x00, 0x3c, 0x00, 0x7c, 0x00, 0xfc, 0xff, 0x7b, 0x00, 0x80, 0x80, 0x3f, 0x49, 0x40], at);
+  const { tensors } = parseSafetensors(bytes);
+  assert.ok(tensors.h.data instanceof Float32Array && tensors.b.data instanceof Float32Array);
+  assert.deepEqual(Array.from(tensors.h.data), [2 ** -24, 1, Infinity, -Infinity, 65504, -0]);
+  assert.ok(Object.is(tensors.h.data[5], -0));
+  assert.deepEqual(Array.from(tensors.b.data), [1, 3.140625]);
+});
