@@ -21,6 +21,8 @@ using i32x4 = v128_t;
 inline f32x4 load4(const float* p) { return wasm_v128_load(p); }
 inline void store4(float* p, f32x4 x) { wasm_v128_store(p, x); }
 inline f32x4 splat4(float x) { return wasm_f32x4_splat(x); }
+// *p in every lane, in one instruction (v128.load32_splat).
+inline f32x4 load_splat4(const float* p) { return wasm_v128_load32_splat(p); }
 inline f32x4 add4(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
 inline f32x4 sub4(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 inline f32x4 mul4(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
@@ -53,6 +55,7 @@ inline f32x4 load4(const float* p) {
 }
 inline void store4(float* p, f32x4 x) { std::memcpy(p, &x, sizeof x); }
 inline f32x4 splat4(float x) { return f32x4{x, x, x, x}; }
+inline f32x4 load_splat4(const float* p) { return splat4(*p); }
 inline f32x4 add4(f32x4 a, f32x4 b) { return a + b; }
 inline f32x4 sub4(f32x4 a, f32x4 b) { return a - b; }
 inline f32x4 mul4(f32x4 a, f32x4 b) { return a * b; }

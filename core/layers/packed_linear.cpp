@@ -20,13 +20,13 @@ void panel_tile(const float* x, int ldx, int rows, const float* panel, int K, fl
   f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
   for (int k = 0; k < K; ++k) {
     const f32x4 b0 = load4(panel + k * kPanel), b1 = load4(panel + k * kPanel + 4);
-    f32x4 s = splat4(a[0][k]);
+    f32x4 s = load_splat4(a[0] + k);
     c00 = add4(c00, mul4(s, b0)), c01 = add4(c01, mul4(s, b1));
-    s = splat4(a[1][k]);
+    s = load_splat4(a[1] + k);
     c10 = add4(c10, mul4(s, b0)), c11 = add4(c11, mul4(s, b1));
-    s = splat4(a[2][k]);
+    s = load_splat4(a[2] + k);
     c20 = add4(c20, mul4(s, b0)), c21 = add4(c21, mul4(s, b1));
-    s = splat4(a[3][k]);
+    s = load_splat4(a[3] + k);
     c30 = add4(c30, mul4(s, b0)), c31 = add4(c31, mul4(s, b1));
   }
   store4(out8[0], c00), store4(out8[0] + 4, c01);
