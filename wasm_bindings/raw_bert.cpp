@@ -30,15 +30,19 @@ std::string RawBert::_open(const std::string& config_json, double file_size) {
 
 std::string RawBert::_header_length(const val& first8) {
   if (!config_.hidden_size) return "open() first";
+  // A file under 8 bytes: the same message as a whole-file parse (nothing is read).
+  if (file_size_ < 8) return "model.safetensors: " + safetensors_header_length(nullptr, file_size_, header_size_);
   if (!is_uint8_array(first8) || first8["length"].as<std::size_t>() != 8) return "the header length takes the file's first 8 bytes";
   std::uint8_t bytes[8];
   val(emscripten::typed_memory_view(8, bytes)).call<void>("set", first8);
   std::string error = safetensors_header_length(bytes, file_size_, header_size_);
-  return error.empty() ? error : "model.safetensors: " + error;
+  if (!error.empty()) return "model.safetensors: " + error;
+  header_read_ = true;  // (a header length of 0 is read too: its parse says what is wrong)
+  return {};
 }
 
 std::string RawBert::_plan(const val& header) {
-  if (!header_size_ || model_) return "_header_length() first, once";
+  if (!header_read_ || model_) return "_header_length() first, once";
   if (!is_uint8_array(header) || header["length"].as<double>() != double(header_size_))
     return "the plan takes the " + std::to_string(header_size_) + " header bytes after the first 8";
   std::vector<std::uint8_t> bytes(header_size_);

@@ -58,6 +58,7 @@ class RawBert {
 
   BertConfig config_;
   std::uint64_t file_size_ = 0, header_size_ = 0;
+  bool header_read_ = false;
   BertLoadPlan plan_;
   std::unique_ptr<BertModel> model_;
   std::vector<std::uint8_t> staging_;  // the tensor being read, when it cannot be read in place

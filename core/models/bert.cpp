@@ -200,6 +200,7 @@ std::vector<BertModel::Prediction> BertModel::predict(int position, int k) const
     logits[std::size_t(v)] = decoder.row(v).dot(y.row(0)) + prediction_bias_[std::size_t(v)];
     max = std::max(max, double(logits[std::size_t(v)]));
   }
+  if (!std::isfinite(max)) return {};  // (the loader's checks keep this from happening: no order to give)
   double sum = 0.0;
   for (float z : logits) sum += std::exp(double(z) - max);
   std::vector<int> order(static_cast<std::size_t>(V));

@@ -1,18 +1,32 @@
 #include "bert_loader.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "../validate.h"
 
 namespace attnlab {
 
 namespace {
 
+// NaN, infinity (or an F64 past float32's range) and |w| > kMaxInputMagnitude are refused: a weight of
+// 3e38 is finite, but it overflows float32 in the next layer and every output becomes NaN. Trained
+// weights are far below 1e6 (bert-base's largest is about 20); 1e6 cannot overflow at BERT's sizes
+// (LayerNorm bounds each layer's input; the scores stay below 1e34).
 std::string first_non_finite(const std::string& file_name, const float* data, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(data[i]))
-      return "model.safetensors: tensor \"" + file_name + "\" holds " + (std::isnan(data[i]) ? "NaN" : "an infinity") +
-             " at element " + std::to_string(i) + ": the model would compute nothing but NaN";
+  for (std::size_t i = 0; i < n; ++i) {
+    const float w = data[i];
+    if (std::isfinite(w) && std::fabs(w) <= kMaxInputMagnitude) continue;
+    const std::string tensor = "model.safetensors: tensor \"" + file_name + "\" holds ";
+    if (std::isnan(w)) return tensor + "NaN at element " + std::to_string(i) + ": the model would compute nothing but NaN";
+    if (std::isinf(w))
+      return tensor + "an infinity (or a value past float32's range) at element " + std::to_string(i) + ": the model would compute nothing but NaN";
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", double(w));
+    return tensor + value + " at element " + std::to_string(i) + ": weights beyond ±1e6 overflow float32 in the forward (trained weights are far smaller)";
+  }
   return {};
 }
 

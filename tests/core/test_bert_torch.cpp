@@ -252,3 +252,23 @@ TEST_CASE("16-bit floats widen exactly: F16 subnormals, infinities; BF16 is the 
   CHECK(out[1] == 3.140625f);
   CHECK_FALSE(decode_floats("I32", bf, 1, out));
 }
+
+TEST_CASE("BERT checkpoints: a finite weight too large for float32's forward is refused with its value") {
+  const std::string bytes = read_text(folder("modern") + "model.safetensors");
+  std::vector<std::uint8_t> bad(bytes.begin(), bytes.end());
+  SafeTensorsIndex index;
+  std::uint64_t n = 0;
+  REQUIRE(safetensors_header_length(bad.data(), bad.size(), n) == "");
+  REQUIRE(parse_safetensors_index(bad.data() + 8, n, bad.size(), index) == "");
+  const auto* e = index.find("bert.embeddings.LayerNorm.weight");
+  REQUIRE(e);
+  const float huge = 3e38f;
+  std::memcpy(&bad[std::size_t(e->begin) + 4 * 2], &huge, 4);
+  std::unique_ptr<BertModel> model;
+  BertLoadPlan plan;
+  const std::string config = read_text(folder("modern") + "config.json");
+  CHECK(load_bert_checkpoint(config, bad.data(), bad.size(), model, plan).rfind(
+            "model.safetensors: tensor \"bert.embeddings.LayerNorm.weight\" holds 3e+38 at element 2: ", 0) == 0);
+  CHECK(load_bert_checkpoint(config, bad.data(), bad.size(), model, plan).find(
+            " at element 2: weights beyond ±1e6 overflow float32 in the forward") != std::string::npos);
+}

@@ -20,12 +20,10 @@
 //   - a loaded model holds the planned number of tensors, all finite; check_input refuses an id past the
 //     vocabulary and one token too many;
 //   - a forward (scalar and SIMD128) and predict(): attention rows sum to 1, layer 0's attention is the
-//     same on both backends to 1e-5, the top-k is sorted, and every output is finite UNLESS float32
-//     overflowed on the way. Finite but huge weights (the loader accepts anything finite, e.g. 3e38)
-//     overflow to infinity and then give NaN (inf - inf in LayerNorm's mean, 0 * inf): that is float32,
-//     not a bug, so a non-finite output is a finding only when the floating-point environment shows no
-//     FE_OVERFLOW or FE_DIVBYZERO during the forward. The overflows are counted and printed at exit
-//     ("[bert-fuzz] ..."), with where the first non-finite value appeared.
+//     same on both backends to 1e-5, the top-k is sorted, and every output is finite: the loader refuses
+//     weights beyond ±1e6 (a finite 3e38 overflowed float32 in the next layer and gave NaN everywhere, a
+//     finding of this fuzzer). Float32 overflow flags are still counted and printed at exit
+//     ("[bert-fuzz] ...").
 // The shard runner is set to run inline: the fuzzer stays on one core, and the FP flags of the whole
 // forward are those of this thread (the results are the same bits either way; shard_runner.h).
 #include <algorithm>
@@ -100,7 +98,7 @@ struct Stats {
 
 void print_stats() {
   std::fprintf(stderr,
-               "[bert-fuzz] models loaded %ld; forwards %ld (scalar + simd128 each); %ld overflowed float32, %ld of "
+               "[bert-fuzz] models loaded %ld; forwards %ld (each model on scalar and on simd128); %ld overflowed float32, %ld of "
                "them to a non-finite output; FE_INVALID without an overflow %ld\n",
                g_stats.loads, g_stats.forwards, g_stats.overflowed, g_stats.non_finite, g_stats.invalid_without_overflow);
   for (const auto& [where, n] : g_stats.first_non_finite) std::fprintf(stderr, "[bert-fuzz]   first non-finite in %s: %ld\n", where.c_str(), n);
@@ -108,7 +106,7 @@ void print_stats() {
   std::vector<std::pair<long, std::string>> sorted;
   for (const auto& [m, n] : g_stats.messages) sorted.push_back({n, m});
   std::sort(sorted.rbegin(), sorted.rend());
-  for (std::size_t i = 0; i < sorted.size() && i < 40; ++i)
+  for (std::size_t i = 0; i < sorted.size(); ++i)
     std::fprintf(stderr, "[bert-fuzz] %9ld  %s\n", sorted[i].first, sorted[i].second.c_str());
 }
 
@@ -119,7 +117,9 @@ void count_message(const std::string& m) {
   bool quoted = false;
   for (std::size_t i = 0; i < m.size() && out.size() < 140; ++i) {
     const char c = m[i];
-    if (c == '"') {
+    if (quoted && c == '\\') {
+      ++i;  // an escape inside a quoted name (names are shown JSON-quoted)
+    } else if (c == '"') {
       out += quoted ? "\"" : "\"…";
       quoted = !quoted;
     } else if (!quoted) {
@@ -279,11 +279,11 @@ void check_model(BertModel& m, const BertLoadPlan& plan) {
         require(std::fabs(a[i] - scalar_attention[i]) <= 1e-5f, "layer 0's attention on SIMD128 is scalar's to 1e-5");
     }
     if (!first.empty()) {
-      if (!overflowed) {
-        std::fprintf(stderr, "non-finite output (first in %s, %s backend) with no float32 overflow\n", first.c_str(),
-                     backend_name(backend));
-        require(false, "a forward without an overflow is finite");
-      }
+      // The loader refuses weights beyond ±1e6 (bert_loader.cpp), which cannot overflow float32 at
+      // these sizes: a loaded model computes finite outputs, overflow flag or not.
+      std::fprintf(stderr, "non-finite output (first in %s, %s backend%s)\n", first.c_str(), backend_name(backend),
+                   overflowed ? ", float32 overflowed" : "");
+      require(false, "a loaded model (every weight within ±1e6) computes finite outputs");
       ++g_stats.non_finite;
       ++g_stats.first_non_finite[first];
     }
