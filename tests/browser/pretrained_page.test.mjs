@@ -160,3 +160,32 @@ test('a bad file is named, and the checkpoint that was open stays open and worki
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('on WebGPU (SwiftShader): every layer\'s kernel runs there, the badge says so, and the model view is still PyTorch\'s', async () => {
+  const gpuLab = await startLab({ webgpu: true });
+  try {
+    const page = await gpuLab.context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${gpuLab.url}?lab=pretrained&backend=webgpu`);
+    await page.setInputFiles('#open-files', TINY_BERT_FILES);
+    await waitConfigured(page);
+    await waitDrawn(page);
+    assert.match(await page.textContent('#badge-backend'), /^WebGPU ran$/);
+    const { cell, pixels } = await page.$eval('canvas[data-figure="model-grid"]', (canvas) => {
+      const c = JSON.parse(canvas.dataset.cells)[3]; // layer 1, head 1
+      const k = canvas.width / canvas.getBoundingClientRect().width;
+      const ctx = canvas.getContext('2d');
+      const pixels = Array.from({ length: 121 }, (_, i) => Array.from(ctx.getImageData(Math.floor((c.x + ((i % 11) + 0.5) * (c.w / 11)) * k),
+        Math.floor((c.y + (Math.floor(i / 11) + 0.5) * (c.h / 11)) * k), 1, 1).data.slice(0, 3)));
+      return { cell: c, pixels };
+    });
+    assert.deepEqual([cell.layer, cell.head], [1, 1]);
+    const want = refHead(1, 1);
+    const worst = Math.max(...pixels.map((p, j) => Math.abs(valueOf(PALETTES.viridis, p) - want[j])));
+    assert.ok(worst <= 0.02, `pixels differ from the weights by up to ${worst}`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await gpuLab.close();
+  }
+});
