@@ -189,3 +189,32 @@ test('on WebGPU (SwiftShader): every layer\'s kernel runs there, the badge says 
     await gpuLab.close();
   }
 });
+
+test('SVG export: a small raster stays rects, a large one (a bert-base model view) becomes one embedded PNG', async () => {
+  const { page, problems } = await openLab();
+  const out = await page.evaluate(async () => {
+    const { SvgCanvas } = await import('./build/web/ui/svg_canvas.js');
+    const raster = (n) => {
+      const c = document.createElement('canvas');
+      c.width = n;
+      c.height = n;
+      const ctx = c.getContext('2d');
+      for (let i = 0; i < n; i++) { ctx.fillStyle = `rgb(${(i * 37) % 256}, 90, 160)`; ctx.fillRect(i, 0, 1, n); }
+      return c;
+    };
+    const svgOf = (n) => {
+      const svg = new SvgCanvas({ title: 't' });
+      svg.width = 300;
+      svg.height = 300;
+      svg.getContext('2d').drawImage(raster(n), 0, 0, 300, 300);
+      return svg.toSvg();
+    };
+    const small = svgOf(10), large = svgOf(128);
+    return { smallRects: (small.match(/<rect /g) ?? []).length, smallImages: (small.match(/<image /g) ?? []).length,
+      largeRects: (large.match(/<rect /g) ?? []).length, largeImages: (large.match(/<image /g) ?? []).length, largeBytes: large.length };
+  });
+  assert.ok(out.smallRects >= 100 && out.smallImages === 0, JSON.stringify(out));
+  assert.ok(out.largeImages === 1 && out.largeRects < 10 && out.largeBytes < 200000, JSON.stringify(out));
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -4,6 +4,8 @@
 // that those functions use. Images (the heatmap's cells, its colour bar) become one rect per source
 // pixel, so each heatmap cell is one <rect> with exactly the colour the canvas shows.
 
+// Rasters up to this many pixels become rects (editable, crisp in any viewer); larger ones one PNG.
+const MAX_RECT_PIXELS = 4096;
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const escape = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const num = (x) => String(Math.round(x * 100) / 100);
@@ -134,12 +136,20 @@ class SvgContext2D {
       + `text-anchor="${anchor}" dominant-baseline="${baseline}"${this.transformAttribute()}>${escape(text)}</text>`);
   }
 
-  // ---- images: one rect per source pixel (a heatmap cell, a colour bar row) ----
+  // ---- images: one rect per source pixel (up to MAX_RECT_PIXELS) (a heatmap cell, a colour bar row) ----
   putImageData(image, x, y) {
     this.pixelRects(image.data, image.width, image.height, x, y, 1, 1, IDENTITY);
   }
 
   drawImage(source, x, y, w = source.width, h = source.height) {
+    // A large raster (a model view of 144 heads at 128 tokens: 2.4M cells) would be millions of rects
+    // and a file of hundreds of MB: past MAX_RECT_PIXELS it is one embedded PNG, drawn unsmoothed.
+    if (source.width * source.height > MAX_RECT_PIXELS && typeof source.toDataURL === 'function') {
+      const t = this.state.transform.every((v, i) => v === IDENTITY[i]) ? '' : ` transform="matrix(${this.state.transform.map(num).join(' ')})"`;
+      this.parts.push(`<image x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" preserveAspectRatio="none" `
+        + `style="image-rendering: pixelated" href="${source.toDataURL('image/png')}"${t}/>`);
+      return;
+    }
     const data = source.getContext('2d').getImageData(0, 0, source.width, source.height).data;
     this.pixelRects(data, source.width, source.height, x, y, w / source.width, h / source.height, this.state.transform);
   }
