@@ -439,10 +439,15 @@ export function wrapModule(mod, { build }) {
    * Throws an AttnLabError naming the file and the tensor; nothing of a failed load is kept.
    */
   async function loadBert({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024 }) {
-    const raw = new mod._RawBert();
+    return streamCheckpoint(new mod._RawBert(), (raw) => new Bert(raw), { config, size, read, onProgress, chunkBytes });
+  }
+
+  // The streamed load both checkpoint kinds share (raw_bert.h, raw_marian.h): 8 bytes, the header,
+  // every check and the plan, then each planned tensor's byte range in chunkBytes slices.
+  async function streamCheckpoint(raw, make, { config, size, read, onProgress, chunkBytes }) {
     try {
       check(raw._open(String(config), Number(size)));
-      const first = await read(0, 8);
+      const first = await read(0, Math.min(8, Number(size)));
       check(raw._header_length(first));
       const headerBytes = raw._header_bytes();
       check(raw._plan(await read(8, headerBytes)));
@@ -463,11 +468,49 @@ export function wrapModule(mod, { build }) {
         check(raw._store(i));
       }
       check(raw._finish());
-      return new Bert(raw);
+      return make(raw);
     } catch (error) {
       raw.delete();
       throw error;
     }
+  }
+
+  /** A Marian (opus-mt) translation model (core/models/marian.h): loadMarian() below makes one. */
+  class Marian extends Owned {
+    constructor(raw) {
+      super(raw, 'Marian model');
+      this.summary = raw._summary();
+      this.config = this.summary.config;
+    }
+    /** source ids (</s> last) -> the encoder runs; encoderAttention(l) is then [H, S, S]. */
+    encode(ids, { backend } = {}) { check(this.raw._encode(ids, backendCode(backend))); }
+    /** Teacher-forced: target ids (the decoder start token first) -> logits() [T, V], attentions. */
+    decode(target, { backend } = {}) { check(this.raw._decode(target, backendCode(backend))); }
+    /**
+     * After encode(): greedy (beams 1) or beam search, as generate() does it -> {ids (the start token
+     * first), score, cross: [Float32Array [L*H*S] per generated token], steps: [{beams, scores, finished}]}.
+     */
+    generate({ beams = this.config.numBeams, maxLength = this.config.maxLength, backend } = {}) {
+      const out = this.raw._generate(checkInteger('beams', beams), checkInteger('maxLength', maxLength), backendCode(backend));
+      check(out.error);
+      return out;
+    }
+    #view(what, v) {
+      if (v === undefined) throw new AttnLabError(`no ${what}: encode() (and decode()) first, with a layer of this model`);
+      return v.slice();
+    }
+    encoderAttention(layer) { return this.#view('encoder attention', this.raw._encoder_attention(checkInteger('layer', layer))); }
+    decoderAttention(layer) { return this.#view('decoder attention', this.raw._decoder_attention(checkInteger('layer', layer))); }
+    crossAttention(layer) { return this.#view('cross-attention', this.raw._cross_attention(checkInteger('layer', layer))); }
+    logits() { return this.#view('logits', this.raw._logits()); }
+  }
+
+  /**
+   * Loads a Marian checkpoint's model.safetensors tensor by tensor, as loadBert does (same arguments);
+   * throws an AttnLabError naming the file and the tensor.
+   */
+  async function loadMarian({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024 }) {
+    return streamCheckpoint(new mod._RawMarian(), (raw) => new Marian(raw), { config, size, read, onProgress, chunkBytes });
   }
 
   class Rng extends Owned {
@@ -497,6 +540,7 @@ export function wrapModule(mod, { build }) {
     MultiheadAttention,
     SelfAttention,
     loadBert,
+    loadMarian,
     Adam,
     Trainer,
     AlignmentTrainer,

@@ -6,6 +6,7 @@
 #include "raw_api.h"
 #include "raw_kernel.h"
 #include "raw_bert.h"
+#include "raw_marian.h"
 #include "raw_scaled.h"
 #include "raw_digits.h"
 #include "raw_trainer.h"
@@ -82,6 +83,27 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_values", &RawBert::_values)
       .function("_hidden", &RawBert::_hidden)
       .function("_predict", &RawBert::_predict);
+
+  class_<RawMarian>("_RawMarian")
+      .constructor<>()
+      .function("_open", &RawMarian::_open)
+      .function("_header_length", &RawMarian::_header_length)
+      .function("_header_bytes", &RawMarian::_header_bytes)
+      .function("_plan", &RawMarian::_plan)
+      .function("_load_count", &RawMarian::_load_count)
+      .function("_load", &RawMarian::_load)
+      .function("_write", &RawMarian::_write)
+      .function("_store", &RawMarian::_store)
+      .function("_finish", &RawMarian::_finish)
+      .function("_summary", &RawMarian::_summary)
+      .function("_encode", &RawMarian::_encode)
+      .function("_decode", &RawMarian::_decode)
+      .function("_generate", &RawMarian::_generate)
+      .function("_source_length", &RawMarian::_source_length)
+      .function("_encoder_attention", &RawMarian::_encoder_attention)
+      .function("_decoder_attention", &RawMarian::_decoder_attention)
+      .function("_cross_attention", &RawMarian::_cross_attention)
+      .function("_logits", &RawMarian::_logits);
 
   class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention")
       .constructor<int, float, std::uint32_t>()

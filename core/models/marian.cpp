@@ -1,0 +1,459 @@
+#include "marian.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../attention.h"
+#include "../layers/layer_norm.h"
+
+namespace attnlab {
+
+namespace {
+
+constexpr double kLayerNormEps = 1e-5;  // nn.LayerNorm's default, which Marian's layers keep
+
+// x [N, E] -> [H, N, D]: head h takes columns h*D .. h*D+D-1 (one sequence of N tokens).
+std::vector<float> split_heads(const RowMatrix& x, int H) {
+  const int N = int(x.rows()), D = int(x.cols()) / H;
+  std::vector<float> out(std::size_t(x.size()));
+  for (int h = 0; h < H; ++h)
+    for (int n = 0; n < N; ++n)
+      for (int d = 0; d < D; ++d) out[(std::size_t(h) * N + n) * D + d] = x(n, h * D + d);
+  return out;
+}
+
+// [H, N, D] -> x [N, E].
+void merge_heads(const float* heads, int H, int N, int D, RowMatrix& x) {
+  x.resize(N, H * D);
+  for (int h = 0; h < H; ++h)
+    for (int n = 0; n < N; ++n)
+      for (int d = 0; d < D; ++d) x(n, h * D + d) = heads[(std::size_t(h) * N + n) * D + d];
+}
+
+void silu_inplace(RowMatrix& x) {
+  float* p = x.data();
+  for (Eigen::Index i = 0; i < x.size(); ++i) p[i] = p[i] / (1.0f + std::exp(-p[i]));
+}
+
+void layer_norm(RowMatrix& x, const std::vector<float>& weight, const std::vector<float>& bias) {
+  layer_norm_forward(x, weight.data(), bias.data(), kLayerNormEps, x);
+}
+
+}  // namespace
+
+MarianModel::MarianModel(const MarianConfig& config) : c_(config) {
+  const int E = c_.d_model;
+  shared_ = RowMatrix::Zero(c_.vocab_size, E);
+  final_logits_bias_.assign(std::size_t(c_.vocab_size), 0.0f);
+  auto norm = [E] { return Norm{std::vector<float>(std::size_t(E), 1.0f), std::vector<float>(std::size_t(E), 0.0f)}; };
+  auto attention = [E] { return Attention{PackedLinear(E, E), PackedLinear(E, E), PackedLinear(E, E), PackedLinear(E, E)}; };
+  encoder_.reserve(std::size_t(c_.encoder_layers));
+  for (int l = 0; l < c_.encoder_layers; ++l)
+    encoder_.push_back({attention(), norm(), PackedLinear(E, c_.encoder_ffn), PackedLinear(c_.encoder_ffn, E), norm()});
+  decoder_.reserve(std::size_t(c_.decoder_layers));
+  for (int l = 0; l < c_.decoder_layers; ++l)
+    decoder_.push_back({attention(), norm(), attention(), norm(), PackedLinear(E, c_.decoder_ffn), PackedLinear(c_.decoder_ffn, E), norm()});
+  // MarianSinusoidalPositionalEmbedding: angle(p, j) = p / 10000^(2 (j div 2) / E); the first half of
+  // the columns are sin of the even j, the second half cos of the odd j. In double, then float.
+  positions_.resize(c_.max_positions, E);
+  for (int p = 0; p < c_.max_positions; ++p)
+    for (int j = 0; j < E; ++j) {
+      const double angle = double(p) / std::pow(10000.0, 2.0 * double(j / 2) / double(E));
+      if (j % 2 == 0) positions_(p, j / 2) = float(std::sin(angle));
+      else positions_(p, E / 2 + j / 2) = float(std::cos(angle));
+    }
+  index_tensors();
+}
+
+void MarianModel::index_tensors() {
+  auto linear = [this](const std::string& name, PackedLinear& p) {
+    linears_[name + ".weight"] = &p;
+    storage_[name + ".bias"] = p.bias_data();
+  };
+  auto norm = [this](const std::string& name, Norm& n) {
+    storage_[name + ".weight"] = n.weight.data();
+    storage_[name + ".bias"] = n.bias.data();
+  };
+  auto attention = [&](const std::string& name, Attention& a) {
+    linear(name + ".q_proj", a.q);
+    linear(name + ".k_proj", a.k);
+    linear(name + ".v_proj", a.v);
+    linear(name + ".out_proj", a.out);
+  };
+  storage_["model.shared.weight"] = shared_.data();
+  storage_["final_logits_bias"] = final_logits_bias_.data();
+  for (int l = 0; l < c_.encoder_layers; ++l) {
+    const std::string p = "model.encoder.layers." + std::to_string(l) + ".";
+    EncoderLayer& e = encoder_[std::size_t(l)];
+    attention(p + "self_attn", e.self);
+    norm(p + "self_attn_layer_norm", e.self_norm);
+    linear(p + "fc1", e.fc1);
+    linear(p + "fc2", e.fc2);
+    norm(p + "final_layer_norm", e.final_norm);
+  }
+  for (int l = 0; l < c_.decoder_layers; ++l) {
+    const std::string p = "model.decoder.layers." + std::to_string(l) + ".";
+    DecoderLayer& d = decoder_[std::size_t(l)];
+    attention(p + "self_attn", d.self);
+    norm(p + "self_attn_layer_norm", d.self_norm);
+    attention(p + "encoder_attn", d.cross);
+    norm(p + "encoder_attn_layer_norm", d.cross_norm);
+    linear(p + "fc1", d.fc1);
+    linear(p + "fc2", d.fc2);
+    norm(p + "final_layer_norm", d.final_norm);
+  }
+}
+
+float* MarianModel::storage(const std::string& canonical) {
+  auto it = storage_.find(canonical);
+  return it == storage_.end() ? nullptr : it->second;
+}
+
+bool MarianModel::set_linear_weight(const std::string& canonical, const float* w) {
+  auto it = linears_.find(canonical);
+  if (it == linears_.end()) return false;
+  it->second->set_weight(w);
+  return true;
+}
+
+std::string MarianModel::check_ids(const char* what, const std::int32_t* ids, int n) const {
+  if (n < 1) return std::string(what) + " has no tokens";
+  if (n > c_.max_positions)
+    return std::string(what) + " has " + std::to_string(n) + " tokens: this model has positions for " + std::to_string(c_.max_positions);
+  for (int i = 0; i < n; ++i)
+    if (ids[i] < 0 || ids[i] >= c_.vocab_size)
+      return std::string(what) + ": token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+             " is outside the vocabulary [0, " + std::to_string(c_.vocab_size) + ")";
+  return {};
+}
+
+void MarianModel::embed(const std::int32_t* ids, int n, int first_position, RowMatrix& x) const {
+  const float scale = c_.scale_embedding ? std::sqrt(float(c_.d_model)) : 1.0f;
+  x.resize(n, c_.d_model);
+  for (int i = 0; i < n; ++i) x.row(i) = shared_.row(ids[i]) * scale + positions_.row(first_position + i);
+}
+
+void MarianModel::feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const Norm& norm, RowMatrix& x) const {
+  RowMatrix inner(x.rows(), fc1.out_features()), out(x.rows(), x.cols());
+  fc1.forward(x, inner);
+  silu_inplace(inner);
+  fc2.forward(inner, out);
+  x += out;
+  layer_norm(x, norm.weight, norm.bias);
+}
+
+namespace {
+
+// softmax(q k^T / sqrt(D) + mask) v for one sequence through the kernel: queries from xq [T, E], keys and
+// values precomputed heads [H, S, D]; -> context merged [T, E] (before out_proj), weights [H, T, S].
+void attend_heads(Backend backend, const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                  int H, int T, int S, int D, const float* mask, std::vector<float>& weights, RowMatrix& context) {
+  std::vector<float> out(std::size_t(H) * T * D);
+  weights.assign(std::size_t(H) * T * S, 0.0f);
+  AttentionForward a;
+  a.shape = {1, H, T, S, D};
+  a.scale = 1.0f / std::sqrt(float(D));
+  a.q = q.data();
+  a.k = k.data();
+  a.v = v.data();
+  a.mask = {mask, 0, 0};  // one [T, S] mask for every head
+  a.weights = weights.data();
+  a.out = out.data();
+  attention_forward(backend, a);
+  merge_heads(out.data(), H, T, D, context);
+}
+
+}  // namespace
+
+void MarianModel::encode(Backend backend, const std::int32_t* ids, int S) {
+  const int E = c_.d_model, H = c_.encoder_heads, D = E / H;
+  S_ = S;
+  RowMatrix x;
+  embed(ids, S, 0, x);
+  encoder_attention_.assign(std::size_t(c_.encoder_layers), {});
+  RowMatrix q(S, E), k(S, E), v(S, E), context, attended(S, E);
+  for (int l = 0; l < c_.encoder_layers; ++l) {
+    const EncoderLayer& layer = encoder_[std::size_t(l)];
+    layer.self.q.forward(x, q);
+    layer.self.k.forward(x, k);
+    layer.self.v.forward(x, v);
+    attend_heads(backend, split_heads(q, H), split_heads(k, H), split_heads(v, H), H, S, S, D, nullptr,
+                 encoder_attention_[std::size_t(l)], context);
+    layer.self.out.forward(context, attended);
+    x += attended;
+    layer_norm(x, layer.self_norm.weight, layer.self_norm.bias);
+    feed_forward(layer.fc1, layer.fc2, layer.final_norm, x);
+  }
+  encoder_out_ = x;
+  // Each decoder layer's cross-attention keys and values: the encoder output, projected once.
+  const int Hd = c_.decoder_heads;
+  cross_k_.assign(std::size_t(c_.decoder_layers), {});
+  cross_v_.assign(std::size_t(c_.decoder_layers), {});
+  for (int l = 0; l < c_.decoder_layers; ++l) {
+    decoder_[std::size_t(l)].cross.k.forward(encoder_out_, k);
+    cross_k_[std::size_t(l)] = split_heads(k, Hd);
+    decoder_[std::size_t(l)].cross.v.forward(encoder_out_, v);
+    cross_v_[std::size_t(l)] = split_heads(v, Hd);
+  }
+}
+
+void MarianModel::project_logits(ConstMatrixRef x, RowMatrix& logits) const {
+  // logits[n, v] = x[n] . W[v] + bias[v], W the shared embeddings (or lm_head): [V, E] row-major, read
+  // once per call for all rows of x (a decoding step's beams).
+  logits.resize(x.rows(), c_.vocab_size);
+  logits.noalias() = x * shared_.transpose();
+  for (Eigen::Index n = 0; n < x.rows(); ++n)
+    for (int v = 0; v < c_.vocab_size; ++v) logits(n, v) += final_logits_bias_[std::size_t(v)];
+}
+
+void MarianModel::decode(Backend backend, const std::int32_t* target, int T) {
+  const int E = c_.d_model, H = c_.decoder_heads, D = E / H, S = S_;
+  RowMatrix x;
+  embed(target, T, 0, x);
+  std::vector<float> causal(std::size_t(T) * T, 0.0f);
+  for (int t = 0; t < T; ++t)
+    for (int s = t + 1; s < T; ++s) causal[std::size_t(t) * T + s] = -INFINITY;
+  decoder_attention_.assign(std::size_t(c_.decoder_layers), {});
+  cross_attention_.assign(std::size_t(c_.decoder_layers), {});
+  RowMatrix q(T, E), k(T, E), v(T, E), context, attended(T, E);
+  for (int l = 0; l < c_.decoder_layers; ++l) {
+    const DecoderLayer& layer = decoder_[std::size_t(l)];
+    layer.self.q.forward(x, q);
+    layer.self.k.forward(x, k);
+    layer.self.v.forward(x, v);
+    attend_heads(backend, split_heads(q, H), split_heads(k, H), split_heads(v, H), H, T, T, D, causal.data(),
+                 decoder_attention_[std::size_t(l)], context);
+    layer.self.out.forward(context, attended);
+    x += attended;
+    layer_norm(x, layer.self_norm.weight, layer.self_norm.bias);
+    layer.cross.q.forward(x, q);
+    attend_heads(backend, split_heads(q, H), cross_k_[std::size_t(l)], cross_v_[std::size_t(l)], H, T, S, D, nullptr,
+                 cross_attention_[std::size_t(l)], context);
+    layer.cross.out.forward(context, attended);
+    x += attended;
+    layer_norm(x, layer.cross_norm.weight, layer.cross_norm.bias);
+    feed_forward(layer.fc1, layer.fc2, layer.final_norm, x);
+  }
+  project_logits(x, logits_);
+}
+
+void MarianModel::step(Backend backend, const std::vector<int>& tokens, int t, RowMatrix& logits,
+                       std::vector<std::vector<float>>& cross) {
+  const int B = int(tokens.size()), E = c_.d_model, H = c_.decoder_heads, D = E / H, S = S_, L = c_.decoder_layers;
+  std::vector<std::int32_t> ids(tokens.begin(), tokens.end());
+  RowMatrix x(B, E), one;
+  for (int b = 0; b < B; ++b) {
+    embed(&ids[std::size_t(b)], 1, t, one);
+    x.row(b) = one.row(0);
+  }
+  cross.assign(std::size_t(B), std::vector<float>(std::size_t(L) * H * S));
+  RowMatrix q(B, E), k(B, E), v(B, E), context(B, E), attended(B, E);
+  const int before = t, after = t + 1;  // cached positions before and after this step
+  for (int l = 0; l < L; ++l) {
+    const DecoderLayer& layer = decoder_[std::size_t(l)];
+    layer.self.q.forward(x, q);
+    layer.self.k.forward(x, k);
+    layer.self.v.forward(x, v);
+    // Append this step's key and value to each beam's cache: [B, H, t, D] -> [B, H, t + 1, D].
+    std::vector<float> keys(std::size_t(B) * H * after * D), values(keys.size());
+    const std::vector<float>& old_k = cache_k_[std::size_t(l)];
+    const std::vector<float>& old_v = cache_v_[std::size_t(l)];
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h) {
+        const std::size_t from = (std::size_t(b) * H + h) * before * D, to = (std::size_t(b) * H + h) * after * D;
+        std::copy(old_k.begin() + long(from), old_k.begin() + long(from + std::size_t(before) * D), keys.begin() + long(to));
+        std::copy(old_v.begin() + long(from), old_v.begin() + long(from + std::size_t(before) * D), values.begin() + long(to));
+        for (int d = 0; d < D; ++d) {
+          keys[to + std::size_t(before) * D + d] = k(b, h * D + d);
+          values[to + std::size_t(before) * D + d] = v(b, h * D + d);
+        }
+      }
+    std::vector<float> qh(std::size_t(B) * H * D), out(std::size_t(B) * H * D), weights(std::size_t(B) * H * after);
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        for (int d = 0; d < D; ++d) qh[(std::size_t(b) * H + h) * D + d] = q(b, h * D + d);
+    AttentionForward a;
+    a.shape = {B, H, 1, after, D};
+    a.scale = 1.0f / std::sqrt(float(D));
+    a.q = qh.data();
+    a.k = keys.data();
+    a.v = values.data();
+    a.weights = weights.data();
+    a.out = out.data();
+    attention_forward(backend, a);
+    cache_k_[std::size_t(l)] = std::move(keys);
+    cache_v_[std::size_t(l)] = std::move(values);
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        for (int d = 0; d < D; ++d) context(b, h * D + d) = out[(std::size_t(b) * H + h) * D + d];
+    layer.self.out.forward(context, attended);
+    x += attended;
+    layer_norm(x, layer.self_norm.weight, layer.self_norm.bias);
+    // Cross-attention: every beam reads the same encoder keys and values.
+    layer.cross.q.forward(x, q);
+    std::vector<float> cross_weights(std::size_t(H) * S);
+    for (int b = 0; b < B; ++b) {
+      for (int h = 0; h < H; ++h)
+        for (int d = 0; d < D; ++d) qh[std::size_t(h) * D + d] = q(b, h * D + d);
+      AttentionForward c;
+      c.shape = {1, H, 1, S, D};
+      c.scale = 1.0f / std::sqrt(float(D));
+      c.q = qh.data();
+      c.k = cross_k_[std::size_t(l)].data();
+      c.v = cross_v_[std::size_t(l)].data();
+      c.weights = cross_weights.data();
+      c.out = out.data();
+      attention_forward(backend, c);
+      std::copy(cross_weights.begin(), cross_weights.end(), cross[std::size_t(b)].begin() + long(std::size_t(l) * H * S));
+      for (int h = 0; h < H; ++h)
+        for (int d = 0; d < D; ++d) context(b, h * D + d) = out[std::size_t(h) * D + d];
+    }
+    layer.cross.out.forward(context, attended);
+    x += attended;
+    layer_norm(x, layer.cross_norm.weight, layer.cross_norm.bias);
+    feed_forward(layer.fc1, layer.fc2, layer.final_norm, x);
+  }
+  project_logits(x, logits);
+}
+
+namespace {
+
+// log_softmax of a row in double (HF takes it in float32; the difference is far below the 1e-4 checks).
+std::vector<double> log_softmax(const float* z, int V) {
+  double max = -INFINITY;
+  for (int v = 0; v < V; ++v) max = std::max(max, double(z[v]));
+  double sum = 0.0;
+  for (int v = 0; v < V; ++v) sum += std::exp(double(z[v]) - max);
+  const double log_sum = max + std::log(sum);
+  std::vector<double> out(static_cast<std::size_t>(V));
+  for (int v = 0; v < V; ++v) out[std::size_t(v)] = double(z[v]) - log_sum;
+  return out;
+}
+
+}  // namespace
+
+MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, int max_length) {
+  const int B = std::max(1, num_beams), V = c_.vocab_size, L = c_.decoder_layers;
+  max_length = std::max(2, std::min(max_length, c_.max_positions));
+  cache_k_.assign(std::size_t(L), {});
+  cache_v_.assign(std::size_t(L), {});
+  Generation result;
+  // Live beams: ids, summed log-probabilities, and each generated token's cross-attention.
+  std::vector<std::vector<int>> seqs(std::size_t(B), std::vector<int>{c_.decoder_start_id});
+  // HF starts beam search with one live beam: the others' scores are -1e9 until the first step.
+  std::vector<double> scores(std::size_t(B), -1e9);
+  scores[0] = 0.0;
+  std::vector<std::vector<std::vector<float>>> history(static_cast<std::size_t>(B));
+  struct Hypothesis {
+    std::vector<int> ids;
+    double score;
+    std::vector<std::vector<float>> cross;
+  };
+  std::vector<Hypothesis> finished;
+  const double lp = c_.length_penalty;
+  RowMatrix logits;
+  std::vector<std::vector<float>> cross;
+  bool done = false;
+  for (int length = 1; length < max_length; ++length) {
+    std::vector<int> last(static_cast<std::size_t>(B));
+    for (int b = 0; b < B; ++b) last[std::size_t(b)] = seqs[std::size_t(b)].back();
+    step(backend, last, length - 1, logits, cross);
+    for (int b = 0; b < B; ++b) history[std::size_t(b)].push_back(cross[std::size_t(b)]);
+    // The last position max_length allows gets </s> (forced_eos_token_id), as HF's processor does.
+    const bool force_eos = c_.forced_eos_id >= 0 && length == max_length - 1;
+    if (B == 1) {
+      // Greedy: the most likely token that is not a bad word.
+      float* z = logits.row(0).data();
+      for (int bad : c_.bad_words) z[bad] = -INFINITY;
+      if (force_eos)
+        for (int v = 0; v < V; ++v)
+          if (v != c_.forced_eos_id) z[v] = -INFINITY;
+      const int next = int(std::max_element(z, z + V) - z);
+      seqs[0].push_back(next);
+      if (next == c_.eos_id) break;
+      continue;
+    }
+    // Beam search: every (beam, token) candidate scored by its beam's sum of log-probabilities.
+    std::vector<std::pair<double, long>> candidates;
+    candidates.reserve(std::size_t(B) * V);
+    for (int b = 0; b < B; ++b) {
+      std::vector<double> logp = log_softmax(logits.row(b).data(), V);
+      for (int bad : c_.bad_words) logp[std::size_t(bad)] = -INFINITY;
+      if (force_eos)
+        for (int v = 0; v < V; ++v)
+          if (v != c_.forced_eos_id) logp[std::size_t(v)] = -INFINITY;
+      for (int v = 0; v < V; ++v) candidates.push_back({scores[std::size_t(b)] + logp[std::size_t(v)], long(b) * V + v});
+    }
+    const long keep = std::min<long>(2L * B, long(candidates.size()));
+    std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(),
+                      [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    std::vector<std::vector<int>> next_seqs;
+    std::vector<double> next_scores;
+    std::vector<int> origin;
+    BeamStep record;
+    for (long i = 0; i < keep && int(next_seqs.size()) < B; ++i) {
+      const int b = int(candidates[std::size_t(i)].second / V), token = int(candidates[std::size_t(i)].second % V);
+      const double score = candidates[std::size_t(i)].first;
+      if (token == c_.eos_id) {
+        // A hypothesis ends: scored by its length (HF: the ids so far, the start token included).
+        if (i >= B) continue;  // only the top B candidates may end a hypothesis
+        std::vector<int> ids = seqs[std::size_t(b)];
+        ids.push_back(token);
+        finished.push_back({ids, score / std::pow(double(seqs[std::size_t(b)].size()), lp), history[std::size_t(b)]});
+        record.finished.push_back(b);
+        continue;
+      }
+      std::vector<int> ids = seqs[std::size_t(b)];
+      ids.push_back(token);
+      next_seqs.push_back(std::move(ids));
+      next_scores.push_back(score);
+      origin.push_back(b);
+    }
+    // Keep only the best B finished hypotheses (HF's BeamHypotheses).
+    std::sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+    if (int(finished.size()) > B) finished.resize(std::size_t(B));
+    // Reorder the caches and histories to the beams kept.
+    for (int l = 0; l < L; ++l) {
+      const int H = c_.decoder_heads, D = c_.d_model / H, n = length;
+      for (auto* cache : {&cache_k_[std::size_t(l)], &cache_v_[std::size_t(l)]}) {
+        std::vector<float> moved(cache->size());
+        const std::size_t per_beam = std::size_t(H) * n * D;
+        for (int b = 0; b < B; ++b)
+          std::copy(cache->begin() + long(std::size_t(origin[std::size_t(b)]) * per_beam),
+                    cache->begin() + long((std::size_t(origin[std::size_t(b)]) + 1) * per_beam), moved.begin() + long(std::size_t(b) * per_beam));
+        *cache = std::move(moved);
+      }
+    }
+    std::vector<std::vector<std::vector<float>>> next_history;
+    for (int b : origin) next_history.push_back(history[std::size_t(b)]);
+    history = std::move(next_history);
+    seqs = std::move(next_seqs);
+    scores = std::move(next_scores);
+    record.beams = seqs;
+    for (double s : scores) record.scores.push_back(float(s));
+    result.steps.push_back(std::move(record));
+    // Done when B hypotheses are finished and no live beam can beat the worst of them.
+    if (int(finished.size()) == B) {
+      const double best_live = *std::max_element(scores.begin(), scores.end());
+      done = c_.early_stopping || finished.back().score >= best_live / std::pow(double(length + 1), lp);
+      if (done) break;
+    }
+  }
+  if (B == 1) {
+    result.ids = seqs[0];
+    result.cross = history[0];
+    return result;
+  }
+  // Stopped by max_length: the beams still live count as hypotheses too.
+  if (!done) {
+    for (int b = 0; b < B; ++b)
+      finished.push_back({seqs[std::size_t(b)], scores[std::size_t(b)] / std::pow(double(seqs[std::size_t(b)].size()), lp), history[std::size_t(b)]});
+  }
+  const auto best = std::max_element(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
+  result.ids = best->ids;
+  result.score = float(best->score);
+  result.cross = best->cross;
+  return result;
+}
+
+}  // namespace attnlab

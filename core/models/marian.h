@@ -1,0 +1,111 @@
+// The Marian encoder-decoder (opus-mt; Hugging Face's MarianMTModel in eval mode), forward only, with a
+// key/value cache, greedy decoding and beam search as generate() does them. Shapes (shape.h's legend):
+// S source tokens, T target tokens, E = d_model, H heads of D = E / H, V the vocabulary, B beams.
+//
+//   embeddings   x = shared[ids] * sqrt(E) + sinusoid[0..n)   (positions computed: sin half, cos half)
+//   encoder      h = LayerNorm(x + SelfAttention(x));  x = LayerNorm(h + fc2(silu(fc1(h))))
+//   decoder      h = LayerNorm(x + CausalSelfAttention(x));  h = LayerNorm(h + CrossAttention(h, encoder));
+//                x = LayerNorm(h + fc2(silu(fc1(h))))
+//   logits       x shared^T + final_logits_bias        (the output projection is tied to the embeddings)
+// Post-LayerNorm everywhere, no LayerNorm on the embeddings, none after the last layer (Marian's).
+// Every attention goes through the kernel (attention.h) on the backend asked for.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../backend.h"
+#include "../layers/packed_linear.h"
+#include "../tensor.h"
+#include "marian_config.h"
+
+namespace attnlab {
+
+class MarianModel {
+ public:
+  // The output projection is the shared embeddings (HF ties them; a stored lm_head.weight is a copy).
+  explicit MarianModel(const MarianConfig& config);
+
+  const MarianConfig& config() const { return c_; }
+
+  // ---- loading (marian_checkpoint.h's plan says which tensor goes where)
+  float* storage(const std::string& canonical);
+  bool set_linear_weight(const std::string& canonical, const float* w);
+
+  // ---- the encoder, then a teacher-forced decoder over a whole target prefix
+  // "" or what is wrong with token ids (in [0, V), at most max_position_embeddings of them).
+  std::string check_ids(const char* what, const std::int32_t* ids, int n) const;
+  void encode(Backend backend, const std::int32_t* ids, int S);
+  int source_length() const { return S_; }
+  const RowMatrix& encoder_output() const { return encoder_out_; }  // [S, E]
+  const std::vector<float>& encoder_attention(int layer) const { return encoder_attention_[std::size_t(layer)]; }  // [H, S, S]
+  // After encode(): target ids (the decoder start token first) -> logits [T, V] and every attention.
+  void decode(Backend backend, const std::int32_t* target, int T);
+  const RowMatrix& logits() const { return logits_; }
+  const std::vector<float>& decoder_attention(int layer) const { return decoder_attention_[std::size_t(layer)]; }  // [H, T, T]
+  const std::vector<float>& cross_attention(int layer) const { return cross_attention_[std::size_t(layer)]; }      // [H, T, S]
+
+  // ---- generation, after encode()
+  struct BeamStep {
+    std::vector<std::vector<int>> beams;  // each live beam's ids after this step (decoder start first)
+    std::vector<float> scores;            // their summed log-probabilities
+    std::vector<int> finished;            // the beams whose next token was </s> at this step
+  };
+  struct Generation {
+    std::vector<int> ids;               // decoder start token, the generated tokens, </s> when it was reached
+    float score = 0.0f;                 // summed log-probability / length^length_penalty (beam search)
+    std::vector<std::vector<float>> cross;  // per generated token: its cross-attention [L][H][S], flattened
+    std::vector<BeamStep> steps;        // beam search only: the beams at each step
+  };
+  // num_beams 1: greedy. The config's bad words are banned at every step; stops at </s> or max_length.
+  Generation generate(Backend backend, int num_beams, int max_length);
+
+ private:
+  struct Attention {
+    PackedLinear q, k, v, out;
+  };
+  struct Norm {
+    std::vector<float> weight, bias;
+  };
+  struct EncoderLayer {
+    Attention self;
+    Norm self_norm;
+    PackedLinear fc1, fc2;
+    Norm final_norm;
+  };
+  struct DecoderLayer {
+    Attention self;
+    Norm self_norm;
+    Attention cross;
+    Norm cross_norm;
+    PackedLinear fc1, fc2;
+    Norm final_norm;
+  };
+  void index_tensors();
+  void embed(const std::int32_t* ids, int n, int first_position, RowMatrix& x) const;
+  void feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const Norm& norm, RowMatrix& x) const;
+  void project_logits(ConstMatrixRef x, RowMatrix& logits) const;
+  // One decoding step for B beams (tokens [B] at position t), with the caches; -> logits [B, V] and the
+  // step's cross-attention [B][L][H][S].
+  void step(Backend backend, const std::vector<int>& tokens, int t, RowMatrix& logits, std::vector<std::vector<float>>& cross);
+
+  MarianConfig c_;
+  RowMatrix shared_;  // [V, E]: the embeddings of both sides and the output projection
+  std::vector<float> final_logits_bias_;
+  RowMatrix positions_;  // [max_positions, E], computed
+  std::vector<EncoderLayer> encoder_;
+  std::vector<DecoderLayer> decoder_;
+  std::map<std::string, float*> storage_;
+  std::map<std::string, PackedLinear*> linears_;
+
+  int S_ = 0;
+  RowMatrix encoder_out_, logits_;
+  std::vector<std::vector<float>> encoder_attention_, decoder_attention_, cross_attention_;
+  std::vector<std::vector<float>> cross_k_, cross_v_;  // per decoder layer: the encoder output's keys, values [H, S, D]
+  std::vector<std::vector<float>> cache_k_, cache_v_;  // per decoder layer: [B, H, t, D]
+  int beams_ = 0, cached_ = 0;
+};
+
+}  // namespace attnlab
