@@ -91,7 +91,9 @@ function usage() {
   const lines = ['usage: attnlab train [--lab LAB] [options]', '       attnlab labs',
     '       attnlab attention --q FILE --k FILE --v FILE [--mask causal|FILE] [--scale X] [--backend simd|scalar]',
     '       attnlab pretrained --model DIR --text "..." [--pair "..."] [--json] [--png FILE] [--layer L] [--head H]', '',
-    'attnlab pretrained: a BERT checkpoint folder from disk (the Pretrained lab headless; attnlab pretrained --help).', '',
+    '       attnlab translate --model DIR --text "..." [--beams N] [--max-length N] [--json] [--png FILE]', '',
+    'attnlab pretrained: a BERT checkpoint folder from disk (the Pretrained lab headless; attnlab pretrained --help).',
+    'attnlab translate: a Marian (opus-mt) checkpoint folder translates and shows its cross-attention (attnlab translate --help).', '',
     'attnlab attention: softmax(q k^T x scale [+ mask]) v on your own matrices (JSON arrays of rows: q [T][D],',
     'k [S][D], v [S][Dv]; a mask [T][S] of 0 = blocked, 1 = allowed; scale 1/sqrt(D) by default); prints',
     '{"weights": [T][S], "output": [T][Dv]}. A fully blocked row gives zeros.', '',
@@ -143,6 +145,7 @@ export function parseArgs(argv) {
   if (command === 'labs' && rest.length === 0) return { labs: true };
   if (command === 'attention') return { attention: true, rest };
   if (command === 'pretrained') return { pretrained: true, rest };
+  if (command === 'translate') return { translate: true, rest };
   if (command !== 'train') throw new UsageError(command ? `unknown command ${shown(command)}` : 'missing command');
   // The lab first: it decides which flags exist.
   let labId = LABS[0].id;

@@ -11,6 +11,7 @@ import { checkFiles, cut, FileError, parseArgs, shown, USAGE, UsageError } from 
 import { writeFigures } from './figure.mjs';
 import { InputError, parseAttentionArgs, runAttention } from './attention.mjs';
 import { CheckpointInputError, parsePretrainedArgs, PRETRAINED_USAGE, runPretrained } from './pretrained.mjs';
+import { parseTranslateArgs, runTranslate, TRANSLATE_USAGE, TranslateInputError } from './translate.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
 import { LABS } from '../labs/registry.js';
 import { TrainingSession } from '../training/session.js';
@@ -44,16 +45,17 @@ async function main(argv) {
   let args;
   try {
     args = parseArgs(argv);
-    if (!args.help && !args.labs && !args.version && !args.attention && !args.pretrained) checkFiles(args);
+    if (!args.help && !args.labs && !args.version && !args.attention && !args.pretrained && !args.translate) checkFiles(args);
     if (args.pretrained) args.pretrainedOptions = parsePretrainedArgs(args.rest);
+    if (args.translate) args.translateOptions = parseTranslateArgs(args.rest);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    const usage = args?.pretrained || argv[0] === 'pretrained' ? PRETRAINED_USAGE : USAGE;
+    const usage = argv[0] === 'pretrained' ? PRETRAINED_USAGE : argv[0] === 'translate' ? TRANSLATE_USAGE : USAGE;
     process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${usage}\n`);
     return 2;
   }
   if (args.help) {
-    process.stdout.write(`${argv[0] === 'pretrained' ? PRETRAINED_USAGE : USAGE}\n`);
+    process.stdout.write(`${argv[0] === 'pretrained' ? PRETRAINED_USAGE : argv[0] === 'translate' ? TRANSLATE_USAGE : USAGE}\n`);
     return 0;
   }
   if (args.labs) {
@@ -83,6 +85,18 @@ async function main(argv) {
       return 0;
     } catch (error) {
       if (!(error instanceof CheckpointInputError)) throw error;
+      process.stderr.write(`attnlab: ${error.message}\n`);
+      return 2;
+    }
+  }
+  if (args.translate) {
+    try {
+      const { record, lines, figures } = await runTranslate(args.translateOptions, module);
+      const out = args.translateOptions.json ? [JSON.stringify(record), ...figures.map((f) => JSON.stringify({ figure: f }))] : [...lines, ...figures];
+      process.stdout.write(`${out.join('\n')}\n`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof TranslateInputError)) throw error;
       process.stderr.write(`attnlab: ${error.message}\n`);
       return 2;
     }

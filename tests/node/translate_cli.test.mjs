@@ -1,0 +1,49 @@
+// `attnlab translate` (issue 14's headless side) on the tiny opus-mt-shaped checkpoint: the JSON's
+// pieces, ids, generated ids and per-token cross-attention against PyTorch; the heatmap PNG; bad
+// folders exit 2 with the reason.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PNG } from 'pngjs';
+import { fixture, FIXTURES, maxAbsDiff } from './support.mjs';
+import { REPO_ROOT } from '../../web/node_loader.mjs';
+import { parseSafetensors } from '../../web/io/safetensors.js';
+
+const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
+const ref = fixture('marian_tiny_reference.safetensors');
+const meta = parseSafetensors(readFileSync(path.join(FIXTURES, 'marian_tiny_reference.safetensors'))).metadata;
+const FOLDER = path.join(FIXTURES, 'marian_tiny');
+const run = (...args) => spawnSync(process.execPath, [CLI, 'translate', ...args], { encoding: 'utf8', cwd: REPO_ROOT });
+
+for (const [kind, beams] of [['greedy', '1'], ['beam', '4']]) {
+  test(`attnlab translate --beams ${beams} --json: ids, translation and each token's cross-attention match PyTorch's ${kind} search`, () => {
+    const r = run('--model', FOLDER, '--text', meta['cat.source_text'], '--beams', beams, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout.split('\n')[0]);
+    assert.deepEqual(out.source.ids, Array.from(ref['cat.input_ids'].data));
+    assert.deepEqual(out.target.ids, Array.from(ref[`cat.${kind}.ids`].data).slice(1), 'the generated ids (the start token left out)');
+    assert.equal(out.translation, meta[`cat.${kind}.text`]);
+    assert.ok(maxAbsDiff(Float32Array.from(out.crossAttention.flat(3)), ref[`cat.${kind}.cross_attentions`].data) <= 1e-4);
+  });
+}
+
+test('attnlab translate --png writes the cross-attention heatmap; bad folders and flags exit 2', () => {
+  const png = path.join(mkdtempSync(path.join(tmpdir(), 'attnlab-tr-')), 'cross.png');
+  let r = run('--model', FOLDER, '--text', 'The cat sat on the mat.', '--png', png);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^source \(13 pieces\): ▁Th e ▁cat/);
+  const image = PNG.sync.read(readFileSync(png));
+  assert.ok(image.width > 300 && image.height > 300);
+  r = run('--model', FIXTURES, '--text', 'x');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^attnlab: A Marian checkpoint needs config\.json, source\.spm, target\.spm, vocab\.json, model\.safetensors; missing /);
+  r = run('--model', FOLDER, '--text', 'x', '--beams', '40');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /beams must be in \[1, 16\]/);
+  r = run('--text', 'x');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--model DIR is required[\s\S]*usage: attnlab translate/);
+});
