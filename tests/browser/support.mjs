@@ -56,10 +56,15 @@ export async function openPage(lab, query = '?lab=alignment') {
 export const TINY_BERT = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'bert_tiny', 'modern');
 export const TINY_BERT_FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'].map((f) => path.join(TINY_BERT, f));
 
-export async function openCheckpointIfAsked(page, files = TINY_BERT_FILES) {
+export const TINY_MARIAN = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'marian_tiny');
+export const TINY_MARIAN_FILES = ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors'].map((f) => path.join(TINY_MARIAN, f));
+const TINY_FILES = { pretrained: TINY_BERT_FILES, translation: TINY_MARIAN_FILES };
+
+export async function openCheckpointIfAsked(page, files) {
   const input = await page.waitForSelector('#open-files, .lab-section, #progress-text', { state: 'attached', timeout: 30000 })
     .then(() => page.$('#open-files'));
   if (!input) return;
+  files ??= TINY_FILES[new URL(page.url()).searchParams.get('lab')] ?? TINY_BERT_FILES;
   await input.setInputFiles(files);
   await page.waitForFunction(() => ['open', 'empty'].includes(document.getElementById('panel-open')?.dataset.state)
     && document.getElementById('open-status')?.textContent.startsWith('Open') || document.getElementById('open-status')?.dataset.status === 'bad', null, { timeout: 30000 });

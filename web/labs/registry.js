@@ -5,8 +5,9 @@ import { lookupLab } from './02_lookup.js';
 import { countLab } from './03_count.js';
 import { scaledLab } from './04_scaled.js';
 import { pretrainedLab } from './05_pretrained.js';
+import { translationLab } from './06_translation.js';
 
-export const LABS = [alignmentLab, lookupLab, countLab, scaledLab, pretrainedLab];
+export const LABS = [alignmentLab, lookupLab, countLab, scaledLab, pretrainedLab, translationLab];
 
 /** The lab with this id, or undefined. */
 export const labById = (id) => LABS.find((lab) => lab.id === id);

@@ -263,7 +263,18 @@ export class FigureBoard {
     if (f.kind === 'heatmap') {
       const heatmap = new HeatmapView(node, { cell: f.cell ?? 5, label: f.title });
       heatmap.canvas.dataset.figure = f.id;
-      return { kind: 'heatmap', node, heatmap, canvas: heatmap.canvas };
+      const view = { kind: 'heatmap', node, heatmap, canvas: heatmap.canvas };
+      // A section's heatmap exports like every figure: the page's drawing at 2x, or as SVG.
+      const bar = Object.assign(document.createElement('div'), { className: 'figure-toolbar' });
+      node.append(bar);
+      addFigureButtons(bar, {
+        what: `the figure "${f.title}"`, idPrefix: `export-${f.id}`, message: this.message,
+        figure: () => ({
+          draw: (c, scale) => drawHeatmap(c, { xTicks: [], yTicks: [], ...view.figure }, { cell: view.figure.cell ?? 5, scale, palette: heatmap.palette }),
+          stem: `${this.stem}-${view.figure.id}`, title: view.figure.title,
+        }),
+      });
+      return view;
     }
     const canvas = document.createElement('canvas');
     canvas.dataset.figure = f.id;

@@ -1,0 +1,72 @@
+// Lab 06, "Translation" (course notebook 04's end: Helsinki-NLP/opus-mt-en-fr translating "The cat sat
+// on the mat." and a heatmap of source x target attention): open a Marian checkpoint the user already
+// has, translate, and see the cross-attention behind each generated token. Nothing trains and nothing
+// is downloaded. This file only declares; the sections are in 06_translation_sections.js. No DOM here.
+import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { SECTIONS } from './06_translation_sections.js';
+import { openMarianCheckpoint } from '../pretrained/marian_checkpoint.js';
+
+const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub), opened from files on your computer: '
+  + 'type an English sentence, watch it translated word by word, and see which source words each new word attended to. Nothing '
+  + 'is uploaded or downloaded. Open the folder of a checkpoint such as Helsinki-NLP/opus-mt-en-fr: config.json, source.spm, '
+  + 'target.spm, vocab.json and model.safetensors.';
+
+const view = (extra) => ({ effect: 'view', page: true, ...extra });
+
+const properties = [
+  view({ name: 'text', type: 'text', default: 'The cat sat on the mat.', maxLength: 1000, label: 'Source sentence', section: 'translate',
+    help: 'Split into pieces by the checkpoint\'s source.spm; </s> is added at the end, as the model was trained.' }),
+  view({ name: 'beams', type: 'int', default: 4, min: 1, max: 16, label: 'Beams', section: 'translate',
+    help: '1: greedy (the likeliest token at each step). More: beam search keeps that many partial translations (opus-mt-en-fr\'s config says 4).' }),
+  view({ name: 'maxLength', type: 'int', default: 64, min: 2, max: 512, label: 'Max length', section: 'translate',
+    help: 'Generated tokens at most (the start token included, as generate() counts); the last one allowed is </s>.' }),
+  view({ name: 'shown', type: 'int', default: 0, min: 0, max: 512, label: 'Tokens shown', section: 'translate',
+    help: 'How many generated tokens the figures show (0 = all): "Next word" adds one.' }),
+  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, label: 'Layer', section: 'cross', help: 'Which decoder (or encoder) layer.' }),
+  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, label: 'Head', section: 'cross', help: 'Which head of the layer.' }),
+  view({ name: 'average', type: 'bool', default: true, label: 'Average', section: 'cross',
+    help: 'The mean over all layers and heads (cross-attention) or the layer\'s heads (self-attention), as notebook 04 averages.' }),
+  view({ name: 'side', type: 'choice', default: 'encoder', label: 'Which', section: 'self', help: 'The encoder\'s self-attention or the decoder\'s.',
+    choices: [{ value: 'encoder', label: 'encoder (source)' }, { value: 'decoder', label: 'decoder (translation)' }] }),
+  { ...backendProperty('Where the attention kernel runs. The translation model\'s decoding loop runs on the CPU kernels; the badge says which.'), effect: 'view', page: true },
+  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the largest weight (bright).'),
+];
+
+export const translationLab = defineLab({
+  id: 'translation',
+  title: 'Translation',
+  subtitle: 'Lab 6 — a Marian (opus-mt) checkpoint from your disk translates; cross-attention per word',
+  notebook: '04_intro_to_attention (translation)',
+  summary: 'Open a Marian translation checkpoint (opus-mt) from your own disk, translate word by word with greedy or beam search, and see the cross-attention behind each generated word.',
+  thumbnail: {
+    label: 'Cross-attention of a translation: each target word reads mostly one source word, roughly in order',
+    cells: () => [[0.8, 0.1, 0.05, 0.05, 0], [0.1, 0.7, 0.1, 0.05, 0.05], [0.05, 0.1, 0.1, 0.7, 0.05], [0.05, 0.05, 0.7, 0.1, 0.1], [0.05, 0.05, 0.1, 0.1, 0.7]],
+  },
+  properties,
+  presets: [],
+  intro: () => INTRO,
+  open: {
+    title: 'Open a checkpoint',
+    text: 'Choose the folder of a Marian (opus-mt) checkpoint, or drop it (or its files) here. Read: config.json, source.spm, target.spm, '
+      + 'vocab.json and model.safetensors. Everything stays on this computer.',
+    files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors'],
+    async load(module, sources, { onProgress, name } = {}) {
+      const opened = await openMarianCheckpoint(module, sources, { onProgress });
+      const c = opened.summary.config;
+      const label = name || 'checkpoint';
+      const summary = {
+        name: label,
+        text: `${label}: ${c.encoderLayers} + ${c.decoderLayers} layers, ${c.decoderHeads} heads, d_model ${c.dModel}, vocabulary ${c.vocabSize}, `
+          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read; config: ${c.numBeams} beams, max length ${c.maxLength}.`,
+      };
+      return { state: { ...opened, name: label, cache: null }, summary };
+    },
+    dispose(state) {
+      state?.marian?.delete();
+    },
+  },
+  sections: SECTIONS,
+  panels: ['open', 'section:translate', 'section:cross', 'section:self'],
+  figureStem: () => 'translation',
+  headless: 'attnlab translate --model DIR --text "..."',
+});
