@@ -294,6 +294,8 @@ class Unpickler {
     const std::string k = text(key);
     auto it = storage_index_.find(k);
     if (it == storage_index_.end()) {
+      if (storages_.size() >= kTorchPickleMaxTensors)
+        return fail("more than " + std::to_string(kTorchPickleMaxTensors) + " storages");
       it = storage_index_.emplace(k, storages_.size()).first;
       storages_.push_back({k, dtype, numel.a});
     } else {
@@ -342,6 +344,9 @@ class Unpickler {
       if (metadata.kind != Kind::none && (metadata.kind != Kind::dict || !dicts_[std::size_t(metadata.a)].items.empty()))
         return fail(call + "'s metadata is " + describe(metadata) + "; only None or an empty dict is read (nothing it would set is applied)");
     }
+    if (tensors_.size() >= kTorchPickleMaxTensors) return fail("more than " + std::to_string(kTorchPickleMaxTensors) + " tensors");
+    if (size.kind == Kind::tuple && (rebuilt_dims_ += size.count) > kTorchPickleMaxDims)
+      return fail("the tensors have more than " + std::to_string(kTorchPickleMaxDims) + " dimensions in all");
     TorchTensor t;
     std::string error = int_tuple(size, "size", t.shape);
     if (error.empty()) error = int_tuple(stride, "stride", t.stride);
@@ -430,12 +435,20 @@ class Unpickler {
     if (top.kind != Kind::dict)
       return fail_at(size_, "the pickle holds " + describe(top) + "; a state_dict is a dict of names to tensors");
     TorchPickle pickle;
-    for (const auto& [key_id, value_id] : dicts_[std::size_t(top.a)].items) {
+    const auto& entries = dicts_[std::size_t(top.a)].items;
+    if (entries.size() > kTorchPickleMaxTensors)
+      return fail_at(size_, "the state_dict has " + std::to_string(entries.size()) + " entries; more than " +
+                                std::to_string(kTorchPickleMaxTensors) + " are refused");
+    std::size_t dims = 0;
+    for (const auto& [key_id, value_id] : entries) {
       const Object key = objects_[key_id], value = objects_[value_id];
       if (key.kind != Kind::string) return fail_at(size_, "the state_dict has " + describe(key) + " for a key; its keys are names");
       if (value.kind != Kind::tensor)
         return fail_at(size_, "the state_dict's " + quote(text(key)) + " holds " + describe(value) +
                                   ", not a tensor (a checkpoint of more than a state_dict is not read)");
+      // A tied tensor is copied under each of its names: the copies are bounded too.
+      if ((dims += tensors_[std::size_t(value.a)].shape.size()) > kTorchPickleMaxDims)
+        return fail_at(size_, "the state_dict's tensors have more than " + std::to_string(kTorchPickleMaxDims) + " dimensions in all");
       TorchTensor t = tensors_[std::size_t(value.a)];
       t.name = text(key);
       pickle.tensors.push_back(std::move(t));
@@ -578,6 +591,7 @@ class Unpickler {
   std::vector<TorchStorage> storages_;
   std::unordered_map<std::string, std::size_t> storage_index_;
   std::uint32_t none_ = 0, false_ = 0, true_ = 0, empty_tuple_ = 0;
+  std::size_t rebuilt_dims_ = 0;
 };
 
 }  // namespace

@@ -22,7 +22,7 @@
 //
 // A hostile pickle cannot make it allocate much or run long: the input is capped (kTorchPickleMaxBytes),
 // every opcode consumes at least a byte and does work linear in what it pops, and objects, the stack,
-// marks, memo keys and strings each have a cap below.
+// marks, memo keys, strings, tensors, storages and dimensions each have a cap below.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +46,12 @@ constexpr std::uint64_t kTorchPickleMaxMemoKey = kTorchPickleMaxObjects;
 constexpr std::uint64_t kTorchPickleMaxString = 1u << 16;
 // Dimensions of a tensor.
 constexpr std::size_t kTorchMaxRank = 64;
+// Tensors rebuilt, storages named, and the state_dict's entries: each at most this many (the largest
+// checkpoints have tens of thousands). A memoized tensor or argument tuple can be reused at 2 bytes a
+// time, so without these caps a 32 MB pickle could describe a gigabyte of tensor records.
+constexpr std::size_t kTorchPickleMaxTensors = 1u << 17;
+// The dimensions of all rebuilt tensors together, and of all the state_dict's entries together.
+constexpr std::size_t kTorchPickleMaxDims = 1u << 19;
 
 struct TorchStorage {
   std::string key;    // the archive's entry <prefix>/data/<key> holds its bytes

@@ -568,6 +568,41 @@ TEST_CASE("torch pickle: caps on strings, integers, text and sizes") {
   CHECK(unpickle(p.b) == kAt + std::to_string(5 + 2 * (kTorchPickleMaxStack - 1)) + ": more than 1048576 values on the stack");
 }
 
+TEST_CASE("torch pickle: one memoized tensor or argument tuple reused cannot make a gigabyte of records (tensor, dimension and entry caps)") {
+  // _rebuild_tensor_v2 and a rank-r argument tuple memoized, then "BINGET 0, BINGET 1, REDUCE" (5 bytes) again and again.
+  auto reused = [](std::size_t rank, std::size_t times, std::size_t& failing_at) {
+    Pickle p;
+    const std::vector<std::int64_t> ones(rank, 1);
+    p.proto().global("torch._utils", "_rebuild_tensor_v2").op('q').op(0).mark().storage("FloatStorage", "0", 1).integer(0);
+    p.tuple(ones).tuple(ones).op(0x89).global("collections", "OrderedDict").op(')').op('R').op('t').op('q').op(1);
+    failing_at = p.at() + 5 * times + 4;  // the REDUCE after `times` good ones
+    for (std::size_t i = 0; i <= times; ++i) p.op('h').op(0).op('h').op(1).op('R');
+    return p;
+  };
+  std::size_t at = 0;
+  Pickle p = reused(1, kTorchPickleMaxTensors, at);
+  CHECK(unpickle(p.b) == kAt + std::to_string(at) + ": more than 131072 tensors");
+  p = reused(64, kTorchPickleMaxDims / 64, at);
+  CHECK(unpickle(p.b) == kAt + std::to_string(at) + ": the tensors have more than 524288 dimensions in all");
+  // One tensor under many names: 131,073 entries; a rank-64 tensor under 8,193 names.
+  auto named = [](std::size_t rank, std::size_t names) {
+    Pickle p;
+    const std::vector<std::int64_t> ones(rank, 1);
+    p.proto().op('}').mark().text("w0").tensor("FloatStorage", "0", 1, 0, ones, ones).op('q').op(0);
+    for (std::size_t i = 1; i < names; ++i) p.text("w" + std::to_string(i)).op('h').op(0);
+    p.op('u').stop();
+    return p;
+  };
+  p = named(1, kTorchPickleMaxTensors + 1);
+  CHECK(unpickle(p.b) == kAt + std::to_string(p.b.size()) + ": the state_dict has 131073 entries; more than 131072 are refused");
+  p = named(64, kTorchPickleMaxDims / 64 + 1);
+  CHECK(unpickle(p.b) == kAt + std::to_string(p.b.size()) + ": the state_dict's tensors have more than 524288 dimensions in all");
+  p = named(64, kTorchPickleMaxDims / 64);
+  TorchPickle pickle;
+  CHECK(unpickle(p.b, &pickle) == "");
+  CHECK(pickle.tensors.size() == 8192);
+}
+
 // ---- the ZIP reader
 
 TEST_CASE("zip: CRC-32 of \"123456789\" is 0xcbf43926 (the standard check value), in one piece or three") {
