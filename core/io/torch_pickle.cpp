@@ -1,7 +1,7 @@
 #include "torch_pickle.h"
 
-#include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "zip_reader.h"
 
@@ -91,12 +91,12 @@ struct Object {
   std::uint32_t begin = 0, count = 0;  // string bytes in text_, tuple items in items_; storage type index
 };
 
-// A dict: (key, value) objects in insertion order. Most are empty (every tensor's backward_hooks) or
-// small (_metadata's {"version": 1}), so the key index is made only for a dict past 8 items: an empty
-// dict costs 32 bytes, and a big one (the state_dict) stays linear to fill.
+// A dict: (key, value) objects in insertion order. Keys are not looked up as they are set: only the
+// state_dict's names matter, and finish() refuses a name set twice (Python would keep the last value;
+// torch.save never writes one twice). Hashing keys as they came could be made quadratic: a 64 KB key
+// set again and again at 5 bytes a time.
 struct Dict {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> items;
-  std::unique_ptr<std::unordered_map<std::string, std::size_t>> where;  // key spelling -> position in items
 };
 
 class Unpickler {
@@ -284,11 +284,14 @@ class Unpickler {
     const std::string expected = "a persistent id ('storage', storage type, key, location, numel)";
     if (pid.kind != Kind::tuple || pid.count != 5) return fail("BINPERSID of " + describe(pid) + "; torch writes " + expected);
     const Object tag = item(pid, 0), type = item(pid, 1), key = item(pid, 2), location = item(pid, 3), numel = item(pid, 4);
-    if (tag.kind != Kind::string || text(tag) != "storage" || type.kind != Kind::global || type.a != kStorageType ||
+    if (tag.kind != Kind::string || !equals(tag, "storage") || type.kind != Kind::global || type.a != kStorageType ||
         key.kind != Kind::string || location.kind != Kind::string || numel.kind != Kind::integer)
       return fail("BINPERSID of a tuple that is not " + expected);
     if (numel.a < 0) return fail("storage " + quote(text(key)) + " has " + std::to_string(numel.a) + " elements");
     if (key.count == 0) return fail("a storage with an empty key");
+    // torch.save's keys are short decimal numbers; a long one would be hashed at every reference.
+    if (key.count > kTorchStorageKeyMax)
+      return fail("a storage key of " + std::to_string(key.count) + " bytes; more than " + std::to_string(kTorchStorageKeyMax) + " are refused");
     const std::string dtype = kStorageTypes[type.count].dtype;
     // The same key again (a storage shared by several tensors) must say the same thing.
     const std::string k = text(key);
@@ -397,35 +400,11 @@ class Unpickler {
     if (d.kind != Kind::dict) return fail(std::string(op_) + " on " + describe(d) + ", not a dict");
     if (key.kind != Kind::string && key.kind != Kind::integer && key.kind != Kind::boolean && key.kind != Kind::none)
       return fail(std::string(op_) + " with " + describe(key) + " for a key");
-    const std::string k = key_spelling(key);
-    Dict& dict = dicts_[std::size_t(d.a)];
-    std::size_t found = dict.items.size();
-    if (dict.where) {
-      const auto it = dict.where->find(k);
-      if (it != dict.where->end()) found = it->second;
-    } else {
-      for (std::size_t i = 0; i < dict.items.size(); ++i)
-        if (key_spelling(objects_[dict.items[i].first]) == k) found = i;
-    }
-    if (found < dict.items.size()) {
-      dict.items[found].second = value_id;  // Python keeps the first key's place
-      return {};
-    }
-    if (!dict.where && dict.items.size() == 8) {
-      dict.where = std::make_unique<std::unordered_map<std::string, std::size_t>>();
-      for (std::size_t i = 0; i < dict.items.size(); ++i) dict.where->emplace(key_spelling(objects_[dict.items[i].first]), i);
-    }
-    if (dict.where) dict.where->emplace(k, dict.items.size());
-    dict.items.emplace_back(key_id, value_id);
+    if (dict_items_ >= kTorchPickleMaxDictItems)
+      return fail("more than " + std::to_string(kTorchPickleMaxDictItems) + " dict items in all");
+    ++dict_items_;
+    dicts_[std::size_t(d.a)].items.emplace_back(key_id, value_id);
     return {};
-  }
-
-  // A dict key as one string, so that keys Python finds equal are equal: a string, an integer (True is
-  // 1, as in Python), None.
-  std::string key_spelling(const Object& key) const {
-    if (key.kind == Kind::string) return "s" + text(key);
-    if (key.kind == Kind::none) return "n";
-    return "i" + std::to_string(key.a);
   }
 
   // ---- the result: a dict of names to tensors
@@ -440,6 +419,7 @@ class Unpickler {
       return fail_at(size_, "the state_dict has " + std::to_string(entries.size()) + " entries; more than " +
                                 std::to_string(kTorchPickleMaxTensors) + " are refused");
     std::size_t dims = 0;
+    std::unordered_set<std::string> names;
     for (const auto& [key_id, value_id] : entries) {
       const Object key = objects_[key_id], value = objects_[value_id];
       if (key.kind != Kind::string) return fail_at(size_, "the state_dict has " + describe(key) + " for a key; its keys are names");
@@ -451,6 +431,7 @@ class Unpickler {
         return fail_at(size_, "the state_dict's tensors have more than " + std::to_string(kTorchPickleMaxDims) + " dimensions in all");
       TorchTensor t = tensors_[std::size_t(value.a)];
       t.name = text(key);
+      if (!names.insert(t.name).second) return fail_at(size_, "the state_dict names " + quote(t.name) + " twice");
       pickle.tensors.push_back(std::move(t));
     }
     pickle.storages = std::move(storages_);
@@ -496,6 +477,9 @@ class Unpickler {
       stack_.resize(from);
       return push(empty_tuple_);
     }
+    // None, True and () cost no object, so a tuple of them is the cheapest way to fill memory: capped.
+    if (items_.size() + (stack_.size() - from) > kTorchPickleMaxTupleItems)
+      return fail("more than " + std::to_string(kTorchPickleMaxTupleItems) + " tuple items in all");
     Object t{Kind::tuple, 0, std::uint32_t(items_.size()), std::uint32_t(stack_.size() - from)};
     items_.insert(items_.end(), stack_.begin() + std::ptrdiff_t(from), stack_.end());
     stack_.resize(from);
@@ -526,6 +510,7 @@ class Unpickler {
 
   Object item(const Object& tuple, std::uint32_t i) const { return objects_[items_[tuple.begin + i]]; }
   std::string text(const Object& s) const { return text_.substr(s.begin, s.count); }
+  bool equals(const Object& s, const char* literal) const { return text_.compare(s.begin, s.count, literal) == 0; }
 
   std::string int_tuple(const Object& t, const char* what, std::vector<std::int64_t>& out) {
     if (t.kind != Kind::tuple) return fail(std::string("_rebuild_tensor_v2's ") + what + " is " + describe(t) + ", not a tuple");
@@ -591,7 +576,7 @@ class Unpickler {
   std::vector<TorchStorage> storages_;
   std::unordered_map<std::string, std::size_t> storage_index_;
   std::uint32_t none_ = 0, false_ = 0, true_ = 0, empty_tuple_ = 0;
-  std::size_t rebuilt_dims_ = 0;
+  std::size_t rebuilt_dims_ = 0, dict_items_ = 0;
 };
 
 }  // namespace

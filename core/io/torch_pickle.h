@@ -31,8 +31,8 @@
 
 namespace attnlab {
 
-// A data.pkl describes ~70 bytes per tensor (bert-base: 14 KB): 32 MB would be ~400,000 tensors.
-constexpr std::uint64_t kTorchPickleMaxBytes = 32u << 20;
+// A data.pkl describes ~70-100 bytes per tensor (bert-base: 14 KB): 16 MB would be ~160,000 tensors.
+constexpr std::uint64_t kTorchPickleMaxBytes = 16u << 20;
 // Objects built (strings, integers, tuples, dicts, tensors ...): ~15 per tensor, so ~70,000 tensors;
 // at most 24 bytes each, and 32 more for a dict.
 constexpr std::uint64_t kTorchPickleMaxObjects = 1u << 20;
@@ -48,10 +48,15 @@ constexpr std::uint64_t kTorchPickleMaxString = 1u << 16;
 constexpr std::size_t kTorchMaxRank = 64;
 // Tensors rebuilt, storages named, and the state_dict's entries: each at most this many (the largest
 // checkpoints have tens of thousands). A memoized tensor or argument tuple can be reused at 2 bytes a
-// time, so without these caps a 32 MB pickle could describe a gigabyte of tensor records.
+// time, so without these caps a 16 MB pickle could describe a gigabyte of tensor records.
 constexpr std::size_t kTorchPickleMaxTensors = 1u << 17;
 // The dimensions of all rebuilt tensors together, and of all the state_dict's entries together.
 constexpr std::size_t kTorchPickleMaxDims = 1u << 19;
+// Items of all tuples together (~17 per tensor), and of all dicts together (~1 per tensor and module).
+constexpr std::size_t kTorchPickleMaxTupleItems = 1u << 22;
+constexpr std::size_t kTorchPickleMaxDictItems = 1u << 20;
+// A storage key (torch.save's are "0", "1", ...).
+constexpr std::size_t kTorchStorageKeyMax = 64;
 
 struct TorchStorage {
   std::string key;    // the archive's entry <prefix>/data/<key> holds its bytes
