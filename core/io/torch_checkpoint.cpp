@@ -62,11 +62,17 @@ std::string build_torch_checkpoint_index(const ZipDirectory& directory, const To
   TorchCheckpointIndex index;
   index.prefix = archive.prefix;
   index.storages = pickle.storages;
+  // The entries under data/ by name (looked up once per storage: ZipDirectory::find is linear, and an
+  // archive may hold 100,000 entries).
+  std::unordered_map<std::string, std::size_t> entries;
+  for (std::size_t i = 0; i < directory.entries.size(); ++i)
+    if (starts_with(directory.entries[i].name, data_folder)) entries.emplace(directory.entries[i].name, i);
   std::unordered_map<std::string, std::size_t> named;  // entry name -> storage
   for (std::size_t i = 0; i < index.storages.size(); ++i) {
     TorchStorage& s = index.storages[i];
     const std::string entry_name = data_folder + s.key;
-    const long e = directory.find(entry_name);
+    const auto found = entries.find(entry_name);
+    const long e = found == entries.end() ? -1 : long(found->second);
     if (e < 0)
       return kFile + "data.pkl names storage " + zip_shown_name(s.key) + ", but the archive has no entry " + zip_shown_name(entry_name);
     const ZipEntry& entry = directory.entries[std::size_t(e)];
