@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Command 2 of the README: install what is missing, build incrementally, run every test:
-#   native doctest (ctest) -> a seeded libFuzzer slice of the C++ safetensors parser (one test) ->
+#   native doctest (ctest) -> seeded libFuzzer slices of the C++ readers (safetensors, the BERT checkpoint,
+#   pytorch_model.bin; one test each) ->
 #   Node tests of the WASM module (node --test) -> browser tests (Chromium).
 # Prints one closing line "tests: N passed, N failed".
 set -uo pipefail
@@ -25,6 +26,11 @@ if bash tests/fuzz/run_cpp_fuzz.sh 2>&1 | tee "$log"; then passed=$((passed + 1)
 # a forward (tests/fuzz/fuzz_bert_checkpoint.cpp); the 10^6-run figures are in docs/reliability.md.
 echo "== fuzz (C++ BERT checkpoint loader, libFuzzer, seed 1)"
 if bash tests/fuzz/run_cpp_fuzz.sh 20000 bert_checkpoint 2>&1 | tee "$log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+# ~20 s (and ~20 s to build it once): 100,000 mutated pytorch_model.bin files and data.pkl pickles through the
+# ZIP reader, the restricted unpickler and the strided reads (tests/fuzz/fuzz_torch_checkpoint.cpp); the
+# 10^6-run figures are in docs/reliability.md.
+echo "== fuzz (C++ pytorch_model.bin reader, libFuzzer, seed 1)"
+if bash tests/fuzz/run_cpp_fuzz.sh 100000 torch_checkpoint 2>&1 | tee "$log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 # One test file at a time: the browser tests each start Chromium, and CI has two cores. Node 18
 # (Debian's own, on a machine that had none) has no --test-concurrency flag.
