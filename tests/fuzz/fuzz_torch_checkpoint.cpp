@@ -1,12 +1,16 @@
 // libFuzzer target for the pytorch_model.bin reader (core/io/zip_reader.cpp, torch_pickle.cpp,
 // torch_checkpoint.cpp), built with ASan and UBSan by `tests/fuzz/run_cpp_fuzz.sh RUNS torch_checkpoint`.
-// The first byte picks the mode; the rest is the input:
-//   even  a whole .bin, read twice: as the page streams it (each step handed a heap copy of just the
-//         range it asks for, so ASan sees any read past it; a CRC-32 mismatch of data.pkl is noted and
-//         passed over, or mutations of the pickle would never reach the unpickler), and by
-//         parse_torch_checkpoint; every tensor of an accepted file is then read into float32
-//   odd   a data.pkl alone, for parse_torch_pickle; an accepted pickle's tensors are read from made-up
-//         storage bytes and compared with a plain per-element reference
+// The first byte picks the mode (its value mod 3); the rest is the input:
+//   0  a whole .bin, read twice: as the page streams it (each step handed a heap copy of just the range
+//      it asks for, so ASan sees any read past it; a CRC-32 mismatch of data.pkl is noted and passed
+//      over, or mutations of the pickle would never reach the unpickler), and by
+//      parse_torch_checkpoint; every tensor of an accepted file is then read into float32
+//   1  a data.pkl alone, for parse_torch_pickle; an accepted pickle's tensors are read from made-up
+//      storage bytes and compared with a plain per-element reference
+//   2  the numbers of a state_dict (storages' dtypes and sizes; tensors' storage, offset, sizes and
+//      strides, up to 2^62), written as torch.save would pickle them: most mutated pickles die at the
+//      first bad byte, so this mode is what tries the bounds check on sizes, strides and offsets, against
+//      an oracle in 128-bit arithmetic: accepted exactly when every tensor lies inside its storage
 // Beyond "no crash, no UB, no leak, no allocation past -malloc_limit_mb, no hang", the promises: a
 // refusal leaves the output empty and says "pytorch_model.bin: "; an accepted file's storages and
 // tensors lie inside the file, each tensor inside its storage, storages apart; whatever the whole-file
@@ -40,7 +44,8 @@ void require(bool ok, const char* what) {
 bool is_message(const std::string& error) { return error.rfind("pytorch_model.bin: ", 0) == 0; }
 
 struct Stats {
-  long files = 0, files_accepted = 0, files_streamed = 0, pickles = 0, pickles_accepted = 0, tensors_read = 0;
+  long files = 0, files_accepted = 0, files_streamed = 0, pickles = 0, pickles_accepted = 0, generated = 0, generated_accepted = 0;
+  long tensors_read = 0;
   std::map<std::string, long> messages;  // refusals with numbers as N and quoted names as "…"
   bool keep = false;
 } g_stats;
@@ -48,8 +53,9 @@ struct Stats {
 void print_stats() {
   std::fprintf(stderr,
                "[torch-fuzz] files %ld (accepted %ld whole, %ld streamed: a CRC-32 mismatch passed over), pickles %ld (accepted %ld), "
-               "float tensors read %ld\n",
-               g_stats.files, g_stats.files_accepted, g_stats.files_streamed, g_stats.pickles, g_stats.pickles_accepted, g_stats.tensors_read);
+               "generated state_dicts %ld (accepted %ld), float tensors read %ld\n",
+               g_stats.files, g_stats.files_accepted, g_stats.files_streamed, g_stats.pickles, g_stats.pickles_accepted, g_stats.generated,
+               g_stats.generated_accepted, g_stats.tensors_read);
   std::vector<std::pair<long, std::string>> sorted;
   for (const auto& m : g_stats.messages) sorted.push_back({m.second, m.first});
   std::sort(sorted.rbegin(), sorted.rend());
@@ -57,7 +63,7 @@ void print_stats() {
 }
 
 void count_message(const std::string& m) {
-  if (!g_stats.keep) return;
+  if (!g_stats.keep || m.empty()) return;
   std::string out;
   bool quoted = false;
   for (std::size_t i = 0; i < m.size() && out.size() < 150; ++i) {
@@ -129,7 +135,7 @@ void check_tensor_shape(const TorchTensor& t, std::size_t storages) {
   require((t.numel() == 0) == (t.span == 0), "a tensor has a span exactly when it has elements");
 }
 
-// ---- mode even: a whole file
+// ---- mode 0: a whole file
 
 std::string stream(const std::vector<std::uint8_t>& file, TorchCheckpointIndex& out) {
   auto range = [&](std::uint64_t begin, std::uint64_t end) {
@@ -218,7 +224,9 @@ void whole_file(const std::uint8_t* data, std::size_t size) {
   }
 }
 
-// ---- mode odd: a pickle alone
+// ---- mode 1: a pickle alone
+
+void check_pickle(const std::string& error, const TorchPickle& pickle);
 
 void pickle_only(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::uint8_t> bytes(data, data + size);  // exactly the input, so ASan sees a read past it
@@ -227,6 +235,10 @@ void pickle_only(const std::uint8_t* data, std::size_t size) {
   ++g_stats.pickles;
   count_message(error);
   if (error.empty()) ++g_stats.pickles_accepted;
+  check_pickle(error, pickle);
+}
+
+void check_pickle(const std::string& error, const TorchPickle& pickle) {
   if (!error.empty()) {
     require(error.rfind("pytorch_model.bin: entry \"archive/data.pkl\", byte ", 0) == 0, "a refusal names the entry and byte");
     require(pickle.tensors.empty() && pickle.storages.empty(), "a refused pickle leaves nothing");
@@ -249,6 +261,138 @@ void pickle_only(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+// ---- mode 2: a state_dict's numbers, pickled as torch.save does
+
+// The input as a stream of numbers; 0 once it runs out.
+struct Numbers {
+  const std::uint8_t* p;
+  std::size_t n;
+  std::uint64_t take(int bytes) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= std::uint64_t(n ? (--n, *p++) : 0) << (8 * i);
+    return v;
+  }
+  // Mostly small (what sizes and strides are), sometimes up to 2^62 (where the arithmetic can overflow).
+  std::int64_t count() {
+    const std::uint64_t kind = take(1);
+    if (kind % 4 == 3) return std::int64_t(take(8) & ((std::uint64_t(1) << 62) - 1));
+    if (kind % 4 == 2) return std::int64_t(take(2));
+    return std::int64_t(take(1) % 9);
+  }
+};
+
+struct PickleWriter {
+  std::vector<std::uint8_t> b;
+  void op(std::uint8_t c) { b.push_back(c); }
+  void text(const std::string& s) {
+    op('X');
+    for (int i = 0; i < 4; ++i) b.push_back(std::uint8_t(s.size() >> (8 * i)));
+    b.insert(b.end(), s.begin(), s.end());
+  }
+  void global(const std::string& m, const std::string& n) {
+    op('c');
+    b.insert(b.end(), m.begin(), m.end());
+    op('\n');
+    b.insert(b.end(), n.begin(), n.end());
+    op('\n');
+  }
+  void integer(std::int64_t v) {  // as Python's pickler: BININT1, BININT2, BININT, LONG1
+    if (v >= 0 && v < 256) { op('K'); op(std::uint8_t(v)); return; }
+    if (v >= 0 && v < 65536) { op('M'); op(std::uint8_t(v)); op(std::uint8_t(v >> 8)); return; }
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+      op('J');
+      for (int i = 0; i < 4; ++i) op(std::uint8_t(std::uint64_t(v) >> (8 * i)));
+      return;
+    }
+    op(0x8a);
+    op(8);
+    for (int i = 0; i < 8; ++i) op(std::uint8_t(std::uint64_t(v) >> (8 * i)));
+  }
+};
+
+void generated(const std::uint8_t* data, std::size_t size) {
+  static const char* kTypes[] = {"FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage",
+                                 "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage"};
+  Numbers in{data, size};
+  const int storages = 1 + int(in.take(1) % 3), tensors = 1 + int(in.take(1) % 4);
+  std::vector<int> type(std::size_t(storages), 0);
+  std::vector<std::int64_t> numel(std::size_t(storages), 0);
+  for (int i = 0; i < storages; ++i) {
+    type[std::size_t(i)] = int(in.take(1) % 10);
+    numel[std::size_t(i)] = in.count();
+  }
+  PickleWriter w;
+  w.op(0x80);
+  w.op(2);
+  w.global("collections", "OrderedDict");
+  w.op(')');
+  w.op('R');
+  w.op('(');
+  bool expect_ok = true;
+  for (int t = 0; t < tensors; ++t) {
+    const int s = int(in.take(1) % std::uint64_t(storages));
+    const std::int64_t offset = in.count();
+    const int rank = int(in.take(1) % 5);
+    std::vector<std::int64_t> shape, stride;
+    for (int d = 0; d < rank; ++d) shape.push_back(in.count());
+    for (int d = 0; d < rank; ++d) stride.push_back(in.count());
+    w.text("t" + std::to_string(t));
+    w.global("torch._utils", "_rebuild_tensor_v2");
+    w.op('(');
+    w.op('(');
+    w.text("storage");
+    w.global("torch", kTypes[type[std::size_t(s)]]);
+    w.text(std::to_string(s));
+    w.text("cpu");
+    w.integer(numel[std::size_t(s)]);
+    w.op('t');
+    w.op('Q');
+    w.integer(offset);
+    w.op('(');
+    for (std::int64_t v : shape) w.integer(v);
+    w.op('t');
+    w.op('(');
+    for (std::int64_t v : stride) w.integer(v);
+    w.op('t');
+    w.op(0x89);
+    w.global("collections", "OrderedDict");
+    w.op(')');
+    w.op('R');
+    w.op('t');
+    w.op('R');
+    // The oracle, in exact arithmetic (every number is below 2^62, so nothing here can overflow 128 bits):
+    // refused when a prefix product of the sizes passes int64 (the product is taken left to right, as
+    // safetensors' reference does), or, for a tensor with elements, when a partial sum of
+    // (size - 1) x stride does, or when offset + that sum is not below the storage's numel.
+    const unsigned __int128 max64 = std::uint64_t(INT64_MAX);
+    unsigned __int128 product = 1, reach = 0;
+    bool ok = true;
+    for (std::int64_t v : shape) {
+      product = product * std::uint64_t(v);
+      if (product > max64) { ok = false; break; }
+    }
+    if (ok && product > 0) {
+      for (int d = 0; d < rank && ok; ++d) {
+        const unsigned __int128 term = (unsigned __int128)std::uint64_t(shape[std::size_t(d)] - 1) * std::uint64_t(stride[std::size_t(d)]);
+        reach += term;
+        if (term > max64 || reach > max64) ok = false;
+      }
+      if (ok && (std::uint64_t(offset) + reach > max64 || std::uint64_t(offset) + reach >= std::uint64_t(numel[std::size_t(s)]))) ok = false;
+    }
+    expect_ok = expect_ok && ok;
+  }
+  w.op('u');
+  w.op('.');
+  TorchPickle pickle;
+  const std::string error = parse_torch_pickle(w.b.data(), w.b.size(), "archive/data.pkl", pickle);
+  ++g_stats.generated;
+  count_message(error);
+  if (error.empty()) ++g_stats.generated_accepted;
+  if (!error.empty() && expect_ok) std::fprintf(stderr, "refused: %s\n", error.c_str());
+  require(error.empty() == expect_ok, "a generated state_dict is accepted exactly when every tensor lies inside its storage");
+  check_pickle(error, pickle);  // the reads and the other promises
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -260,7 +404,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  if (data[0] % 2 == 0) whole_file(data + 1, size - 1);
-  else pickle_only(data + 1, size - 1);
+  if (data[0] % 3 == 0) whole_file(data + 1, size - 1);
+  else if (data[0] % 3 == 1) pickle_only(data + 1, size - 1);
+  else generated(data + 1, size - 1);
   return 0;
 }
