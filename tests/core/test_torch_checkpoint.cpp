@@ -218,7 +218,7 @@ std::size_t central_record(const std::vector<std::uint8_t>& b, const std::string
 
 // ---- files torch wrote
 
-TEST_CASE("torch checkpoint: state_dict.bin (torch 1.13: OrderedDict with _metadata, views, shared storage, F16/BF16/F64/I64/BOOL/U8, 0-d, empty, stride 0) reads as torch reads it") {
+TEST_CASE("torch checkpoint (zip, pickle): state_dict.bin (torch 1.13: OrderedDict with _metadata, views, shared storage, F16/BF16/F64/I64/BOOL/U8, 0-d, empty, stride 0) reads as torch reads it") {
   check_against_torch("state_dict.bin", "state_dict_expected.safetensors");
   const auto file = read_bin("state_dict.bin");
   TorchCheckpointIndex index;
@@ -251,13 +251,13 @@ TEST_CASE("torch checkpoint: state_dict.bin (torch 1.13: OrderedDict with _metad
   CHECK(index.find("missing") == nullptr);
 }
 
-TEST_CASE("torch checkpoint: a plain dict, the same entries re-zipped by zipfile with byteorder \"little\", and in ZIP64 extra fields read the same") {
+TEST_CASE("torch checkpoint (zip, pickle): a plain dict, the same entries re-zipped by zipfile with byteorder \"little\", and in ZIP64 extra fields read the same") {
   check_against_torch("plain_dict.bin", "plain_dict_expected.safetensors");
   check_against_torch("rezipped_little.bin", "plain_dict_expected.safetensors");
   check_against_torch("zip64_fields.bin", "plain_dict_expected.safetensors");
 }
 
-TEST_CASE("torch checkpoint: streamed range by range (the page's way) gives the whole-file index") {
+TEST_CASE("torch checkpoint (zip, pickle): streamed range by range (the page's way) gives the whole-file index") {
   for (const char* name : {"state_dict.bin", "plain_dict.bin", "rezipped_little.bin", "zip64_fields.bin"}) {
     INFO(name);
     const auto file = read_bin(name);
@@ -273,7 +273,7 @@ TEST_CASE("torch checkpoint: streamed range by range (the page's way) gives the 
   }
 }
 
-TEST_CASE("torch checkpoint: the index wants every local header read first, and the exact bytes of a tensor") {
+TEST_CASE("torch checkpoint (zip, pickle): the index wants every local header read first, and the exact bytes of a tensor") {
   const auto file = read_bin("plain_dict.bin");
   const std::uint64_t tail = std::min<std::uint64_t>(file.size(), kZipTailBytes);
   ZipEnd end;
@@ -303,7 +303,7 @@ TEST_CASE("torch checkpoint: the index wants every local header read first, and 
             std::to_string(w.end) + "); 23 were given");
 }
 
-TEST_CASE("torch checkpoint: a strided tensor is read from its span alone (transposed [2,3] of a [3,2] storage, offset 1)") {
+TEST_CASE("torch checkpoint (zip, pickle): a strided tensor is read from its span alone (transposed [2,3] of a [3,2] storage, offset 1)") {
   // Storage 0..7 as F32; the tensor starts at element 1: size (2, 3), stride (1, 2) -> [[1,3,5],[2,4,6]].
   TorchPickle pickle;
   REQUIRE(unpickle(one_tensor("FloatStorage", 8, 1, {2, 3}, {1, 2}).b, &pickle) == "");
@@ -321,7 +321,7 @@ TEST_CASE("torch checkpoint: a strided tensor is read from its span alone (trans
 
 // ---- hostile files (make_torch_bin_fixtures.py says how each was made)
 
-TEST_CASE("torch checkpoint: hostile files are refused, each with its message") {
+TEST_CASE("torch checkpoint (zip, pickle): hostile files are refused, each with its message") {
   const std::string allowlist =
       ": only collections.OrderedDict, torch._utils._rebuild_tensor_v2 and the storage types may appear; nothing is called";
   const std::vector<std::pair<std::string, std::string>> cases = {
