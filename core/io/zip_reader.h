@@ -9,8 +9,9 @@
 //   1. the file's last min(file size, kZipTailBytes) bytes    -> zip_find_end          -> ZipEnd
 //   2. the central directory, [end.directory_offset, + size)  -> parse_zip_directory   -> ZipDirectory
 //   3. for each entry it needs: 30 bytes at local_header_offset -> zip_local_header_length, then those
-//      30 + name + extra bytes (a read of 30 + name + 64 bytes usually holds them all: torch pads the
-//      extra field to align the data to 64 bytes) -> zip_read_local_header -> the entry's data_offset
+//      30 + name + extra bytes -> zip_read_local_header -> the entry's data_offset (one read of
+//      30 + name + 128 bytes holds both for torch's archives, whose extra field is the padding that
+//      aligns the data to 64 bytes: 4 to 67 bytes, and 20 more of ZIP64 sizes past 4 GiB)
 //   4. an entry's bytes, [data_offset, data_offset + size); zip_check_crc for small entries
 // Every step returns "" or "pytorch_model.bin: ..." naming the entry and what is wrong; nothing throws
 // (exceptions are off in the WASM build), nothing is allocated from a size the file states before that
