@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Command 2 of the README: install what is missing, build incrementally, run every test:
-#   native doctest (ctest) -> a seeded libFuzzer slice of the C++ safetensors parser (one test) ->
+#   native doctest (ctest) -> seeded libFuzzer slices of the C++ readers (safetensors, the BERT checkpoint,
+#   pytorch_model.bin; one test each) ->
 #   Node tests of the WASM module (node --test) -> browser tests (Chromium).
 # Prints one closing line "tests: N passed, N failed".
 set -uo pipefail
@@ -23,7 +24,9 @@ echo "== fuzz (C++ safetensors parser, libFuzzer, seed 1)"
 if bash tests/fuzz/run_cpp_fuzz.sh 2>&1 | tee "$log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 # The BERT checkpoint loader's libFuzzer target (tests/fuzz/fuzz_bert_checkpoint.cpp) is run by hand
 # (docs/reliability.md: 10^6 inputs): building it costs CI ~40 s. The suite fuzzes the same loader
-# through the WASM module (tests/node/fuzz_bert.test.mjs, 6,000 mutated checkpoints).
+# through the WASM module (tests/node/fuzz_bert.test.mjs, 6,000 mutated checkpoints). Likewise the
+# pytorch_model.bin reader's target (tests/fuzz/fuzz_torch_checkpoint.cpp: 10^6 inputs by hand; the
+# native suite's tests/core/test_torch_checkpoint.cpp has every hostile case with its message).
 
 # One test file at a time: the browser tests each start Chromium, and CI has two cores. Node 18
 # (Debian's own, on a machine that had none) has no --test-concurrency flag.

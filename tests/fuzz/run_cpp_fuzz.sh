@@ -6,9 +6,12 @@
 #   bert_checkpoint        tests/fuzz/fuzz_bert_checkpoint.cpp: config.json, the checkpoint plan, the loader,
 #                          a forward and the MLM head; seeds tests/fuzz/corpus/bert/; RUNS default 20000
 #                          (about 1,700 inputs/s: the seeds are the tiny checkpoints, up to 114 KB each)
+#   torch_checkpoint       tests/fuzz/fuzz_torch_checkpoint.cpp: pytorch_model.bin (the ZIP reader, the restricted
+#                          unpickler, the index, strided reads), streamed and whole; seeds tests/fuzz/corpus/torch/
+#                          (written by tests/fixtures/make_torch_bin_fixtures.py); RUNS default 1000000
 # Exit status 0 when no input crashed, leaked, hit UB, allocated past 64 MB, ran past 10 s or broke an
 # invariant; else libFuzzer's status, with the input saved as build/fuzz/crash-* (bert-crash-* for the BERT
-# target), which `build/fuzz/fuzz_<target> FILE` replays.
+# target, torch-crash-* for pytorch_model.bin), which `build/fuzz/fuzz_<target> FILE` replays.
 #   tests/fuzz/run_cpp_fuzz.sh [RUNS] [TARGET]
 # Installs nothing: clang and its runtime (libclang-rt-14-dev, which holds libFuzzer) come from
 # scripts/install_deps.sh; the BERT target also needs Eigen (libeigen3-dev, as the native build does).
@@ -58,8 +61,22 @@ case "$target" in
     artifacts=$out/bert-crash-
     what="C++ BERT checkpoint reader"
     ;;
+  torch_checkpoint)
+    runs=${1:-1000000}
+    sources=(tests/fuzz/fuzz_torch_checkpoint.cpp core/io/zip_reader.cpp core/io/torch_pickle.cpp
+             core/io/torch_checkpoint.cpp core/io/safetensors.cpp)
+    headers=(core/io/zip_reader.h core/io/torch_pickle.h core/io/torch_checkpoint.h core/io/safetensors.h)
+    flags=()
+    # the largest seed is state_dict.bin (10,155 bytes and the mode byte)
+    max_len=16384
+    corpus=tests/fuzz/corpus/torch
+    dict=tests/fuzz/torch_checkpoint.dict
+    scratch=$out/corpus-torch
+    artifacts=$out/torch-crash-
+    what="C++ pytorch_model.bin reader"
+    ;;
   *)
-    echo "run_cpp_fuzz: unknown target '$target' (safetensors or bert_checkpoint)" >&2
+    echo "run_cpp_fuzz: unknown target '$target' (safetensors, bert_checkpoint or torch_checkpoint)" >&2
     exit 2
     ;;
 esac
