@@ -410,7 +410,7 @@ MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, in
       origin.push_back(b);
     }
     // Keep only the best B finished hypotheses (HF's BeamHypotheses).
-    std::sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+    std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
     if (int(finished.size()) > B) finished.resize(std::size_t(B));
     // Reorder the caches and histories to the beams kept.
     for (int l = 0; l < L; ++l) {
@@ -432,10 +432,11 @@ MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, in
     record.beams = seqs;
     for (double s : scores) record.scores.push_back(float(s));
     result.steps.push_back(std::move(record));
-    // Done when B hypotheses are finished and no live beam can beat the worst of them.
+    // Done when B hypotheses are finished and (early_stopping false) the step's best candidate, scored
+    // by the generated length (the ids after this step less the start token: `length`), cannot beat the
+    // worst of them: HF's BeamHypotheses.is_done with its best candidate (transformers 4.35 .. 4.49).
     if (int(finished.size()) == B) {
-      const double best_live = *std::max_element(scores.begin(), scores.end());
-      done = c_.early_stopping || finished.back().score >= best_live / std::pow(double(length + 1), lp);
+      done = c_.early_stopping || finished.back().score >= candidates.front().first / std::pow(double(length), lp);
       if (done) break;
     }
   }
@@ -444,12 +445,21 @@ MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, in
     result.cross = history[0];
     return result;
   }
-  // Stopped by max_length: the beams still live count as hypotheses too.
+  // Stopped by max_length: the beams still live count as hypotheses too, scored by their generated
+  // length (less the start token), each kept only if it beats the worst of B (BeamHypotheses.add).
   if (!done) {
-    for (int b = 0; b < B; ++b)
-      finished.push_back({seqs[std::size_t(b)], scores[std::size_t(b)] / std::pow(double(seqs[std::size_t(b)].size()), lp), history[std::size_t(b)]});
+    for (int b = 0; b < B; ++b) {
+      const double score = scores[std::size_t(b)] / std::pow(double(seqs[std::size_t(b)].size() - 1), lp);
+      if (int(finished.size()) == B && score <= finished.back().score) continue;
+      finished.push_back({seqs[std::size_t(b)], score, history[std::size_t(b)]});
+      std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+      if (int(finished.size()) > B) finished.resize(std::size_t(B));
+    }
   }
-  const auto best = std::max_element(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
+  // The best hypothesis; on a tie the one added later (HF's finalize sorts stably and takes the last).
+  auto best = finished.begin();
+  for (auto it = finished.begin(); it != finished.end(); ++it)
+    if (it->score >= best->score) best = it;
   result.ids = best->ids;
   result.score = float(best->score);
   result.cross = best->cross;
