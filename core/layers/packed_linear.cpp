@@ -12,27 +12,31 @@ namespace {
 using namespace vec4;
 constexpr int kPanel = 8;
 
-// C rows r0..r0+rows-1 (rows <= 4), columns 8p..8p+7 of panel p: sum over k of x[r][k] * panel[k][j].
-void panel_tile(const float* x, int ldx, int rows, const float* panel, int K, float* out8[4]) {
-  const float* a[4];
-  for (int r = 0; r < 4; ++r) a[r] = x + (r < rows ? r : rows - 1) * ldx;  // extra rows repeat the last
-  f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
-  f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
+// C rows r0..r0+R-1 (R <= 4), columns 8p..8p+7 of panel p: sum over k of x[r][k] * panel[k][j]. One
+// instance per row count, so that a decoding step's single row (greedy translation, one beam) does a
+// quarter of a full tile's multiplies instead of repeating its row four times; each element's sum is the
+// same in every instance (k ascending from zero), so the row count never changes a bit.
+template <int R>
+void panel_tile(const float* x, int ldx, const float* panel, int K, float* out8[4]) {
+  f32x4 c[R][2];
+  for (int r = 0; r < R; ++r) c[r][0] = zero4(), c[r][1] = zero4();
   for (int k = 0; k < K; ++k) {
     const f32x4 b0 = load4(panel + k * kPanel), b1 = load4(panel + k * kPanel + 4);
-    f32x4 s = load_splat4(a[0] + k);
-    c00 = add4(c00, mul4(s, b0)), c01 = add4(c01, mul4(s, b1));
-    s = load_splat4(a[1] + k);
-    c10 = add4(c10, mul4(s, b0)), c11 = add4(c11, mul4(s, b1));
-    s = load_splat4(a[2] + k);
-    c20 = add4(c20, mul4(s, b0)), c21 = add4(c21, mul4(s, b1));
-    s = load_splat4(a[3] + k);
-    c30 = add4(c30, mul4(s, b0)), c31 = add4(c31, mul4(s, b1));
+    for (int r = 0; r < R; ++r) {
+      const f32x4 s = load_splat4(x + r * ldx + k);
+      c[r][0] = add4(c[r][0], mul4(s, b0)), c[r][1] = add4(c[r][1], mul4(s, b1));
+    }
   }
-  store4(out8[0], c00), store4(out8[0] + 4, c01);
-  store4(out8[1], c10), store4(out8[1] + 4, c11);
-  store4(out8[2], c20), store4(out8[2] + 4, c21);
-  store4(out8[3], c30), store4(out8[3] + 4, c31);
+  for (int r = 0; r < R; ++r) store4(out8[r], c[r][0]), store4(out8[r] + 4, c[r][1]);
+}
+
+void panel_tile(const float* x, int ldx, int rows, const float* panel, int K, float* out8[4]) {
+  switch (rows) {
+    case 1: return panel_tile<1>(x, ldx, panel, K, out8);
+    case 2: return panel_tile<2>(x, ldx, panel, K, out8);
+    case 3: return panel_tile<3>(x, ldx, panel, K, out8);
+    default: return panel_tile<4>(x, ldx, panel, K, out8);
+  }
 }
 
 }  // namespace

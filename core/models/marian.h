@@ -92,8 +92,9 @@ class MarianModel {
   void step(Backend backend, const std::vector<int>& tokens, int t, RowMatrix& logits, std::vector<std::vector<float>>& cross);
 
   MarianConfig c_;
-  RowMatrix shared_;  // [V, E]: the embeddings of both sides and the output projection
-  std::vector<float> final_logits_bias_;
+  // The shared embeddings [V, E] packed once as the output projection (x shared^T + final_logits_bias,
+  // its bias), the product of every decoding step; embed() reads a token's row back from the panels.
+  PackedLinear output_;
   RowMatrix positions_;  // [max_positions, E], computed
   std::vector<EncoderLayer> encoder_;
   std::vector<DecoderLayer> decoder_;

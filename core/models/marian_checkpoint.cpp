@@ -94,7 +94,7 @@ std::string plan_marian_load(const MarianConfig& c, const std::vector<Checkpoint
                   "lm_head.weight): is it a MarianMTModel checkpoint?";
   std::string error = check(*shared, embedding);
   if (!error.empty()) return error;
-  p.loads.push_back({"model.shared.weight", shared->name, embedding, false});
+  p.loads.push_back({"model.shared.weight", shared->name, embedding, true});  // packed: the output projection
   used.insert(shared->name);
   for (const auto& spec : specs_of(c)) {
     auto it = by_name.find(spec.name);
