@@ -21,8 +21,8 @@ import { addFigureButtons } from './figure_buttons.js';
 import { MatrixFigure } from './matrix_figure.js';
 import { describeNode, drawGraph, graphLayout, hitNode } from './graph_figure.js';
 import { drawChart } from './chart.js';
-import { describeHeadView, describeHeadViewToken, drawHeadView, hitHeadView } from './head_view_figure.js';
-import { describeModelGrid, drawModelGrid, hitModelGrid, modelGridCell } from './model_grid_figure.js';
+import { describeHeadView, describeHeadViewToken, drawHeadView, headViewTokens, hitHeadView } from './head_view_figure.js';
+import { describeModelGrid, drawModelGrid, hitModelGrid, modelGridCell, modelGridTokens } from './model_grid_figure.js';
 
 const FONT_PX = 12;
 const TITLE_H = 20;
@@ -365,12 +365,19 @@ export class FigureBoard {
       const same = current && current.index === hit.index && current.side === hit.side;
       view.pick = same ? null : { index: hit.index, side: hit.side };
       this.paint(view);
+      this.describe(view);
       this.onPick(f.id, same ? { token: null } : { token: hit.index, side: hit.side });
     } else {
       view.pick = { layer: hit.layer, head: hit.head };
       this.paint(view);
+      this.describe(view);
       this.onPick(f.id, { layer: hit.layer, head: hit.head });
     }
+  }
+
+  /** The pickable figure's aria-label: its title and what it shows with the pick applied. */
+  describe(view) {
+    view.canvas.setAttribute('aria-label', `${view.figure.title}: ${PICKABLE[view.kind](this.asDrawn(view, true))}`);
   }
 
   click(view, e) {
@@ -401,17 +408,19 @@ export class FigureBoard {
         this.onPick(f.id, { token: null });
       }
       this.paint(view);
+      this.describe(view);
       return;
     } else if (moves[e.key]) {
       e.preventDefault();
       const [down, right] = moves[e.key];
       if (f.kind === 'headview') {
-        // Up and down move along a column; left and right change column (queries | keys).
+        // Up and down move along a column; left and right change column (queries | keys), where the
+        // place is kept within the other column's length (a cross-attention's columns differ).
         const start = view.cursor ?? this.pinned(view);
-        view.cursor = !start ? { index: 0, side: 'query' } : {
-          index: Math.max(0, Math.min(f.tokens.length - 1, start.index + (view.cursor ? down : 0))),
-          side: right < 0 ? 'query' : right > 0 ? 'key' : start.side,
-        };
+        const { queries, keys } = headViewTokens(f);
+        const side = !start ? 'query' : right < 0 ? 'query' : right > 0 ? 'key' : start.side;
+        const n = (side === 'key' ? keys : queries).length;
+        view.cursor = { index: !start ? 0 : Math.max(0, Math.min(n - 1, start.index + (view.cursor ? down : 0))), side };
       } else {
         const start = view.cursor ?? this.pinned(view);
         view.cursor = !start ? { layer: 0, head: 0 } : {
@@ -450,9 +459,10 @@ export class FigureBoard {
     } else {
       const cell = modelGridCell(view.layout, x, y);
       if (cell) {
-        const T = f.tokens.length;
-        const w = f.attentions[((cell.layer * f.heads + cell.head) * T + cell.query) * T + cell.key];
-        text = `Layer ${cell.layer}, head ${cell.head} · query '${f.tokens[cell.query]}' → key '${f.tokens[cell.key]}': ${Number(w).toFixed(2)}`;
+        const { queries, keys } = modelGridTokens(f);
+        const T = queries.length, S = keys.length;
+        const w = f.attentions[((cell.layer * f.heads + cell.head) * T + cell.query) * S + cell.key];
+        text = `Layer ${cell.layer}, head ${cell.head} · ${f.queryTitle ?? 'query'} '${queries[cell.query]}' → ${f.keyTitle ?? 'key'} '${keys[cell.key]}': ${Number(w).toFixed(2)}`;
       }
     }
     this.tip(view, text, x, y);
@@ -482,7 +492,7 @@ export class FigureBoard {
         view.pick = undefined;
       }
       this.paint(view);
-      view.canvas.setAttribute('aria-label', `${f.title}: ${PICKABLE[view.kind](this.asDrawn(view, true))}`);
+      this.describe(view);
       return;
     }
     DRAW[view.kind](view.canvas, f);

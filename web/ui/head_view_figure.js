@@ -1,11 +1,15 @@
-// BertViz's head view on a canvas (a figure kind of figures.js): the tokens twice, queries in the left
-// column and keys in the right one, and a line from every query to every key whose opacity is the
-// attention weight (weight 1: fully opaque; weight 0: nothing), so the figure's pixels follow the
-// weights. Several heads overlay their lines, one colour per head. Selecting a token (hover, click, or
-// the arrow keys on the focused canvas: figures.js) keeps only its lines and highlights its label.
+// BertViz's head view on a canvas (a figure kind of figures.js): the queries in the left column and the
+// keys in the right one, and a line from every query to every key whose opacity is the attention
+// weight (weight 1: fully opaque; weight 0: nothing), so the figure's pixels follow the weights.
+// Self-attention has the same tokens on both sides; cross-attention (an encoder-decoder's generated tokens
+// reading the source) has two lists, and the shorter column is centred beside the longer one. Several
+// heads overlay their lines, one colour per head. Selecting a token (hover, click, or the arrow keys
+// on the focused canvas: figures.js) keeps only its lines and highlights its label.
 //
-// figure: {kind: 'headview', id, title, tokens: [string] (the same on both sides),
-//          weights: Array | Float32Array, heads x T x T row-major ([head][query][key]),
+// figure: {kind: 'headview', id, title,
+//          tokens: [string] (T: the same on both sides) | queryTokens: [string] (T) and keyTokens: [string] (S),
+//          weights: Array | Float32Array, heads x T x S row-major ([head][query][key]; S = T for `tokens`),
+//          queryTitle?, keyTitle? (the columns' headings and the tooltip's words; default 'query', 'key'),
 //          heads? (default 1), headNames? ([string], default 'head 0'..), selected? (token index or
 //          null), side? ('query' (default) | 'key': the column of the selected token), caption?}
 //
@@ -19,8 +23,8 @@ import { themeColors } from './theme.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
-const ROW_H = 17; // readable tokens for up to ~64 tokens; the canvas grows with T
-const HEADER_H = 18; // the column headings "query" / "key"
+const ROW_H = 17; // readable tokens for up to ~64 tokens; the canvas grows with max(T, S)
+const HEADER_H = 18; // the column headings ("query" / "key" by default)
 const LEGEND_ROW_H = 18;
 const PAD = 6;
 const LABEL_GAP = 6; // between a label and its lines' end
@@ -65,15 +69,25 @@ function headName(f, h) {
   return f.headNames?.[h] ?? `head ${h}`;
 }
 
-/** Checks the weights' size: heads x T x T. Throws a clear error otherwise. */
+/** The two columns' tokens: {queries: [string] (T), keys: [string] (S)}; one list (`tokens`) is both. */
+export function headViewTokens(f) {
+  if (f.queryTokens || f.keyTokens) return { queries: f.queryTokens ?? [], keys: f.keyTokens ?? [] };
+  return { queries: f.tokens ?? [], keys: f.tokens ?? [] };
+}
+
+/** The columns' headings: {query, key}. */
+const titlesOf = (f) => ({ query: f.queryTitle ?? 'query', key: f.keyTitle ?? 'key' });
+
+/** Checks the weights' size: heads x T x S. Throws a clear error otherwise. -> {T, S, heads, queries, keys} */
 function checkHeadView(f) {
-  const T = f.tokens?.length ?? 0;
+  const { queries, keys } = headViewTokens(f);
+  const T = queries.length, S = keys.length;
   const heads = f.heads ?? 1;
   if (!Number.isInteger(heads) || heads < 1) throw new Error(`head view: heads must be a positive integer, got ${f.heads}`);
-  if (!f.weights || f.weights.length !== heads * T * T) {
-    throw new Error(`head view needs heads x T x T = ${heads} x ${T} x ${T} = ${heads * T * T} weights, got ${f.weights?.length}`);
+  if (!f.weights || f.weights.length !== heads * T * S) {
+    throw new Error(`head view needs heads x T x S = ${heads} x ${T} x ${S} = ${heads * T * S} weights, got ${f.weights?.length}`);
   }
-  return { T, heads };
+  return { T, S, heads, queries, keys };
 }
 
 function fitLabel(ctx, text) {
@@ -84,21 +98,25 @@ function fitLabel(ctx, text) {
 }
 
 /**
- * Where things go, in CSS px: {width, height, rowsTop, rowH, query: [{x, y}], key: [{x, y}] (each
- * token's anchor, where its lines start or end), labels (drawn text), queryRight (the left labels'
+ * Where things go, in CSS px: {width, height, T, S, heads, rowsTop, rowH, queryTop, keyTop (each
+ * column's first row), query: [{x, y}] (T), key: [{x, y}] (S) (each token's anchor, where its lines
+ * start or end), labels: {query, key} (drawn text), widths: {query, key}, queryRight (the left labels'
  * right edge), keyLeft, legend: [{x, y, h}], captionLines, captionTop}. The line from query i to key
  * j runs from query[i] to key[j]; its midpoint is their mean.
  */
 export function headViewLayout(ctx, f) {
-  const { T, heads } = checkHeadView(f);
+  const { T, S, heads, queries, keys } = checkHeadView(f);
+  const titles = titlesOf(f);
   const colors = themeColors();
   ctx.font = `${FONT_PX}px ${colors.font}`;
-  const labels = f.tokens.map((t) => fitLabel(ctx, t));
-  const widths = labels.map((t) => ctx.measureText(t).width);
-  const widest = Math.max(24, ctx.measureText('query').width, ...widths);
+  const labels = { query: queries.map((t) => fitLabel(ctx, t)), key: keys.map((t) => fitLabel(ctx, t)) };
+  const widths = { query: labels.query.map((t) => ctx.measureText(t).width), key: labels.key.map((t) => ctx.measureText(t).width) };
+  const widestQuery = Math.max(24, ctx.measureText(titles.query).width, ...widths.query);
+  const widestKey = Math.max(24, ctx.measureText(titles.key).width, ...widths.key);
+  const rows = Math.max(T, S);
   // Longer lines for longer sentences: the slope stays readable as the columns grow.
-  const span = Math.max(160, Math.min(260, 120 + 2 * T));
-  const bodyW = 2 * (widest + LABEL_GAP) + span + 2 * PAD;
+  const span = Math.max(160, Math.min(260, 120 + 2 * rows));
+  const bodyW = widestQuery + widestKey + 2 * LABEL_GAP + span + 2 * PAD;
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   const titleW = ctx.measureText(f.title ?? '').width + 2 * PAD;
   ctx.font = `${FONT_PX}px ${colors.font}`;
@@ -119,15 +137,13 @@ export function headViewLayout(ctx, f) {
   const legendW = Math.max(0, ...legend.map((l) => l.x + l.w)) + PAD;
   const width = Math.ceil(Math.max(bodyW, titleW, legendW, 120));
   const offset = (width - bodyW) / 2; // a wide title or legend: the columns move to the middle
-  const queryRight = offset + PAD + widest;
+  const queryRight = offset + PAD + widestQuery;
   const keyLeft = queryRight + 2 * LABEL_GAP + span;
   const rowsTop = TITLE_H + legendH + HEADER_H;
-  const query = [], key = [];
-  for (let i = 0; i < T; i++) {
-    const y = rowsTop + (i + 0.5) * ROW_H;
-    query.push({ x: queryRight + LABEL_GAP, y });
-    key.push({ x: keyLeft - LABEL_GAP, y });
-  }
+  // The shorter column is centred beside the longer one (on whole rows).
+  const queryTop = rowsTop + Math.floor((rows - T) / 2) * ROW_H, keyTop = rowsTop + Math.floor((rows - S) / 2) * ROW_H;
+  const query = Array.from({ length: T }, (_, i) => ({ x: queryRight + LABEL_GAP, y: queryTop + (i + 0.5) * ROW_H }));
+  const key = Array.from({ length: S }, (_, j) => ({ x: keyLeft - LABEL_GAP, y: keyTop + (j + 0.5) * ROW_H }));
   // The caption wraps to the figure's width.
   const captionLines = [];
   if (f.caption) {
@@ -138,26 +154,28 @@ export function headViewLayout(ctx, f) {
     }
     if (line) captionLines.push(line);
   }
-  const captionTop = rowsTop + T * ROW_H + 8;
+  const captionTop = rowsTop + rows * ROW_H + 8;
   const height = Math.ceil(captionTop + captionLines.length * (FONT_PX + 4) + (captionLines.length ? 4 : 0));
-  return { width, height, T, heads, rowsTop, rowH: ROW_H, query, key, labels, widths, queryRight, keyLeft, legend, captionLines, captionTop };
+  return { width, height, T, S, heads, titles, rowsTop, rowH: ROW_H, queryTop, keyTop, query, key, labels, widths, queryRight, keyLeft,
+    legend, captionLines, captionTop };
 }
 
 /** The token label under (x, y) CSS px: {side: 'query' | 'key', index}, or null (the lines, the margins). */
 export function hitHeadView(L, x, y) {
-  const index = Math.floor((y - L.rowsTop) / L.rowH);
-  if (y < L.rowsTop || index < 0 || index >= L.T) return null;
   // A label's whole row counts, from the edge to its lines' end (a short token is still easy to hit).
-  if (x >= 0 && x <= L.queryRight + LABEL_GAP) return { side: 'query', index };
-  if (x >= L.keyLeft - LABEL_GAP && x <= L.width) return { side: 'key', index };
-  return null;
+  const side = x >= 0 && x <= L.queryRight + LABEL_GAP ? 'query' : x >= L.keyLeft - LABEL_GAP && x <= L.width ? 'key' : null;
+  if (!side) return null;
+  const top = side === 'query' ? L.queryTop : L.keyTop, n = side === 'query' ? L.T : L.S;
+  const index = Math.floor((y - top) / L.rowH);
+  if (y < top || index < 0 || index >= n) return null;
+  return { side, index };
 }
 
 /** Draws the head view, sizing the canvas (CSS px x scale). Returns the layout. */
 export function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const ctx = canvas.getContext('2d');
   const L = headViewLayout(ctx, f);
-  const { T, heads } = L;
+  const { T, S, heads } = L;
   const width = Math.round(L.width * scale), height = Math.round(L.height * scale);
   if (canvas.width !== width || canvas.height !== height) {
     canvas.width = width;
@@ -193,20 +211,21 @@ export function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1
   const headerY = L.rowsTop - HEADER_H / 2;
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'right';
-  ctx.fillText('query', L.queryRight, headerY);
+  ctx.fillText(L.titles.query, L.queryRight, headerY);
   ctx.textAlign = 'left';
-  ctx.fillText('key', L.keyLeft, headerY);
+  ctx.fillText(L.titles.key, L.keyLeft, headerY);
 
-  const selected = Number.isInteger(f.selected) && f.selected >= 0 && f.selected < T ? f.selected : null;
   const side = f.side === 'key' ? 'key' : 'query';
+  const selected = Number.isInteger(f.selected) && f.selected >= 0 && f.selected < (side === 'key' ? S : T) ? f.selected : null;
   // With one head and a selection, the other column's labels are shaded by their weight (as BertViz
   // does): the strongest partners read at a glance, and the numbers are in the tooltip.
   if (selected !== null && heads === 1) {
-    const other = side === 'query' ? L.key : L.query;
-    for (let j = 0; j < T; j++) {
-      const w = side === 'query' ? f.weights[selected * T + j] : f.weights[j * T + selected];
+    const otherSide = side === 'query' ? 'key' : 'query';
+    const other = L[otherSide];
+    for (let j = 0; j < other.length; j++) {
+      const w = side === 'query' ? f.weights[selected * S + j] : f.weights[j * S + selected];
       if (!(w > 0.004)) continue;
-      const lw = L.widths[j] + 6;
+      const lw = L.widths[otherSide][j] + 6;
       const x = side === 'query' ? L.keyLeft - 3 : L.queryRight - lw + 3;
       ctx.fillStyle = withAlpha(colors.series[0], 0.35 * Math.min(1, w));
       ctx.fillRect(x, other[j].y - ROW_H / 2 + 1, lw, ROW_H - 2);
@@ -221,13 +240,13 @@ export function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1
   const qFrom = selected !== null && side === 'query' ? selected : 0;
   const qTo = selected !== null && side === 'query' ? selected + 1 : T;
   const kFrom = selected !== null && side === 'key' ? selected : 0;
-  const kTo = selected !== null && side === 'key' ? selected + 1 : T;
+  const kTo = selected !== null && side === 'key' ? selected + 1 : S;
   for (let h = 0; h < heads; h++) {
     const { color, dash } = headStyle(f, h, colors);
     const steps = Array.from({ length: 101 }, () => []);
     for (let q = qFrom; q < qTo; q++) {
       for (let k = kFrom; k < kTo; k++) {
-        const w = f.weights[h * T * T + q * T + k];
+        const w = f.weights[(h * T + q) * S + k];
         // Below 0.005 a line would hardly change a pixel; NaN draws nothing.
         const step = Math.round(Math.min(1, w) * 100);
         if (step >= 1) steps[step].push(q, k);
@@ -251,18 +270,18 @@ export function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1
     const points = column === 'query' ? L.query : L.key;
     ctx.textAlign = column === 'query' ? 'right' : 'left';
     const x = column === 'query' ? L.queryRight : L.keyLeft;
-    for (let i = 0; i < T; i++) {
+    for (let i = 0; i < points.length; i++) {
       const isSelected = selected === i && side === column;
       ctx.font = `${isSelected ? '600 ' : ''}${FONT_PX}px ${colors.font}`;
       if (isSelected) {
-        const w = ctx.measureText(L.labels[i]).width + 6;
+        const w = ctx.measureText(L.labels[column][i]).width + 6;
         const bx = column === 'query' ? x - w + 3 : x - 3;
         ctx.strokeStyle = colors.focus;
         ctx.lineWidth = 1.5;
         ctx.strokeRect(bx, points[i].y - ROW_H / 2 + 1, w, ROW_H - 2);
       }
       ctx.fillStyle = isSelected ? colors.focus : colors.text;
-      ctx.fillText(L.labels[i], x, points[i].y + 0.5);
+      ctx.fillText(L.labels[column][i], x, points[i].y + 0.5);
     }
   }
   if (L.captionLines.length) {
@@ -283,40 +302,48 @@ const quote = (t) => `'${t}'`;
 
 /**
  * The strongest lines of one token, for the tooltip: "query 'cat' → key 'the': 0.42; ..." (n lines,
- * over all heads; each named by its head when there are several).
+ * over all heads; each named by its head when there are several; the columns' titles as the words).
  */
 export function describeHeadViewToken(f, side, index, n = 3) {
-  const T = f.tokens.length, heads = f.heads ?? 1;
+  const { queries, keys } = headViewTokens(f);
+  const T = queries.length, S = keys.length, heads = f.heads ?? 1;
+  const titles = titlesOf(f);
   const lines = [];
   for (let h = 0; h < heads; h++) {
-    for (let j = 0; j < T; j++) {
+    for (let j = 0; j < (side === 'key' ? T : S); j++) {
       const q = side === 'key' ? j : index, k = side === 'key' ? index : j;
-      const w = f.weights[h * T * T + q * T + k];
+      const w = f.weights[(h * T + q) * S + k];
       if (Number.isFinite(w)) lines.push({ h, q, k, w });
     }
   }
   lines.sort((a, b) => b.w - a.w);
-  const text = lines.slice(0, n).map(({ h, q, k, w }) => `${heads > 1 ? `${headName(f, h)}: ` : ''}query ${quote(f.tokens[q])} → key ${quote(f.tokens[k])}: ${w.toFixed(2)}`);
-  return text.join('; ') || `${side} ${quote(f.tokens[index])}: no weights`;
+  const text = lines.slice(0, n).map(({ h, q, k, w }) => `${heads > 1 ? `${headName(f, h)}: ` : ''}${titles.query} ${quote(queries[q])} → ${titles.key} ${quote(keys[k])}: ${w.toFixed(2)}`);
+  return text.join('; ') || `${titles[side]} ${quote((side === 'key' ? keys : queries)[index])}: no weights`;
 }
 
 /** Text for the canvas's aria-label: what the figure shows and each query's strongest key. */
 export function describeHeadView(f) {
-  const { T, heads } = checkHeadView(f);
+  const { T, S, heads, queries, keys } = checkHeadView(f);
+  const titles = titlesOf(f);
   const strongest = [];
   for (let q = 0; q < T; q++) {
     let best = null;
     for (let h = 0; h < heads; h++) {
-      for (let k = 0; k < T; k++) {
-        const w = f.weights[h * T * T + q * T + k];
+      for (let k = 0; k < S; k++) {
+        const w = f.weights[(h * T + q) * S + k];
         if (Number.isFinite(w) && (!best || w > best.w)) best = { h, k, w };
       }
     }
-    if (best) strongest.push(`${quote(f.tokens[q])} → ${quote(f.tokens[best.k])} ${best.w.toFixed(2)}${heads > 1 ? ` (${headName(f, best.h)})` : ''}`);
+    if (best) strongest.push(`${quote(queries[q])} → ${quote(keys[best.k])} ${best.w.toFixed(2)}${heads > 1 ? ` (${headName(f, best.h)})` : ''}`);
   }
   const what = heads > 1 ? `${heads} heads overlaid (${Array.from({ length: heads }, (_, h) => headName(f, h)).join(', ')})` : 'one head';
-  const selected = Number.isInteger(f.selected) && f.selected >= 0 && f.selected < T
-    ? ` Showing only the lines of ${f.side === 'key' ? 'key' : 'query'} ${quote(f.tokens[f.selected])}.` : '';
-  return `Head view of ${T} tokens, ${what}: queries on the left, keys on the right, a line's opacity is its weight.${selected}`
-    + ` Each query's strongest key: ${strongest.join('; ')}.`;
+  const side = f.side === 'key' ? 'key' : 'query';
+  const column = side === 'key' ? keys : queries;
+  const selected = Number.isInteger(f.selected) && f.selected >= 0 && f.selected < column.length
+    ? ` Showing only the lines of ${titles[side]} ${quote(column[f.selected])}.` : '';
+  const two = !!(f.queryTokens || f.keyTokens);
+  const shape = two ? `${T} ${titles.query} token${T === 1 ? '' : 's'} and ${S} ${titles.key} token${S === 1 ? '' : 's'}` : `${T} tokens`;
+  const columns = two ? `${titles.query} tokens on the left, ${titles.key} tokens on the right` : 'queries on the left, keys on the right';
+  return `Head view of ${shape}, ${what}: ${columns}, a line's opacity is its weight.${selected}`
+    + ` Each ${two ? `${titles.query} token's strongest ${titles.key} token` : 'query\'s strongest key'}: ${strongest.join('; ')}.`;
 }

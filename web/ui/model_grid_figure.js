@@ -1,16 +1,20 @@
 // BertViz's model view on a canvas (a figure kind of figures.js): every head of every layer as a small
-// T x T heatmap, layers as rows and heads as columns, so the patterns (the diagonal, the previous
-// token, [CLS] and [SEP] sinks) are seen side by side. Clicking a thumbnail, or Enter on the one the
-// arrow keys moved to, picks that layer and head (figures.js calls the board's onPick).
+// T x S heatmap (rows the queries, columns the keys), layers as rows and heads as columns, so the
+// patterns (the diagonal, the previous token, [CLS] and [SEP] sinks, the words of an input sentence read
+// in order) are seen side by side. Clicking a thumbnail, or Enter on the one the arrow keys moved to,
+// picks that layer and head (figures.js calls the board's onPick).
 //
-// figure: {kind: 'modelgrid', id, title, layers: L, heads: H, tokens: [string] (T),
-//          attentions: Array | Float32Array, L x H x T x T ([layer][head][query][key]),
+// figure: {kind: 'modelgrid', id, title, layers: L, heads: H,
+//          tokens: [string] (T: queries and keys, S = T) | queryTokens: [string] (T) and keyTokens: [string] (S),
+//          attentions: Array | Float32Array, L x H x T x S ([layer][head][query][key]),
+//          queryTitle?, keyTitle? (the tooltip's words; default 'query', 'key'),
 //          selected? ({layer, head}: outlined), palette? (a palette.js name; default the board's),
 //          focus? ({layer, head}: the keyboard's place, dashed; figures.js sets it)}
 //
-// Thumbnail side: 768 px / max(L, H), clamped to 48..96 px (bert-base's 12 x 12: 64 px), then a whole
-// number of pixels per token when the tokens fit in 96 px, so every cell of a thumbnail is the same size
-// (bert-large's 24 x 16 at 64 tokens: 64 px, one pixel a token).
+// Thumbnail size: 768 px / max(L, H), clamped to 48..96 px (bert-base's 12 x 12: 64 px) for the longer
+// of T and S, then a whole number of pixels per token when the tokens fit in 96 px, so every cell of a
+// thumbnail is a square of the same size (bert-large's 24 x 16 at 64 tokens: 64 px, one pixel a token);
+// T != S makes the thumbnails rectangles (3 generated tokens over 9 source tokens: 90 x 30 px).
 import { colorAt, PALETTES } from './palette.js';
 import { themeColors } from './theme.js';
 
@@ -22,54 +26,64 @@ const GAP = 8; // between thumbnails: room for the selection's outline
 const PAD = 6;
 const BAR_W = 10; // the colour bar
 
-function checkModelGrid(f) {
-  const T = f.tokens?.length ?? 0;
-  const { layers, heads } = f;
-  if (!Number.isInteger(layers) || !Number.isInteger(heads) || layers < 1 || heads < 1 || T < 1) {
-    throw new Error(`model grid: layers, heads and tokens must be positive, got ${layers} x ${heads} x ${T}`);
-  }
-  if (!f.attentions || f.attentions.length !== layers * heads * T * T) {
-    throw new Error(`model grid needs L x H x T x T = ${layers} x ${heads} x ${T} x ${T} = ${layers * heads * T * T} attentions, got ${f.attentions?.length}`);
-  }
-  return { L: layers, H: heads, T };
+/** The thumbnails' tokens: {queries: [string] (T), keys: [string] (S)}; one list (`tokens`) is both. */
+export function modelGridTokens(f) {
+  if (f.queryTokens || f.keyTokens) return { queries: f.queryTokens ?? [], keys: f.keyTokens ?? [] };
+  return { queries: f.tokens ?? [], keys: f.tokens ?? [] };
 }
 
-/** The thumbnail side (CSS px) for L x H heads of T tokens. */
-function thumbnailSide(L, H, T) {
+function checkModelGrid(f) {
+  const { queries, keys } = modelGridTokens(f);
+  const T = queries.length, S = keys.length;
+  const { layers, heads } = f;
+  if (!Number.isInteger(layers) || !Number.isInteger(heads) || layers < 1 || heads < 1 || T < 1 || S < 1) {
+    throw new Error(`model grid: layers, heads and tokens must be positive, got ${layers} x ${heads} x ${T} x ${S}`);
+  }
+  if (!f.attentions || f.attentions.length !== layers * heads * T * S) {
+    throw new Error(`model grid needs L x H x T x S = ${layers} x ${heads} x ${T} x ${S} = ${layers * heads * T * S} attentions, got ${f.attentions?.length}`);
+  }
+  return { L: layers, H: heads, T, S, queries, keys };
+}
+
+/** The thumbnail's size (CSS px) for L x H heads of T queries x S keys: {w, h}. */
+function thumbnailSize(L, H, T, S) {
   const side = Math.max(48, Math.min(96, Math.round(768 / Math.max(L, H))));
-  if (T > 96) return side; // more tokens than pixels: the thumbnail is a smoothed reduction
-  if (T > side) return T;
-  let k = Math.max(1, Math.round(side / T));
-  if (T * k > 96 && k > 1) k -= 1;
-  return T * k;
+  const n = Math.max(T, S);
+  // More tokens than pixels: the thumbnail is a smoothed reduction, scaled as the longer side.
+  if (n > 96) return { w: Math.max(1, Math.round((side * S) / n)), h: Math.max(1, Math.round((side * T) / n)) };
+  if (n > side) return { w: S, h: T };
+  let k = Math.max(1, Math.round(side / n));
+  if (n * k > 96 && k > 1) k -= 1;
+  return { w: S * k, h: T * k };
 }
 
 /**
- * Where things go, in CSS px: {width, height, side, gap, left, top, layers, heads, T, cells:
+ * Where things go, in CSS px: {width, height, cellW, cellH, gap, left, top, layers, heads, T, S, cells:
  * [{layer, head, x, y, w, h}] (row-major: layer by layer), bar: {x, y, h}}.
  */
 export function modelGridLayout(f) {
-  const { L, H, T } = checkModelGrid(f);
-  const side = thumbnailSide(L, H, T);
+  const { L, H, T, S } = checkModelGrid(f);
+  const { w: cellW, h: cellH } = thumbnailSize(L, H, T, S);
   const left = PAD + Math.ceil(`Layer ${L - 1}`.length * CHAR_W) + 8;
   const top = TITLE_H + HEADER_H;
-  const gridW = H * side + (H - 1) * GAP, gridH = L * side + (L - 1) * GAP;
-  const bar = { x: left + gridW + 14, y: top, h: Math.min(gridH, 160) };
+  // The "Head h" headings need room when the thumbnails are narrow.
+  const stepX = Math.max(cellW, Math.ceil(`Head ${H - 1}`.length * CHAR_W)) + GAP;
+  const gridW = H * stepX - GAP, gridH = L * cellH + (L - 1) * GAP;
+  const bar = { x: left + gridW + 14, y: top, h: Math.max(40, Math.min(gridH, 160)) };
   const width = Math.ceil(Math.max(bar.x + BAR_W + 6 + 3 * CHAR_W + PAD, PAD + (f.title ?? '').length * 7.2 + PAD));
-  const height = Math.ceil(top + gridH + PAD + 4);
+  const height = Math.ceil(Math.max(top + gridH, bar.y + bar.h) + PAD + 4);
   const cells = [];
   for (let l = 0; l < L; l++) {
-    for (let h = 0; h < H; h++) cells.push({ layer: l, head: h, x: left + h * (side + GAP), y: top + l * (side + GAP), w: side, h: side });
+    for (let h = 0; h < H; h++) cells.push({ layer: l, head: h, x: left + h * stepX, y: top + l * (cellH + GAP), w: cellW, h: cellH });
   }
-  return { width, height, side, gap: GAP, left, top, layers: L, heads: H, T, cells, bar };
+  return { width, height, cellW, cellH, stepX, stepY: cellH + GAP, gap: GAP, left, top, layers: L, heads: H, T, S, cells, bar };
 }
 
 /** The thumbnail under (x, y) CSS px: {layer, head}, or null (the gaps and margins). */
 export function hitModelGrid(layout, x, y) {
-  const step = layout.side + layout.gap;
-  const head = Math.floor((x - layout.left) / step), layer = Math.floor((y - layout.top) / step);
+  const head = Math.floor((x - layout.left) / layout.stepX), layer = Math.floor((y - layout.top) / layout.stepY);
   if (head < 0 || layer < 0 || head >= layout.heads || layer >= layout.layers) return null;
-  if (x - layout.left - head * step >= layout.side || y - layout.top - layer * step >= layout.side) return null;
+  if (x - layout.left - head * layout.stepX >= layout.cellW || y - layout.top - layer * layout.stepY >= layout.cellH) return null;
   return { layer, head };
 }
 
@@ -77,10 +91,8 @@ export function hitModelGrid(layout, x, y) {
 export function modelGridCell(layout, x, y) {
   const hit = hitModelGrid(layout, x, y);
   if (!hit) return null;
-  const step = layout.side + layout.gap;
-  const px = layout.side / layout.T;
-  const key = Math.min(layout.T - 1, Math.floor((x - layout.left - hit.head * step) / px));
-  const query = Math.min(layout.T - 1, Math.floor((y - layout.top - hit.layer * step) / px));
+  const key = Math.min(layout.S - 1, Math.floor(((x - layout.left - hit.head * layout.stepX) * layout.S) / layout.cellW));
+  const query = Math.min(layout.T - 1, Math.floor(((y - layout.top - hit.layer * layout.stepY) * layout.T) / layout.cellH));
   return { ...hit, query, key };
 }
 
@@ -89,25 +101,25 @@ const newCanvas = (w, h) => {
   return Object.assign(document.createElement('canvas'), { width: w, height: h });
 };
 
-// All the thumbnails at one pixel per token in one canvas (an atlas: head h of layer l at (h T, l T)),
+// All the thumbnails at one pixel per token in one canvas (an atlas: head h of layer l at (h S, l T)),
 // kept per attentions array and palette: moving the keyboard's outline, or a pick, redraws the figure
 // without colouring 1.6 million pixels again (bert-large at 64 tokens: ~90 ms of the ~120 ms a draw costs).
 const atlases = new WeakMap();
-function atlasFor(f, L, H, T, palette) {
+function atlasFor(f, L, H, T, S, palette) {
   const cached = atlases.get(f.attentions);
-  if (cached && cached.palette === palette && cached.L === L && cached.H === H && cached.T === T) return cached.canvas;
-  const canvas = newCanvas(H * T, L * T);
+  if (cached && cached.palette === palette && cached.L === L && cached.H === H && cached.T === T && cached.S === S) return cached.canvas;
+  const canvas = newCanvas(H * S, L * T);
   const actx = canvas.getContext('2d');
-  const image = actx.createImageData(H * T, L * T);
+  const image = actx.createImageData(H * S, L * T);
   // palette.js's table read directly (colorAt's mapping for the range 0..1, without an array per pixel).
   const lut = PALETTES[palette] ?? PALETTES.viridis;
   for (let l = 0; l < L; l++) {
     for (let h = 0; h < H; h++) {
-      const base = (l * H + h) * T * T;
+      const base = (l * H + h) * T * S;
       for (let q = 0; q < T; q++) {
-        let o = 4 * ((l * T + q) * H * T + h * T);
-        for (let k = 0; k < T; k++, o += 4) {
-          const v = f.attentions[base + q * T + k];
+        let o = 4 * ((l * T + q) * H * S + h * S);
+        for (let k = 0; k < S; k++, o += 4) {
+          const v = f.attentions[base + q * S + k];
           const j = 3 * Math.max(0, Math.min(255, Math.round((Number.isFinite(v) ? v : 0) * 255)));
           image.data[o] = lut[j];
           image.data[o + 1] = lut[j + 1];
@@ -118,25 +130,25 @@ function atlasFor(f, L, H, T, palette) {
     }
   }
   actx.putImageData(image, 0, 0);
-  atlases.set(f.attentions, { palette, L, H, T, canvas });
+  atlases.set(f.attentions, { palette, L, H, T, S, canvas });
   return canvas;
 }
 
 // One thumbnail alone, for contexts that only take drawImage(source, x, y, w, h) (svg_canvas.js reads
 // its pixels back as one rect per cell) and for smoothed reductions (no bleeding from a neighbour).
 let scratch = null;
-function thumbnail(atlas, layer, head, T) {
-  if (!scratch || scratch.width !== T || scratch.height !== T) scratch = newCanvas(T, T);
+function thumbnail(atlas, layer, head, T, S) {
+  if (!scratch || scratch.width !== S || scratch.height !== T) scratch = newCanvas(S, T);
   const sctx = scratch.getContext('2d');
-  sctx.clearRect(0, 0, T, T);
-  sctx.drawImage(atlas, head * T, layer * T, T, T, 0, 0, T, T);
+  sctx.clearRect(0, 0, S, T);
+  sctx.drawImage(atlas, head * S, layer * T, S, T, 0, 0, S, T);
   return scratch;
 }
 
 /** Draws the grid, sizing the canvas (CSS px x scale). Returns the layout. */
 export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const layout = modelGridLayout(f);
-  const { layers: L, heads: H, T, side } = layout;
+  const { layers: L, heads: H, T, S, cellW, cellH } = layout;
   const ctx = canvas.getContext('2d');
   const width = Math.round(layout.width * scale), height = Math.round(layout.height * scale);
   if (canvas.width !== width || canvas.height !== height) {
@@ -158,21 +170,22 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
   ctx.font = `${FONT_PX}px ${colors.font}`;
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';
-  for (let h = 0; h < H; h++) ctx.fillText(`Head ${h}`, layout.left + h * (side + GAP) + side / 2, TITLE_H + HEADER_H / 2);
+  for (const cell of layout.cells.slice(0, H)) ctx.fillText(`Head ${cell.head}`, cell.x + cellW / 2, TITLE_H + HEADER_H / 2);
   ctx.textAlign = 'right';
-  for (let l = 0; l < L; l++) ctx.fillText(`Layer ${l}`, layout.left - 8, layout.top + l * (side + GAP) + side / 2);
+  for (let l = 0; l < L; l++) ctx.fillText(`Layer ${l}`, layout.left - 8, layout.top + l * layout.stepY + cellH / 2);
 
-  const atlas = atlasFor(f, L, H, T, palette);
+  const atlas = atlasFor(f, L, H, T, S, palette);
   // Whole pixels per token: crisp cells; more tokens than pixels: a smoothed reduction.
-  ctx.imageSmoothingEnabled = T > side;
-  const fromAtlas = T <= side && ((typeof CanvasRenderingContext2D !== 'undefined' && ctx instanceof CanvasRenderingContext2D)
+  const reduced = T > cellH || S > cellW;
+  ctx.imageSmoothingEnabled = reduced;
+  const fromAtlas = !reduced && ((typeof CanvasRenderingContext2D !== 'undefined' && ctx instanceof CanvasRenderingContext2D)
     || (typeof OffscreenCanvasRenderingContext2D !== 'undefined' && ctx instanceof OffscreenCanvasRenderingContext2D));
   for (const cell of layout.cells) {
-    if (fromAtlas) ctx.drawImage(atlas, cell.head * T, cell.layer * T, T, T, cell.x, cell.y, side, side);
-    else ctx.drawImage(thumbnail(atlas, cell.layer, cell.head, T), cell.x, cell.y, side, side);
+    if (fromAtlas) ctx.drawImage(atlas, cell.head * S, cell.layer * T, S, T, cell.x, cell.y, cellW, cellH);
+    else ctx.drawImage(thumbnail(atlas, cell.layer, cell.head, T, S), cell.x, cell.y, cellW, cellH);
     ctx.strokeStyle = colors.grid;
     ctx.lineWidth = 1;
-    ctx.strokeRect(cell.x - 0.5, cell.y - 0.5, side + 1, side + 1);
+    ctx.strokeRect(cell.x - 0.5, cell.y - 0.5, cellW + 1, cellH + 1);
   }
   // The selected head: a thick outline in the focus colour; the keyboard's place: dashed, further out.
   const at = (p) => (p && Number.isInteger(p.layer) && Number.isInteger(p.head) && p.layer >= 0 && p.layer < L && p.head >= 0 && p.head < H
@@ -181,7 +194,7 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
   if (selected) {
     ctx.strokeStyle = colors.focus;
     ctx.lineWidth = 3;
-    ctx.strokeRect(selected.x - 2, selected.y - 2, side + 4, side + 4);
+    ctx.strokeRect(selected.x - 2, selected.y - 2, cellW + 4, cellH + 4);
   }
   const focus = at(f.focus);
   if (focus) {
@@ -189,7 +202,7 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
     ctx.lineWidth = 1.5;
     ctx.setLineDash([3, 2]);
     const o = selected === focus ? 4.5 : 2.5;
-    ctx.strokeRect(focus.x - o, focus.y - o, side + 2 * o, side + 2 * o);
+    ctx.strokeRect(focus.x - o, focus.y - o, cellW + 2 * o, cellH + 2 * o);
     ctx.setLineDash([]);
   }
   // Colour bar: 0 at the bottom, 1 at the top, in steps drawn as rects (vector in the SVG export).
@@ -211,15 +224,15 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
  * focused heads (mean over queries of the query's largest weight: 1 = each query looks at one key).
  */
 export function describeModelGrid(f) {
-  const { L, H, T } = checkModelGrid(f);
+  const { L, H, T, S } = checkModelGrid(f);
   let most = null, least = null;
   for (let l = 0; l < L; l++) {
     for (let h = 0; h < H; h++) {
-      const base = (l * H + h) * T * T;
+      const base = (l * H + h) * T * S;
       let sum = 0;
       for (let q = 0; q < T; q++) {
         let max = 0;
-        for (let k = 0; k < T; k++) max = Math.max(max, f.attentions[base + q * T + k] || 0);
+        for (let k = 0; k < S; k++) max = Math.max(max, f.attentions[base + q * S + k] || 0);
         sum += max;
       }
       const focus = { layer: l, head: h, value: sum / T };
@@ -229,8 +242,12 @@ export function describeModelGrid(f) {
   }
   const name = (p) => `layer ${p.layer}, head ${p.head}`;
   const selected = f.selected && Number.isInteger(f.selected.layer) ? ` Selected: ${name(f.selected)}.` : '';
-  return `Model view: ${L} layer${L > 1 ? 's' : ''} x ${H} head${H > 1 ? 's' : ''} of attention over ${T} tokens, one heatmap per head `
-    + `(rows: layers, columns: heads; in each, rows are queries and columns keys).${selected}`
+  const two = !!(f.queryTokens || f.keyTokens);
+  const query = f.queryTitle ?? 'query', key = f.keyTitle ?? 'key';
+  const over = two ? `of ${T} ${query} token${T === 1 ? '' : 's'} over ${S} ${key} token${S === 1 ? '' : 's'}` : `over ${T} tokens`;
+  const inEach = two ? `rows are ${query} tokens and columns ${key} tokens` : 'rows are queries and columns keys';
+  return `Model view: ${L} layer${L > 1 ? 's' : ''} x ${H} head${H > 1 ? 's' : ''} of attention ${over}, one heatmap per head `
+    + `(rows: layers, columns: heads; in each, ${inEach}).${selected}`
     + ` Most focused: ${name(most)} (mean strongest weight ${most.value.toFixed(2)}); most spread: ${name(least)} (${least.value.toFixed(2)}).`
     + ' Click a heatmap, or use the arrow keys and Enter, to pick a head.';
 }
