@@ -1,6 +1,14 @@
 // The Translation lab's sections: the opened Marian model translates (greedy or beam search, in the
-// core: core/models/marian.*), word by word; the cross-attention that produced each generated token;
-// the encoder's and decoder's self-attention. No DOM here. ctx.opened: {marian, tokenizer, name}.
+// core: core/models/marian.*), word by word (a step button and play); the cross-attention that
+// produced each generated token, as a heatmap and as lines between the two sentences; and the views
+// of one kind of attention (the encoder's, the decoder's or the cross-attention): the model view (a
+// thumbnail per layer and head) and the head view of the chosen one. Every figure shows the generated
+// tokens up to "Tokens shown". No DOM here. ctx.opened: {marian, tokenizer, name}.
+//
+// Shapes (docs/translation.md): S source pieces (</s> included), T generated tokens (</s> included), L
+// decoder layers x H heads, Le encoder layers x He heads; n <= T tokens shown. r.cross[t]: L x H x S,
+// the cross-attention while choosing generated token t; r.encoder[l]: He x S x S; r.decoder[l]: H x
+// (T + 1) x (T + 1), over the decoder's inputs (<start> and the generated tokens).
 import { tokenLabels } from './05_pretrained_sections.js';
 
 // The Marian model calls the CPU kernels from the core (its decoding loop is in C++): WebGPU is not
@@ -43,23 +51,84 @@ export function runTranslation(ctx, v) {
 /** How many generated tokens to show: `shown` (0 = all). */
 const shownCount = (r, v) => (v.shown > 0 ? Math.min(v.shown, r.targetPieces.length) : r.targetPieces.length);
 
-function pickLayerHead(v, L, H) {
-  const layer = Math.min(v.layer, L - 1), head = Math.min(v.head, H - 1);
+function pickLayerHead(layerAsked, headAsked, L, H, { average = false } = {}) {
+  const layer = Math.min(layerAsked, L - 1), head = Math.min(headAsked, H - 1);
   const notes = [];
-  if (layer !== v.layer) notes.push(`layer ${v.layer} does not exist (${L} layers): showing ${layer}`);
-  if (head !== v.head && !v.average) notes.push(`head ${v.head} does not exist (${H} heads): showing ${head}`);
+  if (layer !== layerAsked) notes.push(`layer ${layerAsked} does not exist (${L} layers): showing ${layer}`);
+  if (head !== headAsked && !average) notes.push(`head ${headAsked} does not exist (${H} heads): showing ${head}`);
   return { layer, head, notes };
+}
+
+const maxOf = (xs) => xs.reduce((a, b) => Math.max(a, b), 0);
+
+/** The cross-attention of the first n generated tokens, layer and head (l, h): [n, S]. */
+function crossHead(r, n, l, h) {
+  const S = r.sourcePieces.length, out = new Float32Array(n * S);
+  for (let t = 0; t < n; t++) out.set(r.cross[t].subarray((l * r.H + h) * S, (l * r.H + h + 1) * S), t * S);
+  return out;
+}
+
+/** The cross-attention of the first n generated tokens, the mean over all layers and heads (notebook 04): [n, S]. */
+function crossMean(r, n) {
+  const S = r.sourcePieces.length, LH = r.L * r.H, out = new Float32Array(n * S);
+  for (let t = 0; t < n; t++) for (let i = 0; i < LH * S; i++) out[t * S + (i % S)] += r.cross[t][i] / LH;
+  return out;
+}
+
+/**
+ * One kind of attention, as the views section shows it: {name, L, H, queries, keys, axes (the figures'
+ * token fields: one list for self-attention, two for cross-attention), queryTitle, keyTitle, at(l, h)
+ * -> [queries x keys], note}. Encoder: source x source (all of it: the encoder reads the whole sentence
+ * before the first word is generated); decoder: its first n inputs x the same, causal; cross: the
+ * first n generated tokens x source.
+ */
+function attentionKind(r, side, n) {
+  const source = tokenLabels(r.sourcePieces);
+  const generated = tokenLabels(r.targetPieces);
+  const self = (tokens) => ({ queries: tokens, keys: tokens, axes: { tokens }, queryTitle: 'query', keyTitle: 'key' });
+  if (side === 'encoder') {
+    const S = source.length;
+    return { name: 'Encoder self-attention', L: r.Le, H: r.He, ...self(source),
+      at: (l, h) => r.encoder[l].slice(h * S * S, (h + 1) * S * S),
+      note: 'The encoder reads the whole source sentence at once, before the first word is written: "Tokens shown" does not change it.' };
+  }
+  if (side === 'decoder') {
+    // A generated token is labelled the same as an input as it is in the cross-attention's rows.
+    const inputs = ['<start>', ...generated];
+    const D = inputs.length; // T + 1: r.decoder's positions
+    return { name: 'Decoder self-attention', L: r.L, H: r.H, ...self(inputs.slice(0, n)),
+      at: (l, h) => {
+        const m = new Float32Array(n * n), w = r.decoder[l];
+        for (let i = 0; i < n; i++) m.set(w.subarray((h * D + i) * D, (h * D + i) * D + n), i * n);
+        return m;
+      },
+      note: `Rows and columns are the decoder's inputs: <start>, then each generated token fed back in. Each row is where the decoder chose the next token (the <start> row chose the first): the ${n} positions behind the ${n} token${n === 1 ? '' : 's'} shown. A position sees only itself and the inputs before it (causal): the upper triangle is empty.` };
+  }
+  const shown = generated.slice(0, n);
+  return { name: 'Cross-attention', L: r.L, H: r.H, queries: shown, keys: source, queryTitle: 'generated', keyTitle: 'source',
+    axes: { queryTokens: shown, keyTokens: source, queryTitle: 'generated', keyTitle: 'source' },
+    at: (l, h) => crossHead(r, n, l, h),
+    note: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while choosing that token.' };
 }
 
 const translate = {
   id: 'translate',
   title: 'Translate, word by word',
   text: 'The encoder reads the whole source sentence once; the decoder then writes the translation one token at a time, each '
-    + 'new token looking at the source through cross-attention. Step through it, or show it all. With several beams, the '
-    + 'search keeps the best partial translations at each step (their summed log-probabilities below).',
+    + 'new token looking at the source through cross-attention. Step through it, play it, or show it all: every figure below '
+    + 'shows the tokens generated so far. With several beams, the search keeps the best partial translations at each step '
+    + '(their summed log-probabilities below).',
   properties: ['text', 'beams', 'maxLength', 'shown'],
   actions: [
-    { id: 'step', label: 'Next word', title: 'Show one more generated token', change: (v) => ({ ...v, shown: v.shown + 1 }) },
+    { id: 'play', label: '▶ Play', pauseLabel: '❚❚ Pause', title: 'Show the translation one generated token at a time (Pause stops it)',
+      play: {
+        everyMs: 600, // a readable pace: a word, then a look at its figures
+        // From the first token when the whole translation is already shown; else from where it is.
+        start: (v, r) => (shownCount(r, v) >= r.targetPieces.length ? { ...v, shown: 1 } : v),
+        next: (v, r) => (shownCount(r, v) >= r.targetPieces.length ? null : { ...v, shown: shownCount(r, v) + 1 }),
+      } },
+    { id: 'step', label: 'Next word', title: 'Show one more generated token (after the last one, start again from the first)',
+      change: (v, r) => ({ ...v, shown: !r || shownCount(r, v) >= r.targetPieces.length ? 1 : shownCount(r, v) + 1 }) },
     { id: 'all', label: 'Show all', title: 'Show the whole translation', change: (v) => ({ ...v, shown: 0 }) },
     { id: 'restart', label: 'From the start', title: 'Show the first generated token only', change: (v) => ({ ...v, shown: 1 }) },
   ],
@@ -87,56 +156,63 @@ const cross = {
   id: 'cross',
   title: 'Cross-attention: which source tokens each generated token read',
   text: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while choosing that '
-    + 'token (one layer and head, or the mean of all heads and layers as notebook 04 draws it).',
+    + 'token (one layer and head, or the mean of all heads and layers as notebook 04 draws it). The lines show the same '
+    + 'numbers between the two sentences: hover or click a generated token to keep only its lines.',
   properties: ['layer', 'head', 'average'],
   dependsOn: ['text', 'beams', 'maxLength', 'shown', 'layer', 'head', 'average', 'backend'],
   needsOpen: true,
   compute: (ctx, v) => runTranslation(ctx, v),
   figures(r, v) {
     const n = shownCount(r, v), S = r.sourcePieces.length;
-    const { layer, head, notes } = pickLayerHead(v, r.L, r.H);
-    const values = new Float32Array(n * S);
-    for (let t = 0; t < n; t++) {
-      const w = r.cross[t];
-      if (v.average) for (let i = 0; i < r.L * r.H * S; i++) values[t * S + (i % S)] += w[i] / (r.L * r.H);
-      else values.set(w.subarray((layer * r.H + head) * S, (layer * r.H + head + 1) * S), t * S);
-    }
-    const xs = tokenLabels(r.sourcePieces), ys = tokenLabels(r.targetPieces.slice(0, n));
-    const which = v.average ? 'all layers and heads averaged' : `layer ${layer}, head ${head}`;
+    const { layer, head, notes } = pickLayerHead(v.layer, v.head, r.L, r.H, { average: v.average });
+    const values = v.average ? crossMean(r, n) : crossHead(r, n, layer, head);
+    const xs = tokenLabels(r.sourcePieces), ys = tokenLabels(r.targetPieces).slice(0, n);
+    const which = v.average ? `mean of all ${r.L} layers × ${r.H} heads` : `layer ${layer}, head ${head}`;
     return [
       ...(notes.length ? [{ kind: 'text', id: 'cross-note', status: 'bad', text: `${notes.join('; ')}.` }] : []),
       { kind: 'heatmap', id: 'cross-heatmap', cell: S > 40 ? 12 : 22, recordLabels: true, title: `Cross-attention, ${which}`,
-        rows: n, cols: S, values, range: [0, Math.max(1e-6, ...values)], xTitle: 'source token', yTitle: 'generated token',
+        rows: n, cols: S, values, range: [0, Math.max(1e-6, maxOf(values))], xTitle: 'source token', yTitle: 'generated token',
         xTicks: xs, yTicks: ys, xNames: xs.map((t) => `source ${t}`), yNames: ys.map((t) => `generated ${t}`) },
+      { kind: 'headview', id: 'cross-lines', title: `Cross-attention lines, ${which}`, queryTokens: ys, keyTokens: xs, weights: values,
+        queryTitle: 'generated', keyTitle: 'source',
+        caption: `Line opacity = weight (1 = solid). ${n} of ${r.targetPieces.length} generated tokens; each one's lines sum to 1.` },
     ];
   },
 };
 
-const self = {
-  id: 'self',
-  title: 'Self-attention: the encoder over the source, the decoder over its own words',
-  text: 'The encoder\'s self-attention relates source tokens to each other; the decoder\'s is causal: a generated token sees '
-    + 'only the tokens before it (the upper triangle is empty).',
-  properties: ['side'],
-  dependsOn: ['text', 'beams', 'maxLength', 'layer', 'head', 'average', 'side', 'backend'],
+const views = {
+  id: 'views',
+  title: 'Views: every layer and head of the encoder, the decoder or the cross-attention',
+  text: 'Choose which attention: the encoder\'s self-attention over the source, the decoder\'s (causal) self-attention over '
+    + 'its own words, or the cross-attention from the translation to the source. The model view has one thumbnail per head, '
+    + 'a row per layer; click one to open it in the head view and the heatmap below it.',
+  properties: ['side', 'viewLayer', 'viewHead'],
+  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'side', 'viewLayer', 'viewHead', 'backend'],
   needsOpen: true,
   compute: (ctx, v) => runTranslation(ctx, v),
   figures(r, v) {
-    const encoder = v.side === 'encoder';
-    const L = encoder ? r.Le : r.L, H = encoder ? r.He : r.H;
-    const { layer, head } = pickLayerHead(v, L, H);
-    const labels = tokenLabels(encoder ? r.sourcePieces : ['<start>', ...r.targetPieces]);
-    const T = labels.length;
-    const all = (encoder ? r.encoder : r.decoder)[layer];
-    let m = all.slice(head * T * T, (head + 1) * T * T);
-    if (v.average) {
-      m = new Float32Array(T * T);
-      for (let h = 0; h < H; h++) for (let i = 0; i < T * T; i++) m[i] += all[h * T * T + i] / H;
-    }
-    const which = v.average ? `layer ${layer}, heads averaged` : `layer ${layer}, head ${head}`;
-    return [{ kind: 'heatmap', id: 'self-heatmap', cell: T > 40 ? 10 : 20, recordLabels: true, title: `${encoder ? 'Encoder' : 'Decoder'} self-attention, ${which}`,
-      rows: T, cols: T, values: m, range: [0, Math.max(1e-6, ...m)], xTitle: 'key', yTitle: 'query', xTicks: labels, yTicks: labels }];
+    const n = shownCount(r, v);
+    const kind = attentionKind(r, v.side, n);
+    const { layer, head, notes } = pickLayerHead(v.viewLayer, v.viewHead, kind.L, kind.H);
+    const T = kind.queries.length, S = kind.keys.length;
+    const attentions = new Float32Array(kind.L * kind.H * T * S);
+    for (let l = 0; l < kind.L; l++) for (let h = 0; h < kind.H; h++) attentions.set(kind.at(l, h), (l * kind.H + h) * T * S);
+    const m = kind.at(layer, head);
+    const which = `layer ${layer}, head ${head}`;
+    const axes = kind.axes;
+    return [
+      ...(notes.length ? [{ kind: 'text', id: 'views-note', status: 'bad', text: `${notes.join('; ')}.` }] : []),
+      { kind: 'text', id: 'views-what', text: kind.note },
+      { kind: 'modelgrid', id: 'views-grid', title: `${kind.name}: ${kind.L} layers × ${kind.H} heads (0 to 1 per cell)`,
+        layers: kind.L, heads: kind.H, ...axes, attentions, selected: { layer, head }, picks: { layer: 'viewLayer', head: 'viewHead' } },
+      { kind: 'headview', id: 'views-lines', title: `${kind.name}, ${which}`, ...axes, weights: m,
+        caption: 'Line opacity = weight (1 = solid). Hover or click a token to keep only its lines.' },
+      { kind: 'heatmap', id: 'views-heatmap', cell: Math.max(T, S) > 40 ? 10 : 20, recordLabels: true, title: `${kind.name}, ${which}`,
+        rows: T, cols: S, values: m, range: [0, Math.max(1e-6, maxOf(m))], xTitle: `${kind.keyTitle} (attended to)`,
+        yTitle: `${kind.queryTitle} (attending)`, xTicks: kind.keys, yTicks: kind.queries,
+        xNames: kind.keys.map((t) => `${kind.keyTitle} ${t}`), yNames: kind.queries.map((t) => `${kind.queryTitle} ${t}`) },
+    ];
   },
 };
 
-export const SECTIONS = [translate, cross, self];
+export const SECTIONS = [translate, cross, views];

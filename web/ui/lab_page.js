@@ -100,6 +100,7 @@ export class LabPage {
     this.sections = new Map(); // section id -> SectionPanel
     this.sectionRequests = new Map(); // section id -> {id, values} of the request in flight
     this.sectionAgain = new Set(); // sections to ask again when their request returns
+    this.playing = null; // a section's play: {id, action, timer}
     this.build(root);
     for (const c of this.allControls()) {
       c.setHidden(mode.hide ?? []);
@@ -239,7 +240,11 @@ export class LabPage {
       const panel = new SectionPanel({
         lab, section,
         onInput: (name, parsed, commit) => this.fieldInput(name, parsed, commit),
-        onAction: (change) => this.sectionAction(change),
+        onAction: (change) => {
+          this.stopSectionPlay(); // a button the user pressed ends a play
+          this.sectionAction(change);
+        },
+        onPlay: (action) => this.toggleSectionPlay(section.id, action),
         onUserInput: () => this.requestSections([section.id]),
         onPick: (change) => this.sectionAction(change),
       });
@@ -408,6 +413,7 @@ export class LabPage {
     });
     c.on('opened', (m) => {
       if (m.lab !== this.lab.id) return;
+      this.stopSectionPlay(); // another model: another result to play
       this.opened = m.summary;
       this.openPanel?.opened(m.summary);
       this.requestSections([...this.sections.keys()]);
@@ -423,6 +429,7 @@ export class LabPage {
     }
     if (request === 'recover') this.opened = null; // the restarted module has no checkpoint: open it again
     if (request === 'section' && this.sections.has(section)) {
+      this.stopSectionPlay();
       this.sectionRequests.delete(section);
       this.sections.get(section).fail(message);
       return;
@@ -475,6 +482,9 @@ export class LabPage {
     }
     delete this.fieldErrors[name];
     this.draft = { ...this.draft, [name]: parsed.value };
+    // A new input for the section that plays (a new sentence, other beams) ends the play; a view
+    // setting of another section (a layer, a head) does not.
+    if (commit && this.playing && this.sections.get(this.playing.id)?.dependsOnAny([name])) this.stopSectionPlay();
     if (commit) {
       const next = this.lab.afterChange(name, this.draft);
       if (next !== this.draft) {
@@ -579,6 +589,56 @@ export class LabPage {
     this.client.send('open', { lab: this.lab.id, files, name });
   }
 
+  /**
+   * A section's play button (action.play): starts stepping the values with action.play.next every
+   * everyMs, or pauses. One play at a time, on timers (the tab never waits on it). The next step waits
+   * until every section has shown the last one (a slow model never queues steps); a play ends at
+   * next() -> null, on the user's own change of the section's inputs, another of its buttons, a new
+   * open, an error, or when the lab leaves the screen.
+   */
+  toggleSectionPlay(id, action) {
+    const playing = this.playing;
+    this.stopSectionPlay();
+    if (playing?.id === id && playing.action === action) return; // it was playing: Pause
+    const panel = this.sections.get(id);
+    if (!panel?.result) return; // nothing computed yet: nothing to play
+    this.playing = { id, action, timer: 0 };
+    panel.setPlaying(action, true);
+    const start = action.play.start?.(this.draft, panel.result) ?? this.draft;
+    if (start !== this.draft) this.sectionAction(() => start);
+    this.playTick(action.play.everyMs);
+  }
+
+  playTick(delay) {
+    const p = this.playing;
+    if (!p) return;
+    p.timer = setTimeout(() => {
+      p.timer = 0;
+      if (this.playing !== p) return;
+      // The last step not computed yet: look again shortly, without stepping.
+      if (this.sectionRequests.size) {
+        this.playTick(50);
+        return;
+      }
+      const panel = this.sections.get(p.id);
+      const next = panel?.result ? p.action.play.next(this.draft, panel.result) : null;
+      if (!next) {
+        this.stopSectionPlay();
+        return;
+      }
+      this.sectionAction(() => next);
+      this.playTick(p.action.play.everyMs);
+    }, delay);
+  }
+
+  stopSectionPlay() {
+    const p = this.playing;
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.playing = null;
+    this.sections.get(p.id)?.setPlaying(p.action, false);
+  }
+
   /** A section's button: a change of the values (e.g. the next random draw). */
   sectionAction(change) {
     const before = this.draft;
@@ -666,6 +726,7 @@ export class LabPage {
   setVisible(visible) {
     this.visible = visible;
     this.root.dataset.visible = String(visible);
+    if (!visible) this.stopSectionPlay(); // the lab left the screen (a slide moved on): a section's play ends
     if (!visible && this.run?.running) {
       this.resumeWhenVisible = true;
       this.client.send('pause');

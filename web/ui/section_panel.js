@@ -1,6 +1,10 @@
 // One section of a lab that computes outside training (web/labs/*: `sections`): its title and text,
 // the controls of its own properties, its buttons (e.g. "New random vectors"), and its figures. The
 // page (lab_page.js) sends the worker the section's request and hands the result back here.
+//
+// An action is a button: {id, label, title, change(values, result) -> values} (result: the section's
+// last result, or null), or a play button: {id, label, pauseLabel, title, play: {everyMs, start(values,
+// result) -> values, next(values, result) -> values | null (the end)}}; the page paces a play (lab_page.js).
 import { ControlsPanel } from './controls.js';
 import { FigureBoard } from './figures.js';
 import { DrawPad } from './draw_pad.js';
@@ -14,10 +18,11 @@ const el = (tag, props = {}, ...children) => {
 export class SectionPanel {
   /**
    * lab: the declaration; section: one of lab.sections; onInput(name, parsed, commit) as the settings
-   * panel; onAction(change) with a function of the values (a button); onDrawn() when the user finished
-   * a drawing or edited a matrix cell (a section with input: 'drawing' or 'edits').
+   * panel; onAction(change) with a function of the values (a button); onPlay(action) for a play
+   * button (start or pause); onDrawn() when the user finished a drawing or edited a matrix cell (a
+   * section with input: 'drawing' or 'edits').
    */
-  constructor({ lab, section, onInput, onAction, onUserInput = () => {}, onPick = () => {} }) {
+  constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {} }) {
     this.lab = lab;
     this.section = section;
     this.node = el('section', { className: 'panel lab-section', id: `section-${section.id}` },
@@ -26,10 +31,20 @@ export class SectionPanel {
     const props = section.properties.map((name) => lab.properties.find((p) => p.name === name));
     const row = el('div', { className: 'section-controls' });
     this.controls = new ControlsPanel(row, props, { grouped: false, onInput, onCommit: (name, parsed) => onInput(name, parsed, true) });
+    this.buttons = new Map(); // action id -> button
+    // The buttons wrap as one group (they belong together: play, step, show all, ...).
+    const actions = el('div', { className: 'section-actions' });
+    if (section.actions?.length) row.append(actions);
     for (const action of section.actions ?? []) {
       const button = el('button', { type: 'button', textContent: action.label, title: action.title, id: `action-${action.id}` });
-      button.addEventListener('click', () => onAction(action.change));
-      row.append(button);
+      if (action.play) {
+        button.setAttribute('aria-pressed', 'false');
+        button.addEventListener('click', () => onPlay(action));
+      } else {
+        button.addEventListener('click', () => onAction((v) => action.change(v, this.result)));
+      }
+      this.buttons.set(action.id, button);
+      actions.append(button);
     }
     this.status = el('p', { className: 'inline-message section-status' });
     this.status.setAttribute('role', 'status');
@@ -72,6 +87,14 @@ export class SectionPanel {
   }
 
   setValues(values) { this.controls.setValues(values); }
+
+  /** A play button's state: its label says what a click does (play, or pause). */
+  setPlaying(action, playing) {
+    const button = this.buttons.get(action.id);
+    if (!button) return;
+    button.textContent = playing ? action.pauseLabel ?? 'Pause' : action.label;
+    button.setAttribute('aria-pressed', String(playing));
+  }
   setErrors(errors) { this.controls.setErrors(errors); }
   setHidden(names) { this.controls.setHidden(names); }
 
