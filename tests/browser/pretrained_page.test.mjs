@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, waitConfigured, waitDrawn, setField, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
+import { startLab, waitConfigured, waitDrawn, setField, dropFiles, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
 import { PALETTES } from '../../web/ui/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
@@ -18,17 +18,6 @@ const refHead = (layer, head) => ref['modern.single.attentions'].data.subarray((
 let lab;
 before(async () => { lab = await startLab(); });
 after(async () => { await lab?.close(); });
-
-/** Drops the checkpoint's files on the drop zone, as a user drags them from a file manager. */
-async function dropFiles(page, files) {
-  const payload = files.map((f) => ({ name: path.basename(f), bytes: Array.from(readFileSync(f)) }));
-  await page.evaluate((items) => {
-    const transfer = new DataTransfer();
-    for (const { name, bytes } of items) transfer.items.add(new File([new Uint8Array(bytes)], name));
-    const zone = document.getElementById('open-drop');
-    for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
-  }, payload);
-}
 
 async function openLab() {
   const page = await lab.context.newPage();

@@ -1,7 +1,7 @@
 // Shared by the browser tests: serve public/ on a free port, drive Debian's Chromium with
 // playwright-core (never a downloaded browser), collect every console error and failed request,
 // and read attention values back from the heatmap canvas's pixels.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -59,6 +59,17 @@ export const TINY_BERT_FILES = ['config.json', 'vocab.txt', 'model.safetensors',
 export const TINY_MARIAN = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'marian_tiny');
 export const TINY_MARIAN_FILES = ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors'].map((f) => path.join(TINY_MARIAN, f));
 const TINY_FILES = { pretrained: TINY_BERT_FILES, translation: TINY_MARIAN_FILES };
+
+/** Drops files on the open panel's drop zone, as a user drags them from a file manager. */
+export async function dropFiles(page, files) {
+  const payload = files.map((f) => ({ name: path.basename(f), bytes: Array.from(readFileSync(f)) }));
+  await page.evaluate((items) => {
+    const transfer = new DataTransfer();
+    for (const { name, bytes } of items) transfer.items.add(new File([new Uint8Array(bytes)], name));
+    const zone = document.getElementById('open-drop');
+    for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, payload);
+}
 
 export async function openCheckpointIfAsked(page, files) {
   const input = await page.waitForSelector('#open-files, .lab-section, #progress-text', { state: 'attached', timeout: 30000 })

@@ -1,0 +1,222 @@
+// The Translation lab in the browser (issue 14): the tiny Marian checkpoint of make_marian_fixtures.py
+// dropped on the page (its files, with WEIGHTS as the weights file), the default sentence translated
+// with the checkpoint's 4 beams; the cross-attention heatmap has a row per generated token,
+// its labels are the source and generated pieces and its pixels PyTorch's cross-attention
+// (tests/fixtures/marian_tiny_reference.safetensors, "cat.beam.*", max_length 32 as there); the lines
+// between the two sentences are as dark as the weights; the model view's thumbnails are the reference
+// per layer and head and a click picks one; "Next word" adds a row, Play adds rows one at a time and
+// Pause stops it; the beams and their scores show at each step. One page for all, for the CI budget.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startLab, waitConfigured, waitDrawn, setField, readHeatmap, dropFiles, TINY_MARIAN } from './support.mjs';
+import { PALETTES } from '../../web/ui/palette.js';
+import { parseSafetensors } from '../../web/io/safetensors.js';
+import { tokenLabels } from '../../web/labs/05_pretrained_sections.js';
+
+// The weights file dropped, alone. Most opus-mt folders have only pytorch_model.bin: switch to it when the
+// page's loader reads it (web/pretrained/marian_checkpoint.js; the two files hold the same weights).
+const WEIGHTS = 'model.safetensors';
+const FILES = ['config.json', 'source.spm', 'target.spm', 'vocab.json', WEIGHTS].map((f) => path.join(TINY_MARIAN, f));
+const { tensors: ref, metadata } = parseSafetensors(readFileSync(path.join(TINY_MARIAN, '..', 'marian_tiny_reference.safetensors')));
+const vocab = JSON.parse(readFileSync(path.join(TINY_MARIAN, 'vocab.json'), 'utf8'));
+const pieceOf = new Map(Object.entries(vocab).map(([piece, id]) => [id, piece]));
+// "The cat sat on the mat." as the reference tokenised it, with the </s> Marian appends; the beams' output.
+const SOURCE = [...JSON.parse(metadata['cat.source_pieces']), '</s>'];
+const TARGET = Array.from(ref['cat.beam.ids'].data).slice(1).map((id) => pieceOf.get(id));
+const S = SOURCE.length, T = TARGET.length, L = 2, H = 2;
+const cross = ref['cat.beam.cross_attentions'].data; // [T, L, H, S]
+const crossAt = (t, l, h, s) => cross[((t * L + l) * H + h) * S + s];
+const crossMean = (t, s) => { let m = 0; for (let i = 0; i < L * H; i++) m += cross[(t * L * H + i) * S + s] / (L * H); return m; };
+
+let lab, page;
+const problems = [];
+before(async () => {
+  lab = await startLab();
+  page = await lab.context.newPage();
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await page.goto(`${lab.url}?lab=translation&maxLength=32`);
+  await page.waitForSelector('#open-drop');
+  await dropFiles(page, FILES);
+  await waitConfigured(page);
+  await waitDrawn(page);
+});
+after(async () => { await lab?.close(); });
+
+const rowsOf = (id) => page.$eval(`canvas[data-figure="${id}"]`, (c) => JSON.parse(c.dataset.layout).rows);
+const waitRows = (id, rows) => page.waitForFunction(({ id, rows }) => {
+  const c = document.querySelector(`canvas[data-figure="${id}"]`);
+  return c && JSON.parse(c.dataset.layout).rows === rows;
+}, { id, rows }, { timeout: 10000, polling: 50 });
+
+const valueOf = (lut, [r, g, b]) => {
+  let best = 0, bestDistance = Infinity;
+  for (let i = 0; i < 256; i++) {
+    const d = (lut[3 * i] - r) ** 2 + (lut[3 * i + 1] - g) ** 2 + (lut[3 * i + 2] - b) ** 2;
+    if (d < bestDistance) { bestDistance = d; best = i; }
+  }
+  return best / 255;
+};
+
+test(`${WEIGHTS} opens; the cross-attention heatmap has a row per generated token, labelled with the pieces, its pixels PyTorch's`, async () => {
+  assert.match(await page.textContent('#open-status'), /^Open: checkpoint: 2 \+ 2 layers, 2 heads, d_model 32, vocabulary 649/);
+  assert.equal(await rowsOf('cross-heatmap'), T);
+  const boxes = JSON.parse(await page.getAttribute('canvas[data-figure="cross-heatmap"]', 'data-label-boxes'));
+  // The pieces themselves; a piece that occurs twice carries its position ("▁₃"), as every token label does.
+  assert.deepEqual(boxes.filter((b) => b.axis === 'x').map((b) => b.text), tokenLabels(SOURCE));
+  assert.deepEqual(boxes.filter((b) => b.axis === 'y').map((b) => b.text), tokenLabels(TARGET));
+  // Averaged over layers and heads (notebook 04), on a colour scale from 0 to the largest weight.
+  const got = await readHeatmap(page, 'canvas[data-figure="cross-heatmap"]');
+  let max = 0;
+  for (let t = 0; t < T; t++) for (let s = 0; s < S; s++) max = Math.max(max, crossMean(t, s));
+  const failures = [];
+  got.forEach((row, t) => row.forEach((g, s) => {
+    if (Math.abs(g * max - crossMean(t, s)) > 0.02 * max) failures.push(`[${t}, ${s}]: ${(g * max).toFixed(3)} vs ${crossMean(t, s).toFixed(3)}`);
+  }));
+  assert.deepEqual(failures, []);
+  assert.deepEqual(problems, []);
+});
+
+test('the lines between the sentences: a generated token\'s lines are as dark as its weights', async () => {
+  const query = 11; // its weights run from 0.01 to 0.40
+  const points = JSON.parse(await page.getAttribute('canvas[data-figure="cross-lines"]', 'data-token-points'));
+  assert.deepEqual([points.query.length, points.key.length], [T, S]);
+  await page.locator('canvas[data-figure="cross-lines"]').click({ position: { x: points.query[query][0], y: points.query[query][1] } });
+  await page.waitForFunction(() => /Showing only the lines of generated/.test(document.querySelector('canvas[data-figure="cross-lines"]').getAttribute('aria-label')));
+  const darkness = await page.$eval('canvas[data-figure="cross-lines"]', (canvas, { points, query }) => {
+    const k = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d');
+    const background = Array.from(ctx.getImageData(2, Math.floor(canvas.height / 2), 1, 1).data.slice(0, 3));
+    return points.key.map((p) => {
+      const x = Math.round(((points.query[query][0] + p[0]) / 2) * k), y = Math.round(((points.query[query][1] + p[1]) / 2) * k);
+      let best = 0; // the darkest pixel near the midpoint (a 2 px line may fall between pixel centres)
+      for (let dy = -2; dy <= 2; dy++) {
+        const [r, g, b] = ctx.getImageData(x, y + dy, 1, 1).data;
+        best = Math.max(best, Math.abs(background[0] - r) + Math.abs(background[1] - g) + Math.abs(background[2] - b));
+      }
+      return best;
+    });
+  }, { points, query });
+  const weights = Array.from({ length: S }, (_, s) => crossMean(query, s));
+  const failures = [];
+  for (let a = 0; a < S; a++) for (let b = 0; b < S; b++) {
+    if (weights[a] > weights[b] + 0.08 && !(darkness[a] > darkness[b])) failures.push(`source ${a} (${weights[a].toFixed(2)}) vs ${b} (${weights[b].toFixed(2)})`);
+  }
+  assert.deepEqual(failures, []);
+  assert.equal(darkness.indexOf(Math.max(...darkness)), weights.indexOf(Math.max(...weights)), 'the darkest line goes to the strongest source token');
+  assert.deepEqual(problems, []);
+});
+
+test('the lines and the model view export: SVG with the tokens as text and the lines as paths, PNG at 2x', async () => {
+  const save = async (button) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+    return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+  };
+  const svg = await save('#export-cross-lines-svg');
+  assert.equal(svg.name, 'translation-cross-cross-lines.svg');
+  const s = await page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+    return { error: doc.querySelector('parsererror')?.textContent ?? null, texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+      paths: doc.querySelectorAll('path').length };
+  }, svg.bytes.toString('utf8'));
+  assert.equal(s.error, null);
+  assert.ok(s.paths >= 1, 'the lines are paths');
+  for (const label of ['generated', 'source', ...tokenLabels(SOURCE)]) assert.ok(s.texts.includes(label), `text '${label}'`);
+  for (const [id, png] of [['cross-lines', '#export-cross-lines-png'], ['views-grid', '#export-views-grid-png']]) {
+    const bytes = (await save(png)).bytes;
+    const css = await page.$eval(`canvas[data-figure="${id}"]`, (c) => c.getBoundingClientRect().width);
+    assert.ok(Math.abs(bytes.readUInt32BE(16) - 2 * css) <= 2, `${id}: PNG width ${bytes.readUInt32BE(16)} is twice ${css}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the model view (cross): L x H thumbnails of generated x source, PyTorch\'s per head; a click picks the layer and head', async () => {
+  await setField(page, 'side', 'cross');
+  await page.waitForFunction(() => /^Cross-attention: 2 layers/.test(document.querySelector('canvas[data-figure="views-grid"]')?.getAttribute('aria-label') ?? ''));
+  const { cells, pixels } = await page.$eval('canvas[data-figure="views-grid"]', (canvas, { T, S }) => {
+    const cells = JSON.parse(canvas.dataset.cells);
+    const k = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d');
+    const pixels = cells.map((c) => Array.from({ length: T * S }, (_, i) => {
+      const x = Math.floor((c.x + ((i % S) + 0.5) * (c.w / S)) * k), y = Math.floor((c.y + (Math.floor(i / S) + 0.5) * (c.h / T)) * k);
+      return Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3));
+    }));
+    return { cells, pixels };
+  }, { T, S });
+  assert.deepEqual(cells.map((c) => [c.layer, c.head]), [[0, 0], [0, 1], [1, 0], [1, 1]]);
+  assert.ok(cells.every((c) => c.w * T === c.h * S), 'a thumbnail is S wide and T high, in square cells');
+  cells.forEach((c, i) => {
+    const got = pixels[i].map((p) => valueOf(PALETTES.viridis, p));
+    const worst = Math.max(...got.map((g, j) => Math.abs(g - crossAt(Math.floor(j / S), c.layer, c.head, j % S))));
+    assert.ok(worst <= 0.02, `layer ${c.layer} head ${c.head}: pixels differ from the weights by up to ${worst}`);
+  });
+  const target = cells.find((c) => c.layer === 1 && c.head === 1);
+  await page.locator('canvas[data-figure="views-grid"]').click({ position: { x: target.x + target.w / 2, y: target.y + target.h / 2 } });
+  await page.waitForFunction(() => document.getElementById('prop-viewLayer').value === '1' && document.getElementById('prop-viewHead').value === '1');
+  await page.waitForFunction(() => /^Cross-attention, layer 1, head 1/.test(document.querySelector('canvas[data-figure="views-lines"]')?.getAttribute('aria-label') ?? ''));
+  // The encoder's and the decoder's self-attention: their own grids, over the source and over the decoder's inputs.
+  await setField(page, 'side', 'encoder');
+  await page.waitForFunction((S) => new RegExp(`^Encoder self-attention: 2 layers.* over ${S} tokens`).test(document.querySelector('canvas[data-figure="views-grid"]')?.getAttribute('aria-label') ?? ''), S);
+  await setField(page, 'side', 'decoder');
+  await page.waitForFunction((T) => new RegExp(`^Decoder self-attention: 2 layers.* over ${T} tokens`).test(document.querySelector('canvas[data-figure="views-grid"]')?.getAttribute('aria-label') ?? ''), T);
+  assert.deepEqual(problems, []);
+});
+
+test('word by word: "Next word" adds a row; Play adds rows one at a time and Pause stops it; the beams and their scores show', async () => {
+  await page.click('#action-restart');
+  await waitRows('cross-heatmap', 1);
+  await page.click('#action-step');
+  await waitRows('cross-heatmap', 2);
+  assert.equal(await page.inputValue('#prop-shown'), '2');
+  // Every figure follows "Tokens shown": the lines and the decoder's grid too.
+  await page.waitForFunction(() => JSON.parse(document.querySelector('canvas[data-figure="cross-lines"]').dataset.tokenPoints).query.length === 2);
+  // The beams after step 2, with their summed log-probabilities (the reference's, in any order).
+  const beams = await page.textContent('[data-figure="beams"]');
+  assert.match(beams, /^Beams after step 2 \(summed log-probability\): (“[^”]*” -?\d+\.\d\d( · )?){4}/);
+  const scores = [...beams.matchAll(/” (-?\d+\.\d\d)/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+  const want = Array.from(ref['cat.beam.step_scores'].data.subarray(4, 8)).map((x) => Number(x.toFixed(2))).sort((a, b) => a - b);
+  assert.deepEqual(scores, want);
+
+  // Play: the rows the page shows, sampled in the page every 20 ms, until 5; then Pause.
+  await page.click('#action-play');
+  assert.equal(await page.getAttribute('#action-play', 'aria-pressed'), 'true');
+  const seen = await page.evaluate(() => new Promise((resolve) => {
+    const start = performance.now(), seen = [];
+    const look = () => {
+      const rows = JSON.parse(document.querySelector('canvas[data-figure="cross-heatmap"]').dataset.layout).rows;
+      if (seen.at(-1)?.rows !== rows) seen.push({ rows, ms: performance.now() - start });
+      if (rows >= 5 || performance.now() - start > 10000) resolve(seen);
+      else setTimeout(look, 20);
+    };
+    look();
+  }));
+  assert.deepEqual(seen.map((s) => s.rows), [2, 3, 4, 5], JSON.stringify(seen));
+  const gaps = seen.slice(1).map((s, i) => s.ms - seen[i].ms).slice(1);
+  assert.ok(gaps.every((g) => g >= 450 && g <= 2000), `a readable pace (about 0.6 s a token): ${gaps.map(Math.round)} ms`);
+  await page.click('#action-play'); // Pause
+  assert.equal(await page.getAttribute('#action-play', 'aria-pressed'), 'false');
+  assert.equal(await page.textContent('#action-play'), '▶ Play');
+  const paused = await rowsOf('cross-heatmap');
+  await page.waitForTimeout(1300);
+  assert.equal(await rowsOf('cross-heatmap'), paused, 'Pause stopped it');
+
+  // Play to the end: it stops by itself with the whole translation shown.
+  await setField(page, 'shown', T - 1);
+  await waitRows('cross-heatmap', T - 1);
+  await page.click('#action-play');
+  await waitRows('cross-heatmap', T);
+  await page.waitForFunction(() => document.getElementById('action-play').getAttribute('aria-pressed') === 'false', null, { timeout: 3000 });
+
+  // From the whole translation, Play starts again at the first token; a new sentence stops it.
+  await page.click('#action-play');
+  await waitRows('cross-heatmap', 1);
+  await setField(page, 'text', 'The dog sat.');
+  await page.waitForFunction(() => document.getElementById('action-play').getAttribute('aria-pressed') === 'false', null, { timeout: 3000 });
+  await page.waitForFunction(() => !/▁cat/.test(document.querySelector('[data-figure="pieces"]').textContent));
+  const rows = await rowsOf('cross-heatmap');
+  await page.waitForTimeout(1300);
+  assert.equal(await rowsOf('cross-heatmap'), rows, 'nothing plays after a new sentence');
+  assert.deepEqual(problems, []);
+});
