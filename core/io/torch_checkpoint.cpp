@@ -170,4 +170,152 @@ std::string parse_torch_checkpoint(const std::uint8_t* data, std::uint64_t size,
   return build_torch_checkpoint_index(directory, archive, pickle, out);
 }
 
+TorchCheckpointReader::TorchCheckpointReader(std::uint64_t file_size) : file_size_(file_size) {
+  const std::uint64_t tail = std::min(file_size, kZipTailBytes);
+  wanted_ = {{file_size - tail, file_size}};
+}
+
+std::string TorchCheckpointReader::fail(std::string error) {
+  stage_ = Stage::failed;
+  wanted_.clear();
+  asked_.clear();
+  pending_.clear();
+  directory_ = ZipDirectory{};
+  pickle_ = TorchPickle{};
+  index_ = TorchCheckpointIndex{};
+  return error;
+}
+
+void TorchCheckpointReader::ask_headers(std::vector<std::size_t> entries) {
+  // One read per entry holds the whole local header of a torch archive (zip_reader.h, step 3); the room
+  // holds at least 30 + name + data bytes (parse_zip_directory), so the read never leaves the entry's room.
+  wanted_.clear();
+  for (std::size_t i : entries) {
+    const ZipEntry& e = directory_.entries[i];
+    wanted_.push_back({e.local_header_offset, std::min(e.local_header_offset + kZipLocalHeaderBytes + e.name.size() + 128, e.room_end)});
+  }
+  asked_ = std::move(entries);
+}
+
+// The asked local headers, in wanted_'s order; those whose extra field runs past the bytes read are
+// asked for again, whole (wanted_ then holds just them).
+std::string TorchCheckpointReader::read_headers(const std::uint8_t* bytes) {
+  std::vector<std::size_t> again;
+  std::vector<ByteRange> again_ranges;
+  std::uint64_t at = 0;
+  for (std::size_t k = 0; k < asked_.size(); ++k) {
+    ZipEntry& e = directory_.entries[asked_[k]];
+    const std::uint8_t* header = bytes + at;
+    const std::uint64_t read = wanted_[k].end - wanted_[k].begin;  // >= 30 + name (see ask_headers)
+    at += read;
+    std::uint64_t length = 0;
+    std::string error = zip_local_header_length(header, e, length);
+    if (!error.empty()) return error;
+    if (length > read) {
+      again.push_back(asked_[k]);
+      again_ranges.push_back({e.local_header_offset, e.local_header_offset + length});
+      continue;
+    }
+    error = zip_read_local_header(header, length, e);
+    if (!error.empty()) return error;
+  }
+  wanted_ = std::move(again_ranges);
+  asked_ = std::move(again);
+  return {};
+}
+
+std::string TorchCheckpointReader::next_storage_headers() {
+  stage_ = Stage::storage_headers;
+  if (pending_.empty()) {
+    std::string error = build_torch_checkpoint_index(directory_, archive_, pickle_, index_);
+    if (!error.empty()) return fail(std::move(error));
+    stage_ = Stage::done;
+    wanted_.clear();
+    asked_.clear();
+    directory_ = ZipDirectory{};
+    pickle_ = TorchPickle{};
+    return {};
+  }
+  const std::size_t n_ask = std::min(pending_.size(), kTorchHeaderBatch);
+  ask_headers(std::vector<std::size_t>(pending_.begin(), pending_.begin() + std::ptrdiff_t(n_ask)));
+  pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(n_ask));
+  return {};
+}
+
+std::string TorchCheckpointReader::give(const std::uint8_t* bytes, std::uint64_t size) {
+  if (stage_ == Stage::done || stage_ == Stage::failed) return kFile + "no bytes were asked for";
+  std::uint64_t asked = 0;
+  for (const ByteRange& r : wanted_) asked += r.end - r.begin;
+  if (size != asked) return fail(kFile + n(size) + " bytes were given for the " + n(asked) + " asked for");
+  std::string error;
+  switch (stage_) {
+    case Stage::tail: {
+      ZipEnd end;
+      error = zip_find_end(bytes, size, file_size_, end);
+      if (!error.empty()) return fail(std::move(error));
+      directory_.end = end;
+      wanted_ = {{end.directory_offset, end.directory_offset + end.directory_size}};
+      stage_ = Stage::directory;
+      return {};
+    }
+    case Stage::directory: {
+      const ZipEnd end = directory_.end;
+      error = parse_zip_directory(bytes, size, end, directory_);
+      if (error.empty()) error = locate_torch_archive(directory_, archive_);
+      if (!error.empty()) return fail(std::move(error));
+      const ZipEntry& pkl = directory_.entries[std::size_t(archive_.pickle)];
+      // parse_torch_pickle refuses an oversized pickle from its size alone, before it reads a byte.
+      if (pkl.size > kTorchPickleMaxBytes) return fail(parse_torch_pickle(nullptr, pkl.size, pkl.name, pickle_));
+      std::vector<std::size_t> first = {std::size_t(archive_.pickle)};
+      if (archive_.byteorder >= 0) {
+        const ZipEntry& order = directory_.entries[std::size_t(archive_.byteorder)];
+        if (order.size > 64)
+          return fail(kFile + "its byteorder entry has " + n(order.size) + " bytes; torch.save writes \"little\" or \"big\"");
+        first.push_back(std::size_t(archive_.byteorder));
+      }
+      ask_headers(std::move(first));
+      stage_ = Stage::first_headers;
+      return {};
+    }
+    case Stage::first_headers: {
+      error = read_headers(bytes);
+      if (!error.empty()) return fail(std::move(error));
+      if (!wanted_.empty()) return {};
+      const ZipEntry& pkl = directory_.entries[std::size_t(archive_.pickle)];
+      wanted_ = {{pkl.data_offset, pkl.data_offset + pkl.size}};
+      if (archive_.byteorder >= 0) {
+        const ZipEntry& order = directory_.entries[std::size_t(archive_.byteorder)];
+        wanted_.push_back({order.data_offset, order.data_offset + order.size});
+      }
+      stage_ = Stage::pickle;
+      return {};
+    }
+    case Stage::pickle: {
+      const ZipEntry& pkl = directory_.entries[std::size_t(archive_.pickle)];
+      error = zip_check_crc(pkl, bytes, pkl.size);
+      if (error.empty() && archive_.byteorder >= 0) {
+        const ZipEntry& order = directory_.entries[std::size_t(archive_.byteorder)];
+        error = zip_check_crc(order, bytes + pkl.size, order.size);
+        if (error.empty()) error = check_torch_byteorder(bytes + pkl.size, order.size);
+      }
+      if (error.empty()) error = parse_torch_pickle(bytes, pkl.size, pkl.name, pickle_);
+      if (!error.empty()) return fail(std::move(error));
+      const std::string data_folder = archive_.prefix + "/data/";
+      for (std::size_t i = 0; i < directory_.entries.size(); ++i)
+        if (starts_with(directory_.entries[i].name, data_folder)) pending_.push_back(i);
+      return next_storage_headers();
+    }
+    case Stage::storage_headers: {
+      error = read_headers(bytes);
+      if (!error.empty()) return fail(std::move(error));
+      if (!wanted_.empty()) return {};
+      return next_storage_headers();
+    }
+    case Stage::done:
+    case Stage::failed:
+      break;
+  }
+  return kFile + "no bytes were asked for";
+}
+
 }  // namespace attnlab

@@ -61,4 +61,55 @@ std::string torch_tensor_to_float(const TorchTensor& t, const std::uint8_t* byte
 // The whole file in memory -> the index, every step above made and every entry's CRC-32 checked.
 std::string parse_torch_checkpoint(const std::uint8_t* data, std::uint64_t size, TorchCheckpointIndex& out);
 
+// A byte range of a file, [begin, end).
+struct ByteRange {
+  std::uint64_t begin = 0, end = 0;
+};
+
+// At most this many local headers are asked for at once (about 200 bytes each): an opus-mt or BERT
+// checkpoint (~260 and ~200 storages) is one request.
+constexpr std::size_t kTorchHeaderBatch = 1024;
+
+// The streamed steps above as one object, for a caller that reads the file range by range (the page and
+// the CLI, through wasm_bindings/raw_marian.cpp): wanted() says which ranges it needs next, give() takes
+// their bytes, until done() and index() is built. What it asks for, in order:
+//   1. the file's last min(size, kZipTailBytes) bytes: the end records
+//   2. the central directory
+//   3. the local headers of data.pkl and byteorder: 30 + name + 128 bytes each (zip_reader.h), cut at
+//      the entry's room; a header with a longer extra field is asked for again, whole
+//   4. data.pkl (refused over kTorchPickleMaxBytes before it is read) and byteorder (at most 64 bytes):
+//      each CRC-32 checked, then unpickled / checked; a hostile pickle stops here, before step 5
+//   5. the local headers of the storages (the entries under <prefix>/data/), kTorchHeaderBatch at a time
+// then build_torch_checkpoint_index. The storages' own bytes are not read here (the caller reads just
+// the tensors it needs, as ranges of them), so their CRC-32s are not checked; the other entries
+// (version, .data/serialization_id) are not read at all.
+class TorchCheckpointReader {
+ public:
+  explicit TorchCheckpointReader(std::uint64_t file_size);
+  // The ranges to read next, all inside the file; empty once done() or after a refusal.
+  const std::vector<ByteRange>& wanted() const { return wanted_; }
+  // The bytes of every wanted range, concatenated in the order asked -> "" or the message starting
+  // "pytorch_model.bin: " (after which wanted() is empty and the index stays empty).
+  std::string give(const std::uint8_t* bytes, std::uint64_t size);
+  bool done() const { return stage_ == Stage::done; }
+  const TorchCheckpointIndex& index() const { return index_; }
+
+ private:
+  enum class Stage { tail, directory, first_headers, pickle, storage_headers, done, failed };
+  std::string fail(std::string error);
+  std::string read_headers(const std::uint8_t* bytes);
+  void ask_headers(std::vector<std::size_t> entries);
+  std::string next_storage_headers();
+
+  std::uint64_t file_size_ = 0;
+  Stage stage_ = Stage::tail;
+  std::vector<ByteRange> wanted_;
+  std::vector<std::size_t> asked_;    // the entries whose local headers wanted_ holds, in its order
+  std::vector<std::size_t> pending_;  // storage entries whose local headers are still to be asked for
+  ZipDirectory directory_;
+  TorchArchive archive_;
+  TorchPickle pickle_;
+  TorchCheckpointIndex index_;
+};
+
 }  // namespace attnlab

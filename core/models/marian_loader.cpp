@@ -35,6 +35,12 @@ std::vector<CheckpointTensor> checkpoint_tensors(const SafeTensorsIndex& index) 
   return out;
 }
 
+std::vector<CheckpointTensor> checkpoint_tensors(const TorchCheckpointIndex& index) {
+  std::vector<CheckpointTensor> out;
+  for (const auto& t : index.tensors) out.push_back({t.name, t.dtype, t.shape});
+  return out;
+}
+
 std::string load_marian_safetensors(const std::string& config_json, const std::uint8_t* data, std::size_t size,
                                     std::unique_ptr<MarianModel>& model, MarianLoadPlan& plan) {
   MarianConfig config;
@@ -54,6 +60,29 @@ std::string load_marian_safetensors(const std::string& config_json, const std::u
     dense.resize(std::size_t(e->numel()));
     decode_floats(e->dtype, data + e->begin, dense.size(), dense.data());
     error = store_marian_tensor(*m, load, dense.data(), "model.safetensors");
+    if (!error.empty()) return error;
+  }
+  model = std::move(m);
+  return {};
+}
+
+std::string load_marian_torch(const std::string& config_json, const std::uint8_t* data, std::size_t size,
+                              std::unique_ptr<MarianModel>& model, MarianLoadPlan& plan) {
+  MarianConfig config;
+  std::string error = parse_marian_config(config_json, config);
+  if (!error.empty()) return error;
+  TorchCheckpointIndex index;
+  error = parse_torch_checkpoint(data, size, index);
+  if (!error.empty()) return error;
+  error = plan_marian_load(config, checkpoint_tensors(index), "pytorch_model.bin", plan);
+  if (!error.empty()) return error;
+  auto m = std::make_unique<MarianModel>(config);
+  std::vector<float> dense;
+  for (const auto& load : plan.loads) {
+    const TorchTensor* t = index.find(load.file_name);
+    dense.resize(std::size_t(t->numel()));
+    error = torch_tensor_to_float(*t, data + t->begin, t->end - t->begin, dense.data());
+    if (error.empty()) error = store_marian_tensor(*m, load, dense.data(), "pytorch_model.bin");
     if (!error.empty()) return error;
   }
   model = std::move(m);

@@ -65,6 +65,31 @@ std::string stream_index(const std::vector<std::uint8_t>& file, TorchCheckpointI
   return build_torch_checkpoint_index(directory, archive, pickle, out);
 }
 
+// The same through TorchCheckpointReader (what wasm_bindings/raw_marian.cpp drives): each round gets a
+// copy of exactly the ranges it asks for, concatenated. `rounds` counts the requests.
+std::string reader_index(const std::vector<std::uint8_t>& file, TorchCheckpointIndex& out, int* rounds = nullptr) {
+  TorchCheckpointReader reader(file.size());
+  int n = 0;
+  while (!reader.wanted().empty()) {
+    std::vector<std::uint8_t> bytes;
+    for (const ByteRange& r : reader.wanted()) {
+      REQUIRE((r.begin <= r.end && r.end <= file.size()));
+      bytes.insert(bytes.end(), file.begin() + std::ptrdiff_t(r.begin), file.begin() + std::ptrdiff_t(r.end));
+    }
+    ++n;
+    const std::string error = reader.give(bytes.data(), bytes.size());
+    if (!error.empty()) {
+      CHECK(reader.wanted().empty());
+      CHECK(reader.index().tensors.empty());
+      return error;
+    }
+  }
+  REQUIRE(reader.done());
+  if (rounds) *rounds = n;
+  out = reader.index();
+  return {};
+}
+
 std::vector<float> tensor_floats(const std::vector<std::uint8_t>& file, const TorchTensor& t) {
   const std::vector<std::uint8_t> bytes(file.begin() + std::ptrdiff_t(t.begin), file.begin() + std::ptrdiff_t(t.end));
   std::vector<float> out(std::size_t(t.numel()), -12345.0f);
@@ -273,6 +298,84 @@ TEST_CASE("torch checkpoint (zip, pickle): streamed range by range (the page's w
   }
 }
 
+TEST_CASE("torch checkpoint (zip, pickle): TorchCheckpointReader (ranges asked for, handed over) gives the whole-file index in 5 requests") {
+  for (const char* name : {"state_dict.bin", "plain_dict.bin", "rezipped_little.bin", "zip64_fields.bin"}) {
+    INFO(name);
+    const auto file = read_bin(name);
+    TorchCheckpointIndex whole, read;
+    int rounds = 0;
+    REQUIRE(parse_torch_checkpoint(file.data(), file.size(), whole) == "");
+    REQUIRE(reader_index(file, read, &rounds) == "");
+    CHECK(rounds == 5);  // tail, directory, data.pkl's (and byteorder's) header, their bytes, the storages' headers
+    REQUIRE(read.tensors.size() == whole.tensors.size());
+    REQUIRE(read.storages.size() == whole.storages.size());
+    for (std::size_t i = 0; i < whole.tensors.size(); ++i) {
+      const TorchTensor &a = whole.tensors[i], &b = read.tensors[i];
+      CHECK((a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && a.stride == b.stride &&
+             a.storage_offset == b.storage_offset && a.storage == b.storage && a.begin == b.begin && a.end == b.end));
+    }
+    for (std::size_t i = 0; i < whole.storages.size(); ++i)
+      CHECK((whole.storages[i].begin == read.storages[i].begin && whole.storages[i].end == read.storages[i].end));
+  }
+}
+
+namespace {
+
+// A ZIP of stored entries as zipfile writes one (CRC and sizes in the local header, no ZIP64), with an
+// extra field of `extra(name)` bytes (0, or >= 4: one record of zeros) in each local header.
+template <class Extra>
+std::vector<std::uint8_t> zip_of(const std::vector<std::pair<std::string, std::vector<std::uint8_t>>>& entries, Extra extra) {
+  std::vector<std::uint8_t> out, central;
+  auto u16 = [](std::vector<std::uint8_t>& b, std::uint64_t v) { for (int i = 0; i < 2; ++i) b.push_back(std::uint8_t(v >> (8 * i))); };
+  auto u32 = [](std::vector<std::uint8_t>& b, std::uint64_t v) { for (int i = 0; i < 4; ++i) b.push_back(std::uint8_t(v >> (8 * i))); };
+  for (const auto& [name, data] : entries) {
+    const std::uint32_t crc = zip_crc32_update(0, data.data(), data.size());
+    const std::size_t x = extra(name), offset = out.size();
+    u32(out, 0x04034b50); u16(out, 20); u16(out, 0); u16(out, 0); u16(out, 0); u16(out, 0);
+    u32(out, crc); u32(out, data.size()); u32(out, data.size()); u16(out, name.size()); u16(out, x);
+    out.insert(out.end(), name.begin(), name.end());
+    if (x) { u16(out, 0x4246); u16(out, x - 4); out.insert(out.end(), x - 4, 0); }
+    out.insert(out.end(), data.begin(), data.end());
+    u32(central, 0x02014b50); u16(central, 20); u16(central, 20); u16(central, 0); u16(central, 0); u16(central, 0); u16(central, 0);
+    u32(central, crc); u32(central, data.size()); u32(central, data.size()); u16(central, name.size()); u16(central, 0); u16(central, 0);
+    u16(central, 0); u16(central, 0); u32(central, 0); u32(central, offset);
+    central.insert(central.end(), name.begin(), name.end());
+  }
+  const std::size_t directory = out.size();
+  out.insert(out.end(), central.begin(), central.end());
+  u32(out, 0x06054b50); u16(out, 0); u16(out, 0); u16(out, entries.size()); u16(out, entries.size());
+  u32(out, central.size()); u32(out, directory); u16(out, 0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("torch checkpoint (zip, pickle): TorchCheckpointReader asks again, whole, for a local header whose extra field is longer than 128 bytes") {
+  Pickle p;
+  p.proto().op('}').mark().text("a").tensor("FloatStorage", "0", 3, 0, {3}, {1}).text("b").tensor("FloatStorage", "1", 2, 1, {1}, {1}).op('u').stop();
+  std::vector<std::uint8_t> pickle = p.b, s0(12), s1(8);
+  const float values[5] = {1.5f, -2.0f, 3.25f, 7.0f, 8.0f};
+  std::memcpy(s0.data(), values, 12);
+  std::memcpy(s1.data(), values + 3, 8);
+  // data.pkl's and data/1's headers run past the first read (30 + name + 128 bytes); data/0's does not.
+  const auto file = zip_of({{"archive/data.pkl", pickle}, {"archive/data/0", s0}, {"archive/data/1", s1}, {"archive/version", {'3', '\n'}}},
+                           [](const std::string& name) { return name == "archive/data/0" ? 100 : name == "archive/version" ? 0 : 300; });
+  TorchCheckpointIndex whole, read;
+  REQUIRE(parse_torch_checkpoint(file.data(), file.size(), whole) == "");
+  int rounds = 0;
+  REQUIRE(reader_index(file, read, &rounds) == "");
+  CHECK(rounds == 7);  // 5, and one more for each of the two long headers
+  REQUIRE(read.tensors.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) CHECK((read.tensors[i].begin == whole.tensors[i].begin && read.tensors[i].end == whole.tensors[i].end));
+  CHECK(tensor_floats(file, read.tensors[1]) == std::vector<float>{8.0f});
+
+  // Bytes that are not the ranges asked for, and a reader asked again after it is done.
+  TorchCheckpointReader reader(file.size());
+  CHECK(reader.give(file.data(), 3) == "pytorch_model.bin: 3 bytes were given for the " + std::to_string(file.size()) + " asked for");
+  CHECK(reader.wanted().empty());
+  CHECK(reader.give(file.data(), 0) == "pytorch_model.bin: no bytes were asked for");
+}
+
 TEST_CASE("torch checkpoint (zip, pickle): the index wants every local header read first, and the exact bytes of a tensor") {
   const auto file = read_bin("plain_dict.bin");
   const std::uint64_t tail = std::min<std::uint64_t>(file.size(), kZipTailBytes);
@@ -363,6 +466,11 @@ TEST_CASE("torch checkpoint (zip, pickle): hostile files are refused, each with 
     TorchCheckpointIndex streamed;
     // The streamed path (which checks the CRC of data.pkl only, and no byteorder) refuses them too.
     if (name != "crc_mismatch.bin" && name != "big_endian.bin") CHECK(stream_index(file, streamed) == message);
+    // TorchCheckpointReader checks byteorder, but reads no storage's bytes (the page reads the tensors
+    // it needs after it): crc_mismatch.bin's damaged storage is not seen here.
+    TorchCheckpointIndex read;
+    if (name != "crc_mismatch.bin") CHECK(reader_index(file, read) == message);
+    else CHECK(reader_index(file, read) == "");
   }
 }
 
