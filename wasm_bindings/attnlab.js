@@ -439,29 +439,40 @@ export function wrapModule(mod, { build }) {
    * Throws an AttnLabError naming the file and the tensor; nothing of a failed load is kept.
    */
   async function loadBert({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024 }) {
-    return streamCheckpoint(new mod._RawBert(), (raw) => new Bert(raw), { config, size, read, onProgress, chunkBytes });
-  }
-
-  // The streamed load both checkpoint kinds share (raw_bert.h, raw_marian.h): 8 bytes, the header,
-  // every check and the plan, then each planned tensor's byte range in chunkBytes slices.
-  async function streamCheckpoint(raw, make, { config, size, read, onProgress, chunkBytes }) {
-    try {
+    const raw = new mod._RawBert();
+    // model.safetensors' index: its first 8 bytes (the header's length), then the header.
+    const readIndex = async () => {
       check(raw._open(String(config), Number(size)));
       const first = await read(0, Math.min(8, Number(size)));
       check(raw._header_length(first));
-      const headerBytes = raw._header_bytes();
-      check(raw._plan(await read(8, headerBytes)));
+      check(raw._plan(await read(8, raw._header_bytes())));
+    };
+    return streamCheckpoint(raw, (r) => new Bert(r), readIndex, { read, onProgress, chunkBytes, file: 'model.safetensors' });
+  }
+
+  // read(offset, length), or an AttnLabError naming the file when fewer bytes come back.
+  async function readExactly(read, offset, length, file, what) {
+    const bytes = await read(offset, length);
+    if (!(bytes instanceof Uint8Array) || bytes.length !== length) {
+      throw new AttnLabError(`${file}: could read only ${bytes?.length ?? 0} of ${length} bytes of ${what} (was the file changed while it was read?)`);
+    }
+    return bytes;
+  }
+
+  // The streamed load every checkpoint reader shares (raw_bert.h, raw_marian.h): readIndex() reads the
+  // reader's index and makes its plan (every check before a tensor is read), then each planned tensor's
+  // byte range goes in chunkBytes slices into the reader's one staging buffer, and is stored.
+  async function streamCheckpoint(raw, make, readIndex, { read, onProgress, chunkBytes, file }) {
+    try {
+      checkInteger('chunkBytes', chunkBytes, { min: 1 });
+      await readIndex();
       const loads = Array.from({ length: raw._load_count() }, (_, i) => raw._load(i));
       const total = loads.reduce((sum, l) => sum + l.end - l.begin, 0);
       let bytes = 0;
       for (const [i, load] of loads.entries()) {
         for (let at = load.begin; at < load.end; at += chunkBytes) {
           const length = Math.min(chunkBytes, load.end - at);
-          const chunk = await read(at, length);
-          if (!(chunk instanceof Uint8Array) || chunk.length !== length) {
-            throw new AttnLabError(`model.safetensors: could read only ${chunk?.length ?? 0} of ${length} bytes of tensor "${load.fileName}" (was the file changed while it was read?)`);
-          }
-          check(raw._write(i, chunk, at - load.begin));
+          check(raw._write(i, await readExactly(read, at, length, file, `tensor "${load.fileName}"`), at - load.begin));
           bytes += length;
           onProgress({ bytes, total, tensor: load.fileName });
         }
@@ -505,12 +516,41 @@ export function wrapModule(mod, { build }) {
     logits() { return this.#view('logits', this.raw._logits()); }
   }
 
+  const MARIAN_FORMATS = { safetensors: 'safetensors', 'model.safetensors': 'safetensors', bin: 'bin', 'pytorch_model.bin': 'bin' };
+  // Index reads run this many at once (a .bin's local headers come ~1,000 ranges to a request).
+  const INDEX_READS_AT_ONCE = 32;
+
   /**
-   * Loads a Marian checkpoint's model.safetensors tensor by tensor, as loadBert does (same arguments);
-   * throws an AttnLabError naming the file and the tensor.
+   * Loads a Marian checkpoint tensor by tensor, as loadBert does (same arguments), from model.safetensors
+   * (format 'safetensors', the default) or pytorch_model.bin (format 'bin'; the file names work too).
+   * The reader asks for the byte ranges of its index (raw_marian.h: a .bin's end records, central
+   * directory, local headers and data.pkl), then reads only the tensors the model uses (a tied copy of
+   * the embeddings is not read). Throws an AttnLabError naming the file and the entry or tensor.
    */
-  async function loadMarian({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024 }) {
-    return streamCheckpoint(new mod._RawMarian(), (raw) => new Marian(raw), { config, size, read, onProgress, chunkBytes });
+  async function loadMarian({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024, format = 'safetensors' }) {
+    const kind = Object.hasOwn(MARIAN_FORMATS, format) ? MARIAN_FORMATS[format] : null;
+    if (!kind) throw new AttnLabError(`format must be 'safetensors' or 'bin' (or the file's name), got ${JSON.stringify(format)}`);
+    const file = kind === 'bin' ? 'pytorch_model.bin' : 'model.safetensors';
+    const raw = new mod._RawMarian();
+    const readIndex = async () => {
+      check(raw._open(String(config), Number(size), kind));
+      for (let ranges = raw._index_reads(); ranges.length; ranges = raw._index_reads()) {
+        const parts = [];
+        for (let k = 0; k < ranges.length; k += 2 * INDEX_READS_AT_ONCE) {
+          const group = [];
+          for (let j = k; j < Math.min(ranges.length, k + 2 * INDEX_READS_AT_ONCE); j += 2) {
+            const [begin, end] = [ranges[j], ranges[j + 1]];
+            group.push(readExactly(read, begin, end - begin, file, `its index (at offset ${begin})`));
+          }
+          parts.push(...await Promise.all(group));
+        }
+        const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+        parts.reduce((at, p) => { bytes.set(p, at); return at + p.length; }, 0);
+        check(raw._index_give(bytes));
+      }
+      check(raw._plan());
+    };
+    return streamCheckpoint(raw, (r) => new Marian(r), readIndex, { read, onProgress, chunkBytes, file });
   }
 
   class Rng extends Owned {

@@ -1,14 +1,14 @@
 #include "raw_marian.h"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "validate.h"
 
 namespace attnlab::wasm {
 
 namespace {
-
-const char* const kFile = "model.safetensors";
 
 val shape_of(const std::vector<std::int64_t>& shape) {
   val out = val::array();
@@ -24,66 +24,127 @@ val floats_of(const std::vector<float>& v) {
 
 }  // namespace
 
-std::string RawMarian::_open(const std::string& config_json, double file_size) {
-  if (model_) return "this checkpoint object is already in use: open another";
-  if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size < 9.0e15)) return std::string(kFile) + ": bad file size";
+std::string RawMarian::_open(const std::string& config_json, double file_size, const std::string& format) {
+  if (model_ || torch_ || !reads_.empty() || index_read_) return "this checkpoint object is already in use: open another";
+  if (format != "safetensors" && format != "bin") return "the checkpoint's format is \"safetensors\" or \"bin\", not \"" + format + "\"";
+  bin_ = format == "bin";
+  file_ = bin_ ? "pytorch_model.bin" : "model.safetensors";
+  if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size < 9.0e15)) return file_ + ": bad file size";
+  std::string error = parse_marian_config(config_json, config_);
+  if (!error.empty()) return error;
   file_size_ = std::uint64_t(file_size);
-  return parse_marian_config(config_json, config_);
-}
-
-std::string RawMarian::_header_length(const val& first8) {
-  if (!config_.d_model) return "open() first";
-  if (file_size_ < 8) return std::string(kFile) + ": " + safetensors_header_length(nullptr, file_size_, header_size_);
-  if (!is_uint8_array(first8) || first8["length"].as<std::size_t>() != 8) return "the header length takes the file's first 8 bytes";
-  std::uint8_t bytes[8];
-  val(emscripten::typed_memory_view(8, bytes)).call<void>("set", first8);
-  std::string error = safetensors_header_length(bytes, file_size_, header_size_);
-  if (!error.empty()) return std::string(kFile) + ": " + error;
-  header_read_ = true;
+  if (bin_) torch_ = std::make_unique<TorchCheckpointReader>(file_size_);
+  else reads_ = {{0, std::min<std::uint64_t>(8, file_size_)}};
   return {};
 }
 
-std::string RawMarian::_plan(const val& header) {
-  if (!header_read_ || model_) return "_header_length() first, once";
-  if (!is_uint8_array(header) || header["length"].as<double>() != double(header_size_))
-    return "the plan takes the " + std::to_string(header_size_) + " header bytes after the first 8";
-  std::vector<std::uint8_t> bytes(header_size_);
-  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", header);
-  std::string error = parse_safetensors_index(bytes.data(), header_size_, file_size_, index_);
-  if (!error.empty()) return std::string(kFile) + ": " + error;
-  error = plan_marian_load(config_, checkpoint_tensors(index_), kFile, plan_);
+val RawMarian::_index_reads() const {
+  val out = val::array();
+  for (const ByteRange& r : torch_ ? torch_->wanted() : reads_) {
+    out.call<void>("push", double(r.begin));
+    out.call<void>("push", double(r.end));
+  }
+  return out;
+}
+
+std::string RawMarian::_index_give(const val& bytes) {
+  if (!config_.d_model || index_read_) return "_open() first, and _index_give() only while _index_reads() asks";
+  if (!is_uint8_array(bytes)) return "_index_give() takes a Uint8Array";
+  std::vector<std::uint8_t> b(bytes["length"].as<std::size_t>());
+  val(emscripten::typed_memory_view(b.size(), b.data())).call<void>("set", bytes);
+  if (!torch_) return give_safetensors(b.data(), b.size());
+  std::string error = torch_->give(b.data(), b.size());
+  if (!error.empty()) torch_.reset();
+  else if (torch_->done()) index_read_ = true;
+  return error;
+}
+
+// model.safetensors' two reads: the first 8 bytes (the header's length), then the header.
+std::string RawMarian::give_safetensors(const std::uint8_t* bytes, std::uint64_t size) {
+  if (reads_.empty()) return "_open() first, and _index_give() only while _index_reads() asks";
+  const ByteRange asked = reads_[0];
+  reads_.clear();
+  if (size != asked.end - asked.begin)
+    return file_ + ": " + std::to_string(size) + " bytes were given for the " + std::to_string(asked.end - asked.begin) + " asked for";
+  std::string error;
+  if (asked.begin == 0) {
+    error = safetensors_header_length(size < 8 ? nullptr : bytes, file_size_, header_size_);
+    if (error.empty()) reads_ = {{8, 8 + header_size_}};
+  } else {
+    error = parse_safetensors_index(bytes, header_size_, file_size_, safetensors_);
+    if (error.empty()) index_read_ = true;
+  }
+  return error.empty() ? error : file_ + ": " + error;
+}
+
+std::string RawMarian::_plan() {
+  if (!index_read_ || model_) return "_index_reads() answered first, and _plan() once";
+  std::vector<CheckpointTensor> tensors =
+      bin_ ? checkpoint_tensors(torch_->index()) : checkpoint_tensors(safetensors_);
+  std::string error = plan_marian_load(config_, tensors, file_, plan_);
   if (!error.empty()) return error;
+  // Each planned tensor's bytes and layout; the rest of the indexes (the tied copies, the position
+  // tables) are dropped now.
+  std::unordered_map<std::string, const TorchTensor*> torch_tensors;
+  if (bin_)
+    for (const TorchTensor& t : torch_->index().tensors) torch_tensors.emplace(t.name, &t);
+  for (const MarianTensorLoad& load : plan_.loads) {
+    TorchTensor t;
+    if (bin_) {
+      t = *torch_tensors.at(load.file_name);
+    } else {
+      const SafeTensorsEntry* e = safetensors_.find(load.file_name);
+      t.name = e->name;
+      t.dtype = e->dtype;
+      t.shape = e->shape;
+      t.stride.assign(t.shape.size(), 1);
+      for (std::size_t d = t.shape.size(); d-- > 1;) t.stride[d - 1] = t.stride[d] * t.shape[d];
+      t.span = e->numel();
+      t.begin = e->begin;
+      t.end = e->end;
+    }
+    sources_.push_back(std::move(t));
+  }
+  torch_.reset();
+  safetensors_ = SafeTensorsIndex{};
   model_ = std::make_unique<MarianModel>(config_);
   stored_.assign(plan_.loads.size(), false);
   return {};
 }
 
 val RawMarian::_load(int i) const {
-  if (i < 0 || i >= _load_count()) return val::undefined();
+  if (!model_ || i < 0 || i >= _load_count()) return val::undefined();
   const MarianTensorLoad& load = plan_.loads[std::size_t(i)];
-  const SafeTensorsEntry* e = index_.find(load.file_name);
+  const TorchTensor& t = sources_[std::size_t(i)];
   val out = val::object();
   out.set("name", load.canonical);
   out.set("fileName", load.file_name);
-  out.set("dtype", e->dtype);
-  out.set("shape", shape_of(e->shape));
-  out.set("begin", double(e->begin));
-  out.set("end", double(e->end));
+  out.set("dtype", t.dtype);
+  out.set("shape", shape_of(t.shape));
+  out.set("begin", double(t.begin));
+  out.set("end", double(t.end));
   return out;
 }
 
 std::string RawMarian::_write(int i, const val& bytes, double offset) {
   if (!model_ || finished_) return "_plan() first";
   if (i < 0 || i >= _load_count()) return "no planned tensor " + std::to_string(i);
-  const SafeTensorsEntry* e = index_.find(plan_.loads[std::size_t(i)].file_name);
-  const std::size_t size = std::size_t(e->end - e->begin);
+  const std::size_t size = std::size_t(tensor_bytes(i));
   if (!is_uint8_array(bytes)) return "write() takes a Uint8Array";
   const std::size_t n = bytes["length"].as<std::size_t>();
   if (!(offset >= 0 && offset == std::floor(offset)) || std::size_t(offset) > size || n > size - std::size_t(offset))
-    return std::string(kFile) + ": " + std::to_string(n) + " bytes at " + std::to_string(std::uint64_t(offset)) +
-           " do not fit tensor \"" + e->name + "\" of " + std::to_string(size) + " bytes";
-  if (staging_.size() != size) staging_.assign(size, 0);
-  val(emscripten::typed_memory_view(n, staging_.data() + std::size_t(offset))).call<void>("set", bytes);
+    return file_ + ": " + std::to_string(n) + " bytes at " + std::to_string(std::uint64_t(offset)) + " do not fit tensor \"" +
+           sources_[std::size_t(i)].name + "\" of " + std::to_string(size) + " bytes";
+  if (staged_ != i) {
+    // Sized once for the largest planned tensor (so the heap is not fragmented by one size after another).
+    if (staging_.empty()) {
+      std::uint64_t largest = 0;
+      for (int k = 0; k < _load_count(); ++k) largest = std::max(largest, tensor_bytes(k));
+      staging_.resize(std::size_t((largest + 3) / 4));
+    }
+    staged_ = i;
+  }
+  val(emscripten::typed_memory_view(n, reinterpret_cast<std::uint8_t*>(staging_.data()) + std::size_t(offset))).call<void>("set", bytes);
   return {};
 }
 
@@ -91,12 +152,20 @@ std::string RawMarian::_store(int i) {
   if (!model_ || finished_) return "_plan() first";
   if (i < 0 || i >= _load_count()) return "no planned tensor " + std::to_string(i);
   const MarianTensorLoad& load = plan_.loads[std::size_t(i)];
-  const SafeTensorsEntry* e = index_.find(load.file_name);
-  if (staging_.size() != std::size_t(e->end - e->begin)) return std::string(kFile) + ": tensor \"" + e->name + "\" was not written";
-  dense_.resize(std::size_t(e->numel()));
-  decode_floats(e->dtype, staging_.data(), dense_.size(), dense_.data());
-  std::string error = store_marian_tensor(*model_, load, dense_.data(), kFile);
+  const TorchTensor& t = sources_[std::size_t(i)];
+  const std::uint64_t size = tensor_bytes(i);
+  if (staged_ != i && size != 0) return file_ + ": tensor \"" + t.name + "\" was not written";
+  const std::uint8_t* bytes = reinterpret_cast<const std::uint8_t*>(staging_.data());
+  const float* dense = staging_.data();  // a dense F32 tensor is its own float32 copy (WASM is little-endian)
+  if (!(t.dtype == "F32" && t.is_contiguous())) {
+    dense_.resize(std::size_t(t.numel()));
+    std::string error = torch_tensor_to_float(t, bytes, size, dense_.data());
+    if (!error.empty()) return error;
+    dense = dense_.data();
+  }
+  std::string error = store_marian_tensor(*model_, load, dense, file_);
   if (!error.empty()) return error;
+  staged_ = -1;
   stored_[std::size_t(i)] = true;
   return {};
 }
@@ -104,15 +173,17 @@ std::string RawMarian::_store(int i) {
 std::string RawMarian::_finish() {
   if (!model_) return "_plan() first";
   for (std::size_t i = 0; i < stored_.size(); ++i)
-    if (!stored_[i]) return std::string(kFile) + ": tensor \"" + plan_.loads[i].file_name + "\" was never read";
-  std::vector<std::uint8_t>().swap(staging_);
+    if (!stored_[i]) return file_ + ": tensor \"" + plan_.loads[i].file_name + "\" was never read";
+  std::vector<float>().swap(staging_);
   std::vector<float>().swap(dense_);
+  std::vector<TorchTensor>().swap(sources_);
   finished_ = true;
   return {};
 }
 
 val RawMarian::_summary() const {
   val out = val::object();
+  out.set("file", file_);
   val skipped = val::array();
   for (const auto& s : plan_.skipped) skipped.call<void>("push", s);
   out.set("skipped", skipped);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
@@ -30,6 +30,22 @@ for (const [kind, beams] of [['greedy', '1'], ['beam', '4']]) {
   });
 }
 
+test('attnlab translate reads a folder with only pytorch_model.bin, and translates as from model.safetensors', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-tr-bin-'));
+  for (const f of ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin']) copyFileSync(path.join(FOLDER, f), path.join(dir, f));
+  try {
+    for (const beams of ['1', '4']) {
+      const fromBin = run('--model', dir, '--text', meta['cat.source_text'], '--beams', beams, '--json');
+      const fromSafetensors = run('--model', FOLDER, '--text', meta['cat.source_text'], '--beams', beams, '--json');
+      assert.equal(fromBin.status, 0, fromBin.stderr);
+      assert.equal(fromSafetensors.status, 0, fromSafetensors.stderr);
+      assert.equal(fromBin.stdout, fromSafetensors.stdout, `--beams ${beams}: the same JSON`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
 test('attnlab translate --png writes the cross-attention heatmap; bad folders and flags exit 2', () => {
   const png = path.join(mkdtempSync(path.join(tmpdir(), 'attnlab-tr-')), 'cross.png');
   let r = run('--model', FOLDER, '--text', 'The cat sat on the mat.', '--png', png);
@@ -39,7 +55,7 @@ test('attnlab translate --png writes the cross-attention heatmap; bad folders an
   assert.ok(image.width > 300 && image.height > 300);
   r = run('--model', FIXTURES, '--text', 'x');
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /^attnlab: A Marian checkpoint needs config\.json, source\.spm, target\.spm, vocab\.json, model\.safetensors; missing /);
+  assert.match(r.stderr, /^attnlab: A Marian checkpoint needs config\.json, source\.spm, target\.spm, vocab\.json and model\.safetensors or pytorch_model\.bin; missing /);
   r = run('--model', FOLDER, '--text', 'x', '--beams', '40');
   assert.equal(r.status, 2);
   assert.match(r.stderr, /beams must be in \[1, 16\]/);

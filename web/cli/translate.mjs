@@ -1,7 +1,7 @@
 // `attnlab translate`: the Translation lab headless. Opens a Marian (opus-mt) checkpoint folder
-// (config.json, source.spm, target.spm, vocab.json, model.safetensors), translates the text with
-// greedy decoding or beam search as generate() does, and prints the source and target pieces and ids,
-// the translation and the cross-attention of each generated token (per layer and head); --png writes
+// (config.json, source.spm, target.spm, vocab.json, model.safetensors or pytorch_model.bin), translates
+// the text with greedy decoding or beam search as generate() does, and prints the source and target
+// pieces and ids, the translation and the cross-attention of each generated token (per layer and head); --png writes
 // the cross-attention heatmap (source x generated tokens, the heads and layers averaged, as notebook 04
 // draws it). A folder that cannot be read exits with code 2 and says why.
 import { stat } from 'node:fs/promises';
@@ -17,9 +17,10 @@ export const TRANSLATE_USAGE = [
   'usage: attnlab translate --model DIR --text "..." [--beams N] [--max-length N] [--json] [--png FILE] [--svg FILE]',
   '                         [--backend simd|scalar]',
   '',
-  'Opens a Marian (opus-mt) checkpoint folder (config.json, source.spm, target.spm, vocab.json, model.safetensors),',
-  'translates the text (greedy with --beams 1; the config\'s num_beams by default), and prints the source and',
-  'target pieces and ids, the translation, and each generated token\'s cross-attention [layer][head][source].',
+  'Opens a Marian (opus-mt) checkpoint folder (config.json, source.spm, target.spm, vocab.json, and model.safetensors',
+  'or pytorch_model.bin: model.safetensors when there are both), translates the text (greedy with --beams 1; the',
+  'config\'s num_beams by default), and prints the source and target pieces and ids, the translation, and each',
+  'generated token\'s cross-attention [layer][head][source].',
   '--png/--svg write the cross-attention heatmap (generated tokens x source tokens, layers and heads averaged).',
   'A folder that cannot be read exits with code 2 and says why.',
 ].join('\n');

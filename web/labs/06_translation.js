@@ -9,7 +9,7 @@ import { openMarianCheckpoint } from '../pretrained/marian_checkpoint.js';
 const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub), opened from files on your computer: '
   + 'type an English sentence, watch it translated word by word, and see which source words each new word attended to. Nothing '
   + 'is uploaded or downloaded. Open the folder of a checkpoint such as Helsinki-NLP/opus-mt-en-fr: config.json, source.spm, '
-  + 'target.spm, vocab.json and model.safetensors.';
+  + 'target.spm, vocab.json and model.safetensors or pytorch_model.bin.';
 
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 
@@ -52,8 +52,8 @@ export const translationLab = defineLab({
   open: {
     title: 'Open a checkpoint',
     text: 'Choose the folder of a Marian (opus-mt) checkpoint, or drop it (or its files) here. Read: config.json, source.spm, target.spm, '
-      + 'vocab.json and model.safetensors. Everything stays on this computer.',
-    files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors'],
+      + 'vocab.json and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Everything stays on this computer.',
+    files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors', 'pytorch_model.bin'],
     async load(module, sources, { onProgress, name } = {}) {
       const opened = await openMarianCheckpoint(module, sources, { onProgress });
       const c = opened.summary.config;
@@ -61,7 +61,7 @@ export const translationLab = defineLab({
       const summary = {
         name: label,
         text: `${label}: ${c.encoderLayers} + ${c.decoderLayers} layers, ${c.decoderHeads} heads, d_model ${c.dModel}, vocabulary ${c.vocabSize}, `
-          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read; config: ${c.numBeams} beams, max length ${c.maxLength}.`,
+          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}; config: ${c.numBeams} beams, max length ${c.maxLength}.`,
       };
       return { state: { ...opened, name: label, cache: null }, summary };
     },

@@ -1,14 +1,20 @@
 // Opens a Marian (opus-mt) checkpoint folder the user already has, entirely locally: config.json,
-// source.spm, target.spm, vocab.json and model.safetensors (streamed tensor by tensor into the WASM
-// module: module.loadMarian). No DOM and no Node API: sources as in checkpoint.js.
+// source.spm, target.spm, vocab.json, and the weights as model.safetensors or pytorch_model.bin (most
+// opus-mt folders have only the latter; with both, model.safetensors is read), streamed tensor by tensor
+// into the WASM module (module.loadMarian). No DOM and no Node API: sources as in checkpoint.js.
 import { CheckpointError } from './checkpoint.js';
 import { MarianTokenizer } from './sentencepiece.js';
 
-const REQUIRED = ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors'];
+const REQUIRED = ['config.json', 'source.spm', 'target.spm', 'vocab.json'];
+// The weights, in the order they are preferred, with the format loadMarian reads each in.
+const WEIGHTS = [['model.safetensors', 'safetensors'], ['pytorch_model.bin', 'bin']];
 const MAX_SMALL_BYTES = { 'config.json': 1 << 20, 'vocab.json': 64 << 20, 'source.spm': 64 << 20, 'target.spm': 64 << 20 };
 const baseName = (name) => String(name).split(/[\\/]/).pop();
 
-/** The checkpoint's files among `sources`, or a CheckpointError saying which are missing. */
+/**
+ * The checkpoint's files among `sources`, or a CheckpointError saying which are missing:
+ * {'config.json', 'source.spm', 'target.spm', 'vocab.json', weights: {name, format, source}}.
+ */
 export function pickMarianFiles(sources) {
   const byName = new Map();
   for (const s of sources) {
@@ -17,14 +23,14 @@ export function pickMarianFiles(sources) {
     byName.set(name, s);
   }
   const missing = REQUIRED.filter((n) => !byName.has(n));
+  const weights = WEIGHTS.find(([name]) => byName.has(name));
+  if (!weights) missing.push('model.safetensors or pytorch_model.bin');
   if (missing.length) {
     const given = [...byName.keys()].slice(0, 8).join(', ') || 'no files';
-    const hint = missing.includes('model.safetensors') && byName.has('pytorch_model.bin')
-      ? ' This folder has pytorch_model.bin only: reading it here is not done yet; save the model as model.safetensors (save_pretrained(..., safe_serialization=True)).'
-      : '';
-    throw new CheckpointError(`A Marian checkpoint needs ${REQUIRED.join(', ')}; missing ${missing.join(', ')} (given: ${given}).${hint}`);
+    throw new CheckpointError(`A Marian checkpoint needs ${REQUIRED.join(', ')} and model.safetensors or pytorch_model.bin; missing ${missing.join(', ')} (given: ${given}).`);
   }
-  return Object.fromEntries(REQUIRED.map((n) => [n, byName.get(n)]));
+  const [name, format] = weights;
+  return { ...Object.fromEntries(REQUIRED.map((n) => [n, byName.get(n)])), weights: { name, format, source: byName.get(name) } };
 }
 
 async function readSmall(source, name) {
@@ -32,7 +38,7 @@ async function readSmall(source, name) {
   return source.read(0, source.size);
 }
 
-/** -> {marian (module.loadMarian's model), tokenizer (MarianTokenizer), summary, files}. */
+/** -> {marian (module.loadMarian's model), tokenizer (MarianTokenizer), summary ({file, config, parameters, skipped}), files (those read)}. */
 export async function openMarianCheckpoint(module, sources, { onProgress } = {}) {
   const files = pickMarianFiles(sources);
   const config = new TextDecoder().decode(await readSmall(files['config.json'], 'config.json'));
@@ -43,11 +49,12 @@ export async function openMarianCheckpoint(module, sources, { onProgress } = {})
   } catch (error) {
     throw new CheckpointError(error.message);
   }
-  const weights = files['model.safetensors'];
-  const marian = await module.loadMarian({ config, size: weights.size, read: weights.read, onProgress });
+  const { name, format, source } = files.weights;
+  const marian = await module.loadMarian({ config, size: source.size, read: source.read, onProgress, format });
   if (tokenizer.size !== undefined && tokenizer.size > marian.config.vocabSize) {
     marian.delete();
     throw new CheckpointError(`vocab.json has ${tokenizer.size} tokens but config.json's vocab_size is ${marian.config.vocabSize}: they belong to different models`);
   }
-  return { marian, tokenizer, summary: marian.summary, files: REQUIRED };
+  // summary.file: the weights file read ('model.safetensors' or 'pytorch_model.bin').
+  return { marian, tokenizer, summary: marian.summary, files: [...REQUIRED, name] };
 }
