@@ -506,6 +506,35 @@ export function wrapModule(mod, { build }) {
       check(out.error);
       return out;
     }
+    /**
+     * encode() with every attention call run by `attention` ({B, H, T, S, D, q, k, v, scale, mask?,
+     * maskStrideB?, maskStrideH?} -> {weights [H*T*S], out [H*T*D]}, or a Promise of it: the page's
+     * kernel, WebGPU included). Resolves to the last call's result (its `choice`, where it has one).
+     */
+    async encodeWith(ids, attention) {
+      check(this.raw._begin_encode(ids));
+      return this.#staged([1], this.config.encoderLayers, attention);
+    }
+    /** decode() (teacher-forced, after an encoder pass) with every attention call run by `attention`. */
+    async decodeWith(target, attention) {
+      check(this.raw._begin_decode(target));
+      return this.#staged([2, 3], this.config.decoderLayers, attention);
+    }
+    // Stages of raw_marian.h: per layer, each of `stages` projected, its kernel call run, finished.
+    async #staged(stages, layers, attention) {
+      let last = null;
+      for (let l = 0; l < layers; l++) {
+        for (const stage of stages) {
+          check(this.raw._project(stage, l));
+          const { H, T, S, D, q, k, v, mask } = this.raw._staged();
+          const args = { B: 1, H, T, S, D, q: q.slice(), k: k.slice(), v: v.slice(), scale: 1 / Math.sqrt(D) };
+          if (mask) Object.assign(args, { mask: mask.slice(), maskStrideB: 0, maskStrideH: 0 });
+          last = await attention(args);
+          check(this.raw._finish_stage(stage, l, last.weights, last.out));
+        }
+      }
+      return last;
+    }
     #view(what, v) {
       if (v === undefined) throw new AttnLabError(`no ${what}: encode() (and decode()) first, with a layer of this model`);
       return v.slice();

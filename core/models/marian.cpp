@@ -144,57 +144,175 @@ void MarianModel::feed_forward(const PackedLinear& fc1, const PackedLinear& fc2,
 
 namespace {
 
-// softmax(q k^T / sqrt(D) + mask) v for one sequence through the kernel: queries from xq [T, E], keys and
-// values precomputed heads [H, S, D]; -> context merged [T, E] (before out_proj), weights [H, T, S].
-void attend_heads(Backend backend, const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
-                  int H, int T, int S, int D, const float* mask, std::vector<float>& weights, RowMatrix& context) {
-  std::vector<float> out(std::size_t(H) * T * D);
-  weights.assign(std::size_t(H) * T * S, 0.0f);
+// softmax(q k^T / sqrt(D) + mask) v on a CPU backend, for a staged call -> weights [H, T, S], out [H, T, D].
+void run_cpu_kernel(Backend backend, const MarianModel::StagedAttention& s, std::vector<float>& weights, std::vector<float>& out) {
+  weights.assign(std::size_t(s.H) * s.T * s.S, 0.0f);
+  out.assign(std::size_t(s.H) * s.T * s.D, 0.0f);
   AttentionForward a;
-  a.shape = {1, H, T, S, D};
-  a.scale = 1.0f / std::sqrt(float(D));
-  a.q = q.data();
-  a.k = k.data();
-  a.v = v.data();
-  a.mask = {mask, 0, 0};  // one [T, S] mask for every head
+  a.shape = {1, s.H, s.T, s.S, s.D};
+  a.scale = 1.0f / std::sqrt(float(s.D));
+  a.q = s.q;
+  a.k = s.k;
+  a.v = s.v;
+  a.mask = {s.mask, 0, 0};  // one [T, S] mask for every head
   a.weights = weights.data();
   a.out = out.data();
   attention_forward(backend, a);
-  merge_heads(out.data(), H, T, D, context);
 }
 
 }  // namespace
 
+// ---- the encoder and the teacher-forced decoder, in stages around the kernel -------------------------
+
 void MarianModel::encode(Backend backend, const std::int32_t* ids, int S) {
-  const int E = c_.d_model, H = c_.encoder_heads, D = E / H;
-  S_ = S;
-  RowMatrix x;
-  embed(ids, S, 0, x);
-  encoder_attention_.assign(std::size_t(c_.encoder_layers), {});
-  RowMatrix q(S, E), k(S, E), v(S, E), context, attended(S, E);
+  begin_encode(ids, S);
+  std::vector<float> weights, out;
   for (int l = 0; l < c_.encoder_layers; ++l) {
-    const EncoderLayer& layer = encoder_[std::size_t(l)];
-    layer.self.q.forward(x, q);
-    layer.self.k.forward(x, k);
-    layer.self.v.forward(x, v);
-    attend_heads(backend, split_heads(q, H), split_heads(k, H), split_heads(v, H), H, S, S, D, nullptr,
-                 encoder_attention_[std::size_t(l)], context);
-    layer.self.out.forward(context, attended);
-    x += attended;
-    layer_norm(x, layer.self_norm.weight, layer.self_norm.bias);
-    feed_forward(layer.fc1, layer.fc2, layer.final_norm, x);
+    run_cpu_kernel(backend, encoder_project(l), weights, out);
+    encoder_finish(l, weights.data(), out.data());
   }
-  encoder_out_ = x;
+}
+
+void MarianModel::decode(Backend backend, const std::int32_t* target, int T) {
+  begin_decode(target, T);
+  std::vector<float> weights, out;
+  for (int l = 0; l < c_.decoder_layers; ++l) {
+    run_cpu_kernel(backend, decoder_project_self(l), weights, out);
+    decoder_finish_self(l, weights.data(), out.data());
+    run_cpu_kernel(backend, decoder_project_cross(l), weights, out);
+    decoder_finish_cross(l, weights.data(), out.data());
+  }
+}
+
+MarianModel::StagedAttention MarianModel::staged(int H, int T, int S, const float* k, const float* v, const float* mask) const {
+  return {H, T, S, c_.d_model / H, stage_q_.data(), k, v, mask};
+}
+
+void MarianModel::begin_encode(const std::int32_t* ids, int S) {
+  S_ = S;
+  encoded_ = false;  // until the last layer's finish: the decoder needs the whole encoder's keys and values
+  projected_ = false;
+  embed(ids, S, 0, stage_x_);
+  encoder_attention_.assign(std::size_t(c_.encoder_layers), {});
+  pending_ = Pending::encoder_self;
+  pending_layer_ = 0;
+}
+
+MarianModel::StagedAttention MarianModel::encoder_project(int l) {
+  const EncoderLayer& layer = encoder_[std::size_t(l)];
+  const int H = c_.encoder_heads;
+  RowMatrix q(S_, c_.d_model), k(S_, c_.d_model), v(S_, c_.d_model);
+  layer.self.q.forward(stage_x_, q);
+  layer.self.k.forward(stage_x_, k);
+  layer.self.v.forward(stage_x_, v);
+  stage_q_ = split_heads(q, H);
+  stage_k_ = split_heads(k, H);
+  stage_v_ = split_heads(v, H);
+  projected_ = true;
+  return staged(H, S_, S_, stage_k_.data(), stage_v_.data(), nullptr);
+}
+
+void MarianModel::encoder_finish(int l, const float* weights, const float* out) {
+  const EncoderLayer& layer = encoder_[std::size_t(l)];
+  const int E = c_.d_model, H = c_.encoder_heads, D = E / H;
+  encoder_attention_[std::size_t(l)].assign(weights, weights + std::size_t(H) * S_ * S_);
+  attend_output(layer.self, layer.self_norm, out, H, D);
+  feed_forward(layer.fc1, layer.fc2, layer.final_norm, stage_x_);
+  next_stage(Pending::encoder_self, l, c_.encoder_layers);
+  if (pending_ != Pending::none) return;
+  encoder_out_ = stage_x_;
   // Each decoder layer's cross-attention keys and values: the encoder output, projected once.
   const int Hd = c_.decoder_heads;
+  RowMatrix k(S_, E), v(S_, E);
   cross_k_.assign(std::size_t(c_.decoder_layers), {});
   cross_v_.assign(std::size_t(c_.decoder_layers), {});
-  for (int l = 0; l < c_.decoder_layers; ++l) {
-    decoder_[std::size_t(l)].cross.k.forward(encoder_out_, k);
-    cross_k_[std::size_t(l)] = split_heads(k, Hd);
-    decoder_[std::size_t(l)].cross.v.forward(encoder_out_, v);
-    cross_v_[std::size_t(l)] = split_heads(v, Hd);
+  for (int d = 0; d < c_.decoder_layers; ++d) {
+    decoder_[std::size_t(d)].cross.k.forward(encoder_out_, k);
+    cross_k_[std::size_t(d)] = split_heads(k, Hd);
+    decoder_[std::size_t(d)].cross.v.forward(encoder_out_, v);
+    cross_v_[std::size_t(d)] = split_heads(v, Hd);
   }
+  encoded_ = true;
+}
+
+void MarianModel::begin_decode(const std::int32_t* target, int T) {
+  T_ = T;
+  embed(target, T, 0, stage_x_);
+  causal_.assign(std::size_t(T) * T, 0.0f);
+  for (int t = 0; t < T; ++t)
+    for (int s = t + 1; s < T; ++s) causal_[std::size_t(t) * T + s] = -INFINITY;
+  decoder_attention_.assign(std::size_t(c_.decoder_layers), {});
+  cross_attention_.assign(std::size_t(c_.decoder_layers), {});
+  pending_ = Pending::decoder_self;
+  pending_layer_ = 0;
+  projected_ = false;
+}
+
+MarianModel::StagedAttention MarianModel::decoder_project_self(int l) {
+  const DecoderLayer& layer = decoder_[std::size_t(l)];
+  const int H = c_.decoder_heads;
+  RowMatrix q(T_, c_.d_model), k(T_, c_.d_model), v(T_, c_.d_model);
+  layer.self.q.forward(stage_x_, q);
+  layer.self.k.forward(stage_x_, k);
+  layer.self.v.forward(stage_x_, v);
+  stage_q_ = split_heads(q, H);
+  stage_k_ = split_heads(k, H);
+  stage_v_ = split_heads(v, H);
+  projected_ = true;
+  return staged(H, T_, T_, stage_k_.data(), stage_v_.data(), causal_.data());
+}
+
+void MarianModel::decoder_finish_self(int l, const float* weights, const float* out) {
+  const DecoderLayer& layer = decoder_[std::size_t(l)];
+  const int H = c_.decoder_heads, D = c_.d_model / H;
+  decoder_attention_[std::size_t(l)].assign(weights, weights + std::size_t(H) * T_ * T_);
+  attend_output(layer.self, layer.self_norm, out, H, D);
+  pending_ = Pending::decoder_cross;
+}
+
+MarianModel::StagedAttention MarianModel::decoder_project_cross(int l) {
+  const DecoderLayer& layer = decoder_[std::size_t(l)];
+  const int H = c_.decoder_heads;
+  RowMatrix q(T_, c_.d_model);
+  layer.cross.q.forward(stage_x_, q);
+  stage_q_ = split_heads(q, H);
+  projected_ = true;
+  return staged(H, T_, S_, cross_k_[std::size_t(l)].data(), cross_v_[std::size_t(l)].data(), nullptr);
+}
+
+void MarianModel::decoder_finish_cross(int l, const float* weights, const float* out) {
+  const DecoderLayer& layer = decoder_[std::size_t(l)];
+  const int H = c_.decoder_heads, D = c_.d_model / H;
+  cross_attention_[std::size_t(l)].assign(weights, weights + std::size_t(H) * T_ * S_);
+  attend_output(layer.cross, layer.cross_norm, out, H, D);
+  feed_forward(layer.fc1, layer.fc2, layer.final_norm, stage_x_);
+  next_stage(Pending::decoder_self, l, c_.decoder_layers);
+  if (pending_ == Pending::none) project_logits(stage_x_, logits_);
+}
+
+void MarianModel::attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D) {
+  // x = LayerNorm(x + out_proj(the heads' outputs merged))
+  projected_ = false;
+  const int N = int(stage_x_.rows());
+  RowMatrix context, attended(N, c_.d_model);
+  merge_heads(out, H, N, D, context);
+  attention.out.forward(context, attended);
+  stage_x_ += attended;
+  layer_norm(stage_x_, norm.weight, norm.bias);
+}
+
+void MarianModel::next_stage(Pending first, int l, int layers) {
+  pending_layer_ = l + 1;
+  pending_ = pending_layer_ < layers ? first : Pending::none;
+}
+
+std::string MarianModel::check_stage(Pending stage, int l, bool finishing) const {
+  static const char* const names[] = {"nothing", "the encoder's self-attention", "the decoder's self-attention", "the decoder's cross-attention"};
+  if (pending_ == Pending::none) return "no staged pass is under way: begin the encoder or the decoder first";
+  const std::string next = std::string(projected_ ? "finish " : "project ") + names[int(pending_)] + " of layer " + std::to_string(pending_layer_);
+  if (stage != pending_ || l != pending_layer_ || finishing != projected_)
+    return "the next stage is to " + next + ", not to " + (finishing ? "finish " : "project ") + names[int(stage)] + " of layer " + std::to_string(l);
+  return {};
 }
 
 void MarianModel::project_logits(ConstMatrixRef x, RowMatrix& logits) const {
@@ -202,37 +320,6 @@ void MarianModel::project_logits(ConstMatrixRef x, RowMatrix& logits) const {
   // for up to four rows of x (a decoding step's beams), 122 MB of them for opus-mt's 59,514 x 512.
   logits.resize(x.rows(), c_.vocab_size);
   output_.forward(x, logits);
-}
-
-void MarianModel::decode(Backend backend, const std::int32_t* target, int T) {
-  const int E = c_.d_model, H = c_.decoder_heads, D = E / H, S = S_;
-  RowMatrix x;
-  embed(target, T, 0, x);
-  std::vector<float> causal(std::size_t(T) * T, 0.0f);
-  for (int t = 0; t < T; ++t)
-    for (int s = t + 1; s < T; ++s) causal[std::size_t(t) * T + s] = -INFINITY;
-  decoder_attention_.assign(std::size_t(c_.decoder_layers), {});
-  cross_attention_.assign(std::size_t(c_.decoder_layers), {});
-  RowMatrix q(T, E), k(T, E), v(T, E), context, attended(T, E);
-  for (int l = 0; l < c_.decoder_layers; ++l) {
-    const DecoderLayer& layer = decoder_[std::size_t(l)];
-    layer.self.q.forward(x, q);
-    layer.self.k.forward(x, k);
-    layer.self.v.forward(x, v);
-    attend_heads(backend, split_heads(q, H), split_heads(k, H), split_heads(v, H), H, T, T, D, causal.data(),
-                 decoder_attention_[std::size_t(l)], context);
-    layer.self.out.forward(context, attended);
-    x += attended;
-    layer_norm(x, layer.self_norm.weight, layer.self_norm.bias);
-    layer.cross.q.forward(x, q);
-    attend_heads(backend, split_heads(q, H), cross_k_[std::size_t(l)], cross_v_[std::size_t(l)], H, T, S, D, nullptr,
-                 cross_attention_[std::size_t(l)], context);
-    layer.cross.out.forward(context, attended);
-    x += attended;
-    layer_norm(x, layer.cross_norm.weight, layer.cross_norm.bias);
-    feed_forward(layer.fc1, layer.fc2, layer.final_norm, x);
-  }
-  project_logits(x, logits_);
 }
 
 void MarianModel::step(Backend backend, const std::vector<int>& tokens, int t, RowMatrix& logits,

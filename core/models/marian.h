@@ -38,7 +38,7 @@ class MarianModel {
   // "" or what is wrong with token ids (in [0, V), at most max_position_embeddings of them).
   std::string check_ids(const char* what, const std::int32_t* ids, int n) const;
   void encode(Backend backend, const std::int32_t* ids, int S);
-  int source_length() const { return S_; }
+  int source_length() const { return encoded_ ? S_ : 0; }  // 0 until an encoder pass has finished
   const RowMatrix& encoder_output() const { return encoder_out_; }  // [S, E]
   const std::vector<float>& encoder_attention(int layer) const { return encoder_attention_[std::size_t(layer)]; }  // [H, S, S]
   // After encode(): target ids (the decoder start token first) -> logits [T, V] and every attention.
@@ -46,6 +46,34 @@ class MarianModel {
   const RowMatrix& logits() const { return logits_; }
   const std::vector<float>& decoder_attention(int layer) const { return decoder_attention_[std::size_t(layer)]; }  // [H, T, T]
   const std::vector<float>& cross_attention(int layer) const { return cross_attention_[std::size_t(layer)]; }      // [H, T, S]
+
+  // ---- the same two passes in stages around the attention kernel, so that it can run outside C++ (the
+  // page's WebGPU kernel, in JS); encode() and decode() above are these stages with a CPU kernel between.
+  //   begin_encode(ids, S); for each encoder layer l: encoder_project(l) -> kernel -> encoder_finish(l, ...)
+  //   begin_decode(target, T); for each decoder layer l: decoder_project_self(l) -> kernel ->
+  //     decoder_finish_self(l, ...); decoder_project_cross(l) -> kernel -> decoder_finish_cross(l, ...)
+  // A kernel call's inputs, heads first (valid until the next stage): q [H, T, D], k and v [H, S, D], and
+  // mask [T, S] (additive, the same for every head; null for none); scale 1/sqrt(D). Its outputs go to
+  // the finish: weights [H, T, S] and out [H, T, D].
+  struct StagedAttention {
+    int H = 0, T = 0, S = 0, D = 0;
+    const float* q = nullptr;
+    const float* k = nullptr;
+    const float* v = nullptr;
+    const float* mask = nullptr;
+  };
+  enum class Pending { none, encoder_self, decoder_self, decoder_cross };
+  void begin_encode(const std::int32_t* ids, int S);
+  StagedAttention encoder_project(int layer);
+  void encoder_finish(int layer, const float* weights, const float* out);
+  void begin_decode(const std::int32_t* target, int T);
+  StagedAttention decoder_project_self(int layer);
+  void decoder_finish_self(int layer, const float* weights, const float* out);
+  StagedAttention decoder_project_cross(int layer);
+  void decoder_finish_cross(int layer, const float* weights, const float* out);
+  // "" when `stage` of `layer` is the next one (its project, or, once projected, its finish), else why not.
+  std::string check_stage(Pending stage, int layer, bool finishing) const;
+  int target_length() const { return T_; }
 
   // ---- generation, after encode()
   struct BeamStep {
@@ -87,6 +115,10 @@ class MarianModel {
   void embed(const std::int32_t* ids, int n, int first_position, RowMatrix& x) const;
   void feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const Norm& norm, RowMatrix& x) const;
   void project_logits(ConstMatrixRef x, RowMatrix& logits) const;
+  StagedAttention staged(int H, int T, int S, const float* k, const float* v, const float* mask) const;
+  // stage_x_ = LayerNorm(stage_x_ + out_proj(out merged from [H, N, D])): the end of an attention block.
+  void attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D);
+  void next_stage(Pending first, int layer, int layers);
   // One decoding step for B beams (tokens [B] at position t), with the caches; -> logits [B, V] and the
   // step's cross-attention [B][L][H][S].
   void step(Backend backend, const std::vector<int>& tokens, int t, RowMatrix& logits, std::vector<std::vector<float>>& cross);
@@ -101,8 +133,15 @@ class MarianModel {
   std::map<std::string, float*> storage_;
   std::map<std::string, PackedLinear*> linears_;
 
-  int S_ = 0;
+  int S_ = 0, T_ = 0;
   RowMatrix encoder_out_, logits_;
+  // The staged passes' state: the hidden states so far [S or T, E], the current call's heads, the causal
+  // mask [T, T], and which stage comes next.
+  RowMatrix stage_x_;
+  std::vector<float> stage_q_, stage_k_, stage_v_, causal_;
+  Pending pending_ = Pending::none;
+  int pending_layer_ = 0;
+  bool projected_ = false, encoded_ = false;
   std::vector<std::vector<float>> encoder_attention_, decoder_attention_, cross_attention_;
   std::vector<std::vector<float>> cross_k_, cross_v_;  // per decoder layer: the encoder output's keys, values [H, S, D]
   std::vector<std::vector<float>> cache_k_, cache_v_;  // per decoder layer: [B, H, t, D]

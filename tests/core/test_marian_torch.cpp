@@ -4,11 +4,13 @@
 // greedy and beam-search ids (identical) with each generated token's cross-attention; on both CPU
 // backends. Tolerance 1e-4 (the issue's; PyTorch's own float32-vs-float64 error is at most 3.5e-5).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
 
+#include "attention.h"
 #include "models/marian_loader.h"
 #include "test_support.h"
 
@@ -118,4 +120,77 @@ TEST_CASE("Marian from pytorch_model.bin (views, transposed and shared storages)
   const auto ga = from_safetensors->generate(Backend::simd128, 4, 20), gb = from_bin->generate(Backend::simd128, 4, 20);
   CHECK(ga.ids == gb.ids);
   CHECK(concat(ga.cross) == concat(gb.cross));
+}
+
+namespace {
+
+// A staged call run on a CPU kernel, as the page runs it on WebGPU: -> weights [H, T, S], out [H, T, D].
+void run_staged(Backend backend, const MarianModel::StagedAttention& s, std::vector<float>& weights, std::vector<float>& out) {
+  weights.assign(std::size_t(s.H) * s.T * s.S, -1.0f);
+  out.assign(std::size_t(s.H) * s.T * s.D, -1.0f);
+  AttentionForward a;
+  a.shape = {1, s.H, s.T, s.S, s.D};
+  a.scale = 1.0f / std::sqrt(float(s.D));
+  a.q = s.q, a.k = s.k, a.v = s.v;
+  a.mask = {s.mask, 0, 0};
+  a.weights = weights.data(), a.out = out.data();
+  attention_forward(backend, a);
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("Marian staged passes (the kernel outside the model, as WebGPU runs it) = encode() and decode(), bit for bit") {
+  auto model = load_tiny();
+  const MarianConfig& c = model->config();
+  const auto ids = tensor_i(reference(), "cat.input_ids");
+  const auto target = tensor_i(reference(), "cat.decoder_input_ids");
+  const int S = int(ids.size()), T = int(target.size());
+  model->encode(Backend::simd128, ids.data(), S);
+  model->decode(Backend::simd128, target.data(), T);
+  std::vector<std::vector<float>> encoder, decoder, cross;
+  for (int l = 0; l < c.encoder_layers; ++l) encoder.push_back(model->encoder_attention(l));
+  for (int l = 0; l < c.decoder_layers; ++l) decoder.push_back(model->decoder_attention(l)), cross.push_back(model->cross_attention(l));
+  const RowMatrix logits = model->logits();
+
+  using Pending = MarianModel::Pending;
+  std::vector<float> w, o;
+  model->begin_encode(ids.data(), S);
+  CHECK(model->source_length() == 0);  // no decoder until the encoder has finished
+  CHECK(model->check_stage(Pending::encoder_self, 0, true) ==
+        "the next stage is to project the encoder's self-attention of layer 0, not to finish the encoder's self-attention of layer 0");
+  for (int l = 0; l < c.encoder_layers; ++l) {
+    REQUIRE(model->check_stage(Pending::encoder_self, l, false) == "");
+    const auto s = model->encoder_project(l);
+    CHECK((s.H == c.encoder_heads && s.T == S && s.S == S && s.D == c.d_model / c.encoder_heads && s.mask == nullptr));
+    run_staged(Backend::simd128, s, w, o);
+    REQUIRE(model->check_stage(Pending::encoder_self, l, true) == "");
+    model->encoder_finish(l, w.data(), o.data());
+    CHECK(same_bits(model->encoder_attention(l), encoder[std::size_t(l)]));
+  }
+  CHECK(model->source_length() == S);
+  CHECK(model->check_stage(Pending::decoder_self, 0, false) == "no staged pass is under way: begin the encoder or the decoder first");
+  model->begin_decode(target.data(), T);
+  CHECK(model->check_stage(Pending::decoder_cross, 0, false) ==
+        "the next stage is to project the decoder's self-attention of layer 0, not to project the decoder's cross-attention of layer 0");
+  for (int l = 0; l < c.decoder_layers; ++l) {
+    REQUIRE(model->check_stage(Pending::decoder_self, l, false) == "");
+    const auto self = model->decoder_project_self(l);
+    REQUIRE(self.mask != nullptr);
+    CHECK(self.mask[1] == -INFINITY);  // query 0 may not read key 1: causal
+    run_staged(Backend::simd128, self, w, o);
+    model->decoder_finish_self(l, w.data(), o.data());
+    REQUIRE(model->check_stage(Pending::decoder_cross, l, false) == "");
+    const auto x = model->decoder_project_cross(l);
+    CHECK((x.T == T && x.S == S && x.mask == nullptr));
+    run_staged(Backend::simd128, x, w, o);
+    model->decoder_finish_cross(l, w.data(), o.data());
+    CHECK(same_bits(model->decoder_attention(l), decoder[std::size_t(l)]));
+    CHECK(same_bits(model->cross_attention(l), cross[std::size_t(l)]));
+  }
+  CHECK(model->check_stage(Pending::decoder_self, 0, false) != "");  // the pass is over
+  CHECK(std::memcmp(model->logits().data(), logits.data(), std::size_t(logits.size()) * sizeof(float)) == 0);
 }
