@@ -32,7 +32,7 @@ const properties = [
   view({ name: 'viewLayer', type: 'int', default: 0, min: 0, max: 63, label: 'Layer', section: 'views',
     help: 'Which layer the head view and the heatmap show (0 = the first). Click a thumbnail of the model view to choose.' }),
   view({ name: 'viewHead', type: 'int', default: 0, min: 0, max: 127, label: 'Head', section: 'views', help: 'Which head of the layer (0 = the first).' }),
-  { ...backendProperty('Where the attention kernel runs. The translation model\'s decoding loop runs on the CPU kernels; the badge says which.'), effect: 'view', page: true },
+  { ...backendProperty('Where the attention the figures show is computed (WebGPU included). The decoding loop that chooses each word runs on a CPU kernel; the badge says which ran what.'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the largest weight (bright).'),
 ];
 

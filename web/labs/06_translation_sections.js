@@ -11,38 +11,60 @@
 // (T + 1) x (T + 1), over the decoder's inputs (<start> and the generated tokens).
 import { tokenLabels } from './05_pretrained_sections.js';
 
-// The Marian model calls the CPU kernels from the core (its decoding loop is in C++): WebGPU is not
-// staged for it, and the badge says so.
-export function choiceOf(backend) {
-  if (backend === 'scalar') return { backend: 'scalar', reason: 'forced: scalar', label: 'Scalar ran: forced: scalar' };
-  const reason = backend === 'webgpu' ? 'the translation model\'s decoding loop runs the CPU kernels (WebGPU is not staged for it)' : 'the CPU kernel for the decoding loop';
-  return { backend: 'simd128', reason, label: `SIMD128 ran: ${reason}` };
+// Where each part runs. The decoding loop (choosing each word, with its key/value cache and beams) runs
+// in the core on a CPU kernel: SIMD128, or scalar when that is asked for. The attention the figures show
+// is computed again by the encoder and a teacher-forced decoder over the translation, every call through
+// the page's kernel (ctx.attention: WebGPU where it is chosen), and that is the backend the badge names.
+const cpuKernel = (backend) => (backend === 'scalar' ? 'scalar' : 'simd128');
+const CPU_LABELS = { scalar: 'scalar', simd128: 'SIMD128' };
+
+/** The badge's choice: the kernel that computed the attention shown, and where the decoding loop ran. */
+export function choiceOf(shown, backend) {
+  const loop = CPU_LABELS[cpuKernel(backend)];
+  const reason = shown.backend === cpuKernel(backend)
+    ? `${shown.reason}; it ran the decoding loop and the attention shown`
+    : `${shown.reason}; it ran the attention shown, and the decoding loop (choosing each word) ran the ${loop} CPU kernel`;
+  return { backend: shown.backend, reason };
+}
+
+/** generated token t's cross-attention [L x H x S], from a teacher-forced pass's per-layer [H, T', S] (row t). */
+function crossPerToken(layers, L, H, S, count) {
+  const rows = layers[0].length / (H * S);
+  return Array.from({ length: count }, (_, t) => {
+    const out = new Float32Array(L * H * S);
+    for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) out.set(layers[l].subarray((h * rows + t) * S, (h * rows + t + 1) * S), (l * H + h) * S);
+    return out;
+  });
 }
 
 /** Translates (cached on the opened model by text, beams, max length and backend). */
-export function runTranslation(ctx, v) {
+export async function runTranslation(ctx, v) {
   const opened = ctx.opened;
   if (!opened) throw new Error('Open a checkpoint folder first (above).');
   const text = String(v.text).trim();
   if (!text) throw new Error('Type a sentence to translate.');
-  const choice = choiceOf(ctx.backend);
-  const key = JSON.stringify([text, v.beams, v.maxLength, choice.backend]);
+  const key = JSON.stringify([text, v.beams, v.maxLength, ctx.backend]);
   if (opened.cache?.key === key) return opened.cache;
   const { marian, tokenizer } = opened;
   const c = marian.config;
-  const backend = choice.backend;
+  const loop = cpuKernel(ctx.backend);
   const source = tokenizer.encode(text);
-  marian.encode(source.ids, { backend });
+  marian.encode(source.ids, { backend: loop });
   const maxLength = Math.min(v.maxLength, c.maxPositions);
-  const g = marian.generate({ beams: v.beams, maxLength, backend });
+  const g = marian.generate({ beams: v.beams, maxLength, backend: loop });
+  // The attention shown: the encoder, then the decoder teacher-forced over the translation (its row t is
+  // where it chose generated token t+1: the same numbers as the decoding loop's, the kernel aside).
+  await marian.encodeWith(source.ids, ctx.attention);
   const encoder = Array.from({ length: c.encoderLayers }, (_, l) => marian.encoderAttention(l));
-  // The decoder's self-attention over the generated tokens: one teacher-forced pass.
-  marian.decode(g.ids, { backend });
+  const shown = await marian.decodeWith(g.ids, ctx.attention);
   const decoder = Array.from({ length: c.decoderLayers }, (_, l) => marian.decoderAttention(l));
+  const crossLayers = Array.from({ length: c.decoderLayers }, (_, l) => marian.crossAttention(l));
   const target = g.ids.slice(1).map((id) => tokenizer.idToToken(id));
   opened.cache = {
-    key, choice, name: opened.name, sourcePieces: source.pieces, sourceIds: Array.from(source.ids), targetPieces: target, ids: g.ids,
-    translation: tokenizer.decode(g.ids), cross: g.cross, steps: g.steps.map((s) => ({ ...s, text: s.beams.map((b) => tokenizer.decode(b)) })),
+    key, choice: choiceOf(shown.choice, ctx.backend), name: opened.name, sourcePieces: source.pieces, sourceIds: Array.from(source.ids),
+    targetPieces: target, ids: g.ids, translation: tokenizer.decode(g.ids),
+    cross: crossPerToken(crossLayers, c.decoderLayers, c.decoderHeads, source.ids.length, target.length),
+    steps: g.steps.map((s) => ({ ...s, text: s.beams.map((b) => tokenizer.decode(b)) })),
     score: g.score, beams: v.beams, encoder, decoder, L: c.decoderLayers, H: c.decoderHeads, Le: c.encoderLayers, He: c.encoderHeads,
   };
   return opened.cache;
