@@ -15,7 +15,7 @@
 // Data blocks (written by the build):
 //   #attnlab-modules      JSON {modules: {id: {parts, deps}}, page: [id], worker: id, glue: {simd, scalar}}
 //                         parts: strings, and numbers that stand for the URL of deps[n] (quoted)
-//   #attnlab-wasm-simd, #attnlab-wasm-scalar   the two WASM modules, base64
+//   #attnlab-wasm-simd, #attnlab-wasm-scalar   the two WASM modules, gzipped, base64
 //   #attnlab-assets       JSON {file: base64}: the labs' data files (web/labs/*: trainer.assets)
 
 /** Makes a blob: URL for `entry` and, first, for everything it imports. urls: id -> URL, shared. */
@@ -39,14 +39,17 @@ function inlineHook(graph, wasmBase64, urls, createWorker, assetsBase64 = {}) {
     for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
     return bytes;
   };
+  // The WASM is stored gzipped; the browser inflates it (DecompressionStream, as for the digits asset).
+  const gunzip = async (bytes) => new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
   return {
     modules: {
       get simd() { return linkModules(graph.modules, graph.glue.simd, urls); },
       get scalar() { return linkModules(graph.modules, graph.glue.scalar, urls); },
     },
+    // Promises of the bytes (web/loader.js awaits them).
     wasm: {
-      get simd() { return decode(() => wasmBase64.simd); },
-      get scalar() { return decode(() => wasmBase64.scalar); },
+      get simd() { return gunzip(decode(() => wasmBase64.simd)); },
+      get scalar() { return gunzip(decode(() => wasmBase64.scalar)); },
     },
     // file -> () => its bytes, decoded when asked for (web/worker.js reads a lab's data files here).
     assets: Object.fromEntries(Object.keys(assetsBase64).map((file) => [file, () => decode(() => assetsBase64[file])])),

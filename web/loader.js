@@ -36,7 +36,7 @@ export async function loadAttnLab({ build = 'auto', baseUrl, wasmBinary } = {}) 
   const { default: createAttnLabModule } = await import(/* @vite-ignore */ moduleUrl);
   const options = {};
   if (wasmBinary) options.wasmBinary = typeof wasmBinary === 'function' ? await wasmBinary(chosen) : wasmBinary;
-  else if (inline) options.wasmBinary = inline.wasm[chosen];
+  else if (inline) options.wasmBinary = await inline.wasm[chosen]; // the single file inflates it first
   if (inline) options.locateFile = (file) => file; // never fetched: wasmBinary is given
   else if (!options.wasmBinary) options.locateFile = (file) => new URL(file, base).href;
   const mod = await createAttnLabModule(options);

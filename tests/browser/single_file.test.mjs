@@ -54,7 +54,7 @@ test('single file: both builds are inlined (the scalar glue and WASM instantiate
     const out = {};
     for (const build of ['simd', 'scalar']) {
       const { default: create } = await import(globalThis.ATTNLAB_INLINE.modules[build]);
-      const mod = await create({ wasmBinary: globalThis.ATTNLAB_INLINE.wasm[build], locateFile: (f) => f });
+      const mod = await create({ wasmBinary: await globalThis.ATTNLAB_INLINE.wasm[build], locateFile: (f) => f });
       out[build] = typeof mod._RawTrainer;
     }
     return out;
