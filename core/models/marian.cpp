@@ -198,18 +198,21 @@ void MarianModel::begin_encode(const std::int32_t* ids, int S) {
   pending_layer_ = 0;
 }
 
-MarianModel::StagedAttention MarianModel::encoder_project(int l) {
-  const EncoderLayer& layer = encoder_[std::size_t(l)];
-  const int H = c_.encoder_heads;
-  RowMatrix q(S_, c_.d_model), k(S_, c_.d_model), v(S_, c_.d_model);
-  layer.self.q.forward(stage_x_, q);
-  layer.self.k.forward(stage_x_, k);
-  layer.self.v.forward(stage_x_, v);
+MarianModel::StagedAttention MarianModel::project_self_attention(const Attention& attention, int H, const float* mask) {
+  const int N = int(stage_x_.rows());
+  RowMatrix q(N, c_.d_model), k(N, c_.d_model), v(N, c_.d_model);
+  attention.q.forward(stage_x_, q);
+  attention.k.forward(stage_x_, k);
+  attention.v.forward(stage_x_, v);
   stage_q_ = split_heads(q, H);
   stage_k_ = split_heads(k, H);
   stage_v_ = split_heads(v, H);
   projected_ = true;
-  return staged(H, S_, S_, stage_k_.data(), stage_v_.data(), nullptr);
+  return staged(H, N, N, stage_k_.data(), stage_v_.data(), mask);
+}
+
+MarianModel::StagedAttention MarianModel::encoder_project(int l) {
+  return project_self_attention(encoder_[std::size_t(l)].self, c_.encoder_heads, nullptr);
 }
 
 void MarianModel::encoder_finish(int l, const float* weights, const float* out) {
@@ -249,17 +252,7 @@ void MarianModel::begin_decode(const std::int32_t* target, int T) {
 }
 
 MarianModel::StagedAttention MarianModel::decoder_project_self(int l) {
-  const DecoderLayer& layer = decoder_[std::size_t(l)];
-  const int H = c_.decoder_heads;
-  RowMatrix q(T_, c_.d_model), k(T_, c_.d_model), v(T_, c_.d_model);
-  layer.self.q.forward(stage_x_, q);
-  layer.self.k.forward(stage_x_, k);
-  layer.self.v.forward(stage_x_, v);
-  stage_q_ = split_heads(q, H);
-  stage_k_ = split_heads(k, H);
-  stage_v_ = split_heads(v, H);
-  projected_ = true;
-  return staged(H, T_, T_, stage_k_.data(), stage_v_.data(), causal_.data());
+  return project_self_attention(decoder_[std::size_t(l)].self, c_.decoder_heads, causal_.data());  // causal
 }
 
 void MarianModel::decoder_finish_self(int l, const float* weights, const float* out) {

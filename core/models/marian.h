@@ -116,6 +116,8 @@ class MarianModel {
   void feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const Norm& norm, RowMatrix& x) const;
   void project_logits(ConstMatrixRef x, RowMatrix& logits) const;
   StagedAttention staged(int H, int T, int S, const float* k, const float* v, const float* mask) const;
+  // q, k, v of stage_x_ through a self-attention's projections, split into heads: the call's inputs.
+  StagedAttention project_self_attention(const Attention& attention, int H, const float* mask);
   // stage_x_ = LayerNorm(stage_x_ + out_proj(out merged from [H, N, D])): the end of an attention block.
   void attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D);
   void next_stage(Pending first, int layer, int layers);
