@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, waitConfigured, waitDrawn, setField, dropFiles, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
+import { startLab, waitConfigured, waitDrawn, setField, dropFiles, paletteValue, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
 import { PALETTES } from '../../web/ui/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
@@ -29,14 +29,6 @@ async function openLab() {
   return { page, problems };
 }
 
-const valueOf = (lut, [r, g, b]) => {
-  let best = 0, bestDistance = Infinity;
-  for (let i = 0; i < 256; i++) {
-    const d = (lut[3 * i] - r) ** 2 + (lut[3 * i + 1] - g) ** 2 + (lut[3 * i + 2] - b) ** 2;
-    if (d < bestDistance) { bestDistance = d; best = i; }
-  }
-  return best / 255;
-};
 
 test('before a checkpoint: every section says to open one; nothing spins', async () => {
   const { page, problems } = await openLab();
@@ -69,7 +61,7 @@ test('a dropped checkpoint: the model view draws 2 x 2 heads whose pixels are Py
   const lut = PALETTES.viridis;
   cells.forEach((c, i) => {
     const want = refHead(c.layer, c.head);
-    const got = pixels[i].map((p) => valueOf(lut, p));
+    const got = pixels[i].map((p) => paletteValue(lut, p));
     const worst = Math.max(...got.map((g, j) => Math.abs(g - want[j])));
     assert.ok(worst <= 0.02, `layer ${c.layer} head ${c.head}: pixels differ from the weights by up to ${worst}`);
   });
@@ -171,7 +163,7 @@ test('on WebGPU (SwiftShader): every layer\'s kernel runs there, the badge says 
     });
     assert.deepEqual([cell.layer, cell.head], [1, 1]);
     const want = refHead(1, 1);
-    const worst = Math.max(...pixels.map((p, j) => Math.abs(valueOf(PALETTES.viridis, p) - want[j])));
+    const worst = Math.max(...pixels.map((p, j) => Math.abs(paletteValue(PALETTES.viridis, p) - want[j])));
     assert.ok(worst <= 0.02, `pixels differ from the weights by up to ${worst}`);
     assert.deepEqual(problems, []);
   } finally {

@@ -129,6 +129,16 @@ export async function setField(page, name, value) {
   }
 }
 
+/** A drawn colour [r, g, b] back to its value in [0, 1]: the nearest entry of a palette's 256-entry table. */
+export function paletteValue(lut, [r, g, b]) {
+  let best = 0, bestDistance = Infinity;
+  for (let i = 0; i < 256; i++) {
+    const d = (lut[3 * i] - r) ** 2 + (lut[3 * i + 1] - g) ** 2 + (lut[3 * i + 2] - b) ** 2;
+    if (d < bestDistance) { bestDistance = d; best = i; }
+  }
+  return best / 255;
+}
+
 /**
  * Reads a heatmap canvas back into values: the colour at each cell's centre, mapped to the nearest
  * entry of the palette's 256-entry table (web/ui/palette.js). -> rows x cols array of arrays.
@@ -147,17 +157,8 @@ export async function readHeatmap(page, selector, palette = 'viridis') {
     }
     return { layout, pixels };
   }, selector);
-  const lut = PALETTES[palette];
-  const valueOf = ([r, g, b]) => {
-    let best = 0, bestDistance = Infinity;
-    for (let i = 0; i < 256; i++) {
-      const d = (lut[3 * i] - r) ** 2 + (lut[3 * i + 1] - g) ** 2 + (lut[3 * i + 2] - b) ** 2;
-      if (d < bestDistance) { bestDistance = d; best = i; }
-    }
-    return best / 255;
-  };
   const values = [];
-  for (let r = 0; r < layout.rows; r++) values.push(pixels.slice(r * layout.cols, (r + 1) * layout.cols).map(valueOf));
+  for (let r = 0; r < layout.rows; r++) values.push(pixels.slice(r * layout.cols, (r + 1) * layout.cols).map((p) => paletteValue(PALETTES[palette], p)));
   return values;
 }
 

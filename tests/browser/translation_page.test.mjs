@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, waitConfigured, waitDrawn, setField, readHeatmap, dropFiles, TINY_MARIAN } from './support.mjs';
+import { startLab, waitConfigured, waitDrawn, setField, readHeatmap, paletteValue, dropFiles, TINY_MARIAN } from './support.mjs';
 import { PALETTES } from '../../web/ui/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { tokenLabels } from '../../web/labs/05_pretrained_sections.js';
@@ -51,14 +51,6 @@ const waitRows = (id, rows) => page.waitForFunction(({ id, rows }) => {
   return c && JSON.parse(c.dataset.layout).rows === rows;
 }, { id, rows }, { timeout: 10000, polling: 50 });
 
-const valueOf = (lut, [r, g, b]) => {
-  let best = 0, bestDistance = Infinity;
-  for (let i = 0; i < 256; i++) {
-    const d = (lut[3 * i] - r) ** 2 + (lut[3 * i + 1] - g) ** 2 + (lut[3 * i + 2] - b) ** 2;
-    if (d < bestDistance) { bestDistance = d; best = i; }
-  }
-  return best / 255;
-};
 
 test(`${WEIGHTS} opens; the cross-attention heatmap has a row per generated token, labelled with the pieces, its pixels PyTorch's`, async () => {
   assert.match(await page.textContent('#open-status'), /^Open: checkpoint: 2 \+ 2 layers, 2 heads, d_model 32, vocabulary 649/);
@@ -174,7 +166,7 @@ test('the model view (cross): L x H thumbnails of generated x source, PyTorch\'s
   assert.deepEqual(cells.map((c) => [c.layer, c.head]), [[0, 0], [0, 1], [1, 0], [1, 1]]);
   assert.ok(cells.every((c) => c.w * T === c.h * S), 'a thumbnail is S wide and T high, in square cells');
   cells.forEach((c, i) => {
-    const got = pixels[i].map((p) => valueOf(PALETTES.viridis, p));
+    const got = pixels[i].map((p) => paletteValue(PALETTES.viridis, p));
     const worst = Math.max(...got.map((g, j) => Math.abs(g - crossAt(Math.floor(j / S), c.layer, c.head, j % S))));
     assert.ok(worst <= 0.02, `layer ${c.layer} head ${c.head}: pixels differ from the weights by up to ${worst}`);
   });
