@@ -29,6 +29,7 @@
 #include "../attention.h"
 #include "../layers/embedding.h"
 #include "../layers/linear.h"
+#include "count_mlp.h"
 
 namespace attnlab {
 
@@ -100,6 +101,8 @@ class CountModel {
   Linear& wv() { return wv_; }
 
  private:
+  CountHead head() const;  // nn.0 and nn.2's values, for count_mlp.h
+
   // Construction order is PyTorch's (the draws differ, the distributions do not).
   Embedding embed_;
   Parameter query_;
@@ -111,9 +114,9 @@ class CountModel {
   RowMatrix digit_keys_, digit_values_;      // [V, E], [V, 1]
   RowMatrix d_digit_keys_, d_digit_values_;  // their gradients, summed over the rows' positions
   RowMatrix d_embed_;                        // [V, E]
-  std::vector<float> hidden_;                // [count, kHidden] relu(nn.0(a))
-  std::vector<float> p_, d_p_;               // [count]
-  std::vector<float> d_hidden_;              // [kHidden] one row's dL/dh
+  // [count]: the weighted value a, nn(a) = z, p = sigmoid(z), and dL/dp, dL/dz, dL/da
+  std::vector<float> a_, z_, p_, d_p_, dz_, da_;
+  std::vector<float> lanes_;  // count_mlp.h's scratch
 };
 
 }  // namespace attnlab
