@@ -146,7 +146,7 @@ void CountModel::prepare(const std::int32_t* tokens) {
 }
 
 void CountModel::finish_forward() {
-  // a = out[:, 0] -> nn.0 -> ReLU -> nn.2 (count_mlp.h) -> Sigmoid
+  // a = out[:, 0] -> nn.0 -> ReLU -> nn.2 (count_model_simd128.h) -> Sigmoid
   for (int b = 0; b < count_; ++b) a_[b] = weighted(b);
   count_head_forward(head(), a_.data(), count_, z_.data(), lanes_);
   for (int b = 0; b < count_; ++b) p_[b] = sigmoid(z_[b]);
@@ -178,16 +178,13 @@ void CountModel::finish_backward() {
   // q = the query for every sample: its gradient is dQ summed over the rows
   for (int b = 0; b < count_; ++b)
     for (int d = 0; d < E; ++d) query_.grad(0, d) += t.d_q[std::size_t(first_ + b) * E + d];
-  // k, v gathered from the digits' rows: their gradients scattered back to the digits
+  // k, v gathered from the digits' rows: their gradients scattered back to the digits (v's column 0;
+  // its other columns are constants)
   d_digit_keys_.setZero();
   d_digit_values_.setZero();
-  for (int b = 0; b < count_; ++b)
-    for (int s = 0; s < S; ++s) {
-      const int digit = tokens_[std::size_t(b) * S + s];
-      const std::size_t at = (std::size_t(first_ + b) * S + s) * E;
-      for (int d = 0; d < E; ++d) d_digit_keys_(digit, d) += t.d_k[at + d];
-      d_digit_values_(digit, 0) += t.d_v[at];  // column 0 (v's other columns are constants)
-    }
+  const std::size_t at = std::size_t(first_) * S * E;
+  scatter_add_rows(tokens_.data(), count_ * S, &t.d_k[at], E, E, d_digit_keys_.data());
+  scatter_add_rows(tokens_.data(), count_ * S, &t.d_v[at], E, 1, d_digit_values_.data());
   // digit_keys = WK(embed.weight), digit_values = WV(embed.weight)
   wk_.backward(embed_.weight.value, d_digit_keys_, &d_embed_);
   embed_.weight.grad += d_embed_;

@@ -29,7 +29,7 @@
 #include "../attention.h"
 #include "../layers/embedding.h"
 #include "../layers/linear.h"
-#include "count_mlp.h"
+#include "count_model_simd128.h"
 
 namespace attnlab {
 
@@ -101,7 +101,7 @@ class CountModel {
   Linear& wv() { return wv_; }
 
  private:
-  CountHead head() const;  // nn.0 and nn.2's values, for count_mlp.h
+  CountHead head() const;  // nn.0 and nn.2's values, for count_model_simd128.h
 
   // Construction order is PyTorch's (the draws differ, the distributions do not).
   Embedding embed_;
@@ -116,7 +116,7 @@ class CountModel {
   RowMatrix d_embed_;                        // [V, E]
   // [count]: the weighted value a, nn(a) = z, p = sigmoid(z), and dL/dp, dL/dz, dL/da
   std::vector<float> a_, z_, p_, d_p_, dz_, da_;
-  std::vector<float> lanes_;  // count_mlp.h's scratch
+  std::vector<float> lanes_;  // count_model_simd128.h's scratch
 };
 
 }  // namespace attnlab
