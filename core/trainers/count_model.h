@@ -16,6 +16,11 @@
 // q = the query, repeated for every sample; k = the gathered keys; v = the values in column 0 of a
 // D-wide row (the kernel takes one width for q, k and v; the other columns are 0), so out[b][0] = a_b.
 //
+// The head (nn) and the scatter of the digits' gradients run over all the rows at once, four floats
+// a vector (count_model_simd128.h): a step is 100 rows of one number, so per-row passes over the 200
+// hidden units cost more in loads and stores than in arithmetic. They keep the plain loops' order of
+// every sum, so the bits do not depend on it.
+//
 // Passes run in stages so that the kernel in the middle can run anywhere (WebGPU runs in JS):
 //   prepare() -> kernel forward -> finish_forward() [-> loss_backward() -> kernel backward -> finish_backward()]
 // The kernel's tensors live in a CountKernelTensors, one set for a whole batch; each copy of the model
