@@ -33,8 +33,8 @@ function oursStepsPerSecond(lab, backend) {
   return rate;
 }
 
-function nativeStepsPerSecond() {
-  const r = spawnSync(NATIVE, ['speed', '--runs', '1', '--steps', String(STEPS)], { encoding: 'utf8' });
+function nativeStepsPerSecond(threads) {
+  const r = spawnSync(NATIVE, ['speed', '--runs', '1', '--steps', String(STEPS), '--threads', String(threads)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`count_native failed: ${r.stderr}`);
   return Number(/([0-9.]+) steps\/s/.exec(r.stdout)[1]);
 }
@@ -55,13 +55,13 @@ const rows = {
   'WASM Node threads build (2 shards on 2 threads), simd128 kernel': [],
   'WASM scalar build, scalar kernel': [],
 };
-const native = existsSync(NATIVE) ? [] : null;
+const native = existsSync(NATIVE) ? { 1: [], 2: [] } : null;
 const torch = { 1: [], 2: [] };
 for (let run = 0; run < RUNS; run++) {
   rows['WASM SIMD128 build, simd128 kernel'].push(oursStepsPerSecond(labs.simd, 'simd128'));
   rows['WASM Node threads build (2 shards on 2 threads), simd128 kernel'].push(oursStepsPerSecond(labs['simd-threads'], 'simd128'));
   rows['WASM scalar build, scalar kernel'].push(oursStepsPerSecond(labs.scalar, 'scalar'));
-  if (native) native.push(nativeStepsPerSecond());
+  if (native) for (const threads of [1, 2]) native[threads].push(nativeStepsPerSecond(threads));
   if (WITH_TORCH) for (const r of torchStepsPerSecond()) torch[r.threads].push(r.steps_per_s);
 }
 
@@ -70,7 +70,10 @@ console.log(`machine: ${os.cpus()[0].model}, ${os.cpus().length} cores; Node ${p
 console.log(`training steps/s, batch 100, median of ${RUNS} runs of ${STEPS} steps\n`);
 console.log('| what | steps/s |\n|---|---|');
 for (const [name, rates] of Object.entries(rows)) console.log(`| ${name} | ${median(rates).toFixed(0)} |`);
-if (native) console.log(`| native (g++ -O2, GCC vector extensions), simd128 kernel | ${median(native).toFixed(0)} |`);
+if (native) {
+  console.log(`| native (g++ -O2, GCC vector extensions), simd128 kernel, 1 thread | ${median(native[1]).toFixed(0)} |`);
+  console.log(`| native, 2 shards on 2 threads | ${median(native[2]).toFixed(0)} |`);
+}
 if (WITH_TORCH) {
   for (const threads of [1, 2]) console.log(`| PyTorch 1.13, ${threads} thread${threads > 1 ? 's' : ''} | ${median(torch[threads]).toFixed(0)} |`);
   const best = Math.max(median(torch[1]), median(torch[2]));

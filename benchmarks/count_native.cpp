@@ -4,8 +4,12 @@
 //       query prefers (a key depends on its digit alone, so the query's score of each digit ranks them for
 //       every sequence): the two highest, with the weight one occurrence of each would get among nine
 //       other, average digits
-//   count_native speed [--runs 5] [--steps 2000] [--batch 100]
-//       training steps/s on the SIMD128 kernel (GCC vector extensions natively), median of the runs
+//   count_native speed [--runs 5] [--steps 2000] [--batch 100] [--threads 2]
+//       training steps/s on the SIMD128 kernel (GCC vector extensions natively), median of the runs;
+//       --threads 1 runs both shards on the calling thread, as the browsers' SIMD128 build does
+//   count_native digest [--seed 2] [--steps 1000] [--lr 1e-4]
+//       a hash of every parameter's bits after the steps, and the last step's loss: an optimisation
+//       that keeps every sum's order must leave it unchanged
 // Build: cmake --build build/native --target count_native
 #include <algorithm>
 #include <chrono>
@@ -16,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "shard_runner.h"
 #include "trainers/count_trainer.h"
 
 using namespace attnlab;
@@ -80,6 +85,8 @@ int speed(int argc, char** argv) {
   const int runs = int(arg(argc, argv, "--runs", 5)), steps = int(arg(argc, argv, "--steps", 2000));
   CountConfig c;
   c.batch = int(arg(argc, argv, "--batch", 100));
+  const int threads = int(arg(argc, argv, "--threads", 2));
+  shard_runner().set_active_workers(threads - 1);
   std::vector<double> rates;
   for (int r = 0; r < runs; ++r) {
     CountTrainer t(c);
@@ -90,8 +97,27 @@ int speed(int argc, char** argv) {
     rates.push_back(steps / seconds);
   }
   std::sort(rates.begin(), rates.end());
-  std::printf("native, batch %d: %.0f steps/s (median of %d runs of %d steps; min %.0f, max %.0f)\n", c.batch,
+  std::printf("native, batch %d, %d thread%s: %.0f steps/s (median of %d runs of %d steps; min %.0f, max %.0f)\n",
+              c.batch, shard_runner().active_workers() + 1, shard_runner().active_workers() ? "s" : "",
               rates[rates.size() / 2], runs, steps, rates.front(), rates.back());
+  return 0;
+}
+
+int digest(int argc, char** argv) {
+  CountConfig c;
+  c.seed = std::uint32_t(arg(argc, argv, "--seed", 2));
+  c.lr = arg(argc, argv, "--lr", 1e-4);
+  const int steps = int(arg(argc, argv, "--steps", 1000));
+  CountTrainer t(c);
+  StepMetrics m{};
+  for (int i = 0; i < steps; ++i) m = t.step(Backend::simd128);
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a over the parameters' bytes, in state_dict order
+  for (const Parameter* p : t.parameters()) {
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(p->value.data());
+    for (std::size_t i = 0; i < std::size_t(p->value.size()) * sizeof(float); ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+  }
+  std::printf("seed %u, lr %g, %d steps: loss %.9g, parameters' hash %016llx\n", c.seed, c.lr, steps, double(m.loss),
+              (unsigned long long)hash);
   return 0;
 }
 
@@ -101,7 +127,9 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "scan") return scan(argc, argv);
   if (mode == "speed") return speed(argc, argv);
+  if (mode == "digest") return digest(argc, argv);
   std::fprintf(stderr, "usage: count_native scan [--first 0] [--last 99] [--lr 1e-4] [--steps 5001]\n"
-                       "       count_native speed [--runs 5] [--steps 2000] [--batch 100]\n");
+                       "       count_native speed [--runs 5] [--steps 2000] [--batch 100] [--threads 2]\n"
+                       "       count_native digest [--seed 2] [--steps 1000] [--lr 1e-4]\n");
   return 2;
 }

@@ -99,6 +99,82 @@ void softmax_row(float* w, const float* mask_row, float scale, int S) {
   for (; s < S; ++s) w[s] *= inv_sum;  // leftovers
 }
 
+
+// Passes 3.+4. and 1. backward for one row: ds holds dL/dw_s (the weighted sum's part) and becomes
+// dL/dscore_s = scale * w_s (dw_s - sum_j w_j dw_j), with dw_extra (dL/dw from the loss, or nullptr)
+// added to dw first; masked w_s = 0 gives 0.
+void softmax_row_backward(float* ds, const float* w, const float* dw_extra, float scale, int S) {
+  f32x4 dot_v = zero4();
+  int s = 0;
+  for (; s + 4 <= S; s += 4) {
+    f32x4 dw = load4(ds + s);
+    if (dw_extra) dw = add4(dw, load4(dw_extra + s));
+    store4(ds + s, dw);
+    dot_v = add4(dot_v, mul4(load4(w + s), dw));
+  }
+  float dot_w_dw = hsum(dot_v);
+  for (; s < S; ++s) {  // leftovers
+    if (dw_extra) ds[s] += dw_extra[s];
+    dot_w_dw += w[s] * ds[s];
+  }
+  const f32x4 dot4 = splat4(dot_w_dw), scale4 = splat4(scale);
+  for (s = 0; s + 4 <= S; s += 4) store4(ds + s, mul4(scale4, mul4(load4(w + s), sub4(load4(ds + s), dot4))));
+  for (; s < S; ++s) ds[s] = scale * (w[s] * (ds[s] - dot_w_dw));  // leftovers
+}
+
+// ---- One query per problem (T = 1; the Count lab runs 100 problems of 1 x 10 a step). The tiles
+// work on four query rows, so at T = 1 three of every four rows are copies of the first, and dK, dV
+// would go through two transposes each. These loops compute the same sums in the same order (each
+// from 0, over k ascending), so they give the tiled path's bits.
+
+// c [N] = sum_k a[k] b[k, :] for b [K, N]: one row of matmul(), vectorised along N.
+void one_row_product(const float* a, const float* b, int K, int N, float* c) {
+  int j = 0;
+  for (; j + 4 <= N; j += 4) {
+    f32x4 sum = zero4();
+    for (int k = 0; k < K; ++k) sum = add4(sum, mul4(splat4(a[k]), load4(b + std::size_t(k) * N + j)));
+    store4(c + j, sum);
+  }
+  for (; j < N; ++j) {  // leftovers
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k) sum += a[k] * b[std::size_t(k) * N + j];
+    c[j] = sum;
+  }
+}
+
+// dots [S] = x . rows_s for rows [S, D]: matmul(x, rows^T) without the transpose (at T = 1 the
+// transpose moves as many floats as the product reads). Four rows at a time, so that four sums
+// are in flight; each from 0, over d ascending.
+void row_dots(const float* x, const float* rows, int S, int D, float* dots) {
+  int s = 0;
+  for (; s + 4 <= S; s += 4) {
+    const float* r = rows + std::size_t(s) * D;
+    float sum0 = 0.0f, sum1 = 0.0f, sum2 = 0.0f, sum3 = 0.0f;
+    for (int d = 0; d < D; ++d) {
+      const float xd = x[d];
+      sum0 += xd * r[d], sum1 += xd * r[D + d], sum2 += xd * r[2 * D + d], sum3 += xd * r[3 * D + d];
+    }
+    dots[s] = sum0, dots[s + 1] = sum1, dots[s + 2] = sum2, dots[s + 3] = sum3;
+  }
+  for (; s < S; ++s) {  // leftovers
+    float sum = 0.0f;
+    for (int d = 0; d < D; ++d) sum += x[d] * rows[std::size_t(s) * D + d];
+    dots[s] = sum;
+  }
+}
+
+// c [S, D] = x [S] y [D]^T, each element 0 + x_s y_d: the product of a one-row matmul (the 0 turns a
+// -0 product into +0, as the tiled path's sum from 0 does).
+void outer_product(const float* x, const float* y, int S, int D, float* c) {
+  for (int s = 0; s < S; ++s) {
+    const f32x4 xs = splat4(x[s]);
+    float* row = c + std::size_t(s) * D;
+    int d = 0;
+    for (; d + 4 <= D; d += 4) store4(row + d, add4(zero4(), mul4(load4(y + d), xs)));
+    for (; d < D; ++d) row[d] = 0.0f + y[d] * x[s];  // leftovers
+  }
+}
+
 }  // namespace
 
 bool simd128_is_native_wasm_simd() {
@@ -124,6 +200,12 @@ void attention_forward_simd128(const AttentionForward& a) {
                               ? a.mask.data + std::size_t(b) * a.mask.stride_b +
                                     std::size_t(h) * a.mask.stride_h
                               : nullptr;
+      if (T == 1) {  // one query: the passes below on one row
+        row_dots(q, k, S, D, weights);
+        softmax_row(weights, mask, a.scale, S);
+        one_row_product(weights, v, S, D, out);
+        continue;
+      }
       // 1. dot products q_t . k_s, four queries by eight keys at a time
       transpose(k, S, D, k_t.data());
       matmul(q, k_t.data(), T, D, S, weights);
@@ -149,33 +231,22 @@ void attention_backward_simd128(const AttentionBackward& a) {
     const float* weights = a.weights + bh * T * S;
     const float* d_out = a.d_out + bh * T * D;
     const float* d_weights = a.d_weights ? a.d_weights + bh * T * S : nullptr;
+    if (T == 1) {  // one query: the passes below on one row
+      row_dots(d_out, v, S, D, d_scores.data());
+      softmax_row_backward(d_scores.data(), weights, d_weights, a.scale, S);
+      one_row_product(d_scores.data(), k, S, D, a.d_q + bh * D);
+      outer_product(d_scores.data(), q, S, D, a.d_k + bh * S * D);
+      outer_product(weights, d_out, S, D, a.d_v + bh * S * D);
+      continue;
+    }
     // from 5. out_t = sum_s w_s v_s:  dw_s = g_t . v_s (+ dL/dw_s)
     transpose(v, S, D, v_t.data());
     matmul(d_out, v_t.data(), T, D, S, d_scores.data());
     // from 3.+4. softmax: d_score_s = w_s (dw_s - sum_j w_j dw_j); masked w_s = 0 gives 0.
     // from 1.: times scale.
-    for (int t = 0; t < T; ++t) {
-      float* ds = d_scores.data() + std::size_t(t) * S;
-      const float* w = weights + std::size_t(t) * S;
-      const float* dw_extra = d_weights ? d_weights + std::size_t(t) * S : nullptr;
-      f32x4 dot_v = zero4();
-      int s = 0;
-      for (; s + 4 <= S; s += 4) {
-        f32x4 dw = load4(ds + s);
-        if (dw_extra) dw = add4(dw, load4(dw_extra + s));
-        store4(ds + s, dw);
-        dot_v = add4(dot_v, mul4(load4(w + s), dw));
-      }
-      float dot_w_dw = hsum(dot_v);
-      for (; s < S; ++s) {  // leftovers
-        if (dw_extra) ds[s] += dw_extra[s];
-        dot_w_dw += w[s] * ds[s];
-      }
-      const f32x4 dot4 = splat4(dot_w_dw), scale4 = splat4(a.scale);
-      for (s = 0; s + 4 <= S; s += 4)
-        store4(ds + s, mul4(scale4, mul4(load4(w + s), sub4(load4(ds + s), dot4))));
-      for (; s < S; ++s) ds[s] = a.scale * (w[s] * (ds[s] - dot_w_dw));  // leftovers
-    }
+    for (int t = 0; t < T; ++t)
+      softmax_row_backward(d_scores.data() + std::size_t(t) * S, weights + std::size_t(t) * S,
+                           d_weights ? d_weights + std::size_t(t) * S : nullptr, a.scale, S);
     // from 1. score_s = scale * q_t . k_s:  dQ = dS K,  dK = dS^T Q, computed as dK^T = Q^T dS so
     // that only [T, D] and [S, D] matrices are transposed, never a [T, S] one
     matmul(d_scores.data(), k, T, S, D, a.d_q + bh * T * D);

@@ -13,23 +13,6 @@ Rng::Rng(std::uint64_t seed, std::uint64_t stream) {
   next_u32();
 }
 
-std::uint32_t Rng::next_u32() {
-  const std::uint64_t old = state_;
-  state_ = old * 6364136223846793005ULL + increment_;
-  const auto xorshifted = std::uint32_t(((old >> 18u) ^ old) >> 27u);
-  const auto rot = std::uint32_t(old >> 59u);
-  return (xorshifted >> rot) | (xorshifted << ((~rot + 1u) & 31u));
-}
-
-std::uint32_t Rng::below(std::uint32_t n) {
-  // pcg32_boundedrand_r: reject the values below 2^32 mod n so every residue is equally likely.
-  const std::uint32_t threshold = (~n + 1u) % n;
-  for (;;) {
-    const std::uint32_t r = next_u32();
-    if (r >= threshold) return r % n;
-  }
-}
-
 float Rng::uniform() { return float(next_u32() >> 8) * (1.0f / 16777216.0f); }
 
 float Rng::normal() {

@@ -32,6 +32,8 @@ inline f32x4 zero4() { return wasm_f32x4_splat(0.0f); }
 inline f32x4 nearest4(f32x4 x) { return wasm_f32x4_nearest(x); }
 // Lanes where a >= b keep x, the others become +0.0.
 inline f32x4 keep_ge4(f32x4 x, f32x4 a, f32x4 b) { return wasm_v128_and(x, wasm_f32x4_ge(a, b)); }
+// Lanes where a > b keep x, the others become +0.0.
+inline f32x4 keep_gt4(f32x4 x, f32x4 a, f32x4 b) { return wasm_v128_and(x, wasm_f32x4_gt(a, b)); }
 // 2^n for integral n in [-126, 127], built in the exponent bits.
 inline f32x4 pow2_4(f32x4 n) {
   const i32x4 bits = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
@@ -67,6 +69,10 @@ inline f32x4 nearest4(f32x4 x) {
 }
 inline f32x4 keep_ge4(f32x4 x, f32x4 a, f32x4 b) {
   const i32x4 keep = a >= b;
+  return (f32x4)((i32x4)x & keep);
+}
+inline f32x4 keep_gt4(f32x4 x, f32x4 a, f32x4 b) {
+  const i32x4 keep = a > b;
   return (f32x4)((i32x4)x & keep);
 }
 inline f32x4 pow2_4(f32x4 n) {

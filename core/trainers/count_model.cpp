@@ -5,24 +5,12 @@
 
 #include "../layers/init.h"
 #include "../losses.h"
-#include "../vec4.h"
 
 namespace attnlab {
 
 namespace {
 
-constexpr int S = CountShape::S, E = CountShape::E, kHidden = CountShape::kHidden;
-
-// sum_j a[j] b[j] over n floats, in four lanes (j mod 4) then their sum: the same order in every build.
-float dot4(const float* a, const float* b, int n) {
-  using namespace vec4;
-  f32x4 sum4 = zero4();
-  int j = 0;
-  for (; j + 4 <= n; j += 4) sum4 = add4(sum4, mul4(load4(a + j), load4(b + j)));
-  float sum = hsum(sum4);
-  for (; j < n; ++j) sum += a[j] * b[j];  // leftovers
-  return sum;
-}
+constexpr int S = CountShape::S, E = CountShape::E;
 
 // nn.Sigmoid, as activations.cpp: two branches so that exp never overflows.
 float sigmoid(float z) {
@@ -122,6 +110,10 @@ ParameterList CountModel::parameters() {
 
 void CountModel::zero_grad() { zero_grads(parameters()); }
 
+CountHead CountModel::head() const {
+  return {nn0_.weight.value.data(), nn0_.bias.value.data(), nn2_.weight.value.data(), nn2_.bias.value(0, 0), kHidden};
+}
+
 
 
 void CountModel::attach(CountKernelTensors& tensors, int first, int count) {
@@ -129,9 +121,7 @@ void CountModel::attach(CountKernelTensors& tensors, int first, int count) {
   first_ = first;
   count_ = count;
   tokens_.resize(std::size_t(count) * S);
-  hidden_.resize(std::size_t(count) * kHidden);
-  p_.resize(count);
-  d_p_.resize(count);
+  for (std::vector<float>* rows : {&a_, &z_, &p_, &d_p_, &dz_, &da_}) rows->resize(count);
 }
 
 void CountModel::prepare(const std::int32_t* tokens) {
@@ -140,60 +130,45 @@ void CountModel::prepare(const std::int32_t* tokens) {
   wk_.forward(embed_.weight.value, digit_keys_);
   wv_.forward(embed_.weight.value, digit_values_);
   CountKernelTensors& t = *tensors_;
+  // Plain loops over the E = 5 floats of a row: a std::copy of 20 bytes is a call to memmove in WASM.
+  const float* query = query_.value.data();
   for (int b = 0; b < count_; ++b) {
     const std::size_t row = std::size_t(first_ + b);
-    std::copy(query_.value.data(), query_.value.data() + E, &t.q[row * E]);  // one query for every sample
+    for (int d = 0; d < E; ++d) t.q[row * E + d] = query[d];  // one query for every sample
     for (int s = 0; s < S; ++s) {
       const int digit = tokens_[std::size_t(b) * S + s];
+      const float* key = digit_keys_.row(digit).data();
       const std::size_t at = (row * S + s) * E;
-      std::copy(digit_keys_.row(digit).data(), digit_keys_.row(digit).data() + E, &t.k[at]);
+      for (int d = 0; d < E; ++d) t.k[at + d] = key[d];
       t.v[at] = digit_values_(digit, 0);  // column 0; columns 1..4 are 0 (resize())
     }
   }
 }
 
 void CountModel::finish_forward() {
-  // a = out[:, 0] -> nn.0 -> ReLU -> nn.2 -> Sigmoid
-  const float* w1 = nn0_.weight.value.data();  // [kHidden, 1]
-  const float* b1 = nn0_.bias.value.data();    // [kHidden]
-  const float* w2 = nn2_.weight.value.data();  // [1, kHidden]
-  const float b2 = nn2_.bias.value(0, 0);
-  for (int b = 0; b < count_; ++b) {
-    const float a = weighted(b);
-    float* h = &hidden_[std::size_t(b) * kHidden];
-    for (int j = 0; j < kHidden; ++j) h[j] = std::max(a * w1[j] + b1[j], 0.0f);  // relu(nn.0(a))
-    p_[b] = sigmoid(dot4(w2, h, kHidden) + b2);                                 // sigmoid(nn.2(h))
-  }
+  // a = out[:, 0] -> nn.0 -> ReLU -> nn.2 (count_model_simd128.h) -> Sigmoid
+  for (int b = 0; b < count_; ++b) a_[b] = weighted(b);
+  count_head_forward(head(), a_.data(), count_, z_.data(), lanes_);
+  for (int b = 0; b < count_; ++b) p_[b] = sigmoid(z_[b]);
 }
 
 double CountModel::loss_backward(const float* labels, double batch_count) {
   const double loss_sum = binary_cross_entropy_sum(p_.data(), labels, std::size_t(count_), d_p_.data(), batch_count);
-  const float* w1 = nn0_.weight.value.data();
-  const float* w2 = nn2_.weight.value.data();
-  float* dw1 = nn0_.weight.grad.data();
-  float* db1 = nn0_.bias.grad.data();
-  float* dw2 = nn2_.weight.grad.data();
-  d_hidden_.resize(kHidden);
-  float* dh = d_hidden_.data();
+  for (int b = 0; b < count_; ++b) {
+    // p = sigmoid(z): dz = dp p (1 - p), with the forward's output
+    const float p = p_[b];
+    dz_[b] = d_p_[b] * p * (1.0f - p);
+    nn2_.bias.grad(0, 0) += dz_[b];  // z = w2 . h + b2
+  }
+  // z = nn(a): down to da, adding nn.0's and nn.2's weight gradients
+  count_head_backward(head(), a_.data(), dz_.data(), count_, nn0_.weight.grad.data(), nn0_.bias.grad.data(),
+                      nn2_.weight.grad.data(), da_.data(), lanes_);
   CountKernelTensors& t = *tensors_;
   for (int b = 0; b < count_; ++b) {
-    const float a = weighted(b), p = p_[b];
-    const float* h = &hidden_[std::size_t(b) * kHidden];
-    // p = sigmoid(z): dz = dp p (1 - p), with the forward's output
-    const float dz = d_p_[b] * p * (1.0f - p);
-    // z = w2 . h + b2
-    nn2_.bias.grad(0, 0) += dz;
-    for (int j = 0; j < kHidden; ++j) dw2[j] += dz * h[j];
-    // h = relu(a w1 + b1): the gradient passes where h > 0 (PyTorch takes 0 at 0)
-    for (int j = 0; j < kHidden; ++j) dh[j] = h[j] > 0.0f ? dz * w2[j] : 0.0f;
-    for (int j = 0; j < kHidden; ++j) {
-      db1[j] += dh[j];
-      dw1[j] += dh[j] * a;
-    }
     // a = out[b][0]: dOut's column 0; the other columns of out are 0 and unused
     float* d_out = &t.d_out[std::size_t(first_ + b) * E];
     std::fill(d_out, d_out + E, 0.0f);
-    d_out[0] = dot4(dh, w1, kHidden);
+    d_out[0] = da_[b];
   }
   return loss_sum;
 }
@@ -203,16 +178,13 @@ void CountModel::finish_backward() {
   // q = the query for every sample: its gradient is dQ summed over the rows
   for (int b = 0; b < count_; ++b)
     for (int d = 0; d < E; ++d) query_.grad(0, d) += t.d_q[std::size_t(first_ + b) * E + d];
-  // k, v gathered from the digits' rows: their gradients scattered back to the digits
+  // k, v gathered from the digits' rows: their gradients scattered back to the digits (v's column 0;
+  // its other columns are constants)
   d_digit_keys_.setZero();
   d_digit_values_.setZero();
-  for (int b = 0; b < count_; ++b)
-    for (int s = 0; s < S; ++s) {
-      const int digit = tokens_[std::size_t(b) * S + s];
-      const std::size_t at = (std::size_t(first_ + b) * S + s) * E;
-      for (int d = 0; d < E; ++d) d_digit_keys_(digit, d) += t.d_k[at + d];
-      d_digit_values_(digit, 0) += t.d_v[at];  // column 0 (v's other columns are constants)
-    }
+  const std::size_t at = std::size_t(first_) * S * E;
+  scatter_add_rows(tokens_.data(), count_ * S, &t.d_k[at], E, E, d_digit_keys_.data());
+  scatter_add_rows(tokens_.data(), count_ * S, &t.d_v[at], E, 1, d_digit_values_.data());
   // digit_keys = WK(embed.weight), digit_values = WV(embed.weight)
   wk_.backward(embed_.weight.value, d_digit_keys_, &d_embed_);
   embed_.weight.grad += d_embed_;

@@ -16,6 +16,11 @@
 // q = the query, repeated for every sample; k = the gathered keys; v = the values in column 0 of a
 // D-wide row (the kernel takes one width for q, k and v; the other columns are 0), so out[b][0] = a_b.
 //
+// The head (nn) and the scatter of the digits' gradients run over all the rows at once, four floats
+// a vector (count_model_simd128.h): a step is 100 rows of one number, so per-row passes over the 200
+// hidden units cost more in loads and stores than in arithmetic. They keep the plain loops' order of
+// every sum, so the bits do not depend on it.
+//
 // Passes run in stages so that the kernel in the middle can run anywhere (WebGPU runs in JS):
 //   prepare() -> kernel forward -> finish_forward() [-> loss_backward() -> kernel backward -> finish_backward()]
 // The kernel's tensors live in a CountKernelTensors, one set for a whole batch; each copy of the model
@@ -29,6 +34,7 @@
 #include "../attention.h"
 #include "../layers/embedding.h"
 #include "../layers/linear.h"
+#include "count_model_simd128.h"
 
 namespace attnlab {
 
@@ -100,6 +106,8 @@ class CountModel {
   Linear& wv() { return wv_; }
 
  private:
+  CountHead head() const;  // nn.0 and nn.2's values, for count_model_simd128.h
+
   // Construction order is PyTorch's (the draws differ, the distributions do not).
   Embedding embed_;
   Parameter query_;
@@ -111,9 +119,9 @@ class CountModel {
   RowMatrix digit_keys_, digit_values_;      // [V, E], [V, 1]
   RowMatrix d_digit_keys_, d_digit_values_;  // their gradients, summed over the rows' positions
   RowMatrix d_embed_;                        // [V, E]
-  std::vector<float> hidden_;                // [count, kHidden] relu(nn.0(a))
-  std::vector<float> p_, d_p_;               // [count]
-  std::vector<float> d_hidden_;              // [kHidden] one row's dL/dh
+  // [count]: the weighted value a, nn(a) = z, p = sigmoid(z), and dL/dp, dL/dz, dL/da
+  std::vector<float> a_, z_, p_, d_p_, dz_, da_;
+  std::vector<float> lanes_;  // count_model_simd128.h's scratch
 };
 
 }  // namespace attnlab

@@ -233,3 +233,59 @@ TEST_CASE("simd128 matches scalar around every vector width, with guard values u
         }
       }
 }
+
+// attention_simd128.cpp runs one query (T = 1) on its own loops instead of the four-row tiles. Their
+// sums are the tiles' in the tiles' order, so a one-query problem must give the bits of the first row
+// of a two-query problem with the same first query (whose second row has a zero output gradient, so it
+// adds exact zeros to dK and dV).
+TEST_CASE("simd128 one query (T=1) gives the bits of the tiled path's first row") {
+  std::uint64_t seed = 500;
+  for (int D : {1, 3, 4, 5, 7, 8, 9, 17})
+    for (int S : {1, 3, 4, 5, 8, 10, 13}) {
+      const AttentionShape one{3, 2, 1, S, D}, two{3, 2, 2, S, D};
+      Problem a(one, seed), b(two, seed + 1);
+      ++seed;
+      b.k = a.k;
+      b.v = a.v;
+      const std::size_t problems = one.problems();
+      for (std::size_t p = 0; p < problems; ++p)  // row 0 of each problem: a's query
+        std::copy(&a.q[p * D], &a.q[p * D] + D, &b.q[p * 2 * D]);
+      attention_forward_simd128(a.forward_args());
+      attention_forward_simd128(b.forward_args());
+      Rng rng(seed);
+      const std::vector<float> g = random_vector(one.q_size(), rng);
+      std::vector<float> g2(two.q_size(), 0.0f);  // row 1's output gradient is 0
+      for (std::size_t p = 0; p < problems; ++p) std::copy(&g[p * D], &g[p * D] + D, &g2[p * 2 * D]);
+      std::vector<float> grads[2][3];
+      for (int which = 0; which < 2; ++which) {
+        Problem& p = which ? b : a;
+        grads[which][0].assign(p.shape.q_size(), 77.0f);
+        grads[which][1].assign(p.shape.kv_size(), 77.0f);
+        grads[which][2].assign(p.shape.kv_size(), 77.0f);
+        AttentionBackward bw;
+        bw.shape = p.shape;
+        bw.scale = 1.0f / std::sqrt(float(D));
+        bw.q = p.q.data();
+        bw.k = p.k.data();
+        bw.v = p.v.data();
+        bw.weights = p.weights.data();
+        bw.d_out = which ? g2.data() : g.data();
+        bw.d_q = grads[which][0].data();
+        bw.d_k = grads[which][1].data();
+        bw.d_v = grads[which][2].data();
+        attention_backward_simd128(bw);
+      }
+      INFO("attention[T=1,S=" << S << ",D=" << D << "] simd128 one query vs tiled first row");
+      int differ = 0;
+      for (std::size_t p = 0; p < problems; ++p) {
+        for (int s = 0; s < S; ++s) differ += a.weights[p * S + s] != b.weights[p * 2 * S + s];
+        for (int d = 0; d < D; ++d) {
+          differ += a.out[p * D + d] != b.out[p * 2 * D + d];
+          differ += grads[0][0][p * D + d] != grads[1][0][p * 2 * D + d];
+        }
+      }
+      for (int j = 1; j < 3; ++j)
+        for (std::size_t i = 0; i < one.kv_size(); ++i) differ += grads[0][j][i] != grads[1][j][i];
+      CHECK(differ == 0);
+    }
+}
