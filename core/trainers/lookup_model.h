@@ -30,18 +30,20 @@ namespace attnlab {
 // The database as the model uses it: fixed images, and their embedding under the current parameters.
 struct LookupDatabase {
   RowMatrix images;      // [S, P] normalised
+  RowMatrix images_t;    // [P, S] images transposed (lookup_gram), for the products with queries
   std::vector<double> gram;  // [S, S] images images^T in double (lookup_gram); see loss_backward for why double
   std::vector<std::uint8_t> labels;  // [S]
   RowMatrix embedded;    // [S, E] img_mlp(images), refreshed every step
   RowMatrix d_embedded;  // [S, E] dL/d(embedded), summed over the batch and the shards
 };
 
-// db.gram from db.images, summed in double over P.
+// db.gram from db.images, summed in double over P; and db.images_t.
 void lookup_gram(LookupDatabase& db);
 
 // The loss's terms that depend on the queries alone (training queries are fixed data, so the trainer
-// computes them once a run and caches them), all summed in double, row by row (a row's bits do not
-// depend on the other rows): images_x [B, S] = queries images^T (row b is D x_b), norm2 [B] = |x_b|^2.
+// computes them once a run and caches them), in float within blocks of 16 pixels and double across
+// them, row by row (a row's bits do not depend on the other rows): images_x [B, S] = queries images^T
+// (row b is D x_b), norm2 [B] = |x_b|^2. db.images_t must be current (lookup_gram).
 void lookup_query_terms(ConstMatrixRef queries, const LookupDatabase& db, double* images_x, double* norm2);
 
 // sum over rows and columns of (a - b)^2, in float within a row (four lanes) and double across rows;
