@@ -127,9 +127,19 @@ void LookupModel::zero_grad() { zero_grads(parameters()); }
 
 
 
+void LookupModel::transpose_weight(LookupDatabase& db) const { db.weight_t = img_mlp_.weight.value.transpose(); }
+
+void LookupModel::embed_rows(ConstMatrixRef x, const LookupDatabase& db, MatrixRef y) const {
+  // img_mlp(x) = x W^T + b, as Linear::forward computes it (gemm_abt transposes W and calls the same
+  // tiled product: the same bits), with the W^T of transpose_weight(): transposing W [E, P] on every
+  // call was 5% of a WASM step (four calls a step, one per database part and shard).
+  gemm_ab(x, db.weight_t, y);
+  y.rowwise() += img_mlp_.bias.value.row(0);
+}
+
 void LookupModel::embed_database_rows(LookupDatabase& db, int first, int count) const {
   // X_db = img_mlp(database): each row on its own, so a block of rows gives the whole product's bits
-  img_mlp_.forward(db.images.middleRows(first, count), db.embedded.middleRows(first, count));
+  embed_rows(db.images.middleRows(first, count), db, db.embedded.middleRows(first, count));
 }
 
 void LookupModel::database_backward_rows(const LookupDatabase& db, int first, int count) {
@@ -149,7 +159,7 @@ void LookupModel::prepare(ConstMatrixRef queries, const LookupDatabase& db) {
   const int S = int(db.embedded.rows());
   // X_q = img_mlp(query)
   x_query_.resize(B_, config_.embed_dim);
-  img_mlp_.forward(queries, x_query_);
+  embed_rows(queries, db, x_query_);
   // _, w = mha(X_q, X_db, X_db): one query per batch element, the same keys and values for all
   MhaInputs in{B_, 1, S, x_query_.data(), db.embedded.data(), db.embedded.data()};
   in.kv_shared = true;
@@ -233,8 +243,9 @@ int LookupModel::best_match(int b) const {
   const int S = mha_.shape().S;
   const float* row = &w[std::size_t(b) * S];
   int best = 0;
+  float best_weight = row[0];  // row[best], kept in a register (reloading it was 2.6% of a WASM step)
   for (int s = 1; s < S; ++s)
-    if (row[s] > row[best]) best = s;
+    if (row[s] > best_weight) best = s, best_weight = row[s];
   return best;
 }
 

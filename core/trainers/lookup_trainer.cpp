@@ -120,6 +120,7 @@ void LookupTrainer::batch_terms(int first, int count, int shard) {
 
 void LookupTrainer::embed_database() {
   const int S = int(database_.images.rows());
+  model().transpose_weight(database_);
   shard_runner().run(kShards, [&](int part) {
     const auto [first, count] = part_range(S, kShards, part);
     model().embed_database_rows(database_, first, count);
