@@ -77,19 +77,19 @@ void LookupTrainer::next_batch() {
     batch_in_epoch_ = 0;
     ++epoch_;
   }
-  const int B = config_.batch, P = data_.pixels;
-  for (int b = 0; b < B; ++b) {
-    batch_index_[b] = epoch_order_[std::size_t(batch_in_epoch_) * B + b];
-    normalise_pixels(&data_.training.pixels[std::size_t(batch_index_[b]) * P], P, queries_.row(b).data());
-  }
+  const int B = config_.batch;
+  for (int b = 0; b < B; ++b) batch_index_[b] = epoch_order_[std::size_t(batch_in_epoch_) * B + b];
   ++batch_in_epoch_;
 }
 
-void LookupTrainer::batch_terms(int first, int count, int shard) {
-  // The loss's terms of rows [first, first + count) of the batch: computed the first time a query is
+void LookupTrainer::load_batch_rows(int first, int count, int shard) {
+  // Rows [first, first + count) of the batch, by the shard that trains on them (so that two threads
+  // share the work): the queries normalised, and the loss's terms, computed the first time a query is
   // drawn (those of the rows seen for the first time in one product), then copied from the cache. A
   // query appears once in a batch, so two shards never write the same cache entry.
   const int S = int(database_.images.rows()), P = data_.pixels;
+  for (int b = first; b < first + count; ++b)
+    normalise_pixels(&data_.training.pixels[std::size_t(batch_index_[b]) * P], P, queries_.row(b).data());
   std::vector<int>& fresh = fresh_rows_[shard];
   fresh.clear();
   for (int b = first; b < first + count; ++b)
@@ -152,7 +152,7 @@ LookupStepMetrics LookupTrainer::step(Backend backend) {
   double squared_errors[kShards] = {};
   training_.models.run([&](int s) {
     const int first = training_.models.first(s), count = training_.models.count(s);
-    batch_terms(first, count, s);
+    load_batch_rows(first, count, s);
     squared_errors[s] = training_.models.shard(s).train_pass(queries_.middleRows(first, count),
                                                     &batch_images_x_[std::size_t(first) * S], &batch_norm2_[first],
                                                     database_, backend, pixel_count);
@@ -171,7 +171,7 @@ LookupStepMetrics LookupTrainer::step(Backend backend) {
 
 void LookupTrainer::begin_step() {
   next_batch();
-  batch_terms(0, config_.batch, 0);
+  load_batch_rows(0, config_.batch, 0);
   model().zero_grad();
   embed_database();
   model().prepare(queries_, database_);

@@ -115,7 +115,7 @@ class LookupTrainer : public Trainer {
  private:
   LookupModel& model() { return training_.models.primary(); }
   void next_batch();
-  void batch_terms(int first, int count, int shard);
+  void load_batch_rows(int first, int count, int shard);
   void embed_database();
   void database_backward();
   int batch_hits(int shard) const;
@@ -135,7 +135,7 @@ class LookupTrainer : public Trainer {
   std::vector<double> training_images_x_;  // [training queries, S]
   std::vector<double> training_norm2_;     // [training queries]
   std::vector<std::uint8_t> has_terms_;    // [training queries] 1 once computed
-  // per shard: the batch rows whose queries are new, those queries and their terms (batch_terms)
+  // per shard: the batch rows whose queries are new, those queries and their terms (load_batch_rows)
   std::vector<std::vector<int>> fresh_rows_;
   std::vector<RowMatrix> fresh_queries_;
   std::vector<std::vector<double>> fresh_images_x_, fresh_norm2_;
