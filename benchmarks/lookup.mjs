@@ -6,6 +6,7 @@
 // the notebook's literal loop, the database embedded once per step with bmm retrieval as the notebook
 // writes it, and with one matrix product; 1 and 2 threads). Runs are interleaved so that machine noise
 // hits both sides alike; cells are medians; each timing follows 10 (ours) or 20 (PyTorch) warm-up steps.
+// Issue 10's targets are judged against the bmm variant (the one the issue names); every variant's ratio is printed.
 // Usage: node benchmarks/lookup.mjs [--runs 5] [--steps 300] [--no-torch]
 //   (the defaults took 3 min 17 s on 2 busy cores; docs/benchmarks.md records the figures)
 import { spawnSync } from 'node:child_process';
@@ -117,12 +118,20 @@ if (WITH_TORCH) {
     console.log(`- ${name}: **${(m / strong.value).toFixed(2)}x** (${(m / bmm.value).toFixed(2)}x, ${(m / literal.value).toFixed(2)}x)`);
   }
   const verdict = (ratio, target) => `${ratio >= target ? 'PASS' : 'FAIL'} (${ratio.toFixed(2)}x, target >= ${target}x)`;
+  // Issue 10's speed target is stated against "PyTorch ... when the database is embedded once per step
+  // (the same maths as the notebook's expanded batch ...)": the once-bmm variant, which keeps the
+  // notebook's torch.bmm retrieval over the expanded batch and only moves the embedding out of it. The
+  // one-product variant (ours, not the issue's) is faster still; its ratios are printed beside the
+  // verdicts and above, so that the stronger comparison stays in view.
   // The WASM module under Node: what loadAttnLabNode() (build 'auto') and npx attnlab run, the threads
   // build with its worker thread on; the worker-off figure is printed beside it, not judged.
-  console.log(`\n- WASM module under Node (Node threads build, worker thread on, the default) vs PyTorch's best: ` +
-    verdict(median(rows[THREADS_2]) / strong.value, 3) +
-    (rows[THREADS_1] ? `; worker thread off: ${(median(rows[THREADS_1]) / strong.value).toFixed(2)}x` : ''));
-  console.log(`- browsers' single-threaded SIMD128 build vs PyTorch's best: ${verdict(median(rows[SIMD]) / strong.value, 2)}`);
+  console.log(`\nIssue 10's targets, against the variant it names (${bmm.name}: ${bmm.value.toFixed(1)} steps/s):`);
+  console.log(`- WASM module under Node (Node threads build, worker thread on, the default): ` +
+    verdict(median(rows[THREADS_2]) / bmm.value, 3) +
+    (rows[THREADS_1] ? `; worker thread off: ${(median(rows[THREADS_1]) / bmm.value).toFixed(2)}x` : '') +
+    `; against the one-product variant ${(median(rows[THREADS_2]) / strong.value).toFixed(2)}x`);
+  console.log(`- browsers' single-threaded SIMD128 build: ${verdict(median(rows[SIMD]) / bmm.value, 2)}` +
+    `; against the one-product variant ${(median(rows[SIMD]) / strong.value).toFixed(2)}x`);
 }
 console.log(`\nload average (1, 5, 15 min) at end: ${load()}; ${((performance.now() - started) / 1000).toFixed(0)} s of runs`);
 for (const { digits } of Object.values(labs)) digits.delete();

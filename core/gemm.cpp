@@ -71,7 +71,96 @@ void four_rows(const float* const a[4], std::ptrdiff_t a_step, const float* b, s
   }
 }
 
+// The blocked double product's tile: c_i[j..j+8) = sum over blocks of (float sum over the block's k
+// of a_i[k] b[k, j..j+8)), i over four rows of a. Float tiles as in four_rows, widened into double
+// sums (in memory: sixteen two-lane sums would not fit in registers beside the tile) after every block.
+void four_rows_blocked_double(const float* const a[4], const float* b, std::ptrdiff_t ldb, int K, double* const c[4]) {
+  f64x2 sums[4][4] = {};
+  for (int k0 = 0; k0 < K; k0 += kFloatBlock) {
+    const int k1 = k0 + kFloatBlock < K ? k0 + kFloatBlock : K;
+    f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
+    f32x4 c20 = zero4(), c21 = zero4(), c30 = zero4(), c31 = zero4();
+    for (int k = k0; k < k1; ++k) {
+      const float* row = b + k * ldb;
+      const f32x4 b0 = load4(row), b1 = load4(row + 4);
+      f32x4 x = splat4(a[0][k]);
+      c00 = add4(c00, mul4(x, b0)), c01 = add4(c01, mul4(x, b1));
+      x = splat4(a[1][k]);
+      c10 = add4(c10, mul4(x, b0)), c11 = add4(c11, mul4(x, b1));
+      x = splat4(a[2][k]);
+      c20 = add4(c20, mul4(x, b0)), c21 = add4(c21, mul4(x, b1));
+      x = splat4(a[3][k]);
+      c30 = add4(c30, mul4(x, b0)), c31 = add4(c31, mul4(x, b1));
+    }
+    const f32x4 t[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
+    for (int i = 0; i < 4; ++i)
+      for (int v = 0; v < 2; ++v) {
+        sums[i][2 * v] += low2d(t[i][v]);
+        sums[i][2 * v + 1] += high2d(t[i][v]);
+      }
+  }
+  for (int i = 0; i < 4; ++i)
+    for (int v = 0; v < 4; ++v) store2d(c[i] + 2 * v, sums[i][v]);
+}
+
+// The same for four columns (N = 100 is twelve tiles of eight and one of four).
+void four_rows_blocked_double4(const float* const a[4], const float* b, std::ptrdiff_t ldb, int K, double* const c[4]) {
+  f64x2 sums[4][2] = {};
+  for (int k0 = 0; k0 < K; k0 += kFloatBlock) {
+    const int k1 = k0 + kFloatBlock < K ? k0 + kFloatBlock : K;
+    f32x4 c0 = zero4(), c1 = zero4(), c2 = zero4(), c3 = zero4();
+    for (int k = k0; k < k1; ++k) {
+      const f32x4 r = load4(b + k * ldb);
+      c0 = add4(c0, mul4(splat4(a[0][k]), r));
+      c1 = add4(c1, mul4(splat4(a[1][k]), r));
+      c2 = add4(c2, mul4(splat4(a[2][k]), r));
+      c3 = add4(c3, mul4(splat4(a[3][k]), r));
+    }
+    const f32x4 t[4] = {c0, c1, c2, c3};
+    for (int i = 0; i < 4; ++i) sums[i][0] += low2d(t[i]), sums[i][1] += high2d(t[i]);
+  }
+  for (int i = 0; i < 4; ++i) store2d(c[i], sums[i][0]), store2d(c[i] + 2, sums[i][1]);
+}
+
+// One column of the same sums, for the columns left over after the tiles.
+double blocked_double_dot(const float* a, const float* b, std::ptrdiff_t ldb, int K) {
+  double sum = 0.0;
+  for (int k0 = 0; k0 < K; k0 += kFloatBlock) {
+    float block = 0.0f;
+    for (int k = k0; k < k0 + kFloatBlock && k < K; ++k) block += a[k] * b[k * ldb];
+    sum += double(block);
+  }
+  return sum;
+}
+
 }  // namespace
+
+void gemm_ab_blocked_double(ConstMatrixRef a, ConstMatrixRef b, double* c, std::ptrdiff_t ldc) {
+  assert(a.cols() == b.rows());
+  const int M = int(a.rows()), K = int(a.cols()), N = int(b.cols());
+  const std::ptrdiff_t ldb = b.outerStride();
+  for (int i = 0; i < M; i += 4) {
+    // rows past the end repeat the last row (the same values, stored twice), as in tiled_product
+    const float* ar[4];
+    double* cr[4];
+    for (int r = 0; r < 4; ++r) {
+      const int row = i + r < M ? i + r : M - 1;
+      ar[r] = a.data() + row * a.outerStride();
+      cr[r] = c + row * ldc;
+    }
+    int j = 0;
+    for (; j + 8 <= N; j += 8) {
+      double* cj[4] = {cr[0] + j, cr[1] + j, cr[2] + j, cr[3] + j};
+      four_rows_blocked_double(ar, b.data() + j, ldb, K, cj);
+    }
+    for (; j + 4 <= N; j += 4) {
+      double* cj[4] = {cr[0] + j, cr[1] + j, cr[2] + j, cr[3] + j};
+      four_rows_blocked_double4(ar, b.data() + j, ldb, K, cj);
+    }
+    for (; j < N; ++j)  // leftovers
+      for (int r = 0; r < 4; ++r) cr[r][j] = blocked_double_dot(ar[r], b.data() + j, ldb, K);
+  }
+}
 
 void tiled_product(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* b, std::ptrdiff_t ldb,
                    int rows, int K, int N, float* c, std::ptrdiff_t ldc, bool accumulate) {

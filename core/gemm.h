@@ -19,6 +19,14 @@ void gemm_abt(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
 void gemm_ab(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
 void gemm_atb_add(ConstMatrixRef a, ConstMatrixRef b, MatrixRef c);
 
+// C [M, N] = A B in double, for sums whose size float would round too coarsely (the Lookup lab's
+// D x, lookup_model.cpp): each element is summed in float over blocks of 16 consecutive k (ascending,
+// from zero) and the block sums are added in double (ascending), so a product's float rounding is that
+// of a 16-term sum, at float's SIMD width. A [M, K] and B [K, N] float; C's element (i, j) at
+// c[i * ldc + j]. The bits of an element depend on its row of A and column of B only, not the tiling.
+constexpr int kFloatBlock = 16;
+void gemm_ab_blocked_double(ConstMatrixRef a, ConstMatrixRef b, double* c, std::ptrdiff_t ldc);
+
 // The tiled product under all three, on raw pointers (the attention kernel calls it on its per-head
 // blocks): C [rows, N] (+)= A B, with A's element (i, k) at a[i * a_row + k * a_step], B's element
 // (k, j) at b[k * ldb + j] and C's (i, j) at c[i * ldc + j].

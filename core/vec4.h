@@ -95,6 +95,14 @@ inline f64x2 load2d(const double* p) {
   return x;
 }
 inline void store2d(double* p, f64x2 x) { std::memcpy(p, &x, sizeof x); }
+// Lanes 0, 1 (low2) and 2, 3 (high2) of four floats as two doubles (exact: every float is a double).
+#if defined(__wasm_simd128__)
+inline f64x2 low2d(f32x4 x) { return (f64x2)wasm_f64x2_promote_low_f32x4(x); }
+inline f64x2 high2d(f32x4 x) { return (f64x2)wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(x, x, 2, 3, 2, 3)); }
+#else
+inline f64x2 low2d(f32x4 x) { return f64x2{double(x[0]), double(x[1])}; }
+inline f64x2 high2d(f32x4 x) { return f64x2{double(x[2]), double(x[3])}; }
+#endif
 
 // exp(x) for x <= 0, four at a time: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
 // polynomial, 2^n in the exponent bits), about 2 ulp from std::exp. Below -87.33 (where 2^n would leave

@@ -30,18 +30,21 @@ namespace attnlab {
 // The database as the model uses it: fixed images, and their embedding under the current parameters.
 struct LookupDatabase {
   RowMatrix images;      // [S, P] normalised
+  RowMatrix images_t;    // [P, S] images transposed (lookup_gram), for the products with queries
   std::vector<double> gram;  // [S, S] images images^T in double (lookup_gram); see loss_backward for why double
   std::vector<std::uint8_t> labels;  // [S]
+  RowMatrix weight_t;    // [P, E] img_mlp.0.weight transposed, refreshed before the embedding (transpose_weight)
   RowMatrix embedded;    // [S, E] img_mlp(images), refreshed every step
   RowMatrix d_embedded;  // [S, E] dL/d(embedded), summed over the batch and the shards
 };
 
-// db.gram from db.images, summed in double over P.
+// db.gram from db.images, summed in double over P; and db.images_t.
 void lookup_gram(LookupDatabase& db);
 
 // The loss's terms that depend on the queries alone (training queries are fixed data, so the trainer
-// computes them once a run and caches them), all summed in double, row by row (a row's bits do not
-// depend on the other rows): images_x [B, S] = queries images^T (row b is D x_b), norm2 [B] = |x_b|^2.
+// computes them once a run and caches them), in float within blocks of 16 pixels and double across
+// them, row by row (a row's bits do not depend on the other rows): images_x [B, S] = queries images^T
+// (row b is D x_b), norm2 [B] = |x_b|^2. db.images_t must be current (lookup_gram).
 void lookup_query_terms(ConstMatrixRef queries, const LookupDatabase& db, double* images_x, double* norm2);
 
 // sum over rows and columns of (a - b)^2, in float within a row (four lanes) and double across rows;
@@ -55,13 +58,16 @@ class LookupModel {
   ParameterList parameters();  // state_dict order, PyTorch names
   void zero_grad();
 
+  // db.weight_t = img_mlp's weight transposed: before embed_database_rows() and prepare(), once the
+  // parameters change (the shards' copies hold the same values, so one transposed copy serves all).
+  void transpose_weight(LookupDatabase& db) const;
   // The database's embedding and its backward, by row blocks so that two threads can share them with
   // the same bits as one: embedded[first, first+count) = img_mlp(images[first, first+count));
   // img_mlp's weight rows (and bias entries) [first, first+count) += their share of d_embedded^T images.
   void embed_database_rows(LookupDatabase& db, int first, int count) const;
   void database_backward_rows(const LookupDatabase& db, int first, int count);
 
-  // queries [B, P] normalised; db.embedded must be current.
+  // queries [B, P] normalised; db.weight_t and db.embedded must be current.
   void prepare(ConstMatrixRef queries, const LookupDatabase& db);
   void finish_forward();                   // head mean (the weights are all that training needs)
   void retrieve(const LookupDatabase& db);  // retrieval = w_mean database, for evaluation and display
@@ -84,6 +90,8 @@ class LookupModel {
   int best_match(int b) const;
 
  private:
+  void embed_rows(ConstMatrixRef x, const LookupDatabase& db, MatrixRef y) const;  // y = img_mlp(x)
+
   LookupConfig config_;
   Linear img_mlp_;
   MultiheadAttention mha_;

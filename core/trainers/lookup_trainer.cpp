@@ -38,6 +38,10 @@ LookupTrainer::LookupTrainer(const LookupConfig& config, LookupData data)
         return std::make_unique<LookupModel>(config_, data_.pixels, init_rng);
       }) {
   eval_queries_.resize(training_.models.shards());
+  fresh_rows_.resize(training_.models.shards());
+  fresh_queries_.resize(training_.models.shards());
+  fresh_images_x_.resize(training_.models.shards());
+  fresh_norm2_.resize(training_.models.shards());
 
   const int S = data_.database.count(), P = data_.pixels;
   database_.images.resize(S, P);
@@ -73,28 +77,50 @@ void LookupTrainer::next_batch() {
     batch_in_epoch_ = 0;
     ++epoch_;
   }
-  const int B = config_.batch, P = data_.pixels;
-  for (int b = 0; b < B; ++b) {
-    batch_index_[b] = epoch_order_[std::size_t(batch_in_epoch_) * B + b];
-    normalise_pixels(&data_.training.pixels[std::size_t(batch_index_[b]) * P], P, queries_.row(b).data());
-  }
+  const int B = config_.batch;
+  for (int b = 0; b < B; ++b) batch_index_[b] = epoch_order_[std::size_t(batch_in_epoch_) * B + b];
   ++batch_in_epoch_;
-  // The loss's terms: computed the first time a query is drawn, then copied from the cache.
-  const int S = int(database_.images.rows());
-  for (int b = 0; b < B; ++b) {
-    const int q = batch_index_[b];
-    double* cached = &training_images_x_[std::size_t(q) * S];
-    if (!has_terms_[q]) {
-      lookup_query_terms(queries_.middleRows(b, 1), database_, cached, &training_norm2_[q]);
+}
+
+void LookupTrainer::load_batch_rows(int first, int count, int shard) {
+  // Rows [first, first + count) of the batch, by the shard that trains on them (so that two threads
+  // share the work): the queries normalised, and the loss's terms, computed the first time a query is
+  // drawn (those of the rows seen for the first time in one product), then copied from the cache. A
+  // query appears once in a batch, so two shards never write the same cache entry.
+  const int S = int(database_.images.rows()), P = data_.pixels;
+  for (int b = first; b < first + count; ++b)
+    normalise_pixels(&data_.training.pixels[std::size_t(batch_index_[b]) * P], P, queries_.row(b).data());
+  std::vector<int>& fresh = fresh_rows_[shard];
+  fresh.clear();
+  for (int b = first; b < first + count; ++b)
+    if (!has_terms_[batch_index_[b]]) fresh.push_back(b);
+  if (!fresh.empty()) {
+    const int n = int(fresh.size());
+    RowMatrix& x = fresh_queries_[shard];
+    std::vector<double>& images_x = fresh_images_x_[shard];
+    std::vector<double>& norm2 = fresh_norm2_[shard];
+    x.resize(n, P);
+    images_x.resize(std::size_t(n) * S);
+    norm2.resize(n);
+    for (int i = 0; i < n; ++i) x.row(i) = queries_.row(fresh[i]);
+    lookup_query_terms(x, database_, images_x.data(), norm2.data());
+    for (int i = 0; i < n; ++i) {
+      const int q = batch_index_[fresh[i]];
+      std::copy_n(&images_x[std::size_t(i) * S], S, &training_images_x_[std::size_t(q) * S]);
+      training_norm2_[q] = norm2[i];
       has_terms_[q] = 1;
     }
-    std::copy(cached, cached + S, &batch_images_x_[std::size_t(b) * S]);
+  }
+  for (int b = first; b < first + count; ++b) {
+    const int q = batch_index_[b];
+    std::copy_n(&training_images_x_[std::size_t(q) * S], S, &batch_images_x_[std::size_t(b) * S]);
     batch_norm2_[b] = training_norm2_[q];
   }
 }
 
 void LookupTrainer::embed_database() {
   const int S = int(database_.images.rows());
+  model().transpose_weight(database_);
   shard_runner().run(kShards, [&](int part) {
     const auto [first, count] = part_range(S, kShards, part);
     model().embed_database_rows(database_, first, count);
@@ -126,6 +152,7 @@ LookupStepMetrics LookupTrainer::step(Backend backend) {
   double squared_errors[kShards] = {};
   training_.models.run([&](int s) {
     const int first = training_.models.first(s), count = training_.models.count(s);
+    load_batch_rows(first, count, s);
     squared_errors[s] = training_.models.shard(s).train_pass(queries_.middleRows(first, count),
                                                     &batch_images_x_[std::size_t(first) * S], &batch_norm2_[first],
                                                     database_, backend, pixel_count);
@@ -144,6 +171,7 @@ LookupStepMetrics LookupTrainer::step(Backend backend) {
 
 void LookupTrainer::begin_step() {
   next_batch();
+  load_batch_rows(0, config_.batch, 0);
   model().zero_grad();
   embed_database();
   model().prepare(queries_, database_);

@@ -4,10 +4,10 @@
 // notebook's AttentionTest unchanged.
 //
 // A step takes the next batch of the epoch (the 7,900 training queries reshuffled every epoch, the
-// last partial batch dropped, like the notebook's DataLoader(shuffle=True, drop_last=True)) with the
-// loss's query terms (lookup_query_terms: D x and |x|^2, computed the first time a query is drawn and
-// kept for the run), embeds the database once, and splits the batch into kShards halves, each run on its own copy of the model (on
-// two threads where the build has them, see shard_runner.h). Gradients are added in shard order, and
+// last partial batch dropped, like the notebook's DataLoader(shuffle=True, drop_last=True)), embeds the
+// database once, and splits the batch into kShards halves, each run on its own copy of the model (on
+// two threads where the build has them, see shard_runner.h) with its queries' loss terms
+// (lookup_query_terms: D x and |x|^2, computed the first time a query is drawn and kept for the run). Gradients are added in shard order, and
 // the database's embedding and its backward are split by rows in a way that gives the same bits, so a
 // seed reproduces a run bit for bit on one backend, with or without threads.
 //
@@ -115,6 +115,7 @@ class LookupTrainer : public Trainer {
  private:
   LookupModel& model() { return training_.models.primary(); }
   void next_batch();
+  void load_batch_rows(int first, int count, int shard);
   void embed_database();
   void database_backward();
   int batch_hits(int shard) const;
@@ -134,6 +135,10 @@ class LookupTrainer : public Trainer {
   std::vector<double> training_images_x_;  // [training queries, S]
   std::vector<double> training_norm2_;     // [training queries]
   std::vector<std::uint8_t> has_terms_;    // [training queries] 1 once computed
+  // per shard: the batch rows whose queries are new, those queries and their terms (load_batch_rows)
+  std::vector<std::vector<int>> fresh_rows_;
+  std::vector<RowMatrix> fresh_queries_;
+  std::vector<std::vector<double>> fresh_images_x_, fresh_norm2_;
   std::vector<RowMatrix> eval_queries_;  // per shard, a chunk of held-out queries
   std::optional<LookupBaselines> baselines_;
   double last_squared_error_ = 0.0;

@@ -74,3 +74,37 @@ TEST_CASE("gemm: each element is summed over k in ascending order from zero") {
       CHECK(y(i, j) == sum);  // bit for bit: no FMA (-ffp-contract=off), the same order
     }
 }
+
+TEST_CASE("gemm: blocked double product = float sums over blocks of 16 k added in double, on every leftover shape") {
+  // gemm_ab_blocked_double (the Lookup lab's D x): bit for bit the sums its header names, whatever the
+  // tiling (rows past a four-row tile, columns past the eight- and four-wide tiles, K past a block),
+  // on a strided block of a larger matrix, and nothing outside the output touched.
+  Rng rng(14, 1);
+  for (int M : {1, 3, 4, 5, 9})
+    for (int K : {1, 15, 16, 17, 33, 784})
+      for (int N : {1, 3, 4, 5, 8, 9, 13, 17, 100}) {
+        CAPTURE(M);
+        CAPTURE(K);
+        CAPTURE(N);
+        const RowMatrix a = random_matrix(M, K + 2, rng), b = random_matrix(K, N, rng);
+        const int ldc = N + 3;  // a guard column after each row of C, and a guard row after C
+        std::vector<double> c(std::size_t(M + 1) * ldc, -7.0);
+        gemm_ab_blocked_double(a.leftCols(K), b, c.data(), ldc);
+        int wrong = 0;
+        for (int i = 0; i < M; ++i)
+          for (int j = 0; j < N; ++j) {
+            double sum = 0.0;
+            for (int k0 = 0; k0 < K; k0 += kFloatBlock) {
+              float block = 0.0f;
+              for (int k = k0; k < k0 + kFloatBlock && k < K; ++k) block += a(i, k) * b(k, j);
+              sum += double(block);
+            }
+            wrong += c[std::size_t(i) * ldc + j] != sum;
+          }
+        CHECK(wrong == 0);
+        int touched = 0;
+        for (int i = 0; i <= M; ++i)
+          for (int j = i < M ? N : 0; j < ldc; ++j) touched += c[std::size_t(i) * ldc + j] != -7.0;
+        CHECK(touched == 0);
+      }
+}

@@ -79,6 +79,7 @@ void check_forward_backward(int heads, Backend backend) {
   lookup_gram(db);
   db.labels = data.database.labels;
   db.embedded.resize(100, kEmbed);
+  model.transpose_weight(db);
   model.embed_database_rows(db, 0, 100);
   const RowMatrix queries = normalised(data.training);
   std::vector<double> images_x(kQueries * 100), norm2(kQueries);
@@ -187,6 +188,7 @@ TEST_CASE("lookup[heads=1,B=8] the loss from the expansion w G w^T - 2 w D x + |
   db.images = normalised(data.database);
   lookup_gram(db);
   db.embedded.resize(100, kEmbed);
+  model.transpose_weight(db);
   model.embed_database_rows(db, 0, 100);
   const RowMatrix queries = normalised(data.training);
   std::vector<double> images_x(kQueries * 100), norm2(kQueries);
