@@ -16,7 +16,7 @@ log=$(mktemp)
 echo "== native (ctest + doctest)"
 (cd build/native && ctest --output-on-failure) 2>&1 | tee "$log"
 ./build/native/core_tests --no-intro=true --duration=false --count >"$log.count" 2>&1 || true
-native_cases=$(grep -oE 'test cases: *[0-9]+' "$log.count" | grep -oE '[0-9]+' | head -1)
+native_cases=$(grep -oE 'test cases[^0-9]*[0-9]+' "$log.count" | grep -oE '[0-9]+$' | head -1)
 if grep -q "100% tests passed" "$log"; then passed=$((passed + ${native_cases:-1})); else failed=$((failed + 1)); fi
 
 # ~20 s: 1.5M mutated inputs from the committed seeds, under ASan and UBSan (tests/fuzz/run_cpp_fuzz.sh).
