@@ -8,7 +8,7 @@ import { KernelRunner } from './training/kernel_runner.js';
 import { WebGpuProbe } from './webgpu/probe.js';
 import { parseSafetensors } from './io/safetensors.js';
 import { labById } from './labs/registry.js';
-import { fileSource } from './pretrained/checkpoint.js';
+import { fileSource } from './io/file_source.js';
 
 const BATCH_MS = 100; // post progress about this often
 const EVALUATE_EVERY = 50; // steps between evaluations on 1,024 fresh samples

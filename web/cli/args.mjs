@@ -64,7 +64,7 @@ export function flagsOf(lab) {
   return flags;
 }
 
-const wrap = (text, width, indent) => {
+export const wrap = (text, width, indent) => {
   const words = text.split(/\s+/);
   const lines = [];
   let line = '';
@@ -88,15 +88,10 @@ function flagLine(flag, spec, prop) {
 
 /** The help text, from the registry: one section per lab, with its flags. */
 function usage() {
+  const commands = LABS.filter((lab) => lab.command).map((lab) => lab.command);
   const lines = ['usage: attnlab train [--lab LAB] [options]', '       attnlab labs',
-    '       attnlab attention --q FILE --k FILE --v FILE [--mask causal|FILE] [--scale X] [--backend simd|scalar]',
-    '       attnlab pretrained --model DIR --text "..." [--pair "..."] [--json] [--png FILE] [--layer L] [--head H]', '',
-    '       attnlab translate --model DIR --text "..." [--beams N] [--max-length N] [--json] [--png FILE]', '',
-    'attnlab pretrained: a BERT checkpoint folder from disk (the Pretrained lab headless; attnlab pretrained --help).',
-    'attnlab translate: a Marian (opus-mt) checkpoint folder translates and shows its cross-attention (attnlab translate --help).', '',
-    'attnlab attention: softmax(q k^T x scale [+ mask]) v on your own matrices (JSON arrays of rows: q [T][D],',
-    'k [S][D], v [S][Dv]; a mask [T][S] of 0 = blocked, 1 = allowed; scale 1/sqrt(D) by default); prints',
-    '{"weights": [T][S], "output": [T][Dv]}. A fully blocked row gives zeros.', '',
+    ...commands.map((c) => `       ${c.synopsis}`), '',
+    ...commands.map((c) => `${wrap(`attnlab ${c.name}: ${c.about} (attnlab ${c.name} --help)`, 100, 0)}`), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
   for (const lab of TRAINABLE) {
@@ -118,6 +113,11 @@ function usage() {
 }
 
 export const USAGE = usage();
+
+/** What a checkpoint command prints: its record as JSON (--json) or its text lines, then each figure it wrote. */
+export function reportLines({ record, lines, figures }, json) {
+  return json ? [JSON.stringify(record), ...figures.map((f) => JSON.stringify({ figure: f }))] : [...lines, ...figures];
+}
 
 // Written the way a person writes a number, so '0x10', '1e3' steps, '+5', ' 5', '5.0', 'Infinity' and
 // 'NaN' are refused rather than read by Number() as something the user may not have meant.
@@ -143,9 +143,6 @@ export function parseArgs(argv) {
   if (argv.includes('--version')) return { version: true };
   const [command, ...rest] = argv;
   if (command === 'labs' && rest.length === 0) return { labs: true };
-  if (command === 'attention') return { attention: true, rest };
-  if (command === 'pretrained') return { pretrained: true, rest };
-  if (command === 'translate') return { translate: true, rest };
   if (command !== 'train') throw new UsageError(command ? `unknown command ${shown(command)}` : 'missing command');
   // The lab first: it decides which flags exist.
   let labId = LABS[0].id;
@@ -156,7 +153,7 @@ export function parseArgs(argv) {
   if (labId === undefined || labId.startsWith('--')) throw new UsageError('--lab needs a value');
   const lab = TRAINABLE.find((l) => l.id === labId);
   const viewer = LABS.find((l) => l.id === labId && !l.trainer);
-  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${viewer.headless ? `; its headless side is \`${viewer.headless}\`` : ''}`);
+  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${viewer.command ? `; its headless side is \`${viewer.command.synopsis}\`` : ''}`);
   if (!lab) throw new UsageError(`--lab must be one of ${TRAINABLE.map((l) => l.id).join(', ')}, got ${shown(labId)}`);
   const flags = flagsOf(lab);
   const out = { lab, build: 'auto', every: 25, json: false, values: defaultsOf(lab), given: new Set() };

@@ -6,7 +6,8 @@
 // The kernel takes one width for q, k and v; when Dv != D the narrower side is zero-padded, which
 // changes no dot product and no weighted sum, and the padding is dropped from the output.
 import { readFile } from 'node:fs/promises';
-import { shown, UsageError } from './args.mjs';
+import { shown, UsageError, wrap } from './args.mjs';
+import { scaledLab } from '../labs/04_scaled.js';
 
 const MAX_CELLS = 4_000_000; // 16 MB of floats per matrix: far beyond a hand-made example
 
@@ -111,3 +112,11 @@ export async function runAttention(args, module) {
   const mask = args.mask === undefined ? null : args.mask === 'causal' ? 'causal' : await matrix('mask', 'the mask [T][S]');
   return attentionOnFiles({ module, q, k, v, mask, scale: args.scale, names, backend: args.backend });
 }
+
+/** The lab's command (web/labs/04_scaled.js: `command`), as web/cli/attnlab.mjs runs it. */
+export const command = {
+  usage: `usage: ${scaledLab.command.synopsis}\n\n${wrap(scaledLab.command.about, 100, 0)}`,
+  parse: parseAttentionArgs,
+  output: async (args, module) => [JSON.stringify(await runAttention(args, module))],
+  InputError,
+};

@@ -9,9 +9,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkFiles, cut, FileError, parseArgs, shown, USAGE, UsageError } from './args.mjs';
 import { writeFigures } from './figure.mjs';
-import { InputError, parseAttentionArgs, runAttention } from './attention.mjs';
-import { CheckpointInputError, parsePretrainedArgs, PRETRAINED_USAGE, runPretrained } from './pretrained.mjs';
-import { parseTranslateArgs, runTranslate, TRANSLATE_USAGE, TranslateInputError } from './translate.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
 import { LABS } from '../labs/registry.js';
 import { TrainingSession } from '../training/session.js';
@@ -41,66 +38,61 @@ const readAsset = (file) => readFile(path.join(REPO_ROOT, 'public', file)).catch
   throw new Error(error.code === 'ENOENT' ? `${path.join('public', file)} is missing: run bash scripts/build.sh` : error.message);
 });
 
+/**
+ * A lab's own command (a lab file's `command`: {name, module, synopsis, about}; the module, relative to
+ * web/labs/, exports `command` = {usage, parse(argv) -> options, output(options, module) -> lines,
+ * InputError}): --help prints its usage; a bad flag exits 2 with the usage, a bad input 2 with its
+ * message alone.
+ */
+async function runLabCommand(declared, rest) {
+  const { command } = await import(new URL(declared.module, new URL('../labs/registry.js', import.meta.url)).href);
+  if (rest.includes('-h') || rest.includes('--help')) {
+    process.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  let options;
+  try {
+    options = command.parse(rest);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`attnlab: ${error.message}\n\n${command.usage}\n`);
+    return 2;
+  }
+  const module = await loadAttnLabNode({ build: 'auto' });
+  try {
+    process.stdout.write(`${(await command.output(options, module)).join('\n')}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof command.InputError) && !(error instanceof UsageError)) throw error;
+    process.stderr.write(`attnlab: ${error.message}\n`);
+    return 2;
+  }
+}
+
 async function main(argv) {
+  const declared = LABS.find((lab) => lab.command?.name === argv[0])?.command;
+  if (declared) return runLabCommand(declared, argv.slice(1));
   let args;
   try {
     args = parseArgs(argv);
-    if (!args.help && !args.labs && !args.version && !args.attention && !args.pretrained && !args.translate) checkFiles(args);
-    if (args.pretrained) args.pretrainedOptions = parsePretrainedArgs(args.rest);
-    if (args.translate) args.translateOptions = parseTranslateArgs(args.rest);
+    if (!args.help && !args.labs && !args.version) checkFiles(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    const usage = argv[0] === 'pretrained' ? PRETRAINED_USAGE : argv[0] === 'translate' ? TRANSLATE_USAGE : USAGE;
-    process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${usage}\n`);
+    process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${USAGE}\n`);
     return 2;
   }
   if (args.help) {
-    process.stdout.write(`${argv[0] === 'pretrained' ? PRETRAINED_USAGE : argv[0] === 'translate' ? TRANSLATE_USAGE : USAGE}\n`);
+    process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   if (args.labs) {
     for (const lab of LABS) {
-      const how = lab.trainer ? '' : ` [no training: ${lab.headless ?? 'on the page only'}]`;
+      const how = lab.trainer ? '' : ` [no training: ${lab.command?.synopsis ?? 'on the page only'}]`;
       process.stdout.write(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}${how}\n`);
     }
     return 0;
   }
   const module = await loadAttnLabNode({ build: args.build ?? 'auto' });
-  if (args.attention) {
-    try {
-      const result = await runAttention(parseAttentionArgs(args.rest), module);
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      return 0;
-    } catch (error) {
-      if (!(error instanceof InputError) && !(error instanceof UsageError)) throw error;
-      process.stderr.write(`attnlab: ${error.message}\n`);
-      return 2;
-    }
-  }
-  if (args.pretrained) {
-    try {
-      const { record, lines, figures } = await runPretrained(args.pretrainedOptions, module);
-      const out = args.pretrainedOptions.json ? [JSON.stringify(record), ...figures.map((f) => JSON.stringify({ figure: f }))] : [...lines, ...figures];
-      process.stdout.write(`${out.join('\n')}\n`);
-      return 0;
-    } catch (error) {
-      if (!(error instanceof CheckpointInputError)) throw error;
-      process.stderr.write(`attnlab: ${error.message}\n`);
-      return 2;
-    }
-  }
-  if (args.translate) {
-    try {
-      const { record, lines, figures } = await runTranslate(args.translateOptions, module);
-      const out = args.translateOptions.json ? [JSON.stringify(record), ...figures.map((f) => JSON.stringify({ figure: f }))] : [...lines, ...figures];
-      process.stdout.write(`${out.join('\n')}\n`);
-      return 0;
-    } catch (error) {
-      if (!(error instanceof TranslateInputError)) throw error;
-      process.stderr.write(`attnlab: ${error.message}\n`);
-      return 2;
-    }
-  }
   if (args.version) {
     process.stdout.write(`${module.version}\n`);
     return 0;

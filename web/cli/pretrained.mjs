@@ -5,7 +5,7 @@
 // layer and head. A bad folder exits with code 2 and the page's message.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { shown, UsageError } from './args.mjs';
+import { reportLines, shown, UsageError } from './args.mjs';
 import { folderSources } from './file_source.mjs';
 import { pretrainedLab } from '../labs/05_pretrained.js';
 import { runModel, SECTIONS } from '../labs/05_pretrained_sections.js';
@@ -114,3 +114,11 @@ export async function runPretrained(options, module) {
     pretrainedLab.open.dispose(state);
   }
 }
+
+/** The lab's command (web/labs/05_pretrained.js: `command`), as web/cli/attnlab.mjs runs it. */
+export const command = {
+  usage: PRETRAINED_USAGE,
+  parse: parsePretrainedArgs,
+  output: async (options, module) => reportLines(await runPretrained(options, module), options.json),
+  InputError: CheckpointInputError,
+};

@@ -6,7 +6,7 @@
 // draws it). A folder that cannot be read exits with code 2 and says why.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { shown, UsageError } from './args.mjs';
+import { reportLines, shown, UsageError } from './args.mjs';
 import { folderSources } from './file_source.mjs';
 import { openMarianCheckpoint } from '../pretrained/marian_checkpoint.js';
 import { writeModelFigure } from './figure.mjs';
@@ -106,3 +106,11 @@ export async function runTranslate(options, module) {
     marian.delete();
   }
 }
+
+/** The lab's command (web/labs/06_translation.js: `command`), as web/cli/attnlab.mjs runs it. */
+export const command = {
+  usage: TRANSLATE_USAGE,
+  parse: parseTranslateArgs,
+  output: async (options, module) => reportLines(await runTranslate(options, module), options.json),
+  InputError: TranslateInputError,
+};

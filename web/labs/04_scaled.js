@@ -72,5 +72,12 @@ export const scaledLab = defineLab({
   sections: SECTIONS,
   panels: ['section:steps', 'section:sentence', 'section:why'],
   figureStem: () => 'scaled',
-  headless: 'attnlab attention --q FILE --k FILE --v FILE',
+  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone).
+  command: {
+    name: 'attention', module: '../cli/attention.mjs',
+    synopsis: 'attnlab attention --q FILE --k FILE --v FILE [--mask causal|FILE] [--scale X] [--backend simd|scalar]',
+    about: 'softmax(q k^T x scale [+ mask]) v on your own matrices (JSON arrays of rows: q [T][D], k [S][D], v [S][Dv]; '
+      + 'a mask [T][S] of 0 = blocked, 1 = allowed; scale 1/sqrt(D) by default); prints {"weights": [T][S], "output": [T][Dv]}. '
+      + 'A fully blocked row gives zeros.',
+  },
 });

@@ -72,5 +72,10 @@ export const pretrainedLab = defineLab({
   sections: SECTIONS,
   panels: ['open', 'section:model', 'section:head', 'section:neuron', 'section:mask'],
   figureStem: () => 'pretrained',
-  headless: 'attnlab pretrained --model DIR --text "..."',
+  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone).
+  command: {
+    name: 'pretrained', module: '../cli/pretrained.mjs',
+    synopsis: 'attnlab pretrained --model DIR --text "..." [--pair "..."] [--json] [--png FILE] [--layer L] [--head H]',
+    about: 'a BERT checkpoint folder from disk (the Pretrained lab headless).',
+  },
 });

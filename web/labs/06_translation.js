@@ -72,5 +72,10 @@ export const translationLab = defineLab({
   sections: SECTIONS,
   panels: ['open', 'section:translate', 'section:cross', 'section:views'],
   figureStem: () => 'translation',
-  headless: 'attnlab translate --model DIR --text "..."',
+  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone).
+  command: {
+    name: 'translate', module: '../cli/translate.mjs',
+    synopsis: 'attnlab translate --model DIR --text "..." [--beams N] [--max-length N] [--json] [--png FILE]',
+    about: 'a Marian (opus-mt) checkpoint folder translates and shows its cross-attention.',
+  },
 });

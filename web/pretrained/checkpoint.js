@@ -2,7 +2,7 @@
 // prajjwal1/bert-tiny, any BERT of the Hugging Face Hub), entirely locally: config.json, vocab.txt,
 // model.safetensors, and tokenizer_config.json when present. The weights are streamed tensor by tensor
 // into the WASM module (module.loadBert); the tokenizer is web/pretrained/wordpiece.js. No DOM and no
-// Node API here: the worker hands it browser Files (fileSource), the CLI file handles (web/cli/).
+// Node API here: the worker hands it browser Files (web/io/file_source.js), the CLI file handles (web/cli/).
 //
 // A source is {name, size, read(offset, length) -> Promise<Uint8Array>, text() -> Promise<string>}.
 import { WordPieceTokenizer, tokenizerOptions } from './wordpiece.js';
@@ -12,18 +12,6 @@ export class CheckpointError extends Error {
     super(message);
     this.name = 'CheckpointError';
   }
-}
-
-/** A browser File (or Blob with a name) as a source: each read is one slice, never the whole file. */
-export function fileSource(file) {
-  return {
-    name: file.name,
-    size: file.size,
-    async read(offset, length) {
-      return new Uint8Array(await file.slice(offset, offset + length).arrayBuffer());
-    },
-    text: () => file.text(),
-  };
 }
 
 const REQUIRED = ['config.json', 'vocab.txt', 'model.safetensors'];
