@@ -9,15 +9,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync, copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff } from './support.mjs';
+import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention } from './support.mjs';
 import { openBertCheckpoint, pickCheckpointFiles } from '../../web/pretrained/checkpoint.js';
 import { diskSource, folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { KernelRunner } from '../../web/training/kernel_runner.js';
 import { runModel } from '../../web/labs/05_pretrained_sections.js';
 import { pretrainedLab } from '../../web/labs/05_pretrained.js';
-import { generateShaders } from '../../scripts/gen_shaders.mjs';
-import { nodeGpu } from '../../web/webgpu/node_gpu.mjs';
 
 const ref = fixture('bert_tiny_reference.safetensors');
 const refMeta = parseSafetensors(readFileSync(path.join(FIXTURES, 'bert_tiny_reference.safetensors'))).metadata;
@@ -85,16 +83,11 @@ test('the staged forward (the kernel outside the module, as WebGPU runs it) give
 });
 
 test('the lab\'s forward (every layer\'s kernel through the page\'s KernelRunner) on WebGPU (Dawn on SwiftShader) matches PyTorch to 1e-4', async () => {
-  generateShaders();
-  const { WebGpuAttention } = await import('../../web/webgpu/attention_webgpu.js');
-  const { gpu, reason } = await nodeGpu();
-  assert.ok(gpu, `WebGPU unavailable in Node: ${reason}`);
-  const made = await WebGpuAttention.create({ gpu });
-  assert.ok(made.attention, `no WebGPU attention: ${made.reason}`);
+  const gpuAttention = await nodeWebGpuAttention();
   const module = await lab('simd');
   const { state } = await pretrainedLab.open.load(module, await folderSources(folder('bf16')), { name: 'bf16' });
   try {
-    const runner = new KernelRunner({ module, requested: 'webgpu', gpuAttention: made.attention, gpuReason: 'ok' });
+    const runner = new KernelRunner({ module, requested: 'webgpu', gpuAttention, gpuReason: 'ok' });
     const ctx = { module, backend: 'webgpu', opened: state, attention: (args) => runner.forward(args) };
     const r = await runModel(ctx, { text: CASES.pair[0], pair: CASES.pair[1] });
     assert.equal(r.choice.backend, 'webgpu');
@@ -105,7 +98,7 @@ test('the lab\'s forward (every layer\'s kernel through the page\'s KernelRunner
     assert.equal(await runModel(ctx, { text: CASES.pair[0], pair: CASES.pair[1] }), r);
   } finally {
     pretrainedLab.open.dispose(state);
-    made.attention.destroy();
+    gpuAttention.destroy();
   }
 });
 

@@ -8,14 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff } from './support.mjs';
+import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention } from './support.mjs';
 import { openMarianCheckpoint } from '../../web/pretrained/marian_checkpoint.js';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { KernelRunner } from '../../web/training/kernel_runner.js';
 import { runTranslation } from '../../web/labs/06_translation_sections.js';
-import { generateShaders } from '../../scripts/gen_shaders.mjs';
-import { nodeGpu } from '../../web/webgpu/node_gpu.mjs';
 
 const ref = fixture('marian_tiny_reference.safetensors');
 const meta = parseSafetensors(readFileSync(path.join(FIXTURES, 'marian_tiny_reference.safetensors'))).metadata;
@@ -92,17 +90,12 @@ const g0Ids = (c) => [c.decoderStartId];
 const kernelOf = (module) => (args) => module.attentionForward({ ...args, backend: 'scalar' });
 
 test('the Translation lab on WebGPU (Dawn on SwiftShader): its attention through the page\'s KernelRunner matches PyTorch to 1e-4; the badge names both', async () => {
-  generateShaders();
-  const { WebGpuAttention } = await import('../../web/webgpu/attention_webgpu.js');
-  const { gpu, reason } = await nodeGpu();
-  assert.ok(gpu, `WebGPU unavailable in Node: ${reason}`);
-  const made = await WebGpuAttention.create({ gpu });
-  assert.ok(made.attention, `no WebGPU attention: ${made.reason}`);
+  const gpuAttention = await nodeWebGpuAttention();
   const module = await lab('simd');
   const opened = await openMarianCheckpoint(module, await folderSources(FOLDER));
   try {
     const c = opened.marian.config;
-    const runner = new KernelRunner({ module, requested: 'webgpu', gpuAttention: made.attention, gpuReason: 'ok' });
+    const runner = new KernelRunner({ module, requested: 'webgpu', gpuAttention, gpuReason: 'ok' });
     const ctx = { module, backend: 'webgpu', opened, attention: (args) => runner.forward(args) };
     const r = await runTranslation(ctx, { text: meta['cat.source_text'], beams: c.numBeams, maxLength: c.maxLength });
     assert.equal(r.choice.backend, 'webgpu');
@@ -121,6 +114,6 @@ test('the Translation lab on WebGPU (Dawn on SwiftShader): its attention through
     assert.deepEqual(cpu.ids, Array.from(ref['cat.greedy.ids'].data));
   } finally {
     opened.marian.delete();
-    made.attention.destroy();
+    gpuAttention.destroy();
   }
 });

@@ -8,13 +8,11 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { BUILDS, lab, fixture, assertClose } from './support.mjs';
+import { BUILDS, lab, fixture, assertClose, nodeWebGpuAttention } from './support.mjs';
 import { KernelRunner } from '../../web/training/kernel_runner.js';
 import { scaledLab } from '../../web/labs/04_scaled.js';
 import { causalMask, parseSentences, tokenLabels, tokenize, MAX_TOKENS } from '../../web/labs/04_scaled_sections.js';
 import { defaultValues } from '../../web/ui/properties.js';
-import { generateShaders } from '../../scripts/gen_shaders.mjs';
-import { nodeGpu } from '../../web/webgpu/node_gpu.mjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 
 const f = fixture('scaled_dot_product.safetensors');
@@ -88,13 +86,7 @@ let gpuAttention = null;
 after(() => gpuAttention?.destroy());
 
 test('scaled vs PyTorch on the WebGPU kernel (Dawn on SwiftShader): the same fixtures, the same tolerance', async () => {
-  generateShaders();
-  const { WebGpuAttention } = await import('../../web/webgpu/attention_webgpu.js');
-  const { gpu, reason } = await nodeGpu();
-  assert.ok(gpu, `WebGPU unavailable in Node: ${reason}`);
-  const made = await WebGpuAttention.create({ gpu });
-  assert.ok(made.attention, `no WebGPU attention: ${made.reason}`);
-  gpuAttention = made.attention;
+  gpuAttention = await nodeWebGpuAttention();
   const m = await lab('simd');
   const runner = new KernelRunner({ module: m, requested: 'webgpu', gpuAttention, gpuReason: 'ok' });
   let backend = null;

@@ -35,3 +35,20 @@ export function randomArray(n, rng, scale = 1) {
   for (let i = 0; i < n; i++) out[i] = scale * rng.normal();
   return out;
 }
+
+/**
+ * The page's WebGPU attention kernel in Node (Dawn through the npm webgpu package; SwiftShader without a
+ * GPU), with the WGSL modules generated first; fails the test, with the reason, where there is none.
+ * Call destroy() on it when done.
+ */
+export async function nodeWebGpuAttention() {
+  const { generateShaders } = await import('../../scripts/gen_shaders.mjs');
+  generateShaders();
+  const { nodeGpu } = await import('../../web/webgpu/node_gpu.mjs');
+  const { WebGpuAttention } = await import('../../web/webgpu/attention_webgpu.js');
+  const { gpu, reason } = await nodeGpu();
+  assert.ok(gpu, `WebGPU unavailable in Node: ${reason}`);
+  const made = await WebGpuAttention.create({ gpu });
+  assert.ok(made.attention, `no WebGPU attention: ${made.reason}`);
+  return made.attention;
+}
