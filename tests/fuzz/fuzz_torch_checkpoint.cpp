@@ -1,9 +1,10 @@
 // libFuzzer target for the pytorch_model.bin reader (core/io/zip_reader.cpp, torch_pickle.cpp,
 // torch_checkpoint.cpp), built with ASan and UBSan by `tests/fuzz/run_cpp_fuzz.sh RUNS torch_checkpoint`.
 // The first byte picks the mode (its value mod 3); the rest is the input:
-//   0  a whole .bin, read twice: as the page streams it (each step handed a heap copy of just the range
-//      it asks for, so ASan sees any read past it; a CRC-32 mismatch of data.pkl is noted and passed
-//      over, or mutations of the pickle would never reach the unpickler), and by
+//   0  a whole .bin, read three times: step by step (each step handed a heap copy of just the range it
+//      asks for, so ASan sees any read past it; a CRC-32 mismatch of data.pkl is noted and passed over,
+//      or mutations of the pickle would never reach the unpickler); by TorchCheckpointReader, as the
+//      page and the CLI read it (each round of wanted ranges handed as one exact heap copy); and by
 //      parse_torch_checkpoint; every tensor of an accepted file is then read into float32
 //   1  a data.pkl alone, for parse_torch_pickle; an accepted pickle's tensors are read from made-up
 //      storage bytes and compared with a plain per-element reference
@@ -14,7 +15,8 @@
 // Beyond "no crash, no UB, no leak, no allocation past -malloc_limit_mb, no hang", the promises: a
 // refusal leaves the output empty and says "pytorch_model.bin: "; an accepted file's storages and
 // tensors lie inside the file, each tensor inside its storage, storages apart; whatever the whole-file
-// parse accepts the streamed one accepts with the same index; strided reads match the reference.
+// parse accepts the streamed steps and the reader accept with the same index; the reader asks only for
+// ranges inside the file and ends; strided reads match the reference.
 // A broken promise aborts, which libFuzzer reports with the input (seeds: tests/fuzz/corpus/torch/,
 // written by tests/fixtures/make_torch_bin_fixtures.py). TORCH_FUZZ_MESSAGES=1 prints, at exit, how many
 // inputs were accepted and a tally of the refusals by kind (numbers and names elided).
@@ -44,7 +46,7 @@ void require(bool ok, const char* what) {
 bool is_message(const std::string& error) { return error.rfind("pytorch_model.bin: ", 0) == 0; }
 
 struct Stats {
-  long files = 0, files_accepted = 0, files_streamed = 0, pickles = 0, pickles_accepted = 0, generated = 0, generated_accepted = 0;
+  long files = 0, files_accepted = 0, files_streamed = 0, files_read = 0, pickles = 0, pickles_accepted = 0, generated = 0, generated_accepted = 0;
   long tensors_read = 0;
   std::map<std::string, long> messages;  // refusals with numbers as N and quoted names as "…"
   bool keep = false;
@@ -52,9 +54,9 @@ struct Stats {
 
 void print_stats() {
   std::fprintf(stderr,
-               "[torch-fuzz] files %ld (accepted %ld whole, %ld streamed: a CRC-32 mismatch passed over), pickles %ld (accepted %ld), "
-               "generated state_dicts %ld (accepted %ld), float tensors read %ld\n",
-               g_stats.files, g_stats.files_accepted, g_stats.files_streamed, g_stats.pickles, g_stats.pickles_accepted, g_stats.generated,
+               "[torch-fuzz] files %ld (accepted %ld whole, %ld streamed: a CRC-32 mismatch passed over, %ld by the reader), pickles %ld "
+               "(accepted %ld), generated state_dicts %ld (accepted %ld), float tensors read %ld\n",
+               g_stats.files, g_stats.files_accepted, g_stats.files_streamed, g_stats.files_read, g_stats.pickles, g_stats.pickles_accepted, g_stats.generated,
                g_stats.generated_accepted, g_stats.tensors_read);
   std::vector<std::pair<long, std::string>> sorted;
   for (const auto& m : g_stats.messages) sorted.push_back({m.second, m.first});
@@ -179,18 +181,80 @@ std::string stream(const std::vector<std::uint8_t>& file, TorchCheckpointIndex& 
   return build_torch_checkpoint_index(directory, archive, pickle, out);
 }
 
+// TorchCheckpointReader, as raw_marian.cpp drives it: each round's wanted ranges, concatenated.
+std::string read_with_reader(const std::vector<std::uint8_t>& file, TorchCheckpointIndex& out) {
+  TorchCheckpointReader reader(file.size());
+  for (int round = 0; !reader.done(); ++round) {
+    require(round < 1 << 20, "the reader ends");
+    require(!reader.wanted().empty(), "a reader that is not done asks for something");
+    std::vector<std::uint8_t> bytes;
+    for (const ByteRange& r : reader.wanted()) {
+      require(r.begin <= r.end && r.end <= file.size(), "every range the reader asks for lies inside the file");
+      bytes.insert(bytes.end(), file.begin() + std::ptrdiff_t(r.begin), file.begin() + std::ptrdiff_t(r.end));
+    }
+    const std::vector<std::uint8_t> exact(bytes);  // its own allocation of exactly these bytes
+    const std::string error = reader.give(exact.data(), exact.size());
+    if (!error.empty()) {
+      require(is_message(error), "a reader's refusal starts with pytorch_model.bin:");
+      require(reader.wanted().empty() && reader.index().tensors.empty() && reader.index().storages.empty(),
+              "a refused reader asks for nothing more and has no index");
+      return error;
+    }
+  }
+  out = reader.index();
+  return {};
+}
+
+// An accepted index's promises: storages inside the file and apart, each tensor inside its storage,
+// its range its span; every tensor read into float32 matches the per-element reference.
+void check_index(const TorchCheckpointIndex& index, const std::vector<std::uint8_t>& file) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (const TorchStorage& s : index.storages) {
+    require(s.begin <= s.end && s.end <= file.size(), "a storage lies inside the file");
+    require(s.numel >= 0 && s.end - s.begin == std::uint64_t(s.numel) * torch_dtype_size(s.dtype), "storage bytes = numel x dtype size");
+    if (s.end > s.begin) ranges.emplace_back(s.begin, s.end);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size(); ++i) require(ranges[i - 1].second <= ranges[i].first, "storages do not overlap");
+  for (const TorchTensor& t : index.tensors) {
+    check_tensor_shape(t, index.storages.size());
+    const TorchStorage& s = index.storages[t.storage];
+    require(s.begin <= t.begin && t.begin <= t.end && t.end <= s.end, "a tensor lies inside its storage");
+    require(t.end - t.begin == std::uint64_t(t.span) * torch_dtype_size(t.dtype), "a tensor's range is its span");
+    read_and_check(t, std::vector<std::uint8_t>(file.begin() + std::ptrdiff_t(t.begin), file.begin() + std::ptrdiff_t(t.end)));
+  }
+}
+
+bool same_index(const TorchCheckpointIndex& a, const TorchCheckpointIndex& b) {
+  if (a.tensors.size() != b.tensors.size() || a.storages.size() != b.storages.size()) return false;
+  for (std::size_t i = 0; i < a.tensors.size(); ++i) {
+    const TorchTensor &x = a.tensors[i], &y = b.tensors[i];
+    if (!(x.name == y.name && x.dtype == y.dtype && x.shape == y.shape && x.stride == y.stride && x.storage_offset == y.storage_offset &&
+          x.begin == y.begin && x.end == y.end))
+      return false;
+  }
+  return true;
+}
+
 void whole_file(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::uint8_t> file(data, data + size);
-  TorchCheckpointIndex whole, streamed;
+  TorchCheckpointIndex whole, streamed, read;
   const std::string whole_error = parse_torch_checkpoint(file.data(), file.size(), whole);
   const std::string stream_error = stream(file, streamed);
+  const std::string reader_error = read_with_reader(file, read);
   ++g_stats.files;
   count_message(whole_error);
   if (whole_error.empty()) ++g_stats.files_accepted;
+  if (reader_error.empty()) ++g_stats.files_read;
   if (!whole_error.empty()) {
     require(is_message(whole_error), "a refusal starts with pytorch_model.bin:");
     require(whole.tensors.empty() && whole.storages.empty(), "a refused file leaves no index");
+  } else {
+    require(reader_error.empty() && same_index(whole, read), "what the whole-file parse accepts, the reader accepts with the same index");
   }
+  // The reader reads less than the whole-file parse (not the other entries' headers, nor the storages'
+  // CRC-32s): what it accepts keeps the same promises.
+  if (reader_error.empty()) check_index(read, file);
   if (!stream_error.empty()) {
     require(is_message(stream_error), "a streamed refusal starts with pytorch_model.bin:");
     require(streamed.tensors.empty() && streamed.storages.empty(), "a refused stream leaves no index");
@@ -198,30 +262,9 @@ void whole_file(const std::uint8_t* data, std::size_t size) {
     return;
   }
   ++g_stats.files_streamed;
-  if (whole_error.empty()) {
-    require(whole.tensors.size() == streamed.tensors.size() && whole.storages.size() == streamed.storages.size(), "the same index");
-    for (std::size_t i = 0; i < whole.tensors.size(); ++i) {
-      const TorchTensor &a = whole.tensors[i], &b = streamed.tensors[i];
-      require(a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && a.stride == b.stride &&
-                  a.storage_offset == b.storage_offset && a.begin == b.begin && a.end == b.end, "the same tensors");
-    }
-  }
+  if (whole_error.empty()) require(same_index(whole, streamed), "the same index");
   // The streamed index (a superset: it passes CRC mismatches over) keeps its promises.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
-  for (const TorchStorage& s : streamed.storages) {
-    require(s.begin <= s.end && s.end <= size, "a storage lies inside the file");
-    require(s.numel >= 0 && s.end - s.begin == std::uint64_t(s.numel) * torch_dtype_size(s.dtype), "storage bytes = numel x dtype size");
-    if (s.end > s.begin) ranges.emplace_back(s.begin, s.end);
-  }
-  std::sort(ranges.begin(), ranges.end());
-  for (std::size_t i = 1; i < ranges.size(); ++i) require(ranges[i - 1].second <= ranges[i].first, "storages do not overlap");
-  for (const TorchTensor& t : streamed.tensors) {
-    check_tensor_shape(t, streamed.storages.size());
-    const TorchStorage& s = streamed.storages[t.storage];
-    require(s.begin <= t.begin && t.begin <= t.end && t.end <= s.end, "a tensor lies inside its storage");
-    require(t.end - t.begin == std::uint64_t(t.span) * torch_dtype_size(t.dtype), "a tensor's range is its span");
-    read_and_check(t, std::vector<std::uint8_t>(file.begin() + std::ptrdiff_t(t.begin), file.begin() + std::ptrdiff_t(t.end)));
-  }
+  check_index(streamed, file);
 }
 
 // ---- mode 1: a pickle alone
