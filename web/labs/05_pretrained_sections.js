@@ -129,7 +129,7 @@ const headView = {
     if (notes.length) figures.push({ kind: 'text', id: 'head-note', status: 'bad', text: `${notes.join('; ')}.` });
     figures.push(
       { kind: 'headview', id: 'head-lines', title: `Head view, ${which}`, tokens: labels, weights: m,
-        caption: `Line darkness = weight (1 = black).${hideNote(v.hideSpecial)}`, picks: { token: 'token' } },
+        caption: `Line opacity = weight (1 = solid).${hideNote(v.hideSpecial)}`, picks: { token: 'token' } },
       { kind: 'heatmap', id: 'head-heatmap', cell: labels.length > 40 ? 10 : 20, recordLabels: true,
         title: `Attention weights, ${which}`, rows: labels.length, cols: labels.length, values: m, range: [0, Math.max(1e-6, max(m))],
         xTitle: 'key (attended to)', yTitle: 'query (attending)', xTicks: labels, yTicks: labels,
