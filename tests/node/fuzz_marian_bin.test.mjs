@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURES, lab } from './support.mjs';
+import { FIXTURES, lab, crc32 } from './support.mjs';
 import { prng } from '../fuzz/js_mutation_fuzz.mjs';
 
 const FOLDER = path.join(FIXTURES, 'marian_tiny');
@@ -61,15 +61,6 @@ function zipLayout(bytes) {
 }
 
 const LAYOUT = zipLayout(SEED_FILE);
-
-function crc32(bytes) {
-  let c = ~0;
-  for (const b of bytes) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
 
 function setField(bytes, at, width, value) {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, mkdtempSync, copyFileSync, writeFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff } from './support.mjs';
+import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, crc32 } from './support.mjs';
 import { openMarianCheckpoint, pickMarianFiles } from '../../web/pretrained/marian_checkpoint.js';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
@@ -179,14 +179,6 @@ function zipEntry(bytes, name) {
   throw new Error(`no entry ${name}`);
 }
 
-function crc32(bytes) {
-  let c = ~0;
-  for (const b of bytes) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
 const hex = (x) => `0x${x.toString(16).padStart(8, '0')}`;
 
 for (const build of BUILDS) {

@@ -52,3 +52,14 @@ export async function nodeWebGpuAttention() {
   assert.ok(made.attention, `no WebGPU attention: ${made.reason}`);
   return made.attention;
 }
+
+/** CRC-32 (ISO-HDLC, zlib's crc32()) of bytes: the tests repair or check a ZIP entry's checksum with it
+ *  (Node 18, which a fresh Debian has, lacks zlib.crc32). */
+export function crc32(bytes) {
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
