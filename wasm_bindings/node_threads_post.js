@@ -6,3 +6,9 @@ Module['unrefThreads'] = function () {
     if (worker.unref) worker.unref();
   });
 };
+
+// Ends the pthread workers (each one's Node worker thread), for a command that is done: the process
+// then ends on its own once its output has drained, rather than by process.exit().
+Module['endThreads'] = function () {
+  PThread.terminateAllThreads();
+};

@@ -41,5 +41,7 @@ async function loadThreadsBuild(note) {
   const lab = wrapModule(mod, { build: 'simd-threads' });
   lab.simd128Supported = true;
   lab.buildNote = note;
+  /** Ends the module's worker threads (the module cannot run a threaded step after this). */
+  lab.endThreads = () => mod.endThreads();
   return lab;
 }

@@ -85,7 +85,7 @@ test('bad files and flags: one line naming the file, row and column; exit 2', ()
     [['--q', good.q, '--k', good.k, '--v', good.v, '--mask', file('m2.json', [[1, 2, 0], [1, 1, 1]])], /'m2\.json': row 0, column 1 must be 0 or 1, got 2$/],
     [['--q', path.join(dir, 'missing.json'), '--k', good.k, '--v', good.v], /^attnlab: --q '.*missing\.json': no such file$/],
     [['--q', good.q, '--k', good.k], /^attnlab: --v FILE is required$/],
-    [['--q', good.q, '--k', good.k, '--v', good.v, '--scale', '-1'], /^attnlab: --scale must be a positive number, got '-1'$/],
+    [['--q', good.q, '--k', good.k, '--v', good.v, '--scale', '-1'], /^attnlab: --scale must be a number in \(0, 1000000\], got '-1'$/],
   ];
   for (const [args, message] of cases) {
     const r = run(...args);

@@ -2,96 +2,102 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { LABS } from '../labs/registry.js';
+import { cut, flagLine, flagOf, flagsFrom, parseFlags, shown, specOf, UsageError, wrap } from './flags.mjs';
+
+export { cut, flagOf, shown, UsageError, wrap };
 
 // The labs that train (a lab without a trainer, such as Scaled dot-product, has no `train` run).
 const TRAINABLE = LABS.filter((lab) => lab.trainer);
 
-export class UsageError extends Error {}
-
-/**
- * A user's value as a message shows it: on one line (control characters escaped), at most about 40
- * characters; a path keeps its end (the file name), anything else its start.
- */
-export function cut(value, { tail = false } = {}) {
-  const text = String(value).replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  const MAX = 40;
-  if (text.length <= MAX) return text;
-  return tail ? `…${text.slice(text.length - MAX + 1)}` : `${text.slice(0, MAX - 1)}…`;
-}
-
-/** The same, quoted. */
-export const shown = (value, options) => `'${cut(value, options)}'`;
-
 // ---- flags: the generic ones here, each lab's from its property table (web/labs/*.js) ----
-
-const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-/** A property's flag: --name in kebab case; a switch that is on by default is turned off by --no-name. */
-export const flagOf = (prop) => (prop.type === 'bool' && prop.default === true ? `--no-${kebab(prop.name)}` : `--${kebab(prop.name)}`);
 
 /** The properties a lab takes on the command line (not the page's own: speed, colours, sections' views). */
 export const cliProperties = (lab) => lab.properties.filter((p) => !p.page);
 
-const GENERIC = {
-  '--lab': { key: 'labId', type: 'choice', choices: TRAINABLE.map((l) => l.id), help: `which lab (default ${LABS[0].id})` },
-  '--build': { key: 'build', type: 'choice', choices: ['auto', 'simd-threads', 'simd', 'scalar'],
-    help: 'which WASM module to load (default auto: simd-threads, the Node build that runs a step\'s two shards on two cores)' },
-  '--every': { key: 'every', type: 'int', min: 1, max: 100000, help: 'progress every N steps (default 25)', meta: 'N' },
-  '--json': { key: 'json', type: 'bool', help: 'JSON lines instead of text' },
-  '--save': { key: 'save', type: 'string', help: 'save the trained weights as safetensors (PyTorch\'s state_dict names)', meta: 'FILE' },
-  '--load': { key: 'load', type: 'string', meta: 'FILE',
-    help: 'start from saved weights (the lab\'s or the course notebook\'s, see docs/weights.md); a file whose metadata names another lab, task or head count is refused, not followed' },
-};
+// `attnlab train`'s own options, declared as properties (web/cli/flags.mjs makes their flags).
+const GENERIC_OPTIONS = [
+  { name: 'lab', type: 'choice', default: LABS[0].id, choices: TRAINABLE.map((l) => ({ value: l.id })), help: 'Which lab.' },
+  { name: 'build', type: 'choice', default: 'auto', choices: ['auto', 'simd-threads', 'simd', 'scalar'].map((value) => ({ value })),
+    help: 'Which WASM module to load (auto: simd-threads, the Node build that runs a step\'s two shards on two cores).' },
+  { name: 'every', type: 'int', default: 25, min: 1, max: 100000, help: 'Progress every N steps.' },
+  { name: 'json', type: 'bool', default: false, help: 'JSON lines instead of text (docs/cli.md has their fields).' },
+  { name: 'save', type: 'path', help: 'Save the trained weights as safetensors (PyTorch\'s state_dict names).' },
+  { name: 'load', type: 'path',
+    help: 'Start from saved weights (the lab\'s or the course notebook\'s, see docs/weights.md); a file whose metadata names another lab, task or head count is refused, not followed.' },
+];
+const GENERIC = flagsFrom(GENERIC_OPTIONS);
 // Only for labs whose key figure is a heatmap (lab.cli.heatmapFigure).
-const FIGURE_FLAGS = {
-  '--png': { key: 'png', type: 'string', meta: 'FILE',
-    help: 'write the head-mean attention heatmap of the fixed sample as PNG (2x, as the page exports it; drawn in headless Chromium, else the bare cells and colour bar)' },
-  '--svg': { key: 'svg', type: 'string', meta: 'FILE', help: 'the same figure as SVG (needs Chromium)' },
-};
+const FIGURE_FLAGS = flagsFrom([
+  { name: 'png', type: 'path', help: 'Write the head-mean attention heatmap of the fixed sample as PNG (2x, as the page exports it; drawn in headless Chromium, else the bare cells and colour bar).' },
+  { name: 'svg', type: 'path', help: 'The same figure as SVG (needs Chromium).' },
+]);
 
 /** flag -> spec for one lab: its properties' flags, then the generic ones. */
 export function flagsOf(lab) {
-  const flags = {};
-  for (const prop of cliProperties(lab)) {
-    const spec = { key: prop.name, prop, help: prop.help };
-    if (prop.type === 'bool') Object.assign(spec, { type: 'bool', value: prop.default !== true });
-    else if (prop.type === 'choice') Object.assign(spec, { type: 'choice', choices: prop.choices.map((c) => String(c.value)) });
-    else Object.assign(spec, { type: prop.type === 'int' ? 'int' : 'number', min: prop.min, max: prop.max, minExclusive: !!prop.minExclusive, meta: prop.type === 'int' ? 'N' : 'X' });
-    flags[flagOf(prop)] = spec;
-  }
+  const flags = flagsFrom(cliProperties(lab));
   Object.assign(flags, GENERIC);
   if (lab.cli?.heatmapFigure) Object.assign(flags, FIGURE_FLAGS);
   return flags;
 }
 
-export const wrap = (text, width, indent) => {
-  const words = text.split(/\s+/);
-  const lines = [];
-  let line = '';
-  for (const w of words) {
-    if (line && line.length + 1 + w.length > width) {
-      lines.push(line);
-      line = w;
-    } else line = line ? `${line} ${w}` : w;
-  }
-  if (line) lines.push(line);
-  return lines.join(`\n${' '.repeat(indent)}`);
-};
+// ---- the labs' own commands (a lab's `command` block: pretrained, translate, attention) ----
 
-function flagLine(flag, spec, prop) {
-  const meta = spec.type === 'bool' ? '' : spec.type === 'choice' ? ` ${spec.choices.join('|')}` : ` ${spec.meta ?? 'X'}`;
-  const left = `  ${flag}${meta}`;
-  const def = prop && prop.type !== 'bool' ? ` (default ${prop.defaultText ?? prop.default})` : '';
-  const text = `${spec.help ?? ''}${def}`;
-  return `${left.length < 24 ? left.padEnd(24) : `${left}\n${' '.repeat(24)}`}${wrap(text, 76, 24)}`;
+/** A lab command's properties: the lab's settings it names (the page's own), then its own options. */
+export function commandProperties(lab) {
+  const { properties = [], options = [] } = lab.command;
+  const own = properties.map((name) => {
+    const prop = lab.properties.find((p) => p.name === name);
+    if (!prop) throw new Error(`lab ${lab.id}: its command names a property '${name}' it does not have`);
+    return prop;
+  });
+  return [...own, ...options];
+}
+
+/** The command's one-line synopsis: its required flags, then the others in brackets. */
+export function synopsisOf(lab) {
+  const props = commandProperties(lab);
+  const words = [...props.filter((p) => p.required), ...props.filter((p) => !p.required)].map((prop) => {
+    const spec = specOf(prop);
+    const word = spec.type === 'bool' ? flagOf(prop) : `${flagOf(prop)} ${spec.type === 'choice' ? spec.choices.join('|') : spec.meta}`;
+    return prop.required ? word : `[${word}]`;
+  });
+  return wrap(`attnlab ${lab.command.name} ${words.join(' ')}`, 100, 8 + lab.command.name.length);
+}
+
+/** `attnlab NAME --help`: the synopsis, what the command does, and every flag with its range and default. */
+export function commandUsage(lab) {
+  const lines = [`usage: ${synopsisOf(lab)}`, '', wrap(`${lab.title} lab: ${lab.command.about}`, 100, 0), ''];
+  const own = new Set(lab.command.properties ?? []);
+  const props = commandProperties(lab);
+  lines.push(`the lab's settings (as on the page, web/labs/):`);
+  for (const prop of props.filter((p) => own.has(p.name))) lines.push(flagLine(flagOf(prop), specOf(prop)));
+  lines.push('', 'the command\'s own:');
+  for (const prop of props.filter((p) => !own.has(p.name))) lines.push(flagLine(flagOf(prop), specOf(prop)));
+  lines.push(flagLine('-h, --help', { type: 'bool', help: 'This text.' }));
+  lines.push('', 'Exit codes: 0 done, 2 bad flags or input (one line on stderr says which), 1 anything else (docs/cli.md).');
+  return lines.join('\n');
+}
+
+/** argv after the command's name -> {values: the flags over the defaults, given}; throws UsageError. */
+export function parseCommandArgs(lab, argv) {
+  const props = commandProperties(lab);
+  const flags = flagsFrom(props);
+  const { values, given } = parseFlags(argv, flags, {
+    defaults: Object.fromEntries(props.map((p) => [p.name, p.default])),
+    unknown: (name) => `unknown flag ${shown(name)} for attnlab ${lab.command.name} (it takes ${Object.keys(flags).join(' ')})`,
+  });
+  for (const prop of props) {
+    if (prop.required && !given.has(prop.name)) throw new UsageError(`${flagOf(prop)} ${specOf(prop).meta} is required`);
+  }
+  return { values, given };
 }
 
 /** The help text, from the registry: one section per lab, with its flags. */
 function usage() {
-  const commands = LABS.filter((lab) => lab.command).map((lab) => lab.command);
+  const commands = LABS.filter((lab) => lab.command);
   const lines = ['usage: attnlab train [--lab LAB] [options]', '       attnlab labs',
-    ...commands.map((c) => `       ${c.synopsis}`), '',
-    ...commands.map((c) => `${wrap(`attnlab ${c.name}: ${c.about} (attnlab ${c.name} --help)`, 100, 0)}`), '',
+    ...commands.map((lab) => `       attnlab ${lab.command.name} ...`), '',
+    ...commands.map((lab) => `${wrap(`attnlab ${lab.command.name}: ${lab.command.about} (attnlab ${lab.command.name} --help)`, 100, 0)}`), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
   for (const lab of TRAINABLE) {
@@ -100,15 +106,16 @@ function usage() {
     lines.push(`  ${wrap(lab.summary, 96, 2)}`);
     const required = lab.cli?.required ?? [];
     if (required.length) lines.push(`  required: ${required.map((n) => flagOf(lab.properties.find((p) => p.name === n))).join(' ')}`);
-    for (const prop of cliProperties(lab)) lines.push(flagLine(flagOf(prop), flagsOf(lab)[flagOf(prop)], prop));
+    for (const prop of cliProperties(lab)) lines.push(flagLine(flagOf(prop), specOf(prop)));
     if (lab.cli?.heatmapFigure) for (const [flag, spec] of Object.entries(FIGURE_FLAGS)) lines.push(flagLine(flag, spec));
     lines.push('');
   }
   lines.push('every lab:');
   for (const [flag, spec] of Object.entries(GENERIC)) lines.push(flagLine(flag, spec));
   lines.push('  (--png, --svg and --save are checked before training: the folder must exist)');
-  lines.push(flagLine('-h, --help', { type: 'bool', help: 'this text' }));
-  lines.push(flagLine('--version', { type: 'bool', help: 'the module version' }));
+  lines.push(flagLine('-h, --help', { type: 'bool', help: 'This text.' }));
+  lines.push(flagLine('--version', { type: 'bool', help: 'The module version.' }));
+  lines.push('', 'Exit codes: 0 done, 2 bad flags, settings or files (one line on stderr says which), 1 anything else.');
   return lines.join('\n');
 }
 
@@ -117,21 +124,6 @@ export const USAGE = usage();
 /** What a checkpoint command prints: its record as JSON (--json) or its text lines, then each figure it wrote. */
 export function reportLines({ record, lines, figures }, json) {
   return json ? [JSON.stringify(record), ...figures.map((f) => JSON.stringify({ figure: f }))] : [...lines, ...figures];
-}
-
-// Written the way a person writes a number, so '0x10', '1e3' steps, '+5', ' 5', '5.0', 'Infinity' and
-// 'NaN' are refused rather than read by Number() as something the user may not have meant.
-const INTEGER = /^-?[0-9]+$/;
-const DECIMAL = /^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$/;
-
-function parseNumber(name, spec, raw) {
-  const int = spec.type === 'int';
-  const value = (int ? INTEGER : DECIMAL).test(raw) ? Number(raw) : NaN;
-  const above = spec.minExclusive ? value > spec.min : value >= spec.min;
-  if (Number.isFinite(value) && above && value <= spec.max) return value;
-  const form = Number.isNaN(value) ? (int ? ' (plain decimal digits)' : ' (plain decimal, e.g. 0.003 or 3e-3)') : '';
-  const range = `${spec.minExclusive ? '(' : '['}${spec.min}, ${spec.max}]`;
-  throw new UsageError(`${name} must be ${int ? 'an integer' : 'a number'} in ${range}, got ${shown(raw)}${form}`);
 }
 
 /**
@@ -153,34 +145,21 @@ export function parseArgs(argv) {
   if (labId === undefined || labId.startsWith('--')) throw new UsageError('--lab needs a value');
   const lab = TRAINABLE.find((l) => l.id === labId);
   const viewer = LABS.find((l) => l.id === labId && !l.trainer);
-  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${viewer.command ? `; its headless side is \`${viewer.command.synopsis}\`` : ''}`);
+  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${viewer.command ? `; its headless side is \`attnlab ${viewer.command.name}\` (attnlab ${viewer.command.name} --help)` : ''}`);
   if (!lab) throw new UsageError(`--lab must be one of ${TRAINABLE.map((l) => l.id).join(', ')}, got ${shown(labId)}`);
   const flags = flagsOf(lab);
-  const out = { lab, build: 'auto', every: 25, json: false, values: defaultsOf(lab), given: new Set() };
-  for (let i = 0; i < rest.length; i++) {
-    const [name, inline] = rest[i].split(/=(.*)/s, 2);
-    const spec = flags[name];
-    if (!spec) {
-      const elsewhere = TRAINABLE.some((other) => other !== lab && flagsOf(other)[name]);
-      throw new UsageError(elsewhere ? `${name} does not apply to --lab ${lab.id} (it takes ${Object.keys(flags).join(' ')})` : `unknown flag ${shown(name)}`);
-    }
-    let value;
-    if (spec.type === 'bool') value = spec.value ?? true;
-    else {
-      const raw = inline ?? rest[++i];
-      if (raw === undefined || raw.startsWith('--')) throw new UsageError(`${name} needs a value`);
-      if (spec.type === 'choice') {
-        if (!spec.choices.includes(raw)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, got ${shown(raw)}`);
-        value = raw;
-      } else if (spec.type === 'string') {
-        if (raw === '') throw new UsageError(`${name} needs a file name, got an empty one`);
-        value = raw;
-      } else value = parseNumber(name, spec, raw);
-    }
-    if (spec.prop) {
-      out.values[spec.key] = value;
-      out.given.add(spec.key);
-    } else out[spec.key] = value;
+  const unknown = (name) => {
+    const elsewhere = TRAINABLE.some((other) => other !== lab && flagsOf(other)[name]);
+    return elsewhere ? `${name} does not apply to --lab ${lab.id} (it takes ${Object.keys(flags).join(' ')})` : `unknown flag ${shown(name)}`;
+  };
+  const { values, given } = parseFlags(rest, flags, { defaults: defaultsOf(lab), unknown });
+  const out = { lab, build: values.build ?? 'auto', every: values.every ?? 25, json: !!values.json, values: defaultsOf(lab), given: new Set() };
+  for (const option of GENERIC_OPTIONS.concat(Object.values(FIGURE_FLAGS).map((spec) => spec.prop))) {
+    if (option.name !== 'lab' && given.has(option.name)) out[option.name] = values[option.name];
+  }
+  for (const prop of cliProperties(lab)) {
+    out.values[prop.name] = values[prop.name];
+    if (given.has(prop.name)) out.given.add(prop.name);
   }
   for (const name of lab.cli?.required ?? []) {
     if (!out.given.has(name)) throw new UsageError(`${flagOf(lab.properties.find((p) => p.name === name))} is required`);

@@ -1,13 +1,15 @@
 // `attnlab attention`: scaled dot-product attention on the user's own matrices, for autograding (a
 // course checks a student's implementation against the lab's kernel). Each file is a JSON array of
 // rows: q [T][D], k [S][D], v [S][Dv]; a mask file [T][S] of 0 (blocked) and 1 (allowed), or
-// `causal`. Prints {"weights": [T][S], "output": [T][Dv]}; the scale defaults to 1/sqrt(D).
+// `causal`. Prints {"weights": [T][S], "output": [T][Dv], "backend": {backend, label, reason}}; the
+// scale defaults to 1/sqrt(D). Its flags are declared in web/labs/04_scaled.js (`command`), the
+// backend as the page's setting, and read by args.mjs.
 //
 // The kernel takes one width for q, k and v; when Dv != D the narrower side is zero-padded, which
 // changes no dot product and no weighted sum, and the padding is dropped from the output.
 import { readFile } from 'node:fs/promises';
-import { shown, UsageError, wrap } from './args.mjs';
-import { scaledLab } from '../labs/04_scaled.js';
+import { shown } from './flags.mjs';
+import { commandKernel } from './kernel.mjs';
 
 const MAX_CELLS = 4_000_000; // 16 MB of floats per matrix: far beyond a hand-made example
 
@@ -45,8 +47,11 @@ const padColumns = (m, width) => {
   return out;
 };
 
-/** -> {weights: [T][S], output: [T][Dv]} (plain arrays); throws InputError on a shape mismatch. */
-export function attentionOnFiles({ module, q, k, v, mask, scale, names, backend = 'simd128' }) {
+/**
+ * -> {weights: [T][S], output: [T][Dv], backend: the kernel's choice} (plain arrays); throws InputError
+ * on a shape mismatch. kernel: a KernelRunner (kernel.mjs), or a module and a CPU backend.
+ */
+export async function attentionOnFiles({ module, kernel, q, k, v, mask, scale, names, backend = 'simd128' }) {
   if (k.cols !== q.cols) throw new InputError(`${names.k}: keys have ${k.cols} columns, the queries (${names.q}) ${q.cols}: they must match (D)`);
   if (v.rows !== k.rows) throw new InputError(`${names.v}: values have ${v.rows} rows, the keys (${names.k}) ${k.rows}: they must match (S)`);
   const T = q.rows, S = k.rows, D = q.cols, Dv = v.cols, W = Math.max(D, Dv);
@@ -63,36 +68,12 @@ export function attentionOnFiles({ module, q, k, v, mask, scale, names, backend 
       additive[i] = x === 1 ? 0 : -Infinity;
     });
   }
-  const { weights, out } = module.attentionForward({
-    B: 1, H: 1, T, S, D: W, q: padColumns(q, W), k: padColumns(k, W), v: padColumns(v, W),
-    ...(additive ? { mask: additive } : {}), scale: scale ?? 1 / Math.sqrt(D), backend,
-  });
+  const args = { B: 1, H: 1, T, S, D: W, q: padColumns(q, W), k: padColumns(k, W), v: padColumns(v, W),
+    ...(additive ? { mask: additive } : {}), scale: scale ?? 1 / Math.sqrt(D) };
+  const { weights, out, choice } = kernel ? await kernel.forward(args)
+    : { ...module.attentionForward({ ...args, backend }), choice: { backend, reason: 'asked for' } };
   const rowsOf = (data, n, width, keep) => Array.from({ length: n }, (_, r) => Array.from(data.subarray(r * width, r * width + keep)));
-  return { weights: rowsOf(weights, T, S, S), output: rowsOf(out, T, W, Dv) };
-}
-
-/** The flags of `attnlab attention` -> {q, k, v, mask, scale, backend}; throws UsageError. */
-export function parseAttentionArgs(rest) {
-  const out = {};
-  const files = { '--q': 'q', '--k': 'k', '--v': 'v', '--mask': 'mask' };
-  for (let i = 0; i < rest.length; i++) {
-    const [name, inline] = rest[i].split(/=(.*)/s, 2);
-    const raw = inline ?? rest[i + 1];
-    if (name === '--json') continue; // the output is JSON anyway
-    if (!(name in files) && name !== '--scale' && name !== '--backend') throw new UsageError(`unknown flag ${shown(name)} for attnlab attention`);
-    if (raw === undefined || raw.startsWith('--')) throw new UsageError(`${name} needs a value`);
-    if (inline === undefined) i++;
-    if (name === '--scale') {
-      const x = /^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
-      if (!(x > 0) || !Number.isFinite(x)) throw new UsageError(`--scale must be a positive number, got ${shown(raw)}`);
-      out.scale = x;
-    } else if (name === '--backend') {
-      if (!['simd', 'scalar'].includes(raw)) throw new UsageError(`--backend must be simd or scalar, got ${shown(raw)}`);
-      out.backend = raw === 'simd' ? 'simd128' : 'scalar';
-    } else out[files[name]] = raw;
-  }
-  for (const f of ['q', 'k', 'v']) if (!out[f]) throw new UsageError(`--${f} FILE is required`);
-  return out;
+  return { weights: rowsOf(weights, T, S, S), output: rowsOf(out, T, W, Dv), backend: choice };
 }
 
 /** Reads the files and runs: -> {weights, output}. Files are named as the user typed them. */
@@ -110,13 +91,12 @@ export async function runAttention(args, module) {
   const k = await matrix('k', 'the keys [S][D]');
   const v = await matrix('v', 'the values [S][Dv]');
   const mask = args.mask === undefined ? null : args.mask === 'causal' ? 'causal' : await matrix('mask', 'the mask [T][S]');
-  return attentionOnFiles({ module, q, k, v, mask, scale: args.scale, names, backend: args.backend });
+  const kernel = await commandKernel(module, args.backend);
+  return attentionOnFiles({ module, kernel, q, k, v, mask, scale: args.scale, names });
 }
 
 /** The lab's command (web/labs/04_scaled.js: `command`), as web/cli/attnlab.mjs runs it. */
 export const command = {
-  usage: `usage: ${scaledLab.command.synopsis}\n\n${wrap(scaledLab.command.about, 100, 0)}`,
-  parse: parseAttentionArgs,
   output: async (args, module) => [JSON.stringify(await runAttention(args, module))],
   InputError,
 };

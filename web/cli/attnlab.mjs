@@ -4,16 +4,19 @@
 // flags come from the lab's property table, its texts from the lab's `cli` block. Exit codes: 0 ok,
 // 2 bad usage or settings, 1 failure. Every error is one line on stderr (the stack too only with
 // ATTNLAB_DEBUG=1), and every file flag is checked before training, so a run never fails at its end
-// on a path it could have refused at the start.
+// on a path it could have refused at the start. Everything printed goes through one Output
+// (output.mjs): the command ends only once stdout and stderr have drained, its worker threads ended,
+// never by process.exit() with output still held; a reader that leaves early ends it quietly.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkFiles, cut, FileError, parseArgs, shown, USAGE, UsageError } from './args.mjs';
+import { checkFiles, commandUsage, cut, FileError, parseArgs, parseCommandArgs, shown, USAGE, UsageError } from './args.mjs';
+import { Output, OutputClosed } from './output.mjs';
 import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
 import { LABS } from '../labs/registry.js';
 import { TrainingSession } from '../training/session.js';
 import { AssetCache } from '../training/assets.js';
-import { WebGpuProbe } from '../webgpu/probe.js';
+import { probeGpu } from './kernel.mjs';
 import { parseSafetensors, loadStateDict, saveStateDict } from '../io/state_dict.js';
 
 /**
@@ -38,73 +41,78 @@ const readAsset = (file) => readFile(path.join(REPO_ROOT, 'public', file)).catch
   throw new Error(error.code === 'ENOENT' ? `${path.join('public', file)} is missing: run bash scripts/build.sh` : error.message);
 });
 
+const output = new Output();
+// The loaded module, so that its worker threads can be ended with the command.
+let loaded = null;
+const load = async (build) => {
+  loaded = await loadAttnLabNode({ build });
+  return loaded;
+};
+
 /**
- * A lab's own command (a lab file's `command`: {name, module, synopsis, about}; the module, relative to
- * web/labs/, exports `command` = {usage, parse(argv) -> options, output(options, module) -> lines,
- * InputError}): --help prints its usage; a bad flag exits 2 with the usage, a bad input 2 with its
- * message alone.
+ * A lab's own command (a lab file's `command`: {name, module, about, properties, options}; the module,
+ * relative to web/labs/, exports `command` = {output(values, module) -> lines, InputError}): its flags,
+ * their checks and its --help come from the declaration (args.mjs); a bad flag exits 2 with the
+ * usage, a bad input 2 with its message alone.
  */
-async function runLabCommand(declared, rest) {
-  const { command } = await import(new URL(declared.module, new URL('../labs/registry.js', import.meta.url)).href);
+async function runLabCommand(lab, rest) {
   if (rest.includes('-h') || rest.includes('--help')) {
-    process.stdout.write(`${command.usage}\n`);
+    await output.out(`${commandUsage(lab)}\n`);
     return 0;
   }
-  let options;
+  let values;
   try {
-    options = command.parse(rest);
+    ({ values } = parseCommandArgs(lab, rest));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`attnlab: ${error.message}\n\n${command.usage}\n`);
+    await output.err(`attnlab: ${error.message}\n\n${commandUsage(lab)}\n`);
     return 2;
   }
-  const module = await loadAttnLabNode({ build: 'auto' });
+  const { command } = await import(new URL(lab.command.module, new URL('../labs/registry.js', import.meta.url)).href);
+  const module = await load('auto');
+  let lines;
   try {
-    process.stdout.write(`${(await command.output(options, module)).join('\n')}\n`);
-    return 0;
+    lines = await command.output(values, module);
   } catch (error) {
     if (!(error instanceof command.InputError) && !(error instanceof UsageError)) throw error;
-    process.stderr.write(`attnlab: ${error.message}\n`);
+    await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }
+  for (const line of lines) await output.out(`${line}\n`);
+  return 0;
 }
 
 async function main(argv) {
-  const declared = LABS.find((lab) => lab.command?.name === argv[0])?.command;
-  if (declared) return runLabCommand(declared, argv.slice(1));
+  const commandLab = LABS.find((lab) => lab.command?.name === argv[0]);
+  if (commandLab) return runLabCommand(commandLab, argv.slice(1));
   let args;
   try {
     args = parseArgs(argv);
     if (!args.help && !args.labs && !args.version) checkFiles(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${USAGE}\n`);
+    await output.err(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${USAGE}\n`);
     return 2;
   }
   if (args.help) {
-    process.stdout.write(`${USAGE}\n`);
+    await output.out(`${USAGE}\n`);
     return 0;
   }
   if (args.labs) {
     for (const lab of LABS) {
-      const how = lab.trainer ? '' : ` [no training: ${lab.command?.synopsis ?? 'on the page only'}]`;
-      process.stdout.write(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}${how}\n`);
+      const how = lab.trainer ? '' : ` [no training: ${lab.command ? `attnlab ${lab.command.name} --help` : 'on the page only'}]`;
+      await output.out(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}${how}\n`);
     }
     return 0;
   }
-  const module = await loadAttnLabNode({ build: args.build ?? 'auto' });
+  const module = await load(args.build ?? 'auto');
   if (args.version) {
-    process.stdout.write(`${module.version}\n`);
+    await output.out(`${module.version}\n`);
     return 0;
   }
   const { lab, values } = args;
-  const say = (record, text) => process.stdout.write(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
-  let gpu = { attention: null, reason: 'not requested' };
-  if (args.backend === 'auto' || args.backend === 'webgpu') {
-    const { nodeGpu } = await import('../webgpu/node_gpu.mjs');
-    const { gpu: nodeGpuObject, reason } = await nodeGpu();
-    gpu = nodeGpuObject ? await WebGpuProbe.probe(nodeGpuObject) : { attention: null, reason };
-  }
+  const say = (record, text) => output.out(args.json ? `${JSON.stringify(record)}\n` : `${text}\n`);
+  const gpu = await probeGpu(args.backend);
   let session;
   try {
     const assets = await new AssetCache(module, readAsset).forLab(lab);
@@ -114,7 +122,7 @@ async function main(argv) {
     });
   } catch (error) {
     if (error.name !== 'AttnLabError') throw error;
-    process.stderr.write(`attnlab: ${error.message}\n`);
+    await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }
   if (args.load) {
@@ -123,21 +131,21 @@ async function main(argv) {
       const { tensors, metadata } = parseSafetensors(await readFile(args.load));
       const refusal = weightsRefusal(metadata, lab, { ...values, ...session.config });
       if (refusal) {
-        process.stderr.write(`attnlab: ${file} holds ${refusal}\n`);
+        await output.err(`attnlab: ${file} holds ${refusal}\n`);
         session.dispose();
         return 2;
       }
       loadStateDict(session.trainer, tensors);
     } catch (error) {
       // The state_dict's list of problems, on one line.
-      process.stderr.write(`attnlab: cannot load ${file}: ${error.message.replace(/:\n- /, ': ').replace(/\n- /g, '; ').replace(/\s*\n\s*/g, ' ')}\n`);
+      await output.err(`attnlab: cannot load ${file}: ${error.message.replace(/:\n- /, ': ').replace(/\n- /g, '; ').replace(/\s*\n\s*/g, ' ')}\n`);
       session.dispose();
       return 2;
     }
   }
   const steps = args.steps ?? session.defaultSteps;
   const c = session.config;
-  say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed, backend: session.backend, reason: session.reason,
+  await say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed, backend: session.backend, reason: session.reason,
     build: module.build, version: module.version },
   `Attention Lab ${module.version}: ${lab.cli.startText(c, steps, args.seed)}; backend ${session.backendLabel} (${session.reason})`);
 
@@ -147,16 +155,16 @@ async function main(argv) {
     const { losses, accuracies } = await session.runSteps(n);
     const m = { step: session.step, loss: losses[losses.length - 1], accuracy: accuracies[accuracies.length - 1] };
     const { record, text } = lab.cli.progress(m, session.trainer);
-    say({ type: 'progress', ...record }, text);
+    await say({ type: 'progress', ...record }, text);
   }
   const seconds = (performance.now() - t0) / 1000;
   const fallback = session.fallback;
   // A forced backend that did not run is never silent, in text or JSON mode: one line on stderr.
-  if (fallback) process.stderr.write(`attnlab: warning: --backend ${args.backend} fell back at step ${fallback.fellBackAt}: ${fallback.reason}\n`);
+  if (fallback) await output.err(`attnlab: warning: --backend ${args.backend} fell back at step ${fallback.fellBackAt}: ${fallback.reason}\n`);
   const evaluation = session.evaluate();
   const snapshot = session.takeSnapshot();
   const { record, lines } = lab.cli.final({ config: c, values, evaluation, snapshot, sample: session.fixedSample(), trainer: session.trainer });
-  say({
+  await say({
     type: 'final', lab: lab.id, ...record.head, steps: session.step, seed: args.seed,
     backend: session.backend, reason: session.reason, build: module.build, stepsPerSecond: session.step / seconds,
     ...(fallback ? { requestedBackend: fallback.requested, fellBackAt: fallback.fellBackAt } : {}),
@@ -165,27 +173,41 @@ async function main(argv) {
   if (args.png || args.svg) {
     try {
       const figureLines = await writeFigures({ lab: lab.id, config: c, sample: session.fixedSample(), inspection: snapshot, step: session.step, png: args.png, svg: args.svg });
-      for (const line of figureLines) (line.startsWith('warning') ? process.stderr : process.stdout).write(args.json && !line.startsWith('warning') ? '' : `${line}\n`);
+      for (const line of figureLines) {
+        if (line.startsWith('warning')) await output.err(`${line}\n`);
+        else if (!args.json) await output.out(`${line}\n`);
+      }
     } catch (error) {
-      process.stderr.write(`attnlab: ${error.message}\n`);
+      await output.err(`attnlab: ${error.message}\n`);
       return 1;
     }
   }
   if (args.save) {
     await writeFile(args.save, saveStateDict(session.trainer, lab.weights.metadata(c, session.step)));
-    if (!args.json) say(null, `saved the weights to ${args.save}`);
+    if (!args.json) await say(null, `saved the weights to ${args.save}`);
   }
   session.dispose();
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    // Not the user's doing (or not foreseen): one line, exit 1; ATTNLAB_DEBUG=1 adds the stack.
-    const message = String(error?.message ?? error).replace(/\s*\n\s*/g, ' ');
-    process.stderr.write(`attnlab: ${message}\n`);
-    if (process.env.ATTNLAB_DEBUG === '1' && error?.stack) process.stderr.write(`${error.stack}\n`);
-    process.exit(1);
-  },
-);
+/**
+ * The end of every command: wait until stdout and stderr have drained, end the module's worker
+ * threads, and let the process end with its code. A reader that left early is not an error.
+ */
+async function finish(code) {
+  await output.drain();
+  loaded?.endThreads?.();
+  process.exitCode = code;
+  // Dawn (the npm 'webgpu' package, probed for --backend auto or webgpu) keeps a handle open after its
+  // last use; everything has been written by now, so nothing is lost if it has to be ended.
+  setTimeout(() => process.exit(code), 1000).unref();
+}
+
+main(process.argv.slice(2)).then(finish, async (error) => {
+  if (error instanceof OutputClosed || output.closed) return finish(0);
+  // Not the user's doing (or not foreseen): one line, exit 1; ATTNLAB_DEBUG=1 adds the stack.
+  const message = String(error?.message ?? error).replace(/\s*\n\s*/g, ' ');
+  await output.err(`attnlab: ${message}\n`).catch(() => {});
+  if (process.env.ATTNLAB_DEBUG === '1' && error?.stack) await output.err(`${error.stack}\n`).catch(() => {});
+  return finish(1);
+});

@@ -5,57 +5,14 @@
 // layer and head. A bad folder exits with code 2 and the page's message.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { reportLines, shown, UsageError } from './args.mjs';
+import { reportLines } from './args.mjs';
+import { commandKernel } from './kernel.mjs';
 import { folderSources } from './file_source.mjs';
 import { pretrainedLab } from '../labs/05_pretrained.js';
 import { runModel, SECTIONS } from '../labs/05_pretrained_sections.js';
-import { KernelRunner } from '../training/kernel_runner.js';
 import { writeModelFigure } from './figure.mjs';
 
 export class CheckpointInputError extends Error {}
-
-export const PRETRAINED_USAGE = [
-  'usage: attnlab pretrained --model DIR --text "..." [--pair "..."] [--json] [--png FILE] [--svg FILE]',
-  '                          [--layer L] [--head H] [--average] [--hide-special] [--backend simd|scalar]',
-  '',
-  'Opens a BERT checkpoint folder (config.json, vocab.txt, model.safetensors; tokenizer_config.json when',
-  'present), runs the sentence (and the pair), and prints the word pieces, their ids and token types, every',
-  "layer's per-head attention ([layer][head][query][key]) and, when the checkpoint has the MLM head, the top",
-  'five tokens for each [MASK]. --png/--svg write the page\'s heatmap of --layer/--head (default 0, 0).',
-  'A folder that cannot be read exits with code 2 and says why.',
-].join('\n');
-
-const FLAGS = {
-  '--model': 'string', '--text': 'string', '--pair': 'string', '--png': 'string', '--svg': 'string',
-  '--layer': 'int', '--head': 'int', '--backend': 'string', '--json': 'bool', '--average': 'bool', '--hide-special': 'bool',
-};
-
-/** argv after `pretrained` -> options; throws UsageError. */
-export function parsePretrainedArgs(rest) {
-  const out = { layer: 0, head: 0, pair: '', backend: 'simd', json: false, average: false, hideSpecial: false };
-  for (let i = 0; i < rest.length; i++) {
-    const [name, inline] = rest[i].split(/=(.*)/s, 2);
-    const kind = FLAGS[name];
-    if (!kind) throw new UsageError(`unknown flag ${shown(name)} for attnlab pretrained`);
-    const key = name.slice(2).replace(/-(\w)/g, (_, c) => c.toUpperCase());
-    if (kind === 'bool') {
-      out[key] = true;
-      continue;
-    }
-    const raw = inline ?? rest[++i];
-    if (raw === undefined || (inline === undefined && raw.startsWith('--'))) throw new UsageError(`${name} needs a value`);
-    if (kind === 'int') {
-      if (!/^[0-9]+$/.test(raw) || Number(raw) > 8191) throw new UsageError(`${name} must be a whole number in [0, 8191], got ${shown(raw)}`);
-      out[key] = Number(raw);
-    } else {
-      out[key] = raw;
-    }
-  }
-  if (!out.model) throw new UsageError('--model DIR is required: the checkpoint folder');
-  if (out.text === undefined) throw new UsageError('--text is required: the sentence to run');
-  if (!['simd', 'scalar'].includes(out.backend)) throw new UsageError(`--backend must be simd or scalar, got ${shown(out.backend)}`);
-  return out;
-}
 
 const rows = (flat, n, width) => Array.from({ length: n }, (_, r) => Array.from(flat.subarray(r * width, (r + 1) * width)));
 
@@ -76,7 +33,7 @@ export async function runPretrained(options, module) {
   }
   const { state, summary } = opened;
   try {
-    const kernel = new KernelRunner({ module, requested: options.backend, gpuReason: 'not used by the CLI' });
+    const kernel = await commandKernel(module, options.backend);
     const ctx = { module, backend: options.backend, opened: state, attention: (args) => kernel.forward(args) };
     const values = { text: options.text, pair: options.pair, layer: options.layer, head: options.head, average: options.average,
       hideSpecial: options.hideSpecial, token: 1 };
@@ -117,8 +74,6 @@ export async function runPretrained(options, module) {
 
 /** The lab's command (web/labs/05_pretrained.js: `command`), as web/cli/attnlab.mjs runs it. */
 export const command = {
-  usage: PRETRAINED_USAGE,
-  parse: parsePretrainedArgs,
   output: async (options, module) => reportLines(await runPretrained(options, module), options.json),
   InputError: CheckpointInputError,
 };

@@ -3,7 +3,7 @@
 // a sentence of your own, and why attention at all. Nothing trains here: the lab lists no training
 // panels and has no trainer, weights or CLI run (`attnlab attention` is its headless side).
 // This file only declares; the sections are in 04_scaled_sections.js. No DOM here.
-import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { MAX_SENTENCES, MAX_TOKENS, SECTIONS } from './04_scaled_sections.js';
 
 const INTRO = 'Attention in three moves: score every key against a query (a dot product), turn the scores into weights '
@@ -72,12 +72,21 @@ export const scaledLab = defineLab({
   sections: SECTIONS,
   panels: ['section:steps', 'section:sentence', 'section:why'],
   figureStem: () => 'scaled',
-  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone).
+  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the page's
+  // backend setting, then the command's own options.
   command: {
     name: 'attention', module: '../cli/attention.mjs',
-    synopsis: 'attnlab attention --q FILE --k FILE --v FILE [--mask causal|FILE] [--scale X] [--backend simd|scalar]',
     about: 'softmax(q k^T x scale [+ mask]) v on your own matrices (JSON arrays of rows: q [T][D], k [S][D], v [S][Dv]; '
-      + 'a mask [T][S] of 0 = blocked, 1 = allowed; scale 1/sqrt(D) by default); prints {"weights": [T][S], "output": [T][Dv]}. '
-      + 'A fully blocked row gives zeros.',
+      + 'a mask [T][S] of 0 = blocked, 1 = allowed; scale 1/sqrt(D) by default); prints {"weights": [T][S], "output": [T][Dv], '
+      + '"backend": {...}}. A fully blocked row gives zeros.',
+    properties: ['backend'],
+    options: [
+      { name: 'q', type: 'path', required: true, help: 'The queries, a JSON array of T rows of D numbers.' },
+      { name: 'k', type: 'path', required: true, help: 'The keys, S rows of D numbers.' },
+      { name: 'v', type: 'path', required: true, help: 'The values, S rows of Dv numbers.' },
+      { name: 'mask', type: 'path', meta: 'causal|FILE', help: 'causal (a query sees itself and the keys before it), or a JSON file of T rows of S numbers, 0 = blocked, 1 = allowed.' },
+      { name: 'scale', type: 'number', min: 0, minExclusive: true, max: 1e6, defaultText: '1/sqrt(D)', help: 'What the scores are multiplied by before the softmax.' },
+      commandOptions.json('Accepted for symmetry with the other commands: the output is JSON anyway.'),
+    ],
   },
 });

@@ -3,7 +3,7 @@
 // head's attention. Nothing trains and nothing is downloaded: the lab has no trainer; its `open`
 // declares the files it reads (the page's folder picker and drop zone, the worker's loader, the CLI's
 // --model). This file only declares; the sections are in 05_pretrained_sections.js. No DOM here.
-import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './05_pretrained_sections.js';
 import { openBertCheckpoint } from '../pretrained/checkpoint.js';
 
@@ -72,10 +72,16 @@ export const pretrainedLab = defineLab({
   sections: SECTIONS,
   panels: ['open', 'section:model', 'section:head', 'section:neuron', 'section:mask'],
   figureStem: () => 'pretrained',
-  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone).
+  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the
+  // settings it takes are the page's own (same names, ranges and defaults), then its own options.
   command: {
     name: 'pretrained', module: '../cli/pretrained.mjs',
-    synopsis: 'attnlab pretrained --model DIR --text "..." [--pair "..."] [--json] [--png FILE] [--layer L] [--head H]',
-    about: 'a BERT checkpoint folder from disk (the Pretrained lab headless).',
+    about: 'a BERT checkpoint folder from disk (the Pretrained lab headless): the word pieces, every layer\'s per-head '
+      + 'attention [layer][head][query][key] and the [MASK] predictions; --png/--svg write the page\'s heatmap of --layer/--head.',
+    properties: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'backend'],
+    options: [
+      commandOptions.model('config.json, vocab.txt, model.safetensors (tokenizer_config.json when present)'),
+      commandOptions.json(), commandOptions.png('the head heatmap of --layer/--head'), commandOptions.svg('the same heatmap'),
+    ],
   },
 });

@@ -2,7 +2,7 @@
 // on the mat." and a heatmap of source x target attention): open a Marian checkpoint the user already
 // has, translate, and see the cross-attention behind each generated token. Nothing trains and nothing
 // is downloaded. This file only declares; the sections are in 06_translation_sections.js. No DOM here.
-import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './06_translation_sections.js';
 import { openMarianCheckpoint } from '../pretrained/marian_checkpoint.js';
 
@@ -72,10 +72,17 @@ export const translationLab = defineLab({
   sections: SECTIONS,
   panels: ['open', 'section:translate', 'section:cross', 'section:views'],
   figureStem: () => 'translation',
-  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone).
+  // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the
+  // settings it takes are the page's own (same names, ranges and defaults), then its own options.
   command: {
     name: 'translate', module: '../cli/translate.mjs',
-    synopsis: 'attnlab translate --model DIR --text "..." [--beams N] [--max-length N] [--json] [--png FILE]',
-    about: 'a Marian (opus-mt) checkpoint folder translates and shows its cross-attention.',
+    about: 'a Marian (opus-mt) checkpoint folder translates (the Translation lab headless): the source and target pieces '
+      + 'and ids, the translation, and each generated token\'s cross-attention [token][layer][head][source]; --png/--svg '
+      + 'write the page\'s cross-attention heatmap (the mean of all layers and heads, or --no-average --layer L --head H).',
+    properties: ['text', 'beams', 'maxLength', 'layer', 'head', 'average', 'backend'],
+    options: [
+      commandOptions.model('config.json, source.spm, target.spm, vocab.json, and model.safetensors or pytorch_model.bin'),
+      commandOptions.json(), commandOptions.png('the cross-attention heatmap'), commandOptions.svg('the same heatmap'),
+    ],
   },
 });

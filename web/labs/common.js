@@ -34,3 +34,15 @@ export const trainingProperties = ({ batch, lr, steps, seed }) => [
   { name: 'steps', type: 'int', default: steps.default, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps', help: steps.help },
   { name: 'seed', type: 'int', default: seed.default ?? 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed', help: seed.help },
 ];
+
+/**
+ * A headless command's own options (not settings of the page), declared as properties so that
+ * web/cli/flags.mjs makes their flags, checks and --help as it does the lab's: the checkpoint folder,
+ * JSON output, and the figure files.
+ */
+export const commandOptions = {
+  model: (what) => ({ name: 'model', type: 'path', meta: 'DIR', required: true, help: `The checkpoint's folder: ${what}.` }),
+  json: (what = 'One JSON record on stdout instead of text (docs/cli.md has its fields).') => ({ name: 'json', type: 'bool', default: false, help: what }),
+  png: (what) => ({ name: 'png', type: 'path', help: `Write ${what} as PNG at 2x, as the page's export (drawn in headless Chromium; without one, the bare cells and colour bar).` }),
+  svg: (what) => ({ name: 'svg', type: 'path', help: `Write ${what} as SVG (needs Chromium).` }),
+};

@@ -1,0 +1,64 @@
+// What a command prints, delivered whole. Node writes to a pipe asynchronously once the pipe's buffer
+// (64 KB on Linux) is full, and process.exit() drops what it still holds: a grader reading `--json`
+// through a pipe got 65,536 bytes of a 77,645-byte record. So a command writes through an Output,
+// which waits for a slow reader (memory stays bounded however much a long run prints), and ends only
+// after drain() has seen both streams empty. A reader that goes away (`| head -c 100`) closes the
+// output: the next write throws OutputClosed, and the command unwinds quietly (exit 0, no trace).
+export class OutputClosed extends Error {
+  constructor() {
+    super('the reader of the output went away');
+    this.name = 'OutputClosed';
+  }
+}
+
+// A reader that went away: EPIPE on a pipe, ECONNRESET on a socket, or a stream already destroyed.
+const GONE = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
+
+export class Output {
+  constructor({ stdout = process.stdout, stderr = process.stderr } = {}) {
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.closed = false;
+    for (const stream of [stdout, stderr]) {
+      stream.on('error', (error) => {
+        if (!GONE.has(error.code)) throw error;
+        this.closed = true;
+      });
+    }
+  }
+
+  /** Writes text to stdout; waits while the reader is behind. Throws OutputClosed once it has gone. */
+  async out(text) {
+    await this._write(this.stdout, text);
+  }
+
+  /** The same on stderr (messages, warnings). */
+  async err(text) {
+    await this._write(this.stderr, text);
+  }
+
+  async _write(stream, text) {
+    if (this.closed) throw new OutputClosed();
+    if (stream.write(text)) return;
+    // The stream holds more than its high-water mark: wait until the reader takes it (or leaves).
+    await new Promise((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.on('drain', done);
+      stream.on('close', done);
+    });
+    if (this.closed) throw new OutputClosed();
+  }
+
+  /** Resolves once everything written to both streams has reached the OS (or the reader has gone). */
+  async drain() {
+    await Promise.all([this.stdout, this.stderr].map((stream) => new Promise((resolve) => {
+      if (this.closed || stream.destroyed || !stream.writable) return resolve();
+      // An empty write's callback runs after every earlier write has been flushed, in order.
+      stream.write('', () => resolve());
+    })));
+  }
+}
