@@ -289,7 +289,6 @@ const handlers = {
       session: sessionLab === lab ? session : null,
       attention: (args) => kernel.forward(args),
       rng: (seed) => new module.Rng(seed),
-      database: () => session.trainer.images('database'),
       opened: opened.get(lab.id) ?? null,
     };
     const result = await section.compute(ctx, values, input);

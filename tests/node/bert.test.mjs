@@ -1,7 +1,7 @@
 // The Pretrained lab's BERT through the WASM module (issue 13): the tiny Hugging Face checkpoints of
 // tests/fixtures/make_bert_fixtures.py (fp32 with the "bert." prefix and the MLM head; fp16 without
 // prefix, LayerNorm as gamma/beta; bf16 with its own decoder) streamed from disk tensor by tensor,
-// tokenized by web/pretrained/wordpiece.js, run on every build and CPU backend and on the staged path
+// tokenized by web/tokenizers/wordpiece.js, run on every build and CPU backend and on the staged path
 // (the kernel outside the module, as WebGPU runs it), against the plain PyTorch BERT to 1e-4. Then
 // each malformed folder and file, with its message, and the module keeps working after each.
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync, mkdtempSync, copyFileSync, rmSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention } from './support.mjs';
-import { openBertCheckpoint, pickCheckpointFiles } from '../../web/pretrained/checkpoint.js';
+import { openBertCheckpoint, pickCheckpointFiles } from '../../web/models/bert_checkpoint.js';
 import { diskSource, folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { KernelRunner } from '../../web/training/kernel_runner.js';

@@ -1,5 +1,5 @@
 // The Translation lab's Marian through the WASM module (issue 14): the tiny opus-mt-shaped checkpoint of
-// tests/fixtures/make_marian_fixtures.py streamed from disk, tokenized by web/pretrained/sentencepiece.js,
+// tests/fixtures/make_marian_fixtures.py streamed from disk, tokenized by web/tokenizers/sentencepiece.js,
 // on every build and CPU backend: the source ids, the encoder, the teacher-forced decoder (logits and
 // every attention) and generate()'s greedy and beam-search ids with their cross-attention, against the
 // plain PyTorch Marian (1e-4; generated ids identical). Then bad folders, files and inputs, with messages.
@@ -9,7 +9,7 @@ import { readFileSync, mkdtempSync, copyFileSync, writeFileSync, rmSync, truncat
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, crc32 } from './support.mjs';
-import { openMarianCheckpoint, pickMarianFiles } from '../../web/pretrained/marian_checkpoint.js';
+import { openMarianCheckpoint, pickMarianFiles } from '../../web/models/marian_checkpoint.js';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention } from './support.mjs';
-import { openMarianCheckpoint } from '../../web/pretrained/marian_checkpoint.js';
+import { openMarianCheckpoint } from '../../web/models/marian_checkpoint.js';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { KernelRunner } from '../../web/training/kernel_runner.js';

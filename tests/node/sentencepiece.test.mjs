@@ -1,4 +1,4 @@
-// SentencePiece unigram (web/pretrained/sentencepiece.js, issue 14) against python3-sentencepiece 0.1.97,
+// SentencePiece unigram (web/tokenizers/sentencepiece.js, issue 14) against python3-sentencepiece 0.1.97,
 // the C++ library Marian's tokenizer runs on: the same pieces, ids and decoded text on every sentence of
 // tests/fixtures/spm/cases.json (written by tests/fixtures/make_spm_fixtures.py) with each of its models:
 //   nmt_nfkc       as opus-mt's source.spm / target.spm (nmt_nfkc charsmap, dummy prefix, extra spaces out)
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   SentencePieceModel, MarianTokenizer, parseModelProto, PieceType, SPACE_SYMBOL, pieceToByte, byteToPiece,
-} from '../../web/pretrained/sentencepiece.js';
+} from '../../web/tokenizers/sentencepiece.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 const SPM = path.join(FIXTURES, 'spm');

@@ -1,4 +1,4 @@
-// BERT's WordPiece tokenizer (web/pretrained/wordpiece.js, issue 13) against @huggingface/tokenizers
+// BERT's WordPiece tokenizer (web/tokenizers/wordpiece.js, issue 13) against @huggingface/tokenizers
 // 0.2.0, an independent JS port of HF's Rust tokenizers: the same tokens, ids and token types on every
 // sentence of tests/fixtures/wordpiece/corpus.mjs (hand-written ones per rule, then a seeded mix) in
 // five settings (uncased, cased, uncased keeping accents, cased stripping accents, no CJK spacing), as
@@ -26,7 +26,7 @@ import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import {
   WordPieceTokenizer, tokenizerOptions, wordPieces, basicTokenize, SPECIAL_TOKENS,
-} from '../../web/pretrained/wordpiece.js';
+} from '../../web/tokenizers/wordpiece.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { buildVocab, RULE_SENTENCES, RULE_PAIRS, generatedSentences } from '../fixtures/wordpiece/corpus.mjs';
 import { FIXTURES } from './support.mjs';

@@ -2,7 +2,7 @@
 // headless Chromium, so --png and --svg match the page's "Export PNG (2x)" and "SVG" exactly. Without
 // a browser, --png falls back to the bare raster (cells and colour bar, no text) and says so.
 import { writeFileSync } from 'node:fs';
-import { startServer } from '../../scripts/serve.mjs';
+import { startServer } from './static_server.mjs';
 import { writeHeatmapPng } from './png.mjs';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -26,22 +26,17 @@ async function renderInBrowser(args) {
 }
 
 /**
- * {lab (its id), config, sample, inspection, step, png?, svg?} -> writes the files; -> lines to report.
- * Throws only when an SVG was asked for and no browser can draw it.
+ * What the page would draw (renderFigure's arguments) -> the files png and/or svg; -> lines to report.
+ * Without a browser, png gets the bare raster of `cells` ({values, rows, cols}) and a warning line;
+ * an SVG cannot be had then, and that throws.
  */
-export async function writeFigures({ lab, config, sample, inspection, step, png, svg }) {
-  const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : x);
-  const args = {
-    lab, config, caption: ` — step ${step}`,
-    sample: Object.fromEntries(Object.entries(sample).map(([k, v]) => [k, plain(v)])),
-    inspection: Object.fromEntries(Object.entries(inspection).map(([k, v]) => [k, plain(v)])),
-  };
+async function writeFigureFiles(args, cells, { png, svg }) {
   let figure;
   try {
     figure = await renderInBrowser(args);
   } catch (error) {
     if (svg) throw new Error(`--svg needs a browser to draw with (${CHROMIUM}): ${error.message.split('\n')[0]}`);
-    const size = writeHeatmapPng(png, inspection.weightsMean, inspection.T, inspection.S);
+    const size = writeHeatmapPng(png, cells.values, cells.rows, cells.cols);
     return [`warning: no browser to draw the labelled figure (${error.message.split('\n')[0]}); ` +
       `wrote ${png} with the heatmap cells and colour bar only (${size.width}x${size.height})`];
   }
@@ -57,28 +52,21 @@ export async function writeFigures({ lab, config, sample, inspection, step, png,
   return lines;
 }
 
+/** {lab (its id), config, sample, inspection, step, png?, svg?}: a training lab's head-mean heatmap. */
+export function writeFigures({ lab, config, sample, inspection, step, png, svg }) {
+  const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : x);
+  const args = {
+    lab, config, caption: ` — step ${step}`,
+    sample: Object.fromEntries(Object.entries(sample).map(([k, v]) => [k, plain(v)])),
+    inspection: Object.fromEntries(Object.entries(inspection).map(([k, v]) => [k, plain(v)])),
+  };
+  return writeFigureFiles(args, { values: inspection.weightsMean, rows: inspection.T, cols: inspection.S }, { png, svg });
+}
+
 /**
  * A heatmap view model of a section (heatmap.js's model, e.g. the Pretrained lab's head heatmap) ->
- * the page's figure as PNG (2x) and/or SVG; -> lines to report. Without a browser, the bare raster.
+ * the page's figure as PNG (2x) and/or SVG; -> lines to report.
  */
-export async function writeModelFigure({ model, png, svg }) {
-  let figure;
-  try {
-    figure = await renderInBrowser({ model: { ...model, values: Array.from(model.values) } });
-  } catch (error) {
-    if (svg) throw new Error(`--svg needs a browser to draw with (${CHROMIUM}): ${error.message.split('\n')[0]}`);
-    const size = writeHeatmapPng(png, model.values, model.rows, model.cols);
-    return [`warning: no browser to draw the labelled figure (${error.message.split('\n')[0]}); ` +
-      `wrote ${png} with the heatmap cells and colour bar only (${size.width}x${size.height})`];
-  }
-  const lines = [];
-  if (png) {
-    writeFileSync(png, Buffer.from(figure.png.split(',')[1], 'base64'));
-    lines.push(`wrote ${png} (the page's figure at 2x)`);
-  }
-  if (svg) {
-    writeFileSync(svg, figure.svg);
-    lines.push(`wrote ${svg}`);
-  }
-  return lines;
+export function writeModelFigure({ model, png, svg }) {
+  return writeFigureFiles({ model: { ...model, values: Array.from(model.values) } }, model, { png, svg });
 }

@@ -1,4 +1,4 @@
-// A user's file as a source the labs' openers read (web/pretrained/*: {name, size, read(offset,
+// A user's file as a source the labs' openers read (web/models/*: {name, size, read(offset,
 // length) -> Promise<Uint8Array>, text() -> Promise<string>}): the worker hands them browser Files this
 // way; the CLI hands them files on disk (web/cli/file_source.mjs). No DOM here.
 

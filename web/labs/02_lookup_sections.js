@@ -10,6 +10,12 @@
 const P = 784; // 28 x 28 pixels
 const SIDE = 28;
 
+/** The lab's database of 100 digits (pixels, labels), as the session's trainer holds it. */
+function databaseOf(ctx) {
+  if (!ctx.session) throw new Error('The database of digits is not loaded yet: wait for the model to be built.');
+  return ctx.session.trainer.images('database');
+}
+
 /** uint8 pixels -> the course's normalisation, (x/255 - 0.5)/0.5, in [-1, 1]. */
 export function normalise(pixels) {
   const out = new Float32Array(pixels.length);
@@ -72,7 +78,7 @@ const database = {
     + '(784 pixels, scaled to [-1, 1] as the course does). A query will look them up and retrieve a weighted sum of them.',
   properties: [],
   compute(ctx) {
-    const { pixels, labels } = ctx.database();
+    const { pixels, labels } = databaseOf(ctx);
     return { pixels, labels: Array.from(labels) };
   },
   figures(r) {
@@ -100,7 +106,7 @@ const hard = {
   actions: [{ id: 'reshuffle', label: 'Shuffle again', title: 'A new shuffle of keys and images', change: (v) => ({ ...v, draw: v.draw + 1 }) }],
   dependsOn: ['query', 'draw'],
   async compute(ctx, values) {
-    const { pixels, labels } = ctx.database();
+    const { pixels, labels } = databaseOf(ctx);
     const S = labels.length;
     const rng = ctx.rng(values.draw);
     const order = permutation(rng, S); // slot p holds database image order[p]
@@ -142,7 +148,7 @@ const hard = {
 // ---- 3. Soft attention with random vectors ----
 
 async function randomLookup(ctx, values, T) {
-  const { pixels, labels } = ctx.database();
+  const { pixels, labels } = databaseOf(ctx);
   const S = labels.length, d = values.dim;
   const rng = ctx.rng(values.draw);
   const K = randomMatrix(rng, S, d); // keys first, so a query count change keeps the keys
@@ -227,7 +233,7 @@ const trained = {
   dependsOn: ['heldOut'],
   compute(ctx, values) {
     const result = ctx.session.inspect({ heldOut: values.heldOut });
-    return { result, database: ctx.database(), step: ctx.session.step };
+    return { result, database: databaseOf(ctx), step: ctx.session.step };
   },
   figures(r, values, lab) {
     return lab.views.retrievalFigures(null, r.result, r.database, ` — step ${r.step}`);
@@ -255,7 +261,7 @@ const own = {
     }
     const result = ctx.session.inspect({ pixels: normalise(pixels) });
     result.queryPixels = Uint8Array.from(pixels);
-    return { result, database: ctx.database(), step: ctx.session.step };
+    return { result, database: databaseOf(ctx), step: ctx.session.step };
   },
   figures(r, values, lab) {
     return lab.views.retrievalFigures(null, r.result, r.database, ` — step ${r.step}`, 'own');

@@ -4,17 +4,11 @@
 //
 // ctx.opened is what the lab's open.load returned: {bert, tokenizer, options, summary, name}.
 
+import { tokenLabels } from './token_labels.js';
+
+export { tokenLabels };
+
 const SPECIAL = new Set(['[CLS]', '[SEP]', '[PAD]']);
-const SUBSCRIPTS = '₀₁₂₃₄₅₆₇₈₉';
-const subscript = (n) => String(n).split('').map((d) => SUBSCRIPTS[Number(d)]).join('');
-
-/** Token labels; a token that occurs more than once gets its position ("the₁", "the₇"). */
-export function tokenLabels(tokens) {
-  const count = new Map();
-  for (const t of tokens) count.set(t, (count.get(t) ?? 0) + 1);
-  return tokens.map((t, i) => (count.get(t) > 1 ? `${t}${subscript(i)}` : t));
-}
-
 /**
  * Runs the model on the text (and pair), layer by layer with the kernel on ctx's backend; cached on
  * the opened model by (text, pair, backend), so the four sections share one forward.

@@ -4,7 +4,7 @@
 // is downloaded. This file only declares; the sections are in 06_translation_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './06_translation_sections.js';
-import { openMarianCheckpoint } from '../pretrained/marian_checkpoint.js';
+import { openMarianCheckpoint } from '../models/marian_checkpoint.js';
 
 const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub), opened from files on your computer: '
   + 'type an English sentence, watch it translated word by word, and see which source words each new word attended to. Nothing '

@@ -9,7 +9,7 @@
 // decoder layers x H heads, Le encoder layers x He heads; n <= T tokens shown. r.cross[t]: L x H x S,
 // the cross-attention while choosing generated token t; r.encoder[l]: He x S x S; r.decoder[l]: H x
 // (T + 1) x (T + 1), over the decoder's inputs (<start> and the generated tokens).
-import { tokenLabels } from './05_pretrained_sections.js';
+import { tokenLabels } from './token_labels.js';
 
 // Where each part runs. The decoding loop (choosing each word, with its key/value cache and beams) runs
 // in the core on a CPU kernel: SIMD128, or scalar when that is asked for. The attention the figures show

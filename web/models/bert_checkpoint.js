@@ -1,40 +1,28 @@
 // Opens a BERT checkpoint folder the user already has (the files of bert-base-uncased,
 // prajjwal1/bert-tiny, any BERT of the Hugging Face Hub), entirely locally: config.json, vocab.txt,
 // model.safetensors, and tokenizer_config.json when present. The weights are streamed tensor by tensor
-// into the WASM module (module.loadBert); the tokenizer is web/pretrained/wordpiece.js. No DOM and no
+// into the WASM module (module.loadBert); the tokenizer is web/tokenizers/wordpiece.js. No DOM and no
 // Node API here: the worker hands it browser Files (web/io/file_source.js), the CLI file handles (web/cli/).
 //
 // A source is {name, size, read(offset, length) -> Promise<Uint8Array>, text() -> Promise<string>}.
-import { WordPieceTokenizer, tokenizerOptions } from './wordpiece.js';
+import { WordPieceTokenizer, tokenizerOptions } from '../tokenizers/wordpiece.js';
+import { CheckpointError, filesByName, givenNames, readSmallText } from './checkpoint_files.js';
 
-export class CheckpointError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'CheckpointError';
-  }
-}
+export { CheckpointError };
 
 const REQUIRED = ['config.json', 'vocab.txt', 'model.safetensors'];
 // Reading past this is a mistake (a wrong file with the right name), not a config or a vocabulary.
 const MAX_TEXT_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 20, 'vocab.txt': 64 << 20 };
-
-/** The base name of a path ("folder/sub/config.json" -> "config.json"). */
-const baseName = (name) => String(name).split(/[\\/]/).pop();
 
 /**
  * The checkpoint's files among `sources` (by base name; a dropped folder may hold others), or a
  * CheckpointError that says which are missing and what was given.
  */
 export function pickCheckpointFiles(sources) {
-  const byName = new Map();
-  for (const s of sources) {
-    const name = baseName(s.name);
-    if (byName.has(name)) throw new CheckpointError(`two files are named ${name}: give the files of one checkpoint folder`);
-    byName.set(name, s);
-  }
+  const byName = filesByName(sources);
   const missing = REQUIRED.filter((n) => !byName.has(n));
   if (missing.length) {
-    const given = [...byName.keys()].slice(0, 8).join(', ') || 'no files';
+    const given = givenNames(byName);
     let hint = '';
     if (missing.includes('model.safetensors') && byName.has('pytorch_model.bin')) {
       hint = ' This folder has pytorch_model.bin only: save it as model.safetensors (safetensors.torch.save_file, or save_pretrained(..., safe_serialization=True)).';
@@ -51,14 +39,7 @@ export function pickCheckpointFiles(sources) {
   };
 }
 
-async function readText(source, name) {
-  if (source.size > MAX_TEXT_BYTES[name]) {
-    throw new CheckpointError(`${name} is ${source.size} bytes: too large for a ${name} (at most ${MAX_TEXT_BYTES[name]}); is it the right file?`);
-  }
-  const text = await source.text();
-  if (text.includes('\u0000')) throw new CheckpointError(`${name} holds NUL bytes: it is not a text file`);
-  return text;
-}
+const readText = (source, name) => readSmallText(source, name, MAX_TEXT_BYTES[name]);
 
 /**
  * Opens a checkpoint: {bert (module.loadBert's model), tokenizer, options (with notes on where each

@@ -1,42 +1,33 @@
 // Opens a Marian (opus-mt) checkpoint folder the user already has, entirely locally: config.json,
 // source.spm, target.spm, vocab.json, and the weights as model.safetensors or pytorch_model.bin (most
 // opus-mt folders have only the latter; with both, model.safetensors is read), streamed tensor by tensor
-// into the WASM module (module.loadMarian). No DOM and no Node API: sources as in checkpoint.js.
-import { CheckpointError } from './checkpoint.js';
-import { MarianTokenizer } from './sentencepiece.js';
+// into the WASM module (module.loadMarian). No DOM and no Node API: sources as in checkpoint_files.js.
+import { CheckpointError, filesByName, givenNames, readSmallFile } from './checkpoint_files.js';
+import { MarianTokenizer } from '../tokenizers/sentencepiece.js';
 
 const REQUIRED = ['config.json', 'source.spm', 'target.spm', 'vocab.json'];
 // The weights, in the order they are preferred, with the format loadMarian reads each in.
 const WEIGHTS = [['model.safetensors', 'safetensors'], ['pytorch_model.bin', 'bin']];
 const MAX_SMALL_BYTES = { 'config.json': 1 << 20, 'vocab.json': 64 << 20, 'source.spm': 64 << 20, 'target.spm': 64 << 20 };
-const baseName = (name) => String(name).split(/[\\/]/).pop();
 
 /**
  * The checkpoint's files among `sources`, or a CheckpointError saying which are missing:
  * {'config.json', 'source.spm', 'target.spm', 'vocab.json', weights: {name, format, source}}.
  */
 export function pickMarianFiles(sources) {
-  const byName = new Map();
-  for (const s of sources) {
-    const name = baseName(s.name);
-    if (byName.has(name)) throw new CheckpointError(`two files are named ${name}: give the files of one checkpoint folder`);
-    byName.set(name, s);
-  }
+  const byName = filesByName(sources);
   const missing = REQUIRED.filter((n) => !byName.has(n));
   const weights = WEIGHTS.find(([name]) => byName.has(name));
   if (!weights) missing.push('model.safetensors or pytorch_model.bin');
   if (missing.length) {
-    const given = [...byName.keys()].slice(0, 8).join(', ') || 'no files';
+    const given = givenNames(byName);
     throw new CheckpointError(`A Marian checkpoint needs ${REQUIRED.join(', ')} and model.safetensors or pytorch_model.bin; missing ${missing.join(', ')} (given: ${given}).`);
   }
   const [name, format] = weights;
   return { ...Object.fromEntries(REQUIRED.map((n) => [n, byName.get(n)])), weights: { name, format, source: byName.get(name) } };
 }
 
-async function readSmall(source, name) {
-  if (source.size > MAX_SMALL_BYTES[name]) throw new CheckpointError(`${name} is ${source.size} bytes: too large for a ${name}; is it the right file?`);
-  return source.read(0, source.size);
-}
+const readSmall = (source, name) => readSmallFile(source, name, MAX_SMALL_BYTES[name]);
 
 /** -> {marian (module.loadMarian's model), tokenizer (MarianTokenizer), summary ({file, config, parameters, skipped}), files (those read)}. */
 export async function openMarianCheckpoint(module, sources, { onProgress } = {}) {

@@ -1,0 +1,45 @@
+// What every checkpoint opener (bert_checkpoint.js, marian_checkpoint.js) does with the user's files
+// before it reads a weight: find the files by name in what was given (a dropped folder may hold others),
+// and read the small ones (config, vocabulary, tokenizer) with a size bound, so that a wrong file under
+// the right name is refused by name instead of filling the tab's memory. No DOM and no Node API.
+//
+// A source is {name, size, read(offset, length) -> Promise<Uint8Array>, text() -> Promise<string>}.
+
+export class CheckpointError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+/** The base name of a path ("folder/sub/config.json" -> "config.json"). */
+const baseName = (name) => String(name).split(/[\\/]/).pop();
+
+/** sources -> Map(base name -> source); two files of the same name are a CheckpointError. */
+export function filesByName(sources) {
+  const byName = new Map();
+  for (const s of sources) {
+    const name = baseName(s.name);
+    if (byName.has(name)) throw new CheckpointError(`two files are named ${name}: give the files of one checkpoint folder`);
+    byName.set(name, s);
+  }
+  return byName;
+}
+
+/** What --model's folder held, for a message: its first eight names. */
+export const givenNames = (byName) => [...byName.keys()].slice(0, 8).join(', ') || 'no files';
+
+/** A small file's bytes, refused by name when it is larger than maxBytes. */
+export async function readSmallFile(source, name, maxBytes) {
+  if (source.size > maxBytes) {
+    throw new CheckpointError(`${name} is ${source.size} bytes: too large for a ${name} (at most ${maxBytes}); is it the right file?`);
+  }
+  return source.read(0, source.size);
+}
+
+/** A small text file, refused by name when it is too large or holds NUL bytes (not text). */
+export async function readSmallText(source, name, maxBytes) {
+  const text = new TextDecoder().decode(await readSmallFile(source, name, maxBytes));
+  if (text.includes('\u0000')) throw new CheckpointError(`${name} holds NUL bytes: it is not a text file`);
+  return text;
+}
