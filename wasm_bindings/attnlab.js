@@ -3,6 +3,7 @@
 //   2. results are copied out of the WASM heap at once (slice), since heap growth detaches views;
 //   3. every object that holds C++ memory has delete(), and using it afterwards is a clear error.
 // Documented in docs/api.md.
+import { runStagedCalls } from '../web/training/staged_calls.js';
 
 export class AttnLabError extends Error {
   constructor(message) {
@@ -403,18 +404,18 @@ export function wrapModule(mod, { build }) {
     /** ids, types: token ids and token type ids [T] -> runs every layer on a CPU backend. */
     forward(ids, types, { backend } = {}) {
       const code = backendCode(backend);
-      if (code === BACKEND_CODES.webgpu) throw new AttnLabError('forward() runs scalar or simd128; WebGPU runs the staged embed/project/finishLayer');
+      if (code === BACKEND_CODES.webgpu) throw new AttnLabError('forward() runs scalar or simd128; WebGPU runs through forwardWith(ids, types, attention)');
       check(this.raw._forward(ids, types, code));
     }
-    /** The staged forward (the attention kernel in between, on any backend): embed, then per layer project and finishLayer. */
-    embed(ids, types) { check(this.raw._embed(ids, types)); }
-    /** -> {q, k, v} [H, T, D] of the layer */
-    project(layer) {
-      check(this.raw._project(checkInteger('layer', layer)));
-      return { q: this.raw._queries(layer).slice(), k: this.raw._keys(layer).slice(), v: this.raw._values().slice() };
+    /**
+     * forward() with every layer's attention call run by `attention` ({B, H, T, S, D, q, k, v, scale} ->
+     * {weights, out}, or a Promise of it: the page's kernel, WebGPU included; web/training/staged_calls.js).
+     * Resolves to the last call's result (its `choice`, where it has one). The views below then show the pass.
+     */
+    async forwardWith(ids, types, attention) {
+      check(this.raw._begin_forward(ids, types));
+      return (await runStagedCalls(this.raw, attention, check)).last;
     }
-    /** weights [H, T, T] and context [H, T, D] from the kernel -> the layer's output */
-    finishLayer(layer, weights, context) { check(this.raw._finish_layer(checkInteger('layer', layer), weights, context)); }
     get length() { return this.raw._length(); }
     #view(what, layer, view) {
       const v = view;
@@ -513,27 +514,12 @@ export function wrapModule(mod, { build }) {
      */
     async encodeWith(ids, attention) {
       check(this.raw._begin_encode(ids));
-      return this.#staged([1], this.config.encoderLayers, attention);
+      return (await runStagedCalls(this.raw, attention, check)).last;
     }
     /** decode() (teacher-forced, after an encoder pass) with every attention call run by `attention`. */
     async decodeWith(target, attention) {
       check(this.raw._begin_decode(target));
-      return this.#staged([2, 3], this.config.decoderLayers, attention);
-    }
-    // Stages of raw_marian.h: per layer, each of `stages` projected, its kernel call run, finished.
-    async #staged(stages, layers, attention) {
-      let last = null;
-      for (let l = 0; l < layers; l++) {
-        for (const stage of stages) {
-          check(this.raw._project(stage, l));
-          const { H, T, S, D, q, k, v, mask } = this.raw._staged();
-          const args = { B: 1, H, T, S, D, q: q.slice(), k: k.slice(), v: v.slice(), scale: 1 / Math.sqrt(D) };
-          if (mask) Object.assign(args, { mask: mask.slice(), maskStrideB: 0, maskStrideH: 0 });
-          last = await attention(args);
-          check(this.raw._finish_stage(stage, l, last.weights, last.out));
-        }
-      }
-      return last;
+      return (await runStagedCalls(this.raw, attention, check)).last;
     }
     #view(what, v) {
       if (v === undefined) throw new AttnLabError(`no ${what}: encode() (and decode()) first, with a layer of this model`);

@@ -60,7 +60,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_d_key", &RawMultiheadAttention::_d_key)
       .function("_d_value", &RawMultiheadAttention::_d_value);
 
-  class_<RawBert>("_RawBert")
+  auto raw_bert = class_<RawBert>("_RawBert");
+  raw_bert
       .constructor<>()
       .function("_open", &RawBert::_open)
       .function("_header_length", &RawBert::_header_length)
@@ -73,18 +74,17 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_finish", &RawBert::_finish)
       .function("_summary", &RawBert::_summary)
       .function("_forward", &RawBert::_forward)
-      .function("_embed", &RawBert::_embed)
-      .function("_project", &RawBert::_project)
-      .function("_finish_layer", &RawBert::_finish_layer)
+      .function("_begin_forward", &RawBert::_begin_forward)
       .function("_length", &RawBert::_length)
       .function("_attention", &RawBert::_attention)
       .function("_queries", &RawBert::_queries)
       .function("_keys", &RawBert::_keys)
-      .function("_values", &RawBert::_values)
       .function("_hidden", &RawBert::_hidden)
       .function("_predict", &RawBert::_predict);
+  bind_staged(raw_bert);
 
-  class_<RawMarian>("_RawMarian")
+  auto raw_marian = class_<RawMarian>("_RawMarian");
+  raw_marian
       .constructor<>()
       .function("_open", &RawMarian::_open)
       .function("_index_reads", &RawMarian::_index_reads)
@@ -101,14 +101,12 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_generate", &RawMarian::_generate)
       .function("_begin_encode", &RawMarian::_begin_encode)
       .function("_begin_decode", &RawMarian::_begin_decode)
-      .function("_project", &RawMarian::_project)
-      .function("_staged", &RawMarian::_staged)
-      .function("_finish_stage", &RawMarian::_finish_stage)
       .function("_source_length", &RawMarian::_source_length)
       .function("_encoder_attention", &RawMarian::_encoder_attention)
       .function("_decoder_attention", &RawMarian::_decoder_attention)
       .function("_cross_attention", &RawMarian::_cross_attention)
       .function("_logits", &RawMarian::_logits);
+  bind_staged(raw_marian);
 
   class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention")
       .constructor<int, float, std::uint32_t>()

@@ -154,49 +154,22 @@ std::string RawBert::_forward(const val& ids, const val& types, int backend) {
   if (!error.empty()) return error;
   if (backend < 0 || backend > 2) return "backend must be scalar, simd128 or webgpu";
   model_->forward(Backend(backend), i.data(), t.data(), int(i.size()));
-  computed_ = true;
   return {};
 }
 
-std::string RawBert::_embed(const val& ids, const val& types) {
+std::string RawBert::_begin_forward(const val& ids, const val& types) {
   std::vector<std::int32_t> i, t;
   std::string error = read_inputs(ids, types, i, t);
   if (!error.empty()) return error;
-  model_->embed(i.data(), t.data(), int(i.size()));
-  computed_ = false;
+  model_->begin_forward(i.data(), t.data(), int(i.size()));
   return {};
 }
 
 std::string RawBert::check_layer(int layer) const {
   if (!ready()) return "no model is loaded";
-  if (model_->length() == 0) return "embed() first";
+  if (model_->length() == 0) return "run the model first";
   if (layer < 0 || layer >= config_.num_hidden_layers)
     return "layer must be in [0, " + std::to_string(config_.num_hidden_layers) + "), got " + std::to_string(layer);
-  return {};
-}
-
-std::string RawBert::_project(int layer) {
-  std::string error = check_layer(layer);
-  if (!error.empty()) return error;
-  model_->project(layer);
-  return {};
-}
-
-std::string RawBert::_finish_layer(int layer, const val& weights, const val& context) {
-  std::string error = check_layer(layer);
-  if (!error.empty()) return error;
-  if (model_->queries(layer).empty()) return "project(" + std::to_string(layer) + ") first";
-  const int H = config_.num_attention_heads, T = model_->length(), D = config_.head_dim();
-  std::vector<float> w, c;
-  val holder = val::object();
-  holder.set("weights", weights);
-  holder.set("context", context);
-  error = first_error({read_float_field(holder, "weights", std::size_t(H) * T * T, shape_text({{"H", H}, {"T", T}, {"T", T}}), w),
-                       read_float_field(holder, "context", std::size_t(H) * T * D, shape_text({{"H", H}, {"T", T}, {"D", D}}), c),
-                       check_unit_interval("weights", w.data(), w.size())});
-  if (!error.empty()) return error;
-  model_->finish_layer(layer, w.data(), c.data());
-  computed_ = layer == config_.num_hidden_layers - 1;
   return {};
 }
 
@@ -212,7 +185,6 @@ val RawBert::_keys(int layer) const {
   if (!check_layer(layer).empty()) return val::undefined();
   return view_of(model_->keys(layer));
 }
-val RawBert::_values() const { return ready() ? view_of(model_->current_values()) : val::undefined(); }
 val RawBert::_hidden(int layer) const {
   if (!ready() || layer < 0 || layer > config_.num_hidden_layers || model_->length() == 0) return val::undefined();
   return view_of(model_->hidden_state(layer));
@@ -220,7 +192,7 @@ val RawBert::_hidden(int layer) const {
 
 val RawBert::_predict(int position, int k) const {
   val out = val::array();
-  if (!ready() || !computed_) return out;
+  if (!ready() || !model_->computed()) return out;
   for (const auto& p : model_->predict(position, k)) {
     val item = val::object();
     item.set("id", p.id);

@@ -7,8 +7,8 @@
 //   _write(i, bytes, offset)  ... _store(i) each planned tensor's bytes, in chunks, then widened,
 //                                           packed and checked finite
 //   _finish()                               the model is ready
-// Then _forward (CPU backends) or the staged _embed / _project / _finish_layer (the kernel in JS, for
-// WebGPU). Same rules as raw_api.h: every method returns "" or a message, nothing throws, and a failed
+// Then _forward (CPU backends), or _begin_forward and the staged calls of raw_staged.h (the kernel in
+// JS, for WebGPU): one attention call per layer. Same rules as raw_api.h: every method returns "" or a message, nothing throws, and a failed
 // load leaves the model the page had (it lives in another object).
 #pragma once
 
@@ -20,6 +20,7 @@
 
 #include "models/bert_loader.h"
 #include "raw_api.h"
+#include "raw_staged.h"
 
 namespace attnlab::wasm {
 
@@ -39,14 +40,12 @@ class RawBert {
   val _summary() const;
 
   std::string _forward(const val& ids, const val& types, int backend);
-  std::string _embed(const val& ids, const val& types);
-  std::string _project(int layer);
-  std::string _finish_layer(int layer, const val& weights, const val& context);
+  std::string _begin_forward(const val& ids, const val& types);
+  StagedForward* staged() { return ready() ? model_.get() : nullptr; }  // for _next_call / _finish_call
   int _length() const { return ready() ? model_->length() : 0; }
   val _attention(int layer) const;  // [H, T, T]
   val _queries(int layer) const;    // [H, T, D]
   val _keys(int layer) const;       // [H, T, D]
-  val _values() const;              // [H, T, D] of the layer last projected
   val _hidden(int layer) const;     // [T, E], layer 0 = the embeddings
   // [{id, probability, logit}] of the MLM head at a position of the last forward.
   val _predict(int position, int k) const;
@@ -64,7 +63,6 @@ class RawBert {
   std::vector<std::uint8_t> staging_;  // the tensor being read, when it cannot be read in place
   std::vector<bool> stored_;
   bool finished_ = false;
-  bool computed_ = false;  // a forward has run (the views have something to show)
 };
 
 }  // namespace attnlab::wasm

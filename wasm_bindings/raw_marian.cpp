@@ -220,30 +220,25 @@ std::string RawMarian::read_ids(const char* what, const val& ids, std::vector<st
 }
 
 std::string RawMarian::_encode(const val& ids, int backend) {
-  call_ = {};  // a new pass: the last staged call's inputs are gone
   std::vector<std::int32_t> i;
   std::string error = read_ids("source ids", ids, i);
   if (!error.empty()) return error;
   if (backend < 0 || backend > 1) return "the translation model runs on scalar or simd128";
   model_->encode(Backend(backend), i.data(), int(i.size()));
-  decoded_ = false;
   return {};
 }
 
 std::string RawMarian::_decode(const val& target, int backend) {
-  call_ = {};  // a new pass: the last staged call's inputs are gone
   std::vector<std::int32_t> t;
   std::string error = read_ids("target ids", target, t);
   if (!error.empty()) return error;
   if (model_->source_length() == 0) return "encode() first";
   if (backend < 0 || backend > 1) return "the translation model runs on scalar or simd128";
   model_->decode(Backend(backend), t.data(), int(t.size()));
-  decoded_ = true;
   return {};
 }
 
 val RawMarian::_generate(int num_beams, int max_length, int backend) {
-  call_ = {};  // a new pass: the last staged call's inputs are gone
   val out = val::object();
   if (!ready() || model_->source_length() == 0) {
     out.set("error", std::string(ready() ? "encode() first" : "no model is loaded"));
@@ -282,77 +277,19 @@ val RawMarian::_generate(int num_beams, int max_length, int backend) {
 }
 
 std::string RawMarian::_begin_encode(const val& ids) {
-  call_ = {};  // a new pass: the last staged call's inputs are gone
   std::vector<std::int32_t> i;
   std::string error = read_ids("source ids", ids, i);
   if (!error.empty()) return error;
   model_->begin_encode(i.data(), int(i.size()));
-  decoded_ = false;
   return {};
 }
 
 std::string RawMarian::_begin_decode(const val& target) {
-  call_ = {};  // a new pass: the last staged call's inputs are gone
   std::vector<std::int32_t> t;
   std::string error = read_ids("target ids", target, t);
   if (!error.empty()) return error;
   if (model_->source_length() == 0) return "encode the source first (every encoder layer's stages)";
   model_->begin_decode(t.data(), int(t.size()));
-  decoded_ = false;
-  return {};
-}
-
-std::string RawMarian::check_stage(int stage, int layer, bool finishing) const {
-  if (!ready()) return "no model is loaded";
-  if (stage < 1 || stage > 3) return "stage must be 1 (encoder self-attention), 2 (decoder self-attention) or 3 (cross-attention), got " + std::to_string(stage);
-  return model_->check_stage(MarianModel::Pending(stage), layer, finishing);
-}
-
-std::string RawMarian::_project(int stage, int layer) {
-  std::string error = check_stage(stage, layer, false);
-  if (!error.empty()) return error;
-  switch (MarianModel::Pending(stage)) {
-    case MarianModel::Pending::encoder_self: call_ = model_->encoder_project(layer); break;
-    case MarianModel::Pending::decoder_self: call_ = model_->decoder_project_self(layer); break;
-    default: call_ = model_->decoder_project_cross(layer); break;
-  }
-  return {};
-}
-
-val RawMarian::_staged() const {
-  if (!ready() || !call_.q) return val::undefined();
-  const MarianModel::StagedAttention& s = call_;
-  auto floats = [](const float* p, std::size_t n) { return val(emscripten::typed_memory_view(n, p)); };
-  val out = val::object();
-  out.set("H", s.H), out.set("T", s.T), out.set("S", s.S), out.set("D", s.D);
-  out.set("q", floats(s.q, std::size_t(s.H) * s.T * s.D));
-  out.set("k", floats(s.k, std::size_t(s.H) * s.S * s.D));
-  out.set("v", floats(s.v, std::size_t(s.H) * s.S * s.D));
-  out.set("mask", s.mask ? floats(s.mask, std::size_t(s.T) * s.S) : val::null());
-  return out;
-}
-
-std::string RawMarian::_finish_stage(int stage, int layer, const val& weights, const val& out) {
-  std::string error = check_stage(stage, layer, true);
-  if (!error.empty()) return error;
-  const MarianModel::StagedAttention& s = call_;
-  std::vector<float> w, o;
-  val holder = val::object();
-  holder.set("weights", weights);
-  holder.set("out", out);
-  error = read_float_field(holder, "weights", std::size_t(s.H) * s.T * s.S, shape_text({{"H", s.H}, {"T", s.T}, {"S", s.S}}), w);
-  if (error.empty()) error = read_float_field(holder, "out", std::size_t(s.H) * s.T * s.D, shape_text({{"H", s.H}, {"T", s.T}, {"D", s.D}}), o);
-  if (error.empty()) error = check_unit_interval("weights", w.data(), w.size());
-  if (!error.empty()) return error;
-  switch (MarianModel::Pending(stage)) {
-    case MarianModel::Pending::encoder_self: model_->encoder_finish(layer, w.data(), o.data()); break;
-    case MarianModel::Pending::decoder_self: model_->decoder_finish_self(layer, w.data(), o.data()); break;
-    default:
-      model_->decoder_finish_cross(layer, w.data(), o.data());
-      decoded_ = layer == config_.decoder_layers - 1;
-      break;
-  }
-  call_ = {};
   return {};
 }
 
@@ -361,15 +298,15 @@ val RawMarian::_encoder_attention(int layer) const {
   return view_of(model_->encoder_attention(layer));
 }
 val RawMarian::_decoder_attention(int layer) const {
-  if (!ready() || !decoded_ || layer < 0 || layer >= config_.decoder_layers) return val::undefined();
+  if (!ready() || !model_->decoded() || layer < 0 || layer >= config_.decoder_layers) return val::undefined();
   return view_of(model_->decoder_attention(layer));
 }
 val RawMarian::_cross_attention(int layer) const {
-  if (!ready() || !decoded_ || layer < 0 || layer >= config_.decoder_layers) return val::undefined();
+  if (!ready() || !model_->decoded() || layer < 0 || layer >= config_.decoder_layers) return val::undefined();
   return view_of(model_->cross_attention(layer));
 }
 val RawMarian::_logits() const {
-  if (!ready() || !decoded_) return val::undefined();
+  if (!ready() || !model_->decoded()) return val::undefined();
   return view_of(model_->logits());
 }
 

@@ -23,6 +23,7 @@
 #include "io/torch_checkpoint.h"
 #include "models/marian_loader.h"
 #include "raw_api.h"
+#include "raw_staged.h"
 
 namespace attnlab::wasm {
 
@@ -43,17 +44,13 @@ class RawMarian {
   std::string _decode(const val& target, int backend);
   // -> {error} or {ids, score, cross: [Float32Array [L*H*S] per generated token], steps: [{beams, scores, finished}]}
   val _generate(int num_beams, int max_length, int backend);
-  // The same passes staged around a kernel that runs in JS (the page's WebGPU; core/models/marian.h):
-  //   _begin_encode(ids); per encoder layer l: _project(1, l), _staged() -> kernel -> _finish_stage(1, l, w, out)
-  //   _begin_decode(target); per decoder layer l: stage 2 (self-attention), then stage 3 (cross-attention)
-  // _staged() -> {H, T, S, D, q [H*T*D], k, v [H*S*D], mask [T*S] or null} (views: copy them); the
-  // finish takes weights [H*T*S] (each in [0, 1]) and out [H*T*D]. Views of the attentions as after
-  // _encode and _decode once the last stage is finished.
+  // The same passes staged around a kernel that runs in JS (the page's WebGPU; core/models/marian.h),
+  // through raw_staged.h's _next_call / _finish_call: _begin_encode(ids) (a call per encoder layer),
+  // then _begin_decode(target) (two per decoder layer: causal self-attention, then cross-attention).
+  // The views of the attentions are then as after _encode and _decode.
   std::string _begin_encode(const val& ids);
   std::string _begin_decode(const val& target);
-  std::string _project(int stage, int layer);
-  val _staged() const;
-  std::string _finish_stage(int stage, int layer, const val& weights, const val& out);
+  StagedForward* staged() { return ready() ? model_.get() : nullptr; }  // for _next_call / _finish_call
   int _source_length() const { return ready() ? model_->source_length() : 0; }
   val _encoder_attention(int layer) const;  // [H, S, S]
   val _decoder_attention(int layer) const;  // [H, T, T] of the last _decode
@@ -63,7 +60,6 @@ class RawMarian {
  private:
   bool ready() const { return model_ && finished_; }
   std::string read_ids(const char* what, const val& ids, std::vector<std::int32_t>& out) const;
-  std::string check_stage(int stage, int layer, bool finishing) const;
   std::string give_safetensors(const std::uint8_t* bytes, std::uint64_t size);
   std::uint64_t tensor_bytes(int i) const { return sources_[std::size_t(i)].end - sources_[std::size_t(i)].begin; }
 
@@ -85,8 +81,7 @@ class RawMarian {
   int staged_ = -1;  // the planned tensor staging_ holds
   std::vector<float> dense_;
   std::vector<bool> stored_;
-  bool finished_ = false, decoded_ = false;
-  MarianModel::StagedAttention call_;  // the last _project's kernel inputs (valid until the next stage)
+  bool finished_ = false;
 };
 
 }  // namespace attnlab::wasm

@@ -166,23 +166,42 @@ void BertModel::finish_layer(int layer, const float* weights, const float* conte
   layer_norm_forward(out, w.output_norm.weight.data(), w.output_norm.bias.data(), c_.layer_norm_eps, out);
 }
 
-void BertModel::forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T) {
+void BertModel::begin_forward(const std::int32_t* ids, const std::int32_t* types, int T) {
   embed(ids, types, T);
-  const int H = c_.num_attention_heads, D = c_.head_dim();
-  std::vector<float> weights(std::size_t(H) * T * T), context(std::size_t(H) * T * D);
-  for (int l = 0; l < c_.num_hidden_layers; ++l) {
-    project(l);
-    AttentionForward a;
-    a.shape = {1, H, T, T, D};
-    a.scale = 1.0f / std::sqrt(float(D));
-    a.q = queries_[std::size_t(l)].data();
-    a.k = keys_[std::size_t(l)].data();
-    a.v = v_.data();
-    a.weights = weights.data();
-    a.out = context.data();
-    attention_forward(backend, a);
-    finish_layer(l, weights.data(), context.data());
-  }
+  next_layer_ = 0;
+  projected_ = false;
+}
+
+bool BertModel::next_call(AttentionForward& call) {
+  if (T_ == 0 || next_layer_ >= c_.num_hidden_layers) return false;
+  const int l = next_layer_, H = c_.num_attention_heads, D = c_.head_dim();
+  if (!projected_) project(l);
+  projected_ = true;
+  call = {};
+  call.shape = {1, H, T_, T_, D};
+  call.scale = 1.0f / std::sqrt(float(D));
+  call.q = queries_[std::size_t(l)].data();
+  call.k = keys_[std::size_t(l)].data();
+  call.v = v_.data();
+  return true;
+}
+
+void BertModel::finish_call(const float* weights, const float* context) {
+  finish_layer(next_layer_, weights, context);
+  ++next_layer_;
+  projected_ = false;
+}
+
+std::string BertModel::check_pending() const {
+  if (T_ == 0) return "no forward pass is under way: begin one first";
+  if (next_layer_ >= c_.num_hidden_layers) return "the forward pass is done: every layer is finished";
+  if (!projected_) return "ask for layer " + std::to_string(next_layer_) + "'s attention call first (next_call)";
+  return {};
+}
+
+void BertModel::forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T) {
+  begin_forward(ids, types, T);
+  run_staged(backend, *this);
 }
 
 std::vector<BertModel::Prediction> BertModel::predict(int position, int k) const {

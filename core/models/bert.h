@@ -9,11 +9,10 @@
 //                h'' = LayerNorm(h' + gelu(h' W_1^T + b_1) W_2^T + b_2)                   [T, E]
 //   MLM head     logits = LayerNorm(gelu(h_L W_t^T + b_t)) word^T + bias                  [V]
 //
-// A layer runs in three stages so that the middle one, the attention kernel, can run in JS on WebGPU:
-//   project(l)                    queries(l), keys(l), current_values()   [H, T, D]
-//   kernel(q, k, v, 1/sqrt D)     weights [H, T, T], context [H, T, D]     (attention.h, or WebGPU)
-//   finish_layer(l, weights, context)
-// forward() runs the three on a CPU backend. Every layer's attention, queries and keys are kept for
+// The forward runs in stages around the attention kernel (staged_forward.h), so that the kernel can run
+// in JS on WebGPU: begin_forward(ids, types) embeds; then each layer is one attention call, the layer's
+// q, k, v [H, T, D] with scale 1/sqrt D, whose weights [H, T, T] and context [H, T, D] finish the layer.
+// forward() runs the calls on a CPU backend. Every layer's attention, queries and keys are kept for
 // the views (the neuron view reads q and k); the hidden states too.
 #pragma once
 
@@ -23,13 +22,14 @@
 #include <vector>
 
 #include "../backend.h"
+#include "../staged_forward.h"
 #include "../layers/packed_linear.h"
 #include "../tensor.h"
 #include "bert_config.h"
 
 namespace attnlab {
 
-class BertModel {
+class BertModel : public StagedForward {
  public:
   BertModel(const BertConfig& config, bool mlm_head, bool separate_decoder);
 
@@ -46,10 +46,12 @@ class BertModel {
   // ---- forward
   // "" or what is wrong with the input (ids in [0, V), types in [0, type_vocab_size), 1 <= T <= max positions).
   std::string check_input(const std::int32_t* ids, const std::int32_t* types, int T) const;
-  void embed(const std::int32_t* ids, const std::int32_t* types, int T);
-  void project(int layer);
-  const std::vector<float>& current_values() const { return v_; }
-  void finish_layer(int layer, const float* weights, const float* context);
+  // The staged forward: embeds the (checked) input; every layer is then one call of the protocol.
+  void begin_forward(const std::int32_t* ids, const std::int32_t* types, int T);
+  bool next_call(AttentionForward& call) override;
+  void finish_call(const float* weights, const float* context) override;
+  std::string check_pending() const override;
+  bool computed() const { return T_ > 0 && next_layer_ == c_.num_hidden_layers; }  // every layer finished
   void forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T);
 
   int length() const { return T_; }
@@ -77,6 +79,9 @@ class BertModel {
     LayerNormWeights output_norm;
   };
   void index_tensors();
+  void embed(const std::int32_t* ids, const std::int32_t* types, int T);
+  void project(int layer);
+  void finish_layer(int layer, const float* weights, const float* context);
 
   BertConfig c_;
   bool mlm_ = false;
@@ -95,7 +100,9 @@ class BertModel {
   int T_ = 0;
   std::vector<RowMatrix> hidden_;
   std::vector<std::vector<float>> attention_, queries_, keys_;
-  std::vector<float> v_;
+  std::vector<float> v_;  // the values [H, T, D] of the layer being computed
+  int next_layer_ = 0;    // the layer whose call is next (L: the pass is done)
+  bool projected_ = false;
 };
 
 }  // namespace attnlab

@@ -142,46 +142,52 @@ void MarianModel::feed_forward(const PackedLinear& fc1, const PackedLinear& fc2,
   layer_norm(x, norm.weight, norm.bias);
 }
 
-namespace {
-
-// softmax(q k^T / sqrt(D) + mask) v on a CPU backend, for a staged call -> weights [H, T, S], out [H, T, D].
-void run_cpu_kernel(Backend backend, const MarianModel::StagedAttention& s, std::vector<float>& weights, std::vector<float>& out) {
-  weights.assign(std::size_t(s.H) * s.T * s.S, 0.0f);
-  out.assign(std::size_t(s.H) * s.T * s.D, 0.0f);
-  AttentionForward a;
-  a.shape = {1, s.H, s.T, s.S, s.D};
-  a.scale = 1.0f / std::sqrt(float(s.D));
-  a.q = s.q;
-  a.k = s.k;
-  a.v = s.v;
-  a.mask = {s.mask, 0, 0};  // one [T, S] mask for every head
-  a.weights = weights.data();
-  a.out = out.data();
-  attention_forward(backend, a);
-}
-
-}  // namespace
-
 // ---- the encoder and the teacher-forced decoder, in stages around the kernel -------------------------
 
 void MarianModel::encode(Backend backend, const std::int32_t* ids, int S) {
   begin_encode(ids, S);
-  std::vector<float> weights, out;
-  for (int l = 0; l < c_.encoder_layers; ++l) {
-    run_cpu_kernel(backend, encoder_project(l), weights, out);
-    encoder_finish(l, weights.data(), out.data());
-  }
+  run_staged(backend, *this);
 }
 
 void MarianModel::decode(Backend backend, const std::int32_t* target, int T) {
   begin_decode(target, T);
-  std::vector<float> weights, out;
-  for (int l = 0; l < c_.decoder_layers; ++l) {
-    run_cpu_kernel(backend, decoder_project_self(l), weights, out);
-    decoder_finish_self(l, weights.data(), out.data());
-    run_cpu_kernel(backend, decoder_project_cross(l), weights, out);
-    decoder_finish_cross(l, weights.data(), out.data());
+  run_staged(backend, *this);
+}
+
+bool MarianModel::next_call(AttentionForward& call) {
+  if (pending_ == Pending::none) return false;
+  if (!projected_) {
+    const int l = pending_layer_;
+    call_ = pending_ == Pending::encoder_self ? encoder_project(l)
+            : pending_ == Pending::decoder_self ? decoder_project_self(l)
+                                                : decoder_project_cross(l);
   }
+  const StagedAttention& s = call_;
+  call = {};
+  call.shape = {1, s.H, s.T, s.S, s.D};
+  call.scale = 1.0f / std::sqrt(float(s.D));
+  call.q = s.q;
+  call.k = s.k;
+  call.v = s.v;
+  call.mask = {s.mask, 0, 0};  // one [T, S] mask for every head
+  return true;
+}
+
+void MarianModel::finish_call(const float* weights, const float* out) {
+  const int l = pending_layer_;
+  switch (pending_) {
+    case Pending::encoder_self: encoder_finish(l, weights, out); break;
+    case Pending::decoder_self: decoder_finish_self(l, weights, out); break;
+    case Pending::decoder_cross: decoder_finish_cross(l, weights, out); break;
+    case Pending::none: break;
+  }
+  call_ = {};
+}
+
+std::string MarianModel::check_pending() const {
+  if (pending_ == Pending::none) return "no staged pass is under way: begin the encoder or the decoder first";
+  if (!projected_) return "ask for the next attention call first (next_call)";
+  return {};
 }
 
 MarianModel::StagedAttention MarianModel::staged(int H, int T, int S, const float* k, const float* v, const float* mask) const {
@@ -190,6 +196,7 @@ MarianModel::StagedAttention MarianModel::staged(int H, int T, int S, const floa
 
 void MarianModel::begin_encode(const std::int32_t* ids, int S) {
   S_ = S;
+  T_ = 0;  // a decoder pass belongs to the source it read: a new encoding ends it
   encoded_ = false;  // until the last layer's finish: the decoder needs the whole encoder's keys and values
   projected_ = false;
   embed(ids, S, 0, stage_x_);
@@ -297,15 +304,6 @@ void MarianModel::attend_output(const Attention& attention, const Norm& norm, co
 void MarianModel::next_stage(Pending first, int l, int layers) {
   pending_layer_ = l + 1;
   pending_ = pending_layer_ < layers ? first : Pending::none;
-}
-
-std::string MarianModel::check_stage(Pending stage, int l, bool finishing) const {
-  static const char* const names[] = {"nothing", "the encoder's self-attention", "the decoder's self-attention", "the decoder's cross-attention"};
-  if (pending_ == Pending::none) return "no staged pass is under way: begin the encoder or the decoder first";
-  const std::string next = std::string(projected_ ? "finish " : "project ") + names[int(pending_)] + " of layer " + std::to_string(pending_layer_);
-  if (stage != pending_ || l != pending_layer_ || finishing != projected_)
-    return "the next stage is to " + next + ", not to " + (finishing ? "finish " : "project ") + names[int(stage)] + " of layer " + std::to_string(l);
-  return {};
 }
 
 void MarianModel::project_logits(ConstMatrixRef x, RowMatrix& logits) const {

@@ -17,13 +17,14 @@
 #include <vector>
 
 #include "../backend.h"
+#include "../staged_forward.h"
 #include "../layers/packed_linear.h"
 #include "../tensor.h"
 #include "marian_config.h"
 
 namespace attnlab {
 
-class MarianModel {
+class MarianModel : public StagedForward {
  public:
   // The output projection is the shared embeddings (HF ties them; a stored lm_head.weight is a copy).
   explicit MarianModel(const MarianConfig& config);
@@ -47,32 +48,19 @@ class MarianModel {
   const std::vector<float>& decoder_attention(int layer) const { return decoder_attention_[std::size_t(layer)]; }  // [H, T, T]
   const std::vector<float>& cross_attention(int layer) const { return cross_attention_[std::size_t(layer)]; }      // [H, T, S]
 
-  // ---- the same two passes in stages around the attention kernel, so that it can run outside C++ (the
-  // page's WebGPU kernel, in JS); encode() and decode() above are these stages with a CPU kernel between.
-  //   begin_encode(ids, S); for each encoder layer l: encoder_project(l) -> kernel -> encoder_finish(l, ...)
-  //   begin_decode(target, T); for each decoder layer l: decoder_project_self(l) -> kernel ->
-  //     decoder_finish_self(l, ...); decoder_project_cross(l) -> kernel -> decoder_finish_cross(l, ...)
-  // A kernel call's inputs, heads first (valid until the next stage): q [H, T, D], k and v [H, S, D], and
-  // mask [T, S] (additive, the same for every head; null for none); scale 1/sqrt(D). Its outputs go to
-  // the finish: weights [H, T, S] and out [H, T, D].
-  struct StagedAttention {
-    int H = 0, T = 0, S = 0, D = 0;
-    const float* q = nullptr;
-    const float* k = nullptr;
-    const float* v = nullptr;
-    const float* mask = nullptr;
-  };
+  // ---- the same two passes in stages around the attention kernel (staged_forward.h), so that it can
+  // run outside C++ (the page's WebGPU kernel, in JS); encode() and decode() above are these with a CPU
+  // kernel. begin_encode(ids, S): one call per encoder layer (self-attention over the source); then
+  // begin_decode(target, T): two per decoder layer (causal self-attention, with its [T, T] mask, then
+  // cross-attention over the encoder's output). Each call: q [H, T, D], k and v [H, S, D], scale
+  // 1/sqrt(D); its weights [H, T, S] and out [H, T, D] finish the stage.
   enum class Pending { none, encoder_self, decoder_self, decoder_cross };
   void begin_encode(const std::int32_t* ids, int S);
-  StagedAttention encoder_project(int layer);
-  void encoder_finish(int layer, const float* weights, const float* out);
   void begin_decode(const std::int32_t* target, int T);
-  StagedAttention decoder_project_self(int layer);
-  void decoder_finish_self(int layer, const float* weights, const float* out);
-  StagedAttention decoder_project_cross(int layer);
-  void decoder_finish_cross(int layer, const float* weights, const float* out);
-  // "" when `stage` of `layer` is the next one (its project, or, once projected, its finish), else why not.
-  std::string check_stage(Pending stage, int layer, bool finishing) const;
+  bool next_call(AttentionForward& call) override;
+  void finish_call(const float* weights, const float* out) override;
+  std::string check_pending() const override;
+  bool decoded() const { return T_ > 0 && pending_ == Pending::none && !cross_attention_.empty() && !cross_attention_.back().empty(); }
   int target_length() const { return T_; }
 
   // ---- generation, after encode()
@@ -111,6 +99,21 @@ class MarianModel {
     PackedLinear fc1, fc2;
     Norm final_norm;
   };
+  // A stage's kernel call, heads first: q [H, T, D], k and v [H, S, D], mask [T, S] (the same for every
+  // head; null for none).
+  struct StagedAttention {
+    int H = 0, T = 0, S = 0, D = 0;
+    const float* q = nullptr;
+    const float* k = nullptr;
+    const float* v = nullptr;
+    const float* mask = nullptr;
+  };
+  StagedAttention encoder_project(int layer);
+  void encoder_finish(int layer, const float* weights, const float* out);
+  StagedAttention decoder_project_self(int layer);
+  void decoder_finish_self(int layer, const float* weights, const float* out);
+  StagedAttention decoder_project_cross(int layer);
+  void decoder_finish_cross(int layer, const float* weights, const float* out);
   void index_tensors();
   void embed(const std::int32_t* ids, int n, int first_position, RowMatrix& x) const;
   void feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const Norm& norm, RowMatrix& x) const;
@@ -144,6 +147,7 @@ class MarianModel {
   Pending pending_ = Pending::none;
   int pending_layer_ = 0;
   bool projected_ = false, encoded_ = false;
+  StagedAttention call_;  // the projected stage's call (valid while projected_)
   std::vector<std::vector<float>> encoder_attention_, decoder_attention_, cross_attention_;
   std::vector<std::vector<float>> cross_k_, cross_v_;  // per decoder layer: the encoder output's keys, values [H, S, D]
   std::vector<std::vector<float>> cache_k_, cache_v_;  // per decoder layer: [B, H, t, D]

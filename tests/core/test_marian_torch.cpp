@@ -124,17 +124,13 @@ TEST_CASE("Marian from pytorch_model.bin (views, transposed and shared storages)
 
 namespace {
 
-// A staged call run on a CPU kernel, as the page runs it on WebGPU: -> weights [H, T, S], out [H, T, D].
-void run_staged(Backend backend, const MarianModel::StagedAttention& s, std::vector<float>& weights, std::vector<float>& out) {
+// A call run on a CPU kernel into buffers of its own, as the page runs it on WebGPU: -> weights [H, T, S], out [H, T, D].
+void run_call(Backend backend, AttentionForward call, std::vector<float>& weights, std::vector<float>& out) {
+  const AttentionShape& s = call.shape;
   weights.assign(std::size_t(s.H) * s.T * s.S, -1.0f);
   out.assign(std::size_t(s.H) * s.T * s.D, -1.0f);
-  AttentionForward a;
-  a.shape = {1, s.H, s.T, s.S, s.D};
-  a.scale = 1.0f / std::sqrt(float(s.D));
-  a.q = s.q, a.k = s.k, a.v = s.v;
-  a.mask = {s.mask, 0, 0};
-  a.weights = weights.data(), a.out = out.data();
-  attention_forward(backend, a);
+  call.weights = weights.data(), call.out = out.data();
+  attention_forward(backend, call);
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
@@ -156,41 +152,42 @@ TEST_CASE("Marian staged passes (the kernel outside the model, as WebGPU runs it
   for (int l = 0; l < c.decoder_layers; ++l) decoder.push_back(model->decoder_attention(l)), cross.push_back(model->cross_attention(l));
   const RowMatrix logits = model->logits();
 
-  using Pending = MarianModel::Pending;
   std::vector<float> w, o;
+  AttentionForward call, again;
+  CHECK_FALSE(model->next_call(call));  // the last pass is over
+  CHECK(model->check_pending() == "no staged pass is under way: begin the encoder or the decoder first");
   model->begin_encode(ids.data(), S);
   CHECK(model->source_length() == 0);  // no decoder until the encoder has finished
-  CHECK(model->check_stage(Pending::encoder_self, 0, true) ==
-        "the next stage is to project the encoder's self-attention of layer 0, not to finish the encoder's self-attention of layer 0");
+  CHECK(model->check_pending() == "ask for the next attention call first (next_call)");
   for (int l = 0; l < c.encoder_layers; ++l) {
-    REQUIRE(model->check_stage(Pending::encoder_self, l, false) == "");
-    const auto s = model->encoder_project(l);
-    CHECK((s.H == c.encoder_heads && s.T == S && s.S == S && s.D == c.d_model / c.encoder_heads && s.mask == nullptr));
-    run_staged(Backend::simd128, s, w, o);
-    REQUIRE(model->check_stage(Pending::encoder_self, l, true) == "");
-    model->encoder_finish(l, w.data(), o.data());
+    REQUIRE(model->next_call(call));
+    CHECK(model->check_pending() == "");
+    const AttentionShape& s = call.shape;
+    CHECK((s.B == 1 && s.H == c.encoder_heads && s.T == S && s.S == S && s.D == c.d_model / c.encoder_heads && call.mask.data == nullptr));
+    REQUIRE(model->next_call(again));  // asked again before the finish: the same call, not projected twice
+    CHECK((again.q == call.q && again.k == call.k && again.v == call.v));
+    run_call(Backend::simd128, call, w, o);
+    model->finish_call(w.data(), o.data());
     CHECK(same_bits(model->encoder_attention(l), encoder[std::size_t(l)]));
   }
+  CHECK_FALSE(model->next_call(call));
   CHECK(model->source_length() == S);
-  CHECK(model->check_stage(Pending::decoder_self, 0, false) == "no staged pass is under way: begin the encoder or the decoder first");
   model->begin_decode(target.data(), T);
-  CHECK(model->check_stage(Pending::decoder_cross, 0, false) ==
-        "the next stage is to project the decoder's self-attention of layer 0, not to project the decoder's cross-attention of layer 0");
   for (int l = 0; l < c.decoder_layers; ++l) {
-    REQUIRE(model->check_stage(Pending::decoder_self, l, false) == "");
-    const auto self = model->decoder_project_self(l);
-    REQUIRE(self.mask != nullptr);
-    CHECK(self.mask[1] == -INFINITY);  // query 0 may not read key 1: causal
-    run_staged(Backend::simd128, self, w, o);
-    model->decoder_finish_self(l, w.data(), o.data());
-    REQUIRE(model->check_stage(Pending::decoder_cross, l, false) == "");
-    const auto x = model->decoder_project_cross(l);
-    CHECK((x.T == T && x.S == S && x.mask == nullptr));
-    run_staged(Backend::simd128, x, w, o);
-    model->decoder_finish_cross(l, w.data(), o.data());
+    REQUIRE(model->next_call(call));  // the causal self-attention
+    REQUIRE(call.mask.data != nullptr);
+    CHECK((call.shape.T == T && call.shape.S == T));
+    CHECK(call.mask.data[1] == -INFINITY);  // query 0 may not read key 1: causal
+    run_call(Backend::simd128, call, w, o);
+    model->finish_call(w.data(), o.data());
+    REQUIRE(model->next_call(call));  // the cross-attention over the encoder's output
+    CHECK((call.shape.T == T && call.shape.S == S && call.mask.data == nullptr));
+    run_call(Backend::simd128, call, w, o);
+    model->finish_call(w.data(), o.data());
     CHECK(same_bits(model->decoder_attention(l), decoder[std::size_t(l)]));
     CHECK(same_bits(model->cross_attention(l), cross[std::size_t(l)]));
   }
-  CHECK(model->check_stage(Pending::decoder_self, 0, false) != "");  // the pass is over
+  CHECK_FALSE(model->next_call(call));  // the pass is over
+  CHECK(model->decoded());
   CHECK(std::memcmp(model->logits().data(), logits.data(), std::size_t(logits.size()) * sizeof(float)) == 0);
 }

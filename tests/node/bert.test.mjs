@@ -72,13 +72,27 @@ test('the staged forward (the kernel outside the module, as WebGPU runs it) give
   const { bert, tokenizer } = await open(module, 'modern');
   const { ids, typeIds } = tokenizer.encode(...CASES.pair);
   const T = ids.length, H = bert.config.heads, D = bert.config.hiddenSize / H;
-  bert.embed(ids, typeIds);
-  for (let l = 0; l < bert.config.layers; l++) {
-    const { q, k, v } = bert.project(l);
-    const { weights, out } = module.attentionForward({ B: 1, H, T, S: T, D, q, k, v, scale: 1 / Math.sqrt(D), backend: 'scalar' });
-    bert.finishLayer(l, weights, out);
+  // No pass under way: the protocol says what to do first.
+  assert.equal(bert.raw._next_call(), null);
+  assert.equal(bert.raw._finish_call(new Float32Array(1), new Float32Array(1)), 'no forward pass is under way: begin one first');
+  const calls = [];
+  await bert.forwardWith(ids, typeIds, (args) => {
+    calls.push(args);
+    return module.attentionForward({ ...args, backend: 'scalar' });
+  });
+  assert.equal(calls.length, bert.config.layers, 'one attention call per layer');
+  for (const [l, call] of calls.entries()) {
+    assert.deepEqual([call.B, call.H, call.T, call.S, call.D], [1, H, T, T, D], `layer ${l}'s call: [B, H, T, S, D]`);
+    assert.ok(Math.abs(call.scale - 1 / Math.sqrt(D)) < 1e-7);
+    assert.deepEqual(call.q, bert.queries(l), `layer ${l}: the call's q is the layer's queries`);
   }
   checkOutputs(bert, 'modern.pair', 'staged');
+  // A wrong result is refused by name and the pass stays where it was.
+  assert.equal(bert.raw._begin_forward(ids, typeIds), '');
+  const first = bert.raw._next_call().q.slice();
+  assert.equal(bert.raw._finish_call(new Float32Array(3), new Float32Array(3)), `weights must have ${H * T * T} elements [B=1, H=${H}, T=${T}, S=${T}], got 3`);
+  assert.equal(bert.raw._finish_call(new Float32Array(H * T * T).fill(2), new Float32Array(H * T * D)), 'weights[0] = 2 must lie in [0, 1]');
+  assert.deepEqual(bert.raw._next_call().q.slice(), first, 'still the first layer\'s call');
   bert.delete();
 });
 

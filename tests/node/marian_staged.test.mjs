@@ -65,18 +65,17 @@ for (const build of BUILDS) {
         }
       }
 
-      // Out of order, or after a pass, the stages say what comes next and the model keeps working.
+      // Before a pass, or with a wrong result, the protocol says what is wrong and the model keeps working.
       const raw = marian.raw;
-      assert.equal(raw._project(1, 0), 'no staged pass is under way: begin the encoder or the decoder first');
+      assert.equal(raw._next_call(), null, 'the last pass is over');
+      assert.equal(raw._finish_call(new Float32Array(3), new Float32Array(3)), 'no staged pass is under way: begin the encoder or the decoder first');
       assert.equal(raw._begin_encode(ids), '');
-      assert.equal(raw._project(2, 0), 'the next stage is to project the encoder\'s self-attention of layer 0, not to project the decoder\'s self-attention of layer 0');
-      assert.equal(raw._project(4, 0), 'stage must be 1 (encoder self-attention), 2 (decoder self-attention) or 3 (cross-attention), got 4');
       assert.equal(raw._begin_decode(g0Ids(c)), 'encode the source first (every encoder layer\'s stages)');
-      assert.equal(raw._project(1, 0), '');
-      const { H: He, T: Te, S: Se } = raw._staged();
-      assert.equal(raw._finish_stage(1, 0, new Float32Array(3), new Float32Array(3)), `weights must have ${He * Te * Se} elements [H=${He}, T=${Te}, S=${Se}], got 3`);
-      assert.equal(raw._finish_stage(1, 0, new Float32Array(He * Te * Se).fill(2), new Float32Array(He * Te * (c.dModel / He))),
-        'weights[0] = 2 must lie in [0, 1]');
+      assert.equal(raw._finish_call(new Float32Array(3), new Float32Array(3)), 'ask for the next attention call first (next_call)');
+      const { H: He, T: Te, S: Se, D: De, mask } = raw._next_call();
+      assert.equal(mask, null, 'the encoder reads the whole source: no mask');
+      assert.equal(raw._finish_call(new Float32Array(3), new Float32Array(3)), `weights must have ${He * Te * Se} elements [B=1, H=${He}, T=${Te}, S=${Se}], got 3`);
+      assert.equal(raw._finish_call(new Float32Array(He * Te * Se).fill(2), new Float32Array(He * Te * De)), 'weights[0] = 2 must lie in [0, 1]');
       await assert.rejects(marian.decodeWith(g0Ids(c), kernelOf(module)), /encode the source first/);
       marian.encode(ids);
       assert.deepEqual(marian.generate({ beams: 1 }).ids, Array.from(ref['cat.greedy.ids'].data));

@@ -24,18 +24,12 @@ export async function runModel(ctx, v) {
   const { bert, tokenizer } = opened;
   const { tokens, ids, typeIds } = tokenizer.encode(text, pair || null);
   const L = bert.config.layers, H = bert.config.heads, D = bert.config.hiddenSize / H, T = ids.length;
-  bert.embed(ids, typeIds);
-  let choice = null;
-  const queries = [], keys = [], attentions = [];
-  for (let l = 0; l < L; l++) {
-    const { q, k, v: values } = bert.project(l);
-    const r = await ctx.attention({ B: 1, H, T, S: T, D, q, k, v: values, scale: 1 / Math.sqrt(D) });
-    choice = r.choice;
-    bert.finishLayer(l, r.weights, r.out);
-    queries.push(q);
-    keys.push(k);
-    attentions.push(r.weights);
-  }
+  // Every layer's attention call through the page's kernel (ctx.attention: WebGPU included).
+  const last = await bert.forwardWith(ids, typeIds, ctx.attention);
+  const choice = last?.choice ?? null;
+  const attentions = Array.from({ length: L }, (_, l) => bert.attention(l));
+  const queries = Array.from({ length: L }, (_, l) => bert.queries(l));
+  const keys = Array.from({ length: L }, (_, l) => bert.keys(l));
   const masks = tokens.flatMap((t, i) => (t === '[MASK]' ? [i] : []));
   const predictions = masks.map((i) => ({ position: i, top: bert.predict(i, 5).map((p) => ({ ...p, token: tokenizer.idToToken(p.id) })) }));
   opened.cache = { key, tokens, ids: Array.from(ids), typeIds: Array.from(typeIds), L, H, D, T, attentions, queries, keys, predictions, choice,
