@@ -5,7 +5,7 @@
 // --model). This file only declares; the sections are in 05_pretrained_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './05_pretrained_sections.js';
-import { openBertCheckpoint } from '../models/bert_checkpoint.js';
+import { openCheckpoint } from '../models/registry.js';
 
 const INTRO = 'A trained BERT, opened from files on your computer: type a sentence and see where each of its attention heads '
   + 'looks. Nothing is uploaded or downloaded; the weights stay in this tab. Open the folder of a checkpoint from the '
@@ -52,7 +52,7 @@ export const pretrainedLab = defineLab({
     files: ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'],
     /** sources (web/models/bert_checkpoint.js) -> {state, summary}: the worker keeps state, the page shows summary. */
     async load(module, sources, { onProgress, name } = {}) {
-      const opened = await openBertCheckpoint(module, sources, { onProgress, name });
+      const { opened } = await openCheckpoint(module, sources, { expect: 'bert', onProgress, name });
       const c = opened.summary.config;
       const label = name || 'checkpoint';
       const summary = {

@@ -4,7 +4,7 @@
 // is downloaded. This file only declares; the sections are in 06_translation_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './06_translation_sections.js';
-import { openMarianCheckpoint } from '../models/marian_checkpoint.js';
+import { openCheckpoint } from '../models/registry.js';
 
 const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub), opened from files on your computer: '
   + 'type an English sentence, watch it translated word by word, and see which source words each new word attended to. Nothing '
@@ -55,7 +55,7 @@ export const translationLab = defineLab({
       + 'vocab.json and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Everything stays on this computer.',
     files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors', 'pytorch_model.bin'],
     async load(module, sources, { onProgress, name } = {}) {
-      const opened = await openMarianCheckpoint(module, sources, { onProgress });
+      const { opened } = await openCheckpoint(module, sources, { expect: 'marian', onProgress });
       const c = opened.summary.config;
       const label = name || 'checkpoint';
       const summary = {

@@ -1,0 +1,69 @@
+// The checkpoint-model registry (web/models/registry.js, issue 24): a folder's kind comes from its
+// config.json's model_type, as transformers' AutoModel finds it, so a folder opened in the wrong lab is
+// named for what it is and sent to the lab (and command) that reads it; an unknown model_type and a
+// config.json that is not JSON are refused by name. Through the CLI too: exit 2, one line.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FIXTURES } from './support.mjs';
+import { REPO_ROOT } from '../../web/node_loader.mjs';
+import { folderSources } from '../../web/cli/file_source.mjs';
+import { checkpointKind, MODEL_KINDS, openCheckpoint } from '../../web/models/registry.js';
+
+const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
+const BERT = path.join(FIXTURES, 'bert_tiny', 'modern');
+const MARIAN = path.join(FIXTURES, 'marian_tiny');
+const attnlab = (...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+/** A copy of a fixture folder with its config.json rewritten (or replaced by text). */
+function withConfig(from, edit) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-registry-'));
+  for (const f of ['vocab.txt', 'model.safetensors', 'source.spm', 'target.spm', 'vocab.json']) {
+    try {
+      copyFileSync(path.join(from, f), path.join(dir, f));
+    } catch {
+      // not every kind has every file
+    }
+  }
+  const config = JSON.parse(readFileSync(path.join(from, 'config.json'), 'utf8'));
+  const edited = edit(config);
+  writeFileSync(path.join(dir, 'config.json'), typeof edited === 'string' ? edited : JSON.stringify(edited));
+  return dir;
+}
+
+test('checkpointKind: the kind from config.json\'s model_type', async () => {
+  assert.equal((await checkpointKind(await folderSources(BERT))).kind.kind, 'bert');
+  assert.equal((await checkpointKind(await folderSources(MARIAN))).kind.kind, 'marian');
+  const gpt2 = await checkpointKind(await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'gpt2' }))));
+  assert.deepEqual([gpt2.kind, gpt2.modelType], [null, 'gpt2']);
+  assert.deepEqual(await checkpointKind(await folderSources(FIXTURES)), { kind: null, modelType: null }, 'no config.json');
+  await assert.rejects(checkpointKind(await folderSources(withConfig(BERT, () => '{"model_type": '))), /^CheckpointError: config\.json is not JSON/);
+  for (const kind of MODEL_KINDS) assert.equal(typeof kind.open, 'function', kind.kind);
+});
+
+test('openCheckpoint refuses another kind with the lab that reads it, and opens its own', async () => {
+  const module = await (await import('../../web/node_loader.mjs')).loadAttnLabNode({ build: 'simd' });
+  await assert.rejects(openCheckpoint(module, await folderSources(MARIAN), { expect: 'bert' }),
+    { name: 'CheckpointError', message: 'This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT one: open it in the Translation lab (attnlab translate).' });
+  await assert.rejects(openCheckpoint(module, await folderSources(BERT), { expect: 'marian' }),
+    { name: 'CheckpointError', message: 'This folder holds a BERT model (config.json\'s model_type is "bert"), not a Marian (opus-mt) one: open it in the Pretrained lab (attnlab pretrained).' });
+  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'gpt2' }))), { expect: 'bert' }),
+    { name: 'CheckpointError', message: 'config.json\'s model_type is "gpt2": the Pretrained lab reads BERT models (model_type "bert").' });
+  // A config.json without model_type (older exports) goes to the lab's own kind.
+  const { kind, opened } = await openCheckpoint(module, await folderSources(withConfig(BERT, ({ model_type: _, ...c }) => c)), { expect: 'bert' });
+  assert.equal(kind.kind, 'bert');
+  assert.equal(opened.bert.config.layers, 2);
+  opened.bert.delete();
+});
+
+test('the CLI names the right command for a folder of the other kind (exit 2, one line)', () => {
+  let r = attnlab('pretrained', '--model', MARIAN, '--text', 'x', '--backend', 'simd');
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr, 'attnlab: This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT one: open it in the Translation lab (attnlab translate).\n');
+  r = attnlab('translate', '--model', BERT, '--backend', 'simd');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^attnlab: This folder holds a BERT model .*: open it in the Pretrained lab \(attnlab pretrained\)\.\n$/);
+});

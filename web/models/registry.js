@@ -1,0 +1,60 @@
+// The checkpoint models the labs open, one entry per kind: which config.json `model_type`s it reads, the
+// lab that shows it, and its opener (sources -> the opened model). openCheckpoint(module, sources) finds
+// the kind from the folder's config.json, as transformers' AutoModel does, so a folder dropped on the
+// wrong lab is named for what it is ("a Marian model: open it in the Translation lab") instead of being
+// refused for files it was never meant to have. Adding a model kind: its opener and one entry here.
+import { CheckpointError, filesByName, readSmallText } from './checkpoint_files.js';
+import { openBertCheckpoint } from './bert_checkpoint.js';
+import { openMarianCheckpoint } from './marian_checkpoint.js';
+
+export const MODEL_KINDS = [
+  { kind: 'bert', title: 'BERT', modelTypes: ['bert'], lab: { id: 'pretrained', title: 'Pretrained', command: 'attnlab pretrained' }, open: openBertCheckpoint },
+  { kind: 'marian', title: 'Marian (opus-mt)', modelTypes: ['marian'], lab: { id: 'translation', title: 'Translation', command: 'attnlab translate' }, open: openMarianCheckpoint },
+];
+
+const CONFIG_BYTES = 1 << 20;
+
+/**
+ * sources -> {kind, modelType} from config.json's model_type: a kind of MODEL_KINDS, or null (no
+ * config.json, or a model_type no kind reads: modelType says which). A config.json that is not JSON is
+ * a CheckpointError naming it.
+ */
+export async function checkpointKind(sources) {
+  const config = filesByName(sources).get('config.json');
+  if (!config) return { kind: null, modelType: null };
+  let parsed;
+  try {
+    parsed = JSON.parse(await readSmallText(config, 'config.json', CONFIG_BYTES));
+  } catch (error) {
+    if (error instanceof CheckpointError) throw error;
+    throw new CheckpointError(`config.json is not JSON (${error.message})`);
+  }
+  const modelType = typeof parsed?.model_type === 'string' ? parsed.model_type : null;
+  return { kind: MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? null, modelType };
+}
+
+/**
+ * Opens the checkpoint in `sources` with its kind's opener. `expect` (a kind's id) is the kind the
+ * caller's lab shows: a folder of another kind is refused with the lab that opens it. A folder whose
+ * config.json names no model_type is given to the expected kind's opener (old configs lack it), which
+ * says what is missing or wrong. -> {kind, opened: what the kind's opener returns}.
+ */
+export async function openCheckpoint(module, sources, { expect = null, ...options } = {}) {
+  const { kind, modelType } = await checkpointKind(sources);
+  const expected = MODEL_KINDS.find((k) => k.kind === expect) ?? null;
+  if (expect && !expected) throw new Error(`no model kind '${expect}' (kinds: ${MODEL_KINDS.map((k) => k.kind).join(', ')})`);
+  if (kind && expected && kind !== expected) {
+    throw new CheckpointError(`This folder holds a ${kind.title} model (config.json's model_type is "${modelType}"), not a ${expected.title} one: `
+      + `open it in the ${kind.lab.title} lab (${kind.lab.command}).`);
+  }
+  if (!kind && modelType && expected) {
+    throw new CheckpointError(`config.json's model_type is "${modelType.slice(0, 40)}": the ${expected.lab.title} lab reads ${expected.title} models `
+      + `(model_type ${expected.modelTypes.map((t) => `"${t}"`).join(' or ')}).`);
+  }
+  const chosen = kind ?? expected;
+  if (!chosen) {
+    throw new CheckpointError(modelType ? `config.json's model_type "${modelType.slice(0, 40)}" is not a model this app reads (${MODEL_KINDS.map((k) => k.title).join(', ')})`
+      : 'no config.json: give the folder of a checkpoint (config.json and its weights)');
+  }
+  return { kind: chosen, opened: await chosen.open(module, sources, options) };
+}
