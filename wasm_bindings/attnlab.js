@@ -163,8 +163,8 @@ export function wrapModule(mod, { build }) {
 
   /**
    * The course's SelfAttention (notebook 03): Linear Q, K, V projections (inputDim -> inputDim), scale
-   * 1/sqrt(inputDim), dropout on the weights. The kernel runs between project() and finish(), on any
-   * backend (the page's, WebGPU included).
+   * 1/sqrt(inputDim), dropout on the weights. Its one attention call runs on the kernel you give (the
+   * page's, WebGPU included), through the staged-call driver every model uses.
    */
   class SelfAttention extends Layer {
     constructor(inputDim, { dropout = 0.1, seed } = {}) {
@@ -173,20 +173,20 @@ export function wrapModule(mod, { build }) {
       this.inputDim = inputDim;
       this.dropout = Number(dropout);
     }
-    /** 1 / sqrt(inputDim): the scale the kernel must use. */
+    /** 1 / sqrt(inputDim): the scale of its attention call. */
     get scale() { return this.raw._scale(); }
-    /** x: Float32Array [rows, inputDim] (rows = batch x length) -> {q, k, v}, each [rows, inputDim] */
-    project(x, rows) {
-      check(this.raw._project(x, checkInteger('rows', rows)));
-      return { q: this.raw._queries().slice(), k: this.raw._keys().slice(), v: this.raw._values().slice() };
-    }
     /**
-     * weights: the kernel's [batch, length, length] -> {weights (after dropout when train), output
-     * [batch x length, inputDim]}. Dropout draws from `seed`: the same seed drops the same weights.
+     * x: Float32Array [batch x length, inputDim]; mask: additive [batch, length, length] or null; attention:
+     * {B, H, T, S, D, q, k, v, scale, mask?, maskStrideB?, maskStrideH?} -> {weights, out} (or a Promise).
+     * -> {q, k, v [batch x length, inputDim], softmax (the kernel's weights [batch, length, length]), weights
+     * (after dropout when train; drawn from `seed`: the same seed drops the same weights), output
+     * [batch x length, inputDim], choice (the kernel's, where it gives one)}.
      */
-    finish(weights, { batch, length, train = false, seed = 0 }) {
-      check(this.raw._finish(weights, checkInteger('batch', batch), checkInteger('length', length), !!train, checkSeed(seed)));
-      return { weights: this.raw._weights().slice(), output: this.raw._output().slice() };
+    async forwardWith(x, { batch, length, mask = null, train = false, seed = 0 }, attention) {
+      check(this.raw._begin(x, checkInteger('batch', batch), checkInteger('length', length), mask, !!train, checkSeed(seed)));
+      const { last } = await runStagedCalls(this.raw, attention, check);
+      return { q: this.raw._queries().slice(), k: this.raw._keys().slice(), v: this.raw._values().slice(), softmax: last.weights,
+        weights: this.raw._weights().slice(), output: this.raw._output().slice(), choice: last.choice };
     }
   }
 

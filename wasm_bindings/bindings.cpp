@@ -108,17 +108,18 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_logits", &RawMarian::_logits);
   bind_staged(raw_marian);
 
-  class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention")
+  auto raw_self_attention = class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention");
+  raw_self_attention
       .constructor<int, float, std::uint32_t>()
       .class_function("_config_error", &RawSelfAttention::_config_error)
-      .function("_project", &RawSelfAttention::_project)
+      .function("_begin", &RawSelfAttention::_begin)
       .function("_queries", &RawSelfAttention::_queries)
       .function("_keys", &RawSelfAttention::_keys)
       .function("_values", &RawSelfAttention::_values)
-      .function("_finish", &RawSelfAttention::_finish)
       .function("_weights", &RawSelfAttention::_weights)
       .function("_output", &RawSelfAttention::_output)
       .function("_scale", &RawSelfAttention::_scale);
+  bind_staged(raw_self_attention);
 
   class_<RawDigits>("_RawDigits")
       .constructor<>()

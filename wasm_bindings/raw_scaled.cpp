@@ -78,35 +78,26 @@ std::string RawSelfAttention::_config_error(int input_dim, double dropout) {
   return first_error({check_positive("input_dim", input_dim), check_at_most("input_dim", input_dim, kMaxWidth)});
 }
 
-std::string RawSelfAttention::_project(const val& x, int rows) {
-  std::string error = first_error({check_array("input", x), check_positive("rows", rows),
-                                   check_at_most("rows", rows, 64L * kMaxTokens)});
+std::string RawSelfAttention::_begin(const val& x, int batch, int length, const val& mask, bool train, double seed) {
+  std::string error = first_error({check_array("input", x), check_positive("batch", batch), check_positive("length", length),
+                                   check_at_most("length", length, kMaxTokens), check_at_most("batch", batch, 64)});
   if (!error.empty()) return error;
+  if (!(seed >= 0 && seed < 4294967296.0 && seed == std::floor(seed))) return "seed must be an integer in [0, 2^32)";
   const std::vector<float> v = to_floats(x);
-  const int E = layer_.input_dim();
+  const int E = layer_.input_dim(), rows = batch * length;
   error = first_error({check_length("input", v.size(), std::size_t(rows) * E, shape_text({{"N*L", rows}, {"input_dim", E}})),
                        check_finite("input", v.data(), v.size())});
   if (!error.empty()) return error;
-  layer_.project(ConstMatrixMap(v.data(), rows, E));
-  return {};
-}
-
-std::string RawSelfAttention::_finish(const val& weights, int batch, int length, bool train, double seed) {
-  if (layer_.queries().size() == 0) return "SelfAttention.finish needs project() first";
-  std::string error = first_error({check_array("weights", weights), check_positive("batch", batch),
-                                   check_positive("length", length)});
-  if (!error.empty()) return error;
-  if (long(batch) * length != long(layer_.values().rows()))
-    return "batch x length is " + std::to_string(long(batch) * length) + ", the projected input has " +
-           std::to_string(layer_.values().rows()) + " rows";
-  if (!(seed >= 0 && seed < 4294967296.0 && seed == std::floor(seed))) return "seed must be an integer in [0, 2^32)";
-  const std::vector<float> w = to_floats(weights);
-  error = first_error({check_length("weights", w.size(), std::size_t(batch) * length * length,
-                                    shape_text({{"N", batch}, {"L", length}, {"L", length}})),
-                       check_unit_interval("weights", w.data(), w.size())});
-  if (!error.empty()) return error;
-  Rng rng{std::uint64_t(seed)};
-  layer_.finish(w.data(), batch, length, train, rng);
+  std::vector<float> m;
+  if (!mask.isNull() && !mask.isUndefined()) {
+    error = check_array("mask", mask);
+    if (!error.empty()) return error;
+    m = to_floats(mask);
+    error = first_error({check_length("mask", m.size(), std::size_t(rows) * length, shape_text({{"N", batch}, {"L", length}, {"L", length}})),
+                         check_additive_mask("mask", m)});
+    if (!error.empty()) return error;
+  }
+  layer_.begin(ConstMatrixMap(v.data(), rows, E), batch, length, m.empty() ? nullptr : m.data(), train, std::uint64_t(seed));
   return {};
 }
 

@@ -9,6 +9,7 @@
 
 #include "layers/self_attention.h"
 #include "raw_api.h"
+#include "raw_staged.h"
 
 namespace attnlab::wasm {
 
@@ -26,12 +27,13 @@ class RawSelfAttention : public RawLayer {
  public:
   RawSelfAttention(int input_dim, float dropout, std::uint32_t seed);
   static std::string _config_error(int input_dim, double dropout);
-  std::string _project(const val& x, int rows);
+  // x [batch * length, input_dim]; mask [batch, length, length] additive, or null; dropout (train) drawn
+  // from `seed`. Then raw_staged.h's one call: the kernel's weights finish the layer.
+  std::string _begin(const val& x, int batch, int length, const val& mask, bool train, double seed);
+  StagedForward* staged() { return &layer_; }  // for _next_call / _finish_call
   val _queries() const { return view_of(layer_.queries()); }
   val _keys() const { return view_of(layer_.keys()); }
   val _values() const { return view_of(layer_.values()); }
-  // weights [batch, length, length] from the kernel; dropout (train) drawn from `seed`.
-  std::string _finish(const val& weights, int batch, int length, bool train, double seed);
   val _weights() const { return view_of(layer_.weights()); }
   val _output() const { return view_of(layer_.output()); }
   float _scale() const { return layer_.scale(); }

@@ -54,6 +54,37 @@ void SelfAttention::forward(Backend backend, ConstMatrixRef x, int batch, int le
   finish(weights.data(), batch, length, train, rng);
 }
 
+void SelfAttention::begin(ConstMatrixRef x, int batch, int length, const float* mask, bool train, std::uint64_t seed) {
+  project(x);
+  batch_ = batch, length_ = length, train_ = train, seed_ = seed;
+  if (mask) mask_.assign(mask, mask + std::size_t(batch) * length * length);
+  else mask_.clear();
+  pending_ = true;
+}
+
+bool SelfAttention::next_call(AttentionForward& call) {
+  if (!pending_) return false;
+  const int L = length_;
+  call = {};
+  call.shape = {batch_, 1, L, L, input_dim()};
+  call.scale = scale();
+  call.q = q_.data();
+  call.k = k_.data();
+  call.v = v_.data();
+  call.mask = {mask_.empty() ? nullptr : mask_.data(), std::size_t(L) * L, 0};
+  return true;
+}
+
+void SelfAttention::finish_call(const float* weights, const float* /*out: recomputed from the weights after dropout*/) {
+  Rng rng{seed_};
+  finish(weights, batch_, length_, train_, rng);
+  pending_ = false;
+}
+
+std::string SelfAttention::check_pending() const {
+  return pending_ ? std::string() : std::string("no forward pass is under way: begin one first");
+}
+
 ParameterList SelfAttention::parameters() {
   return {&query.weight, &query.bias, &key.weight, &key.bias, &value.weight, &value.bias};
 }

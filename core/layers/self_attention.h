@@ -6,20 +6,26 @@
 //   project(x)                          Q, K, V   [N*L, E]
 //   kernel(Q, K, V, scale(), mask)      weights   [N, L, L]     (attention.h, or WebGPU in JS)
 //   finish(weights, ...)                dropout on the weights (train mode), output = weights V
-// forward() runs the three on a CPU backend.
+// forward() runs the three on a CPU backend; begin() and the staged-forward calls (staged_forward.h)
+// run the middle one wherever the caller's kernel is.
 //
 // Masks are additive [N, L, L] (0 allows, -inf blocks). A row with every key blocked gets zero weights
 // and a zero output where PyTorch gives NaN (attention.h; docs/attention.md).
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "../backend.h"
 #include "../rng.h"
+#include "../staged_forward.h"
 #include "linear.h"
 #include "parameter.h"
 
 namespace attnlab {
 
-class SelfAttention {
+class SelfAttention : public StagedForward {
  public:
   SelfAttention(int input_dim, float dropout, Rng& rng);
 
@@ -33,6 +39,14 @@ class SelfAttention {
   void finish(const float* weights, int batch, int length, bool train, Rng& rng);
   // project, the kernel on `backend` (scalar or SIMD128), finish. mask: [N, L, L] additive or nullptr.
   void forward(Backend backend, ConstMatrixRef x, int batch, int length, const float* mask, bool train, Rng& rng);
+
+  // The same forward staged around the kernel (staged_forward.h), for a kernel outside C++: begin()
+  // projects x [N*L, E] and leaves one call, [B=N, H=1, T=L, S=L, D=E] with the mask [N, L, L] (or none);
+  // its weights finish the layer (dropout in train mode, drawn from a generator seeded with `seed`).
+  void begin(ConstMatrixRef x, int batch, int length, const float* mask, bool train, std::uint64_t seed);
+  bool next_call(AttentionForward& call) override;
+  void finish_call(const float* weights, const float* out) override;
+  std::string check_pending() const override;
 
   const RowMatrix& queries() const { return q_; }
   const RowMatrix& keys() const { return k_; }
@@ -48,6 +62,11 @@ class SelfAttention {
 
  private:
   RowMatrix q_, k_, v_, weights_, out_;
+  // The staged pass: its shape, mask, mode and dropout seed, and whether its call is still pending.
+  int batch_ = 0, length_ = 0;
+  std::vector<float> mask_;
+  bool train_ = false, pending_ = false;
+  std::uint64_t seed_ = 0;
 };
 
 }  // namespace attnlab

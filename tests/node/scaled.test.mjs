@@ -57,14 +57,13 @@ async function checkAgainstTorch(m, attention) {
   try {
     assert.deepEqual(layer.parameterNames(), PARAMS);
     for (const p of PARAMS) layer.setParameter(p, f[`self/init/${p}`].data);
-    const { q: Q, k: K, v: V } = layer.project(f['self/x'].data, N * L);
-    assertClose(Q, f['self/q'].data, tol('self/q'), 'Q');
-    assertClose(K, f['self/k'].data, tol('self/k'), 'K');
-    assertClose(V, f['self/v'].data, tol('self/v'), 'V');
     for (const [name, mask] of Object.entries(additiveMasks())) {
-      const kernel = await attention({ B: N, H: 1, T: L, S: L, D: E, q: Q, k: K, v: V, scale: layer.scale, ...(mask ? { mask, maskStrideB: L * L } : {}) });
-      const { weights, output } = layer.finish(kernel.weights, { batch: N, length: L, train: false });
+      const { q: Q, k: K, v: V, softmax, weights, output } = await layer.forwardWith(f['self/x'].data, { batch: N, length: L, mask, train: false }, attention);
+      assertClose(Q, f['self/q'].data, tol('self/q'), 'Q');
+      assertClose(K, f['self/k'].data, tol('self/k'), 'K');
+      assertClose(V, f['self/v'].data, tol('self/v'), 'V');
       assertMatches(weights, `self/${name}/weights`);
+      assert.deepEqual(weights, softmax, 'eval mode: no dropout, the kernel\'s weights');
       assertMatches(output, `self/${name}/output`);
     }
   } finally {
@@ -252,12 +251,13 @@ test('the bindings refuse bad input with a message that names it, and keep worki
   assert.throws(() => new m.SelfAttention(0), /input_dim/);
   const layer = new m.SelfAttention(4, { seed: 1 });
   try {
-    assert.throws(() => layer.finish(new Float32Array(4), { batch: 1, length: 2 }), /needs project\(\) first/);
-    assert.throws(() => layer.project(new Float32Array(7), 2), /input must have 8 elements/);
-    layer.project(new Float32Array(8), 2);
-    assert.throws(() => layer.finish(new Float32Array(4), { batch: 2, length: 2 }), /batch x length is 4, the projected input has 2 rows/);
-    assert.throws(() => layer.finish(Float32Array.of(0.5, 0.5, 2, 0), { batch: 1, length: 2 }), /weights\[2\]/);
-    const { output } = layer.finish(Float32Array.of(0.5, 0.5, 1, 0), { batch: 1, length: 2 });
+    const kernel = (args) => m.attentionForward({ ...args, backend: 'scalar' });
+    assert.equal(layer.raw._finish_call(new Float32Array(4), new Float32Array(8)), 'no forward pass is under way: begin one first');
+    await assert.rejects(layer.forwardWith(new Float32Array(7), { batch: 1, length: 2 }, kernel), /input must have 8 elements/);
+    await assert.rejects(layer.forwardWith(new Float32Array(8), { batch: 1, length: 2, mask: Float32Array.of(0, NaN, 0, 0) }, kernel), /mask\[1\] must be a finite number or -Infinity/);
+    await assert.rejects(layer.forwardWith(new Float32Array(8), { batch: 1, length: 2, mask: new Float32Array(3) }, kernel), /mask must have 4 elements/);
+    await assert.rejects(layer.forwardWith(new Float32Array(8), { batch: 1, length: 2 }, () => ({ weights: Float32Array.of(0.5, 0.5, 2, 0), out: new Float32Array(8) })), /weights\[2\]/);
+    const { output } = await layer.forwardWith(new Float32Array(8), { batch: 1, length: 2 }, kernel);
     assert.equal(output.length, 8);
   } finally {
     layer.delete();

@@ -252,11 +252,9 @@ const sentence = {
     });
     const layer = new ctx.module.SelfAttention(E, { dropout: v.dropout, seed: v.seed });
     try {
-      const { q, k, v: values } = layer.project(x, N * L);
-      const kernel = await ctx.attention({ B: N, H: 1, T: L, S: L, D: E, q, k, v: values, scale: layer.scale,
-        ...(v.sentenceMask === 'none' ? {} : { mask, maskStrideB: L * L }) });
-      const { weights, output } = layer.finish(kernel.weights, { batch: N, length: L, train: v.mode === 'train', seed: v.dropDraw });
-      return { sentences, L, E, softmax: kernel.weights, weights, output, choice: kernel.choice };
+      const { softmax, weights, output, choice } = await layer.forwardWith(x,
+        { batch: N, length: L, mask: v.sentenceMask === 'none' ? null : mask, train: v.mode === 'train', seed: v.dropDraw }, ctx.attention);
+      return { sentences, L, E, softmax, weights, output, choice };
     } finally {
       layer.delete();
     }
