@@ -5,6 +5,7 @@
 // endStep(), runKernelForward(backend), runKernelBackward(backend), stepsDone. So WebGPU serves every
 // lab with no per-lab code.
 import { BACKEND_LABELS } from '../backends.js';
+import { chooseBackend, cpuFallbackOf } from './backend_choice.js';
 
 export class BackendSteps {
   /**
@@ -16,15 +17,10 @@ export class BackendSteps {
     this.trainer = trainer;
     this.requested = requested;
     this.gpu = gpuAttention;
-    const env = { simd128: lab.cpuBackends.includes('simd128'), webgpu: !!gpuAttention, webgpuReason: gpuReason };
-    if (requested === 'auto' && gpuAttention && gpuSoftware) {
-      env.webgpu = false;
-      env.webgpuReason = `software adapter (${gpuAttention.adapterDescription}) is slower than the CPU`;
-    }
-    const choice = lab.selectBackend(requested, env, shape);
+    const choice = chooseBackend({ module: lab, requested, gpu: gpuAttention, gpuReason, gpuSoftware }, shape);
     this.backend = choice.backend;
     this.reason = choice.reason;
-    this.cpuFallback = env.simd128 ? 'simd128' : 'scalar';
+    this.cpuFallback = cpuFallbackOf(lab);
     this.fellBackAt = null;
   }
 

@@ -3,6 +3,7 @@
 // kernel under its own call name (so it never disturbs a training step's resident tensors), and the
 // CPU if the GPU device goes away.
 import { BACKEND_LABELS } from '../backends.js';
+import { chooseBackend } from './backend_choice.js';
 
 const CALL = 'section';
 
@@ -18,12 +19,8 @@ export class KernelRunner {
   }
 
   choose(shape) {
-    const env = { simd128: this.module.cpuBackends.includes('simd128'), webgpu: !!this.gpu && !this.lostReason, webgpuReason: this.lostReason ?? this.gpuReason };
-    if (this.requested === 'auto' && this.gpu && this.gpuSoftware) {
-      env.webgpu = false;
-      env.webgpuReason = `software adapter (${this.gpu.adapterDescription}) is slower than the CPU`;
-    }
-    return this.module.selectBackend(this.requested, env, shape);
+    const gpu = this.lostReason ? null : this.gpu;
+    return chooseBackend({ module: this.module, requested: this.requested, gpu, gpuReason: this.lostReason ?? this.gpuReason, gpuSoftware: this.gpuSoftware }, shape);
   }
 
   /** {B, H, T, S, D, q, k, v, scale?} -> {weights, out, choice: {backend, label, reason}} */
