@@ -1,4 +1,4 @@
-// Labelled matrices as HTML tables (a figure kind of figures.js), for a lab that shows attention one
+// Labelled matrices as HTML tables (a figure kind of figure_kinds.js), for a lab that shows attention one
 // stage at a time: numbers a student can read, cells coloured by value, editable cells, and on hover
 // the arithmetic that produced a cell with its sources highlighted (in this figure or another one of
 // the same section: sources are found by matrix id inside the board).
@@ -189,3 +189,12 @@ export class MatrixFigure {
     for (const td of this.board.querySelectorAll('.matrix td.source, .matrix td.target')) td.classList.remove('source', 'target');
   }
 }
+
+/** The kind as figure_kinds.js lists it: an element of its own, not a canvas; the board's onEdit hears the cells. */
+export const matricesKind = {
+  create(view, f, board) {
+    view.matrix = new MatrixFigure(board.box, { onEdit: board.onEdit });
+    view.node = view.matrix.node;
+  },
+  show: (view, f, palette) => view.matrix.show(f, palette),
+};
