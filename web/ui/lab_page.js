@@ -24,14 +24,10 @@ import { SampleInput } from './sample_input.js';
 import { renderTokenRows } from './token_rows.js';
 import { renderEvaluation } from './evaluation_panel.js';
 import { crossCheck, defaultValues, isRelevant, resettingChanges } from './properties.js';
-import { StepSeries, ThinningList, typedArrayBytes } from '../training/bounded_history.js';
+import { TrainingRun } from './training_run.js';
 import { SectionPanel } from './section_panel.js';
 import { OpenPanel } from './open_panel.js';
 import { BACKEND_LABELS } from '../backends.js';
-
-// What a run keeps, however long it trains (docs/reliability.md): the timeline's snapshots thin to
-// every second one when either bound is reached; the curves halve their resolution.
-export const HISTORY_BUDGET = { snapshots: 512, snapshotBytes: 64 * 1024 * 1024, seriesPoints: 8192, evaluations: 512 };
 
 const el = (tag, props = {}, ...children) => {
   const node = Object.assign(document.createElement(tag), props);
@@ -341,14 +337,7 @@ export class LabPage {
         this.notices.show(`The training module stopped (${m.recovered.reason}). A fresh one was started with the same settings `
           + `and ${from}; the step count starts again from 0. Press Play to go on.`, { kind: 'warning', key: 'recovered' });
       }
-      this.run = {
-        config: m.config, choice: m.choice, sample: m.fixedSample, step: 0, targetSteps: m.steps, running: false, stepsPerSecond: 0,
-        snapshots: new ThinningList({ maxCount: HISTORY_BUDGET.snapshots, maxBytes: HISTORY_BUDGET.snapshotBytes, sizeOf: typedArrayBytes }),
-        losses: new StepSeries({ maxPoints: HISTORY_BUDGET.seriesPoints }),
-        accuracies: new StepSeries({ maxPoints: HISTORY_BUDGET.seriesPoints }),
-        evaluations: new ThinningList({ maxCount: HISTORY_BUDGET.evaluations }),
-      };
-      this.run.snapshots.push(m.snapshot);
+      this.run = new TrainingRun(m);
       this.inspection = null;
       this.onChoice(m.choice);
       this.timeline?.setLive(true);
@@ -369,18 +358,11 @@ export class LabPage {
     c.on('progress', (m) => {
       const run = this.run;
       if (!run) return;
-      run.losses.push(...m.losses);
-      run.accuracies.push(...m.accuracies);
       const thinnings = run.snapshots.thinnings;
-      run.snapshots.push(...m.snapshots);
+      run.progress(m);
       // A scrubbed-to snapshot keeps (about) its place when the timeline thins.
       if (this.timeline && run.snapshots.thinnings > thinnings && !this.timeline.live) this.timeline.index >>= run.snapshots.thinnings - thinnings;
-      if (m.evaluation) run.evaluations.push(m.evaluation);
-      run.step = m.step;
-      run.running = m.running;
       this.root.dataset.running = String(m.running); // at once, not on the next frame (none come while unseen)
-      run.targetSteps = m.targetSteps ?? run.targetSteps;
-      run.stepsPerSecond = m.stepsPerSecond;
       if (m.choice && m.choice.reason !== run.choice.reason) {
         run.choice = m.choice;
         this.onChoice(m.choice);
@@ -392,9 +374,7 @@ export class LabPage {
     });
     c.on('state', (m) => {
       if (!this.run) return;
-      const stopped = this.run.running && !m.running;
-      this.run.running = m.running;
-      this.run.step = m.step;
+      const stopped = this.run.state(m);
       this.root.dataset.running = String(m.running);
       if (stopped && this.sampleInput?.hasText()) this.sampleInput.submit();
       if (stopped) this.requestSections(this.modelSections());
