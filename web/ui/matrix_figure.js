@@ -9,13 +9,9 @@
 //          {text, from: [[matrixId, 'row' | 'col', i] | [matrixId, 'cell', r, c]]}}]}
 import { colorAt, cssColor } from './palette.js';
 import { NUMBER } from './properties.js';
+import { el } from './el.js';
 
 const fmt = (x) => (x === -Infinity ? '−∞' : Number.isFinite(x) ? x.toFixed(2).replace('-', '−') : String(x));
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
 
 /**
  * Black or white, whichever contrasts more with the cell (WCAG relative luminance): at least 4.58:1

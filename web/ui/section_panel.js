@@ -8,12 +8,7 @@
 import { ControlsPanel } from './controls.js';
 import { FigureBoard } from './figures.js';
 import { DrawPad } from './draw_pad.js';
-
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
+import { el } from './el.js';
 
 export class SectionPanel {
   /**
