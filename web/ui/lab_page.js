@@ -59,6 +59,8 @@ export class LabPage {
     this.fieldErrors = {};
     this.run = null; // TrainingRun
     this.opened = null; // the summary of the checkpoint the worker has open
+    this.moduleReady = false; // a lab without training: the module is ready and its sections compute
+    this.playAfterConfigure = false; // a preset trains once its model is built
     this.mode = mode;
     this.autoplay = !!mode.autoplay;
     this.visible = true;
@@ -66,7 +68,7 @@ export class LabPage {
     this.root = root;
     // show= (a link's page setting) keeps only some panels: one section on a slide.
     this.panelIds = new Set((lab.panels ?? []).filter((id) => !mode.show?.length || mode.show.includes(id)));
-    this.sectionPlay = new SectionPlay({ sections: () => this.sections, values: () => this.draft, change: (fn) => this.changeValues(fn) });
+    this.sectionPlay = new SectionPlay({ sections: () => this.sectionPanels, values: () => this.draft, change: (fn) => this.changeValues(fn) });
     this.build(root);
     for (const c of this.allControls()) {
       c.setHidden(mode.hide ?? []);
@@ -103,14 +105,14 @@ export class LabPage {
       rows: listed('rows', rowsPanel),
       inspect: listed('inspect', inspectPanel),
     };
-    this.sections = [];
+    this.sectionPanels = [];
     for (const section of lab.sections ?? []) {
       const id = `section:${section.id}`;
-      if (this.has(id)) this.sections.push(byId[id] = sectionPanel(this, section));
+      if (this.has(id)) this.sectionPanels.push(byId[id] = sectionPanel(this, section));
     }
     this.curves = byId.curves;
     this.attention = byId.attention;
-    this.panels = [this.settings, this.weights, byId.open, byId.transport, byId.curves, byId.attention, byId.rows, byId.inspect, ...this.sections]
+    this.panels = [this.settings, this.weights, byId.open, byId.transport, byId.curves, byId.attention, byId.rows, byId.inspect, ...this.sectionPanels]
       .filter(Boolean);
 
     if (this.weights) this.settings.node.append(this.weights.node); // at the foot of the sidebar
@@ -299,7 +301,7 @@ export class LabPage {
 
   /** The sections whose result depends on one of these settings ask the worker again. */
   requestSections(changed) {
-    for (const section of this.sections) if (section.dependsOnAny(changed)) section.request();
+    for (const section of this.sectionPanels) if (section.dependsOnAny(changed)) section.request();
   }
 
   /** The values a section computes with: the applied model settings, the view settings as they are now. */
@@ -331,7 +333,7 @@ export class LabPage {
     if (!this.lab.trainer) {
       // Nothing to build: the module is ready, so the sections compute.
       this.moduleReady = true;
-      for (const section of this.sections) section.request();
+      for (const section of this.sectionPanels) section.request();
       return;
     }
     if (values === this.draft && !this.validDraft()) return;
