@@ -1,4 +1,4 @@
-// An attention-flow graph on a canvas (a figure kind of figures.js): tokens as nodes in reading order,
+// An attention-flow graph on a canvas (a figure kind of figure_kinds.js): tokens as nodes in reading order,
 // an arrow from each query to every key it gives more weight than a threshold, the arrow's width and
 // opacity by the weight; a token's weight on itself is a loop above it.
 //
@@ -173,3 +173,13 @@ export function describeNode(f, i) {
   if (!out.length) return `${f.nodes[i]}: no weight above the threshold`;
   return `${f.nodes[i]} attends to ${out.map((e) => `${f.nodes[e.to]} ${e.weight.toFixed(2)}`).join(', ')}`;
 }
+
+/** The kind as figure_kinds.js lists it: the label names what each node attends to, as the tooltip does. */
+export const graphKind = {
+  draw: drawGraph,
+  label: (f) => `${f.title}: ${f.nodes.map((_, i) => describeNode(f, i)).join('; ')}`,
+  textAt(f, L, x, y) {
+    const i = hitNode(L, x, y);
+    return i < 0 ? '' : describeNode(f, i);
+  },
+};

@@ -1,10 +1,10 @@
-// BertViz's head view on a canvas (a figure kind of figures.js): the queries in the left column and the
+// BertViz's head view on a canvas (a figure kind of figure_kinds.js): the queries in the left column and the
 // keys in the right one, and a line from every query to every key whose opacity is the attention
 // weight (weight 1: fully opaque; weight 0: nothing), so the figure's pixels follow the weights.
 // Self-attention has the same tokens on both sides; cross-attention (an encoder-decoder's generated tokens
 // reading the source) has two lists, and the shorter column is centred beside the longer one. Several
 // heads overlay their lines, one colour per head. Selecting a token (hover, click, or the arrow keys
-// on the focused canvas: figures.js) keeps only its lines and highlights its label.
+// on the focused canvas: headViewKind below, figures.js) keeps only its lines and highlights its label.
 //
 // figure: {kind: 'headview', id, title,
 //          tokens: [string] (T: the same on both sides) | queryTokens: [string] (T) and keyTokens: [string] (S),
@@ -347,3 +347,46 @@ export function describeHeadView(f) {
   return `Head view of ${shape}, ${what}: ${columns}, a line's opacity is its weight.${selected}`
     + ` Each ${two ? `${titles.query} token's strongest ${titles.key} token` : 'query\'s strongest key'}: ${strongest.join('; ')}.`;
 }
+
+/**
+ * The kind as figure_kinds.js lists it. A pick is a token ({index, side}): a click picks the token
+ * under the pointer and a second click lets it go; on the focused canvas, up and down move along a
+ * column, left and right change column, Enter or Space picks, Escape lets go. The lab is told
+ * {token, side}, or {token: null} when the token is let go.
+ */
+export const headViewKind = {
+  draw: drawHeadView,
+  label: (f) => `${f.title}: ${describeHeadView(f)}`,
+  pick: {
+    /** The token the figure itself selects (the lab's answer), or null. */
+    selectedOf: (f) => (Number.isInteger(f.selected) ? { index: f.selected, side: f.side === 'key' ? 'key' : 'query' } : null),
+    /** The figure as drawn: the hovered token, else the keyboard's place, else the pick (only the pick when exported). */
+    asDrawn(f, { pinned, pointer, cursor, forExport }) {
+      const shown = forExport ? pinned : pointer ?? cursor ?? pinned;
+      return { ...f, selected: shown?.index ?? null, side: shown?.side ?? 'query' };
+    },
+    hit: hitHeadView,
+    choose(pinned, hit) {
+      const same = pinned && pinned.index === hit.index && pinned.side === hit.side;
+      return same ? { pick: null, detail: { token: null } } : { pick: { index: hit.index, side: hit.side }, detail: { token: hit.index, side: hit.side } };
+    },
+    release: { token: null }, // Escape lets the picked token go
+    move(f, start, moving, down, right) {
+      // Up and down move along a column; left and right change column (queries | keys), where the
+      // place is kept within the other column's length (a cross-attention's columns differ).
+      const { queries, keys } = headViewTokens(f);
+      const side = !start ? 'query' : right < 0 ? 'query' : right > 0 ? 'key' : start.side;
+      const n = (side === 'key' ? keys : queries).length;
+      return { index: !start ? 0 : Math.max(0, Math.min(n - 1, start.index + (moving ? down : 0))), side };
+    },
+    cursorTip(f, L, c) {
+      const p = (c.side === 'key' ? L.key : L.query)[c.index];
+      return { text: describeHeadViewToken(f, c.side, c.index), x: p.x, y: p.y };
+    },
+    /** Hover shows the token's lines only (pointer), and their weights. */
+    hover(f, L, x, y) {
+      const hit = hitHeadView(L, x, y);
+      return { pointer: hit, text: hit ? describeHeadViewToken(f, hit.side, hit.index) : '' };
+    },
+  },
+};

@@ -3,12 +3,7 @@
 // the way back to the labs and on to the next one.
 import { themeColors } from './theme.js';
 import { colorAt, cssColor } from './palette.js';
-
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
+import { el } from './el.js';
 
 const linkTo = (lab) => `?lab=${encodeURIComponent(lab.id)}`;
 

@@ -1,4 +1,4 @@
-// Labelled matrices as HTML tables (a figure kind of figures.js), for a lab that shows attention one
+// Labelled matrices as HTML tables (a figure kind of figure_kinds.js), for a lab that shows attention one
 // stage at a time: numbers a student can read, cells coloured by value, editable cells, and on hover
 // the arithmetic that produced a cell with its sources highlighted (in this figure or another one of
 // the same section: sources are found by matrix id inside the board).
@@ -9,13 +9,9 @@
 //          {text, from: [[matrixId, 'row' | 'col', i] | [matrixId, 'cell', r, c]]}}]}
 import { colorAt, cssColor } from './palette.js';
 import { NUMBER } from './properties.js';
+import { el } from './el.js';
 
 const fmt = (x) => (x === -Infinity ? '−∞' : Number.isFinite(x) ? x.toFixed(2).replace('-', '−') : String(x));
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
 
 /**
  * Black or white, whichever contrasts more with the cell (WCAG relative luminance): at least 4.58:1
@@ -189,3 +185,12 @@ export class MatrixFigure {
     for (const td of this.board.querySelectorAll('.matrix td.source, .matrix td.target')) td.classList.remove('source', 'target');
   }
 }
+
+/** The kind as figure_kinds.js lists it: an element of its own, not a canvas; the board's onEdit hears the cells. */
+export const matricesKind = {
+  create(view, f, board) {
+    view.matrix = new MatrixFigure(board.box, { onEdit: board.onEdit });
+    view.node = view.matrix.node;
+  },
+  show: (view, f, palette) => view.matrix.show(f, palette),
+};

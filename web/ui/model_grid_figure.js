@@ -1,8 +1,8 @@
-// BertViz's model view on a canvas (a figure kind of figures.js): every head of every layer as a small
+// BertViz's model view on a canvas (a figure kind of figure_kinds.js): every head of every layer as a small
 // T x S heatmap (rows the queries, columns the keys), layers as rows and heads as columns, so the
 // patterns (the diagonal, the previous token, [CLS] and [SEP] sinks, the words of an input sentence read
 // in order) are seen side by side. Clicking a thumbnail, or Enter on the one the arrow keys moved to,
-// picks that layer and head (figures.js calls the board's onPick).
+// picks that layer and head (modelGridKind below; figures.js calls the board's onPick).
 //
 // figure: {kind: 'modelgrid', id, title, layers: L, heads: H,
 //          tokens: [string] (T: queries and keys, S = T) | queryTokens: [string] (T) and keyTokens: [string] (S),
@@ -251,3 +251,39 @@ export function describeModelGrid(f) {
     + ` Most focused: ${name(most)} (mean strongest weight ${most.value.toFixed(2)}); most spread: ${name(least)} (${least.value.toFixed(2)}).`
     + ' Click a heatmap, or use the arrow keys and Enter, to pick a head.';
 }
+
+/**
+ * The kind as figure_kinds.js lists it. A pick is a head ({layer, head}): a click picks the thumbnail
+ * under the pointer; on the focused canvas the arrow keys move the keyboard's place and Enter or
+ * Space picks it. The lab is told {layer, head}.
+ */
+export const modelGridKind = {
+  draw: drawModelGrid,
+  label: (f) => `${f.title}: ${describeModelGrid(f)}`,
+  pick: {
+    selectedOf: (f) => f.selected ?? null,
+    /** The figure as drawn: the pick outlined, the keyboard's place dashed (not when exported). */
+    asDrawn: (f, { pinned, cursor, palette, forExport }) => ({ ...f, palette: f.palette ?? palette, selected: pinned, focus: forExport ? null : cursor }),
+    hit: hitModelGrid,
+    choose: (pinned, hit) => ({ pick: { layer: hit.layer, head: hit.head }, detail: { layer: hit.layer, head: hit.head } }),
+    move(f, start, moving, down, right) {
+      return !start ? { layer: 0, head: 0 } : {
+        layer: Math.max(0, Math.min(f.layers - 1, start.layer + (moving ? down : 0))),
+        head: Math.max(0, Math.min(f.heads - 1, start.head + (moving ? right : 0))),
+      };
+    },
+    cursorTip(f, L, c, picked) {
+      const cell = L.cells[c.layer * f.heads + c.head];
+      return { text: `Layer ${c.layer}, head ${c.head}${picked ? ' (selected)' : ' · Enter picks it'}`, x: cell.x + cell.w, y: cell.y + cell.h };
+    },
+    /** Hover names the thumbnail's cell under the pointer and its weight. */
+    hover(f, L, x, y) {
+      const cell = modelGridCell(L, x, y);
+      if (!cell) return { text: '' };
+      const { queries, keys } = modelGridTokens(f);
+      const T = queries.length, S = keys.length;
+      const w = f.attentions[((cell.layer * f.heads + cell.head) * T + cell.query) * S + cell.key];
+      return { text: `Layer ${cell.layer}, head ${cell.head} · ${f.queryTitle ?? 'query'} '${queries[cell.query]}' → ${f.keyTitle ?? 'key'} '${keys[cell.key]}': ${Number(w).toFixed(2)}` };
+    },
+  },
+};

@@ -2,11 +2,7 @@
 // picker, a files picker and a drop zone (a dropped folder is walked for its files), a progress bar
 // while the worker reads them, and what was opened or why not. The files go to the worker as File
 // objects: the page never reads them, so a 440 MB checkpoint costs the page nothing.
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
+import { el } from './el.js';
 
 /** Every File under a dropped DataTransfer (folders walked, one level of nesting is what HF folders have, any depth works). */
 async function droppedFiles(dataTransfer) {

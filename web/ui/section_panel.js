@@ -1,19 +1,14 @@
 // One section of a lab that computes outside training (web/labs/*: `sections`): its title and text,
 // the controls of its own properties, its buttons (e.g. "New random vectors"), and its figures. The
-// page (lab_page.js) sends the worker the section's request and hands the result back here.
+// page's section panel (panels/section.js) sends the worker the section's request and hands the result back here.
 //
 // An action is a button: {id, label, title, change(values, result) -> values} (result: the section's
 // last result, or null), or a play button: {id, label, pauseLabel, title, play: {everyMs, start(values,
-// result) -> values, next(values, result) -> values | null (the end)}}; the page paces a play (lab_page.js).
+// result) -> values, next(values, result) -> values | null (the end)}}; the page paces a play (panels/section_play.js).
 import { ControlsPanel } from './controls.js';
 import { FigureBoard } from './figures.js';
 import { DrawPad } from './draw_pad.js';
-
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
+import { el } from './el.js';
 
 export class SectionPanel {
   /**

@@ -1,5 +1,5 @@
 // "Import weights" (a file picker, or a .safetensors file dropped on the panel) and "Export weights".
-// It reads the file's bytes and reports them; parsing, checking and loading belong to the lab page
+// It reads the file's bytes and reports them; parsing, checking and loading belong to panels/weights.js
 // and the worker.
 
 // A lab's weights are a few MB (the Alignment lab's largest settings: under 2 MB); a file far larger is
@@ -11,9 +11,9 @@ const megabytes = (bytes) => `${(bytes / 2 ** 20).toFixed(bytes < 10 * 2 ** 20 ?
 export class WeightsPanel {
   /**
    * onFile(bytes, fileName) when a file is chosen or dropped; onExport() for the export button;
-   * maxBytes: files larger than this are refused before they are read.
+   * maxBytes: files larger than this are refused before they are read. The panel is `node`.
    */
-  constructor(container, { onFile, onExport, maxBytes = MAX_WEIGHTS_BYTES }) {
+  constructor({ onFile, onExport, maxBytes = MAX_WEIGHTS_BYTES }) {
     this.onFile = onFile;
     this.maxBytes = maxBytes;
     const panel = document.createElement('section');
@@ -35,8 +35,7 @@ export class WeightsPanel {
     const buttons = Object.assign(document.createElement('div'), { className: 'weights-buttons' });
     buttons.append(this.input, importLabel, this.exportButton);
     panel.append(text, buttons, this.message);
-    container.append(panel);
-    this.panel = panel;
+    this.node = panel;
 
     this.input.addEventListener('change', () => {
       const file = this.input.files?.[0];

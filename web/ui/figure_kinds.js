@@ -1,0 +1,57 @@
+// The figure kinds a lab's sections can ask for (figures.js draws them), by the `kind` of a figure:
+//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid
+// (each kind's file documents its figure's fields). A kind is one of:
+//   an element:  {create(view, figure, board) (sets view.node), show(view, figure, palette)}
+//   a canvas:    {draw(canvas, figure, scale?) -> layout ({width, height, ...} in CSS px),
+//                 label?(figure) -> the canvas's aria-label (default: the title),
+//                 textAt?(figure, layout, x, y) -> the tooltip at that point ('' for none)}
+//   a canvas that answers clicks and keys: a canvas kind with `pick`, the behaviour of its picks
+//                (head_view_figure.js, model_grid_figure.js: what FigureBoard asks of it is there).
+// A new kind is a file with its drawing and one line here.
+import { drawChart } from './chart.js';
+import { imagesKind } from './images_figure.js';
+import { barsKind } from './bars_figure.js';
+import { heatmapKind } from './heatmap_figure.js';
+import { matricesKind } from './matrix_figure.js';
+import { graphKind } from './graph_figure.js';
+import { headViewKind } from './head_view_figure.js';
+import { modelGridKind } from './model_grid_figure.js';
+
+/** {kind: 'text', id, text, status? ('ok' | 'bad')}: a line of the section's prose that its result writes. */
+const textKind = {
+  create(view, f) {
+    view.node = Object.assign(document.createElement('p'), { className: 'figure-text' });
+    view.node.dataset.figure = f.id;
+  },
+  show(view, f) {
+    view.node.textContent = f.text;
+    view.node.dataset.status = f.status ?? '';
+  },
+};
+
+/** {kind: 'chart', id, ...the spec of chart.js, width?, height?}: a line chart at a fixed size, no tooltip. */
+const chartKind = {
+  draw(canvas, f, scale = devicePixelRatio || 1) {
+    const size = { width: f.width ?? 460, height: f.height ?? 250 };
+    drawChart(canvas, f, { ...size, scale });
+    return size;
+  },
+};
+
+const FIGURE_KINDS = {
+  images: imagesKind,
+  bars: barsKind,
+  heatmap: heatmapKind,
+  text: textKind,
+  matrices: matricesKind,
+  graph: graphKind,
+  chart: chartKind,
+  headview: headViewKind,
+  modelgrid: modelGridKind,
+};
+
+/** The kind of a figure, or a clear error naming the kinds there are. */
+export function figureKind(kind) {
+  if (!Object.hasOwn(FIGURE_KINDS, kind)) throw new Error(`unknown figure kind '${kind}' (known: ${Object.keys(FIGURE_KINDS).join(', ')})`);
+  return FIGURE_KINDS[kind];
+}

@@ -1,0 +1,76 @@
+// The weights panel (in the sidebar, for a lab with lab.weights): a .safetensors file imported (its
+// model derived from the file, checked, then loaded by the worker) or the model exported as one.
+import { WeightsPanel } from '../weights_panel.js';
+import { download } from '../export.js';
+import { parseSafetensors } from '../../io/safetensors.js';
+import { stateDictBytes } from '../../io/state_dict.js';
+import { crossCheck } from '../properties.js';
+
+export function weightsPanel(page) {
+  const { lab, notices } = page;
+  let importName = ''; // the file being loaded, for the messages that follow
+  const view = new WeightsPanel({
+    onFile: (bytes, name) => load(bytes, name),
+    onExport: () => { if (page.run) page.client.send('export'); },
+  });
+
+  const refuse = (text) => {
+    view.say('');
+    notices.show(text, { kind: 'error', key: 'weights' });
+  };
+
+  /** A .safetensors file from the picker or a drop (or a preset that is a model): derive the model it fits, then load it there. */
+  function load(bytes, name) {
+    importName = name;
+    notices.dismiss('weights');
+    let patch;
+    try {
+      patch = lab.weights.valuesFromFile(parseSafetensors(bytes));
+    } catch (error) {
+      refuse(`${name} was not loaded; the current model is kept. ${error.message}`);
+      return;
+    }
+    // What a change implies (a task brings its step count), then the file's values win.
+    let values = { ...page.applied, ...patch };
+    for (const key of Object.keys(patch)) values = lab.afterChange(key, values);
+    values = { ...values, ...patch };
+    const problems = crossCheck(lab, values);
+    if (problems.length) {
+      refuse(`${name} was not loaded: ${problems.map((p) => p.message).join('; ')}; the current model is kept.`);
+      return;
+    }
+    page.expectModel(values);
+    view.say(`Loading ${name}…`);
+    page.client.send('import', { lab: lab.id, ...lab.configureRequest(values), bytes });
+  }
+
+  function save({ tensors, config, step }) {
+    const bytes = stateDictBytes(tensors, lab.weights.metadata(config, step));
+    const name = lab.weights.fileName(config, step);
+    download(new Blob([bytes], { type: 'application/octet-stream' }), name);
+    view.say(`Saved ${name} (step ${step}).`);
+  }
+
+  return {
+    node: view.node,
+    load,
+    handles(m) {
+      if (m.type === 'configured' && m.imported) {
+        // How good the loaded model is, at once (the evaluation the curves panel shows).
+        page.client.send('evaluate');
+        const text = `Loaded ${importName}: ${lab.weights.describe(m.config)}. Its attention is shown below; Play trains on from these weights.`;
+        view.say(text);
+        notices.show(text, { kind: 'info', key: 'weights' });
+      } else if (m.type === 'weights') {
+        save(m);
+      } else if (m.type === 'error' && m.request === 'import') {
+        page.expectModel(null);
+        refuse(`${importName} was not loaded; the current model is kept. ${m.message}`);
+      } else {
+        return false;
+      }
+      return true;
+    },
+    render() {},
+  };
+}
