@@ -7,7 +7,7 @@
 //
 //   node benchmarks/page_frames.mjs [--runs=5] [--only=copy,pointer,count,lookup] [--profile]
 //
-// --profile also prints, per run, how long each part of the page took to draw (web/ui/lab_page.js
+// --profile also prints, per run, how long each part of the page took to draw (web/ui/draw_scheduler.js
 // keeps the last 512 draws), the functions with the most self time (a V8 CPU profile) and the trace
 // events with the most time inside main-thread tasks longer than 16 ms: where a stall comes from.
 import { openPage, startFrameMonitor, startLab, trainToEnd } from '../tests/browser/support.mjs';

@@ -1,5 +1,5 @@
 // A lab left training keeps a bounded history (web/training/bounded_history.js, HISTORY_BUDGET in
-// web/ui/lab_page.js): 20,000 steps of the largest attention the lab draws (16 heads over 64 x 64) fed
+// web/ui/training_run.js): 20,000 steps of the largest attention the lab draws (16 heads over 64 x 64) fed
 // to the page faster than real time, through the worker's own message channel, leave at most 512
 // snapshots and 64 MiB of them, a timeline that still spans the whole run, and a heap that stops growing.
 import { test, after } from 'node:test';
