@@ -61,5 +61,5 @@ test('attnlab translate --png writes the cross-attention heatmap; bad folders an
   assert.match(r.stderr, /^attnlab: --beams must be an integer in \[1, 16\], got '40'\n/);
   r = run('--text', 'x');
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /--model DIR is required[\s\S]*usage: attnlab translate/);
+  assert.match(r.stderr, /--model DIR\|ID is required[\s\S]*usage: attnlab translate/);
 });

@@ -27,9 +27,17 @@ export async function diskSource(file) {
   };
 }
 
-/** Every regular file directly in a folder, as sources. */
+/**
+ * Every regular file directly in a folder, as sources; a link to a file counts (a Hugging Face cache
+ * snapshot is a folder of links into its blobs/).
+ */
 export async function folderSources(dir) {
   const { readdir } = await import('node:fs/promises');
   const entries = await readdir(dir, { withFileTypes: true });
-  return Promise.all(entries.filter((e) => e.isFile()).map((e) => diskSource(path.join(dir, e.name))));
+  const files = [];
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isFile() || (e.isSymbolicLink() && (await stat(full).catch(() => null))?.isFile())) files.push(full);
+  }
+  return Promise.all(files.map((file) => diskSource(file)));
 }

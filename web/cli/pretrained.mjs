@@ -8,6 +8,7 @@ import path from 'node:path';
 import { reportLines } from './args.mjs';
 import { commandKernel } from './kernel.mjs';
 import { folderSources } from './file_source.mjs';
+import { HubError, resolveModelFolder } from './hub.mjs';
 import { pretrainedLab } from '../labs/05_pretrained.js';
 import { runModel, SECTIONS } from '../labs/05_pretrained_sections.js';
 import { writeModelFigure } from './figure.mjs';
@@ -18,15 +19,20 @@ const rows = (flat, n, width) => Array.from({ length: n }, (_, r) => Array.from(
 
 /** -> {record (printed as JSON), lines (printed as text), figures (what was written)} */
 export async function runPretrained(options, module) {
-  const info = await stat(options.model).catch(() => null);
-  if (!info?.isDirectory()) throw new CheckpointInputError(`--model ${options.model}: not a folder (give the checkpoint's folder)`);
   for (const file of [options.png, options.svg].filter(Boolean)) {
     const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
     if (!dir?.isDirectory()) throw new CheckpointInputError(`${file}: its folder does not exist`);
   }
+  let folder;
+  try {
+    folder = await resolveModelFolder(options.model, { expect: 'bert' });
+  } catch (error) {
+    if (error instanceof HubError) throw new CheckpointInputError(error.message);
+    throw error;
+  }
   let opened;
   try {
-    opened = await pretrainedLab.open.load(module, await folderSources(options.model), { name: path.basename(path.resolve(options.model)) });
+    opened = await pretrainedLab.open.load(module, await folderSources(folder), { name: folder === options.model ? path.basename(path.resolve(folder)) : options.model });
   } catch (error) {
     if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new CheckpointInputError(error.message);
     throw error;

@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { reportLines } from './args.mjs';
 import { folderSources } from './file_source.mjs';
+import { HubError, resolveModelFolder } from './hub.mjs';
 import { commandKernel } from './kernel.mjs';
 import { BACKEND_LABELS } from '../backends.js';
 import { translationLab } from '../labs/06_translation.js';
@@ -19,15 +20,20 @@ import { writeModelFigure } from './figure.mjs';
 export class TranslateInputError extends Error {}
 
 export async function runTranslate(options, module) {
-  const info = await stat(options.model).catch(() => null);
-  if (!info?.isDirectory()) throw new TranslateInputError(`--model ${options.model}: not a folder (give the checkpoint's folder)`);
   for (const file of [options.png, options.svg].filter(Boolean)) {
     const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
     if (!dir?.isDirectory()) throw new TranslateInputError(`${file}: its folder does not exist`);
   }
+  let folder;
+  try {
+    folder = await resolveModelFolder(options.model, { expect: 'marian' });
+  } catch (error) {
+    if (error instanceof HubError) throw new TranslateInputError(error.message);
+    throw error;
+  }
   let opened;
   try {
-    opened = await translationLab.open.load(module, await folderSources(options.model), { name: path.basename(path.resolve(options.model)) });
+    opened = await translationLab.open.load(module, await folderSources(folder), { name: folder === options.model ? path.basename(path.resolve(folder)) : options.model });
   } catch (error) {
     if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new TranslateInputError(error.message);
     throw error;

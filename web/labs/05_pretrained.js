@@ -76,7 +76,7 @@ export const pretrainedLab = defineLab({
   // settings it takes are the page's own (same names, ranges and defaults), then its own options.
   command: {
     name: 'pretrained', module: '../cli/pretrained.mjs',
-    about: 'a BERT checkpoint folder from disk (the Pretrained lab headless): the word pieces, every layer\'s per-head '
+    about: 'a BERT checkpoint, from its folder or by its Hub id (the Pretrained lab headless): the word pieces, every layer\'s per-head '
       + 'attention [layer][head][query][key] and the [MASK] predictions; --png/--svg write the page\'s heatmap of --layer/--head.',
     properties: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'backend'],
     options: [

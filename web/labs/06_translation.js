@@ -76,7 +76,7 @@ export const translationLab = defineLab({
   // settings it takes are the page's own (same names, ranges and defaults), then its own options.
   command: {
     name: 'translate', module: '../cli/translate.mjs',
-    about: 'a Marian (opus-mt) checkpoint folder translates (the Translation lab headless): the source and target pieces '
+    about: 'a Marian (opus-mt) checkpoint, from its folder or by its Hub id, translates (the Translation lab headless): the source and target pieces '
       + 'and ids, the translation, and each generated token\'s cross-attention [token][layer][head][source]; --png/--svg '
       + 'write the page\'s cross-attention heatmap (the mean of all layers and heads, or --no-average --layer L --head H).',
     properties: ['text', 'beams', 'maxLength', 'layer', 'head', 'average', 'backend'],

@@ -41,7 +41,9 @@ export const trainingProperties = ({ batch, lr, steps, seed }) => [
  * JSON output, and the figure files.
  */
 export const commandOptions = {
-  model: (what) => ({ name: 'model', type: 'path', meta: 'DIR', required: true, help: `The checkpoint's folder: ${what}.` }),
+  model: (what) => ({ name: 'model', type: 'path', meta: 'DIR|ID', required: true,
+    help: `The checkpoint's folder (${what}), or its Hugging Face Hub id (ORG/NAME, @REVISION optional): kept in the Hugging Face cache, `
+      + 'so it opens with no network afterwards and a model Python downloaded opens too (HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE; docs/cli.md).' }),
   json: (what = 'One JSON record on stdout instead of text (docs/cli.md has its fields).') => ({ name: 'json', type: 'bool', default: false, help: what }),
   png: (what) => ({ name: 'png', type: 'path', help: `Write ${what} as PNG at 2x, as the page's export (drawn in headless Chromium; without one, the bare cells and colour bar).` }),
   svg: (what) => ({ name: 'svg', type: 'path', help: `Write ${what} as SVG (needs Chromium).` }),

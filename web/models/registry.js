@@ -1,6 +1,7 @@
 // The checkpoint models the labs open, one entry per kind: which config.json `model_type`s it reads, the
 // lab that shows it, and its opener (sources -> the opened model). openCheckpoint(module, sources) finds
-// the kind from the folder's config.json, as transformers' AutoModel does, so a folder dropped on the
+// the kind from the folder's config.json, as transformers' AutoModel does (`files` says what a kind reads:
+// what a download from the Hub fetches, the weights in the order from_pretrained prefers them), so a folder dropped on the
 // wrong lab is named for what it is ("a Marian model: open it in the Translation lab") instead of being
 // refused for files it was never meant to have. Adding a model kind: its opener and one entry here.
 import { CheckpointError, filesByName, readSmallText } from './checkpoint_files.js';
@@ -8,8 +9,11 @@ import { openBertCheckpoint } from './bert_checkpoint.js';
 import { openMarianCheckpoint } from './marian_checkpoint.js';
 
 export const MODEL_KINDS = [
-  { kind: 'bert', title: 'BERT', modelTypes: ['bert'], lab: { id: 'pretrained', title: 'Pretrained', command: 'attnlab pretrained' }, open: openBertCheckpoint },
-  { kind: 'marian', title: 'Marian (opus-mt)', modelTypes: ['marian'], lab: { id: 'translation', title: 'Translation', command: 'attnlab translate' }, open: openMarianCheckpoint },
+  { kind: 'bert', title: 'BERT', modelTypes: ['bert'], lab: { id: 'pretrained', title: 'Pretrained', command: 'attnlab pretrained' },
+    files: { required: ['config.json', 'vocab.txt'], optional: ['tokenizer_config.json'], weights: ['model.safetensors'] }, open: openBertCheckpoint },
+  { kind: 'marian', title: 'Marian (opus-mt)', modelTypes: ['marian'], lab: { id: 'translation', title: 'Translation', command: 'attnlab translate' },
+    files: { required: ['config.json', 'source.spm', 'target.spm', 'vocab.json'], optional: [], weights: ['model.safetensors', 'pytorch_model.bin'] },
+    open: openMarianCheckpoint },
 ];
 
 const CONFIG_BYTES = 1 << 20;

@@ -1,0 +1,168 @@
+// --model by Hub id (issue 25, the CLI's side): a stand-in for the Hub on 127.0.0.1 answers as
+// huggingface.co does (resolve URLs; small files with their ETag; the weights behind a redirect to a
+// "CDN", named by X-Linked-Etag = their sha256 and X-Linked-Size; X-Repo-Commit; 401 for a private model
+// without a token; 404 for what is not there). The download lands in the Hugging Face cache layout, a
+// second run needs no network, HF_HUB_OFFLINE=1 never touches it, a cache written by hand as
+// from_pretrained writes it opens offline, and a download that breaks off leaves nothing that looks whole.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FIXTURES } from './support.mjs';
+import { REPO_ROOT } from '../../web/node_loader.mjs';
+import { hubCacheDir, parseModelId } from '../../web/cli/hub.mjs';
+
+const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
+const BERT = path.join(FIXTURES, 'bert_tiny', 'modern');
+const MARIAN = path.join(FIXTURES, 'marian_tiny');
+const COMMIT = 'c0ffee'.padEnd(40, '0');
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+const sha1 = (bytes) => createHash('sha1').update(bytes).digest('hex');
+
+// The stand-in Hub's models: id -> {folder, files, private?, broken? (the CDN cuts the weights short)}.
+const MODELS = {
+  'test-org/bert-tiny': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'] },
+  'test-org/private-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], private: true },
+  'test-org/broken-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], broken: true },
+  'test-org/corrupt-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], corrupt: true },
+  'test-org/opus-mt-tiny': { folder: MARIAN, files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin'] },
+};
+const LARGE = new Set(['model.safetensors', 'pytorch_model.bin']);
+const requests = [];
+
+const server = http.createServer((req, res) => {
+  requests.push(`${req.method} ${req.url}`);
+  const cdn = req.url.match(/^\/cdn\/([^/]+)\/(.+)$/);
+  if (cdn) {
+    const [, id, file] = cdn.map(decodeURIComponent);
+    const model = MODELS[id];
+    const bytes = readFileSync(path.join(model.folder, file));
+    res.writeHead(200, { 'content-length': bytes.length, etag: '"cdn-etag-not-the-blob-name"' });
+    if (req.method === 'HEAD') return res.end();
+    if (model.corrupt) return res.end(Buffer.from(bytes).fill(7, 100, 200)); // whole, but not the bytes the Hub named
+    if (model.broken) {
+      res.write(bytes.subarray(0, bytes.length >> 1));
+      return setTimeout(() => res.socket.destroy(), 20);
+    }
+    return res.end(bytes);
+  }
+  const m = req.url.match(/^\/(.+)\/resolve\/([^/]+)\/([^/]+)$/);
+  const model = m && MODELS[decodeURIComponent(m[1])];
+  if (!model) return res.writeHead(404).end('Repository not found');
+  if (model.private && req.headers.authorization !== 'Bearer hf_secret') return res.writeHead(401).end('Unauthorized');
+  const file = decodeURIComponent(m[3]);
+  if (!model.files.includes(file)) return res.writeHead(404, { 'x-repo-commit': COMMIT }).end('Entry not found');
+  const bytes = readFileSync(path.join(model.folder, file));
+  if (LARGE.has(file)) {
+    res.writeHead(302, { location: `/cdn/${encodeURIComponent(m[1])}/${file}`, 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(bytes)}"`, 'x-linked-size': bytes.length });
+    return res.end();
+  }
+  res.writeHead(200, { 'x-repo-commit': COMMIT, etag: `"${sha1(bytes)}"`, 'content-length': bytes.length });
+  return res.end(req.method === 'HEAD' ? undefined : bytes);
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const ENDPOINT = `http://127.0.0.1:${server.address().port}`;
+after(() => server.close());
+
+// Asynchronous: the stand-in Hub answers from this process, so it must not be blocked while attnlab runs.
+const attnlab = (args, env) => new Promise((resolve) => {
+  execFile(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20, env: { ...process.env, ...env } },
+    (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+});
+const freshCache = () => mkdtempSync(path.join(tmpdir(), 'attnlab-hub-'));
+const withoutName = (json) => ({ ...JSON.parse(json.split('\n')[0]), model: undefined });
+
+test('model ids and the cache folder are read as huggingface_hub reads them', () => {
+  assert.deepEqual(parseModelId('Helsinki-NLP/opus-mt-en-fr'), { id: 'Helsinki-NLP/opus-mt-en-fr', revision: 'main' });
+  assert.deepEqual(parseModelId('bert-base-uncased@v1'), { id: 'bert-base-uncased', revision: 'v1' });
+  for (const bad of ['../etc', 'a/b/c', 'a--b/c', 'x@..', '', 'a b']) assert.equal(parseModelId(bad), null, bad);
+  assert.equal(hubCacheDir({ HF_HUB_CACHE: '/c' }), '/c');
+  assert.equal(hubCacheDir({ HF_HOME: '/h' }), path.join('/h', 'hub'));
+  assert.equal(hubCacheDir({ XDG_CACHE_HOME: '/x' }), path.join('/x', 'huggingface', 'hub'));
+});
+
+test('pretrained --model ORG/NAME downloads into the cache layout, then opens offline with the same output', async () => {
+  const cache = freshCache();
+  const args = ['pretrained', '--model', 'test-org/bert-tiny', '--text', 'the cat sat', '--backend', 'simd', '--json'];
+  const fromFolder = await attnlab(['pretrained', '--model', BERT, '--text', 'the cat sat', '--backend', 'simd', '--json'], {});
+  let r = await attnlab(args, { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(withoutName(r.stdout), withoutName(fromFolder.stdout), 'the same record as from the folder');
+  assert.equal(JSON.parse(r.stdout.split('\n')[0]).model.name, 'test-org/bert-tiny');
+  // The layout from_pretrained reads: refs/main -> the commit, snapshots/COMMIT/FILE -> ../../blobs/ETAG.
+  const repo = path.join(cache, 'models--test-org--bert-tiny');
+  assert.equal(readFileSync(path.join(repo, 'refs', 'main'), 'utf8'), COMMIT);
+  const weights = readFileSync(path.join(BERT, 'model.safetensors'));
+  assert.equal(readlinkSync(path.join(repo, 'snapshots', COMMIT, 'model.safetensors')), path.join('..', '..', 'blobs', sha256(weights)));
+  assert.equal(readlinkSync(path.join(repo, 'snapshots', COMMIT, 'config.json')),
+    path.join('..', '..', 'blobs', sha1(readFileSync(path.join(BERT, 'config.json')))));
+  assert.deepEqual(readdirSync(path.join(repo, 'blobs')).filter((f) => f.endsWith('.incomplete')), []);
+  // Again, with the Hub unreachable: the cache alone (no request made).
+  const before = requests.length;
+  r = await attnlab(args, { HF_ENDPOINT: 'http://127.0.0.1:9', HF_HUB_CACHE: cache, HF_HUB_OFFLINE: '1' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(withoutName(r.stdout), withoutName(fromFolder.stdout));
+  assert.equal(requests.length, before, 'no request to the Hub');
+});
+
+test('a cache written as from_pretrained writes it opens with HF_HUB_OFFLINE=1; a model not in it is refused by name', async () => {
+  const cache = freshCache();
+  const repo = path.join(cache, 'models--Helsinki-NLP--opus-mt-tiny');
+  mkdirSync(path.join(repo, 'blobs'), { recursive: true });
+  mkdirSync(path.join(repo, 'snapshots', COMMIT), { recursive: true });
+  mkdirSync(path.join(repo, 'refs'), { recursive: true });
+  writeFileSync(path.join(repo, 'refs', 'main'), COMMIT);
+  for (const f of ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin']) {
+    const bytes = readFileSync(path.join(MARIAN, f));
+    writeFileSync(path.join(repo, 'blobs', sha256(bytes)), bytes);
+    symlinkSync(path.join('..', '..', 'blobs', sha256(bytes)), path.join(repo, 'snapshots', COMMIT, f));
+  }
+  const env = { HF_HUB_CACHE: cache, HF_HUB_OFFLINE: '1', HF_ENDPOINT: 'http://127.0.0.1:9' };
+  let r = await attnlab(['translate', '--model', 'Helsinki-NLP/opus-mt-tiny', '--beams', '1', '--backend', 'simd', '--json'], env);
+  assert.equal(r.code, 0, r.stderr);
+  const fromFolder = await attnlab(['translate', '--model', MARIAN, '--beams', '1', '--backend', 'simd', '--json'], {});
+  assert.equal(JSON.parse(r.stdout).translation, JSON.parse(fromFolder.stdout).translation);
+  r = await attnlab(['translate', '--model', 'Helsinki-NLP/opus-mt-de-en', '--backend', 'simd'], env);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^attnlab: Helsinki-NLP\/opus-mt-de-en@main is not in the cache \(.*models--Helsinki-NLP--opus-mt-de-en\) and HF_HUB_OFFLINE is set: run once with the network, or give the checkpoint's folder\n$/);
+});
+
+test('translate --model by id falls back to pytorch_model.bin when the Hub has no model.safetensors', async () => {
+  const cache = freshCache();
+  const r = await attnlab(['translate', '--model', 'test-org/opus-mt-tiny', '--beams', '1', '--backend', 'simd', '--json'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+  assert.equal(r.code, 0, r.stderr);
+  const snapshot = path.join(cache, 'models--test-org--opus-mt-tiny', 'snapshots', COMMIT);
+  assert.ok(lstatSync(path.join(snapshot, 'pytorch_model.bin')).isSymbolicLink());
+  assert.ok(!existsSync(path.join(snapshot, 'model.safetensors')));
+});
+
+test('a private model needs HF_TOKEN (sent as Bearer); an unknown id and a broken download are refused, leaving nothing whole-looking', async () => {
+  const cache = freshCache();
+  const run = (id, env = {}) => attnlab(['pretrained', '--model', id, '--text', 'x', '--backend', 'simd'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache, ...env });
+  let r = await run('test-org/private-bert');
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, 'attnlab: test-org/private-bert: the Hub refused config.json (HTTP 401): a gated or private model needs a token with access (HF_TOKEN)\n');
+  r = await run('test-org/private-bert', { HF_TOKEN: 'hf_secret' });
+  assert.equal(r.code, 0, r.stderr);
+  r = await run('test-org/no-such-model');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^attnlab: test-org\/no-such-model: no such model on http:\/\/127\.0\.0\.1:\d+ \(config\.json not found at revision main\)\n$/);
+  r = await run('test-org/broken-bert');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^attnlab: test-org\/broken-bert: the download of model\.safetensors (broke off after \d+ bytes|is not whole) .*nothing was kept: run the command again\n$/);
+  const blobs = path.join(cache, 'models--test-org--broken-bert', 'blobs');
+  const weights = sha256(readFileSync(path.join(BERT, 'model.safetensors')));
+  assert.ok(!existsSync(path.join(blobs, weights)) && !existsSync(path.join(blobs, `${weights}.incomplete`)), 'no blob, whole or partial');
+  r = await run('test-org/corrupt-bert');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, new RegExp(`^attnlab: test-org/corrupt-bert: the download of model\\.safetensors is not whole \\(its sha256 is [0-9a-f]{64}, the Hub's is ${weights}\\); nothing was kept`));
+  assert.deepEqual(readdirSync(path.join(cache, 'models--test-org--corrupt-bert', 'blobs')).filter((f) => f.startsWith(weights)), []);
+  // Not a folder and not an id: said so.
+  r = await run('./no/such/folder/x');
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, 'attnlab: --model ./no/such/folder/x: not a folder, and not a Hub model id (ORG/NAME or NAME, optionally @REVISION)\n');
+});

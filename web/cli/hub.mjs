@@ -1,0 +1,248 @@
+// A model by its Hub id for the CLI's --model, kept in the Hugging Face cache so that it opens with no
+// network afterwards, and so that a model the course notebook's from_pretrained already downloaded
+// opens here too (and what attnlab downloads, Python finds). The conventions are huggingface_hub's:
+//
+//   cache     $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+//             ~/.cache/huggingface/hub; a model ORG/NAME lives in models--ORG--NAME/ as
+//             blobs/ETAG (the files), snapshots/COMMIT/FILE (links to them), refs/REVISION (COMMIT)
+//   download  {HF_ENDPOINT or https://huggingface.co}/ID/resolve/REVISION/FILE, redirects followed (the
+//             weights sit behind a redirect to a CDN), HF_TOKEN sent as "Authorization: Bearer"
+//   offline   HF_HUB_OFFLINE=1: the cache only, never the network
+//
+// A model already complete in the cache is used as it is (no network). A download goes to a temporary
+// name and is renamed only once its size, and its sha256 where the Hub gives one (the ETag of a large
+// file), check out: an interrupted download never leaves a file that looks whole.
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { MODEL_KINDS } from '../models/registry.js';
+
+export class HubError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'HubError';
+  }
+}
+
+const NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?';
+const MODEL_ID = new RegExp(`^(?:${NAME}/)?${NAME}$`);
+const REVISION = /^[A-Za-z0-9._/-]{1,100}$/;
+
+/** "ORG/NAME@REVISION" (ORG/ and @REVISION optional) -> {id, revision}, or null when it is not one. */
+export function parseModelId(text) {
+  const at = text.lastIndexOf('@');
+  const id = at > 0 ? text.slice(0, at) : text;
+  const revision = at > 0 ? text.slice(at + 1) : 'main';
+  if (!MODEL_ID.test(id) || id.includes('--') || id.includes('..')) return null;
+  if (!REVISION.test(revision) || revision.includes('..')) return null;
+  return { id, revision };
+}
+
+/** The hub cache folder, from the environment as huggingface_hub reads it. */
+export function hubCacheDir(env = process.env) {
+  if (env.HF_HUB_CACHE) return env.HF_HUB_CACHE;
+  if (env.HF_HOME) return path.join(env.HF_HOME, 'hub');
+  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'huggingface', 'hub');
+}
+
+const repoDir = (cache, id) => path.join(cache, `models--${id.replace('/', '--')}`);
+const exists = async (file) => !!(await stat(file).catch(() => null));
+const isCommit = (revision) => /^[0-9a-f]{40}$/.test(revision);
+
+/** The files a kind needs, as a list of alternatives: [['config.json'], ..., ['model.safetensors', 'pytorch_model.bin']]. */
+const neededFiles = (kind) => [...kind.files.required.map((f) => [f]), kind.files.weights];
+
+/** The snapshot folder of id@revision in the cache when it holds every file a kind needs, else null. */
+async function cachedSnapshot(cache, id, revision, kinds) {
+  const repo = repoDir(cache, id);
+  const commit = isCommit(revision) ? revision : (await readFile(path.join(repo, 'refs', revision), 'utf8').catch(() => '')).trim();
+  if (!commit) return null;
+  const snapshot = path.join(repo, 'snapshots', commit);
+  for (const kind of kinds) {
+    let complete = true;
+    for (const alternatives of neededFiles(kind)) {
+      let found = false;
+      for (const f of alternatives) found ||= await exists(path.join(snapshot, f));
+      complete &&= found;
+    }
+    if (complete) return snapshot;
+  }
+  return null;
+}
+
+/** A progress line on stderr, only where a person watches it (a terminal). */
+function progressBar(file, total) {
+  if (!process.stderr.isTTY) return { update() {}, done() {} };
+  let last = 0;
+  const draw = (bytes) => {
+    const fraction = total ? bytes / total : 0;
+    const bar = '#'.repeat(Math.round(fraction * 30)).padEnd(30, '.');
+    process.stderr.write(`\r${file.padEnd(24).slice(0, 24)} [${bar}] ${(bytes / 1e6).toFixed(1)}/${(total / 1e6).toFixed(1)} MB`);
+  };
+  return {
+    update(bytes) {
+      if (Date.now() - last < 100) return;
+      last = Date.now();
+      draw(bytes);
+    },
+    done(bytes) {
+      draw(bytes);
+      process.stderr.write('\n');
+    },
+  };
+}
+
+class Hub {
+  constructor({ id, revision, env, cache }) {
+    Object.assign(this, { id, revision, cache });
+    this.endpoint = (env.HF_ENDPOINT || 'https://huggingface.co').replace(/\/+$/, '');
+    this.token = env.HF_TOKEN || null;
+    this.commit = null;
+  }
+
+  url(file) {
+    return `${this.endpoint}/${this.id}/resolve/${encodeURIComponent(this.revision)}/${file}`;
+  }
+
+  headers() {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  }
+
+  async request(file, init) {
+    try {
+      return await fetch(this.url(file), { ...init, headers: this.headers() });
+    } catch (error) {
+      throw new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
+        + 'a model opens offline once it is in the cache (HF_HUB_OFFLINE=1 never uses the network)');
+    }
+  }
+
+  refusal(status, file) {
+    if (status === 401 || status === 403) {
+      return `${this.id}: the Hub refused ${file} (HTTP ${status}): a gated or private model needs a token with access (HF_TOKEN)${this.token ? '; the one given has none' : ''}`;
+    }
+    if (status === 404) return null;
+    return `${this.id}: the Hub answered HTTP ${status} for ${file}`;
+  }
+
+  /**
+   * Downloads one file into the cache (blobs/ETAG, linked from snapshots/COMMIT/FILE) -> true, or false
+   * when the Hub has no such file (404).
+   */
+  async fetchFile(file) {
+    // First the metadata, without following the redirect: the commit the revision points to, and the
+    // blob's name and size (for a large file: X-Linked-Etag, its sha256, and X-Linked-Size; the CDN
+    // behind the redirect has ETags of its own), as huggingface_hub reads them.
+    const head = await this.request(file, { method: 'HEAD', redirect: 'manual' });
+    if (head.status >= 400) {
+      const why = this.refusal(head.status, file);
+      if (why) throw new HubError(why);
+      return false;
+    }
+    const h = head.headers;
+    this.commit ??= h.get('x-repo-commit');
+    if (!this.commit || !isCommit(this.commit)) {
+      throw new HubError(`${this.id}: the Hub's answer for ${file} names no commit (X-Repo-Commit): is ${this.endpoint} a Hugging Face endpoint?`);
+    }
+    const etag = (h.get('x-linked-etag') ?? h.get('etag') ?? '').replace(/^W\//, '').replace(/"/g, '');
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(etag)) throw new HubError(`${this.id}: the Hub's answer for ${file} has no usable ETag`);
+    const size = Number(h.get('x-linked-size') ?? h.get('content-length') ?? NaN);
+    const repo = repoDir(this.cache, this.id);
+    const blob = path.join(repo, 'blobs', etag);
+    await mkdir(path.dirname(blob), { recursive: true });
+    if (!(await exists(blob))) {
+      const response = await this.request(file, { redirect: 'follow' });
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new HubError(this.refusal(response.status, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
+      }
+      await this.download(response, file, blob, etag, size);
+    }
+    const link = path.join(repo, 'snapshots', this.commit, file);
+    await mkdir(path.dirname(link), { recursive: true });
+    const target = path.relative(path.dirname(link), blob);
+    if ((await readlink(link).catch(() => null)) !== target) {
+      await unlink(link).catch(() => {});
+      await symlink(target, link);
+    }
+    return true;
+  }
+
+  async download(response, file, blob, etag, size) {
+    const partial = `${blob}.incomplete`;
+    const hash = createHash('sha256');
+    const out = createWriteStream(partial);
+    const bar = progressBar(file, size);
+    let bytes = 0;
+    try {
+      for await (const chunk of response.body) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+        bar.update(bytes);
+      }
+    } catch (error) {
+      out.destroy();
+      await rm(partial, { force: true });
+      throw new HubError(`${this.id}: the download of ${file} broke off after ${bytes} bytes (${error.cause?.code ?? error.message}); nothing was kept: run the command again`);
+    }
+    await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
+    bar.done(bytes);
+    const sha256 = hash.digest('hex');
+    const problem = Number.isFinite(size) && bytes !== size ? `${bytes} bytes arrived of the ${size} announced`
+      : /^[0-9a-f]{64}$/.test(etag) && sha256 !== etag ? `its sha256 is ${sha256}, the Hub's is ${etag}` : null;
+    if (problem) {
+      await rm(partial, { force: true });
+      throw new HubError(`${this.id}: the download of ${file} is not whole (${problem}); nothing was kept: run the command again`);
+    }
+    await rename(partial, blob);
+  }
+}
+
+/**
+ * --model's value -> a folder to open: the folder itself when there is one; else a Hub id (ORG/NAME or
+ * NAME, @REVISION optional) resolved through the cache, downloading what is missing unless
+ * HF_HUB_OFFLINE=1. expect: the kind the command reads (MODEL_KINDS' id); the files fetched are those of
+ * the kind config.json names. Throws a HubError that names the id, the file and what to do.
+ */
+export async function resolveModelFolder(model, { expect, env = process.env } = {}) {
+  if ((await stat(model).catch(() => null))?.isDirectory()) return model;
+  const parsed = parseModelId(model);
+  if (!parsed) throw new HubError(`--model ${model}: not a folder, and not a Hub model id (ORG/NAME or NAME, optionally @REVISION)`);
+  const { id, revision } = parsed;
+  const cache = hubCacheDir(env);
+  const expected = MODEL_KINDS.find((k) => k.kind === expect);
+  const cached = await cachedSnapshot(cache, id, revision, expected ? [expected, ...MODEL_KINDS] : MODEL_KINDS);
+  if (cached) return cached;
+  if (['1', 'true', 'yes', 'on'].includes(String(env.HF_HUB_OFFLINE ?? '').toLowerCase())) {
+    throw new HubError(`${id}@${revision} is not in the cache (${repoDir(cache, id)}) and HF_HUB_OFFLINE is set: `
+      + 'run once with the network, or give the checkpoint\'s folder');
+  }
+  const hub = new Hub({ id, revision, env, cache });
+  if (!(await hub.fetchFile('config.json'))) {
+    throw new HubError(`${id}: no such model on ${hub.endpoint} (config.json not found at revision ${revision})`);
+  }
+  const snapshot = path.join(repoDir(cache, id), 'snapshots', hub.commit);
+  const modelType = JSON.parse(await readFile(path.join(snapshot, 'config.json'), 'utf8').catch(() => '{}') || '{}')?.model_type;
+  const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
+  if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
+  for (const file of kind.files.required.slice(1)) {
+    if (!(await hub.fetchFile(file))) throw new HubError(`${id}: the model has no ${file}, which a ${kind.title} checkpoint needs`);
+  }
+  for (const file of kind.files.optional) await hub.fetchFile(file);
+  let weights = null;
+  for (const file of kind.files.weights) {
+    if (await hub.fetchFile(file)) {
+      weights = file;
+      break;
+    }
+  }
+  if (!weights) throw new HubError(`${id}: the model has none of ${kind.files.weights.join(', ')} (the weights a ${kind.title} checkpoint is read from)`);
+  if (!isCommit(revision)) {
+    await mkdir(path.join(repoDir(cache, id), 'refs', path.dirname(revision)), { recursive: true });
+    await writeFile(path.join(repoDir(cache, id), 'refs', revision), hub.commit);
+  }
+  return snapshot;
+}
