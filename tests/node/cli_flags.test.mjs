@@ -73,7 +73,7 @@ for (const command of COMMANDS) {
       if (def) assert.ok(help.includes(`default ${oneSpace(def)})`), `${flag}: --help shows the page's default (default ${def})`);
       if (prop.type === 'int' || prop.type === 'number') {
         assert.ok(help.includes(`range ${rangeOf(specOf(prop))}`), `${flag}: --help shows the range`);
-        assert.equal(defaultText(specOf(prop)), prop.defaultText ?? String(prop.default));
+        assert.equal(defaultText(specOf(prop)), prop.cliDefault ?? prop.defaultText ?? String(prop.default));
       }
       // What the page refuses, the CLI refuses, naming the flag.
       for (const [raw, message] of refusals(prop)) {

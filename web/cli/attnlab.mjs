@@ -51,7 +51,8 @@ const load = async (build) => {
 
 /**
  * A lab's own command (a lab file's `command`: {name, module, about, properties, options}; the module,
- * relative to web/labs/, exports `command` = {output(values, module) -> lines, InputError}): its flags,
+ * relative to web/labs/, exports `command` = {output(values (given: the names set by a flag), module) ->
+ * lines, InputError}): its flags,
  * their checks and its --help come from the declaration (args.mjs); a bad flag exits 2 with the
  * usage, a bad input 2 with its message alone.
  */
@@ -60,9 +61,9 @@ async function runLabCommand(lab, rest) {
     await output.out(`${commandUsage(lab)}\n`);
     return 0;
   }
-  let values;
+  let values, given;
   try {
-    ({ values } = parseCommandArgs(lab, rest));
+    ({ values, given } = parseCommandArgs(lab, rest));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     await output.err(`attnlab: ${error.message}\n\n${commandUsage(lab)}\n`);
@@ -72,7 +73,7 @@ async function runLabCommand(lab, rest) {
   const module = await load('auto');
   let lines;
   try {
-    lines = await command.output(values, module);
+    lines = await command.output({ ...values, given }, module);
   } catch (error) {
     if (!(error instanceof command.InputError) && !(error instanceof UsageError)) throw error;
     await output.err(`attnlab: ${error.message}\n`);

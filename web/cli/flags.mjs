@@ -121,6 +121,9 @@ export const wrap = (text, width, indent) => {
 export function defaultText(spec) {
   const prop = spec.prop;
   if (!prop) return '';
+  // A headless default that differs from the page's, said where it is declared (e.g. the checkpoint's own
+  // num_beams, as generate() uses it).
+  if (prop.cliDefault !== undefined) return prop.cliDefault;
   if (prop.defaultText !== undefined) return prop.defaultText;
   if (spec.type === 'bool') return prop.default ? 'on' : 'off';
   if (spec.type === 'text') return prop.default ? JSON.stringify(prop.default) : 'none';

@@ -42,7 +42,11 @@ export async function runTranslate(options, module) {
   try {
     const kernel = await commandKernel(module, options.backend);
     const ctx = { module, backend: options.backend, opened: state, attention: (args) => kernel.forward(args) };
-    const values = { ...Object.fromEntries(translationLab.properties.map((p) => [p.name, p.default])), ...options, shown: 0 };
+    // Beams and length as generate() takes them: the checkpoint's config unless a flag says otherwise.
+    const c = state.marian.config;
+    const values = { ...Object.fromEntries(translationLab.properties.map((p) => [p.name, p.default])), ...options, shown: 0,
+      beams: options.given?.has('beams') ? options.beams : Math.min(Math.max(c.numBeams, 1), 16),
+      maxLength: options.given?.has('maxLength') ? options.maxLength : Math.min(Math.max(c.maxLength, 2), 512) };
     let r;
     try {
       r = await runTranslation(ctx, values);
@@ -55,12 +59,14 @@ export async function runTranslate(options, module) {
     const record = {
       source: { text: options.text, pieces: r.sourcePieces, ids: r.sourceIds },
       target: { pieces: r.targetPieces, ids: r.ids.slice(1) },
-      translation: r.translation, beams: r.beams, ...(r.beams > 1 ? { score: r.score } : {}),
+      translation: r.translation, beams: r.beams, maxLength: values.maxLength, ...(r.beams > 1 ? { score: r.score } : {}),
       backend: { ...r.choice, label: `${BACKEND_LABELS[r.choice.backend]} ran: ${r.choice.reason}` },
       crossAttention: r.cross.map((w) => Array.from({ length: r.L }, (_, l) => Array.from({ length: r.H }, (_, h) => Array.from(w.subarray((l * r.H + h) * S, (l * r.H + h + 1) * S))))),
     };
     const lines = [`source (${S} pieces): ${r.sourcePieces.join(' ')}`, `target (${r.targetPieces.length}): ${r.targetPieces.join(' ')}`,
-      `translation: ${r.translation}`, `attention: ${r.choice.reason}`];
+      `translation: ${r.translation}`,
+      `${r.beams === 1 ? 'greedy' : `${r.beams} beams`}, max length ${values.maxLength}${options.given?.has('beams') || options.given?.has('maxLength') ? '' : ' (the checkpoint\'s, as generate() uses them)'}`,
+      `attention: ${r.choice.reason}`];
     // The page's cross-attention heatmap: the mean of all layers and heads (notebook 04), or one layer and head.
     const heatmap = SECTIONS.find((s) => s.id === 'cross').figures(r, values).find((f) => f.id === 'cross-heatmap');
     const figures = options.png || options.svg ? await writeModelFigure({ model: heatmap, png: options.png, svg: options.svg }) : [];
