@@ -161,13 +161,18 @@ const translate = {
     const n = shownCount(r, v);
     const words = r.targetPieces.slice(0, n);
     const figures = [
-      { kind: 'text', id: 'translation', status: 'ok', text: `${r.translation}${n < r.targetPieces.length ? `  (showing ${n} of ${r.targetPieces.length} tokens: ${words.join(' ')})` : ''}` },
+      { kind: 'text', id: 'translation', text: `${r.translation}${n < r.targetPieces.length ? `  (showing ${n} of ${r.targetPieces.length} tokens: ${words.join(' ')})` : ''}` },
       { kind: 'text', id: 'pieces', text: `Source pieces (${r.sourcePieces.length}): ${r.sourcePieces.join(' ')} · generated (${r.targetPieces.length}): ${r.targetPieces.join(' ')}` },
     ];
     if (r.beams > 1 && r.steps.length) {
       const k = Math.min(Math.max(1, n), r.steps.length) - 1;
       const s = r.steps[k];
-      figures.push({ kind: 'text', id: 'beams', text: `Beams after step ${k + 1} (summed log-probability): ${s.text.map((t, b) => `“${t}” ${s.scores[b].toFixed(2)}`).join(' · ')}`
+      // A beam with no possible next token (at the length limit only </s> is allowed) has the score
+      // -Infinity: it is counted as ended, not printed as a number.
+      const live = s.text.flatMap((t, b) => (Number.isFinite(s.scores[b]) ? [`“${t}” ${s.scores[b].toFixed(2)}`] : []));
+      const ended = s.text.length - live.length;
+      const beams = live.length ? `Beams after step ${k + 1} (summed log-probability): ${live.join(' · ')}` : `Step ${k + 1}: no beam can go on`;
+      figures.push({ kind: 'text', id: 'beams', text: `${beams}${ended && live.length ? ` · ${ended} ended` : ''}`
         + `${s.finished.length ? ` · ${s.finished.length} finished with </s> at this step` : ''}. Best final score (÷ length): ${r.score.toFixed(3)}.` });
     }
     return figures;
