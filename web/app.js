@@ -47,6 +47,11 @@ function showReady(m) {
   }
   $('badge-webgpu').dataset.available = String(m.webgpu.available);
   $('badge-cpu').textContent = `CPU kernels: ${m.cpuBackends.map((b) => (b === 'simd128' ? 'SIMD128' : b)).join(', ')}`;
+  // Until an attention has run (a checkpoint lab before its checkpoint is open) the badge says the
+  // module is ready, not "starting…", which read as a hang.
+  if (!$('badge-backend').dataset.backend) {
+    badge.set('badge-backend', 'ready', 'The module is loaded; the badge names the kernel that ran once an attention has been computed');
+  }
 }
 
 function showChoice(choice) {

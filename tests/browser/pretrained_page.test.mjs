@@ -30,12 +30,14 @@ async function openLab() {
 }
 
 
-test('before a checkpoint: every section says to open one; nothing spins', async () => {
+test('before a checkpoint: every section says to open one; nothing spins; the badge says ready', async () => {
   const { page, problems } = await openLab();
   await page.waitForFunction(() => [...document.querySelectorAll('.lab-section')].every((s) => s.dataset.state === 'waiting'));
   const texts = await page.$$eval('.lab-section .section-status', (nodes) => nodes.map((n) => n.textContent));
   assert.deepEqual(new Set(texts), new Set(['Open a checkpoint above to see this.']));
   assert.equal(await page.textContent('#open-status'), 'No checkpoint is open yet.');
+  // The module is ready: the badge says so instead of "starting…", which read as a hang.
+  await page.waitForFunction(() => document.getElementById('badge-backend').textContent === 'ready');
   assert.deepEqual(problems, []);
   await page.close();
 });
