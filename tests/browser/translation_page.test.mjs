@@ -39,11 +39,22 @@ before(async () => {
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
   await page.goto(`${lab.url}?lab=translation&maxLength=32`);
   await page.waitForSelector('#open-drop');
+  // Before a checkpoint there is nothing to play or step through: the section's buttons are disabled.
+  await page.waitForFunction(() => document.getElementById('section-translate')?.dataset.state === 'waiting');
+  noCheckpointButtons = await page.$$eval('#section-translate .section-actions button', (bs) => bs.map((b) => [b.textContent, b.disabled]));
   await dropFiles(page, FILES);
   await waitConfigured(page);
   await waitDrawn(page);
 });
 after(async () => { await lab?.close(); });
+let noCheckpointButtons = null;
+
+test('before a checkpoint, Play, Next word and the other buttons of the translation are disabled; after it, enabled', async () => {
+  assert.ok(noCheckpointButtons.length >= 3, JSON.stringify(noCheckpointButtons));
+  assert.ok(noCheckpointButtons.every(([, disabled]) => disabled), JSON.stringify(noCheckpointButtons));
+  const now = await page.$$eval('#section-translate .section-actions button', (bs) => bs.map((b) => b.disabled));
+  assert.ok(now.every((disabled) => !disabled));
+});
 
 const rowsOf = (id, p = page) => p.$eval(`canvas[data-figure="${id}"]`, (c) => JSON.parse(c.dataset.layout).rows);
 const waitRows = (id, rows) => page.waitForFunction(({ id, rows }) => {

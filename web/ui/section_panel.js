@@ -93,12 +93,15 @@ export class SectionPanel {
   setErrors(errors) { this.controls.setErrors(errors); }
   setHidden(names) { this.controls.setHidden(names); }
 
-  waiting(text) {
+  /** Waits with a message; `actionable` false (nothing to act on yet: no checkpoint open) disables the buttons. */
+  waiting(text, { actionable = true } = {}) {
     this.status.textContent = text;
     this.node.dataset.state = 'waiting';
+    for (const button of this.buttons.values()) button.disabled = !actionable;
   }
 
   show(result, values, { palette } = {}) {
+    for (const button of this.buttons.values()) button.disabled = false;
     this.result = result;
     this.values = values;
     this.status.textContent = '';

@@ -35,7 +35,7 @@ export function sectionPanel(page, section) {
       return;
     }
     if (section.needsOpen && !page.opened) {
-      view.waiting(`${lab.open?.title ?? 'Open the files'} above to see this.`);
+      view.waiting(`${lab.open?.title ?? 'Open the files'} above to see this.`, { actionable: false });
       return;
     }
     if (section.needsModel && !page.run) {
