@@ -32,6 +32,9 @@ const HOOKED = {
   'build/web/app.js': { meta: 'the worker: ATTNLAB_INLINE.createWorker()' },
   'build/web/loader.js': { meta: 'the glue and WASM: ATTNLAB_INLINE.modules / .wasm', computedImport: 'the glue: ATTNLAB_INLINE.modules' },
   'build/web/worker.js': { meta: 'the labs\' data files: ATTNLAB_INLINE.assets', fetch: 'only where ATTNLAB_INLINE.assets has no file' },
+  // A model the user asks for by its Hub id: a request to the Hub (an https URL, which a file:// page
+  // may fetch; the Hub allows any origin), never a file of the app.
+  'build/web/models/hub_store.js': { fetch: 'the Hub, for a model the user names' },
 };
 const isGlue = (id) => /^build\/attnlab-(simd|scalar)\.mjs$/.test(id);
 const MIME = {

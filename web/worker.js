@@ -9,6 +9,7 @@ import { WebGpuProbe } from './webgpu/probe.js';
 import { parseSafetensors } from './io/safetensors.js';
 import { labById } from './labs/registry.js';
 import { fileSource } from './io/file_source.js';
+import { openFromHub, removeStoredModel, storedModels } from './models/hub_store.js';
 
 const BATCH_MS = 100; // post progress about this often
 const EVALUATE_EVERY = 50; // steps between evaluations on 1,024 fresh samples
@@ -274,6 +275,36 @@ const handlers = {
     // WebAssembly memory never shrinks: its size now is the peak the load needed (shown on the page).
     post({ type: 'opened', lab: lab.id, request, summary: { ...summary, heapBytes: module._module.HEAPU8.buffer.byteLength } });
   },
+  // A model by its Hub id (lab.open): its files fetched into the browser's Cache Storage (or found there,
+  // with no network), then read as the user's own files are. cancelOpen (answered at once, outside the
+  // queue) stops the download; nothing of it is kept.
+  async openHub({ lab: id, model, revision, endpoint, token, request }) {
+    const lab = labOf(id);
+    if (!lab.open) throw new Error(`the ${lab.title} lab opens no files`);
+    hubDownload?.abort();
+    const controller = new AbortController();
+    hubDownload = controller;
+    let last = 0;
+    const progress = (fields) => {
+      const now = performance.now();
+      if (now - last < OPEN_PROGRESS_MS && fields.bytes < fields.total) return;
+      last = now;
+      post({ type: 'open-progress', lab: lab.id, request, ...fields });
+    };
+    post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '' });
+    try {
+      const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, expect: lab.open.kind, signal: controller.signal,
+        onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file }) });
+      const { state, summary } = await lab.open.load(module, sources, { onProgress: ({ bytes, total, tensor }) => progress({ bytes, total, tensor }), name: model });
+      lab.open.dispose?.(opened.get(lab.id));
+      opened.set(lab.id, state);
+      post({ type: 'opened', lab: lab.id, request,
+        summary: { ...summary, hub: { id: model, revision, fromCache }, heapBytes: module._module.HEAPU8.buffer.byteLength } });
+    } finally {
+      if (hubDownload === controller) hubDownload = null;
+      post({ type: 'hub-stored', models: await storedModels().catch(() => []) });
+    }
+  },
   // A section of a lab that computes outside training (web/labs/*: sections): with the values of its
   // properties, on the backend the page asks for; the session's model where the section needs one.
   async section({ lab: id, section: sectionId, values, input, backend = 'auto', request }) {
@@ -308,7 +339,7 @@ async function handle(data) {
     const handler = handlers[data?.type];
     if (!handler) throw new Error(`unknown request '${data?.type}'`);
     if (data.type !== 'init' && !module) throw new Error('the module is still loading');
-    if (!['init', 'configure', 'import', 'set', 'section', 'open'].includes(data.type) && !session) throw new Error('configure a lab first');
+    if (!['init', 'configure', 'import', 'set', 'section', 'open', 'openHub'].includes(data.type) && !session) throw new Error('configure a lab first');
     await handler(data);
   } catch (error) {
     if (isAbort(error) && data?.type !== 'init') {
@@ -326,7 +357,27 @@ async function handle(data) {
 // Requests are handled one after another, in the order sent: a configure that waits for a lab's data
 // file finishes before the play that follows it. (The training loop itself is not a request: a pause
 // arrives between its chunks.)
+// Requests that touch neither the module nor the session, answered at once even while a long request
+// (a download) holds the queue: stopping a download, and the list of stored models.
+let hubDownload = null;
+const IMMEDIATE = {
+  cancelOpen() {
+    hubDownload?.abort();
+  },
+  async hubStored() {
+    post({ type: 'hub-stored', models: await storedModels() });
+  },
+  async hubRemove({ model, revision, endpoint }) {
+    await removeStoredModel({ id: model, revision, endpoint });
+    post({ type: 'hub-stored', models: await storedModels() });
+  },
+};
+
 let queue = Promise.resolve();
 self.onmessage = ({ data }) => {
+  if (Object.hasOwn(IMMEDIATE, data?.type)) {
+    Promise.resolve(IMMEDIATE[data.type](data)).catch((error) => post({ type: 'error', request: data.type, message: String(error?.message ?? error) }));
+    return;
+  }
   queue = queue.then(() => handle(data));
 };

@@ -18,26 +18,15 @@ import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
+import { DEFAULT_ENDPOINT, hubFileUrl, parseModelId } from '../models/hub_ids.js';
+
+export { parseModelId };
 
 export class HubError extends Error {
   constructor(message) {
     super(message);
     this.name = 'HubError';
   }
-}
-
-const NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?';
-const MODEL_ID = new RegExp(`^(?:${NAME}/)?${NAME}$`);
-const REVISION = /^[A-Za-z0-9._/-]{1,100}$/;
-
-/** "ORG/NAME@REVISION" (ORG/ and @REVISION optional) -> {id, revision}, or null when it is not one. */
-export function parseModelId(text) {
-  const at = text.lastIndexOf('@');
-  const id = at > 0 ? text.slice(0, at) : text;
-  const revision = at > 0 ? text.slice(at + 1) : 'main';
-  if (!MODEL_ID.test(id) || id.includes('--') || id.includes('..')) return null;
-  if (!REVISION.test(revision) || revision.includes('..')) return null;
-  return { id, revision };
 }
 
 /** The hub cache folder, from the environment as huggingface_hub reads it. */
@@ -97,13 +86,13 @@ function progressBar(file, total) {
 class Hub {
   constructor({ id, revision, env, cache }) {
     Object.assign(this, { id, revision, cache });
-    this.endpoint = (env.HF_ENDPOINT || 'https://huggingface.co').replace(/\/+$/, '');
+    this.endpoint = (env.HF_ENDPOINT || DEFAULT_ENDPOINT).replace(/\/+$/, '');
     this.token = env.HF_TOKEN || null;
     this.commit = null;
   }
 
   url(file) {
-    return `${this.endpoint}/${this.id}/resolve/${encodeURIComponent(this.revision)}/${file}`;
+    return hubFileUrl(this.endpoint, this.id, this.revision, file);
   }
 
   headers() {

@@ -7,9 +7,9 @@ import { backendProperty, commandOptions, defineLab, paletteProperty } from './c
 import { SECTIONS } from './05_pretrained_sections.js';
 import { openCheckpoint } from '../models/registry.js';
 
-const INTRO = 'A trained BERT, opened from files on your computer: type a sentence and see where each of its attention heads '
-  + 'looks. Nothing is uploaded or downloaded; the weights stay in this tab. Open the folder of a checkpoint from the '
-  + 'Hugging Face Hub (bert-base-uncased, prajjwal1/bert-tiny, ...): config.json, vocab.txt and model.safetensors.';
+const INTRO = 'A trained BERT: type a sentence and see where each of its attention heads looks. Open it by its Hugging Face Hub id '
+  + '(bert-base-uncased is filled in: one click), downloaded once and then kept in this browser so it opens again with no network; '
+  + 'or open the folder of a checkpoint you already have (config.json, vocab.txt and model.safetensors). Nothing you type or open is uploaded.';
 
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 
@@ -47,8 +47,10 @@ export const pretrainedLab = defineLab({
   intro: () => INTRO,
   open: {
     title: 'Open a checkpoint',
-    text: 'Choose the folder of a BERT checkpoint, or drop it (or its files) here. Read: config.json, vocab.txt, model.safetensors '
-      + '(fp32, fp16 or bf16), and tokenizer_config.json when present. Everything stays on this computer.',
+    kind: 'bert', // web/models/registry.js: what a Hub id opened here must be
+    hubExample: 'bert-base-uncased', // the Hub id the field starts with: one click from arriving to its heads
+    text: 'Open a BERT by its Hub id, or choose the folder of a BERT checkpoint, or drop it (or its files) here. Read: config.json, '
+      + 'vocab.txt, model.safetensors (fp32, fp16 or bf16), and tokenizer_config.json when present. Only the Hub id is sent anywhere (to the Hub, to download it).',
     files: ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'],
     /** sources (web/models/bert_checkpoint.js) -> {state, summary}: the worker keeps state, the page shows summary. */
     async load(module, sources, { onProgress, name } = {}) {

@@ -6,10 +6,10 @@ import { backendProperty, commandOptions, defineLab, paletteProperty } from './c
 import { SECTIONS } from './06_translation_sections.js';
 import { openCheckpoint } from '../models/registry.js';
 
-const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub), opened from files on your computer: '
-  + 'type an English sentence, watch it translated word by word, and see which source words each new word attended to. Nothing '
-  + 'is uploaded or downloaded. Open the folder of a checkpoint such as Helsinki-NLP/opus-mt-en-fr: config.json, source.spm, '
-  + 'target.spm, vocab.json and model.safetensors or pytorch_model.bin.';
+const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub): type an English sentence, watch it '
+  + 'translated word by word, and see which source words each new word attended to. Open it by its Hub id (Helsinki-NLP/opus-mt-en-fr is '
+  + 'filled in), downloaded once and then kept in this browser for offline use, or open the folder of a checkpoint you have: '
+  + 'config.json, source.spm, target.spm, vocab.json and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
 
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 
@@ -53,8 +53,10 @@ export const translationLab = defineLab({
   intro: () => INTRO,
   open: {
     title: 'Open a checkpoint',
-    text: 'Choose the folder of a Marian (opus-mt) checkpoint, or drop it (or its files) here. Read: config.json, source.spm, target.spm, '
-      + 'vocab.json and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Everything stays on this computer.',
+    kind: 'marian', // web/models/registry.js: what a Hub id opened here must be
+    hubExample: 'Helsinki-NLP/opus-mt-en-fr', // the Hub id the field starts with: one click from arriving to its heads
+    text: 'Open a Marian model by its Hub id, or choose the folder of a Marian (opus-mt) checkpoint, or drop it (or its files) here. Read: config.json, source.spm, target.spm, '
+      + 'vocab.json and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
     files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors', 'pytorch_model.bin'],
     async load(module, sources, { onProgress, name } = {}) {
       const { opened } = await openCheckpoint(module, sources, { expect: 'marian', onProgress });

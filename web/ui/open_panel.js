@@ -1,8 +1,10 @@
-// The panel of a lab that opens the user's own files (lab.open: a pretrained checkpoint): a folder
-// picker, a files picker and a drop zone (a dropped folder is walked for its files), a progress bar
-// while the worker reads them, and what was opened or why not. The files go to the worker as File
+// The panel of a lab that opens the user's own files (lab.open: a pretrained checkpoint): a model by its
+// Hub id (kept in the browser for offline use; the models kept, with their size and a Remove button),
+// a folder picker, a files picker and a drop zone (a dropped folder is walked for its files), a progress
+// bar while the worker downloads or reads them (with Cancel), and what was opened or why not. The files go to the worker as File
 // objects: the page never reads them, so a 440 MB checkpoint costs the page nothing.
 import { el } from './el.js';
+import { DEFAULT_ENDPOINT, parseEndpoint, parseModelId } from '../models/hub_ids.js';
 
 /** Every File under a dropped DataTransfer (folders walked, one level of nesting is what HF folders have, any depth works). */
 async function droppedFiles(dataTransfer) {
@@ -30,10 +32,14 @@ async function droppedFiles(dataTransfer) {
 const folderOf = (files) => (files[0]?.webkitRelativePath ?? '').split('/').slice(0, -1).join('/');
 
 export class OpenPanel {
-  /** onOpen(files, name): the user chose files. */
-  constructor(lab, { onOpen }) {
+  /**
+   * onOpen(files, name): the user chose files; onHub({model, revision, endpoint, token}): a Hub id;
+   * onCancel(): stop the download; onRemove(model): forget a kept model.
+   */
+  constructor(lab, { onOpen, onHub = () => {}, onCancel = () => {}, onRemove = () => {} }) {
     const spec = lab.open;
     this.onOpen = onOpen;
+    this.hub = this.buildHub(spec, { onHub, onCancel, onRemove });
     this.folderInput = el('input', { type: 'file', id: 'open-folder', multiple: true, className: 'visually-hidden' });
     this.folderInput.setAttribute('webkitdirectory', '');
     this.folderInput.setAttribute('aria-label', 'Checkpoint folder');
@@ -54,7 +60,8 @@ export class OpenPanel {
       el('p', { textContent: 'Drop a checkpoint folder or its files here, or' }), el('div', { className: 'open-buttons' }, folderButton, filesButton),
       el('p', { className: 'muted', textContent: `Files read: ${spec.files.join(', ')}.` }));
     this.node = el('section', { className: 'panel open-panel', id: 'panel-open' }, el('h2', { textContent: spec.title }),
-      el('p', { className: 'section-text', textContent: spec.text }), this.zone, this.folderInput, this.filesInput, this.progress, this.status);
+      el('p', { className: 'section-text', textContent: spec.text }), this.hub.node, this.zone, this.folderInput, this.filesInput, this.progress,
+      this.hub.cancel, this.status, this.hub.stored);
     this.node.dataset.state = 'empty';
     for (const type of ['dragenter', 'dragover']) {
       this.zone.addEventListener(type, (e) => {
@@ -71,32 +78,94 @@ export class OpenPanel {
     });
   }
 
+  // The Hub row: an id (the lab's example to start with), Open; under "Hub settings" the endpoint (a
+  // mirror) and a token for gated or private models, which stays in this tab's memory only.
+  buildHub(spec, { onHub, onCancel, onRemove }) {
+    const id = el('input', { type: 'text', id: 'hub-id', value: spec.hubExample ?? '', spellcheck: false, autocomplete: 'off' });
+    id.setAttribute('aria-label', 'Hugging Face Hub model id');
+    const open = el('button', { type: 'submit', id: 'hub-open', textContent: 'Open from the Hub' });
+    const endpoint = el('input', { type: 'url', id: 'hub-endpoint', value: DEFAULT_ENDPOINT, spellcheck: false });
+    endpoint.setAttribute('aria-label', 'Hub endpoint');
+    const token = el('input', { type: 'password', id: 'hub-token', autocomplete: 'off', placeholder: 'hf_… (only for gated or private models)' });
+    token.setAttribute('aria-label', 'Hub token');
+    const settings = el('details', { className: 'hub-settings' }, el('summary', { textContent: 'Hub settings' }),
+      el('label', { textContent: 'Endpoint ' }, endpoint), el('label', { textContent: 'Token (kept in this tab only) ' }, token));
+    const form = el('form', { className: 'hub-row', id: 'hub-form' }, el('label', { htmlFor: 'hub-id', textContent: 'Hub id ' }), id, open);
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const parsed = parseModelId(id.value);
+      const base = parseEndpoint(endpoint.value);
+      if (!parsed) return this.failed(`'${id.value.slice(0, 60)}' is not a Hub model id: ORG/NAME or NAME, optionally @REVISION (e.g. ${spec.hubExample}).`, false);
+      if (!base) return this.failed(`'${endpoint.value.slice(0, 60)}' is not an http(s) address for the Hub endpoint.`, false);
+      // Ask the browser to keep what is downloaded (not evicted under storage pressure); no prompt in most browsers.
+      globalThis.navigator?.storage?.persist?.().catch?.(() => {});
+      this.endpoint = base;
+      onHub({ model: parsed.id, revision: parsed.revision, endpoint: base, token: token.value.trim() || null });
+    });
+    const cancel = el('button', { type: 'button', id: 'hub-cancel', textContent: 'Cancel', hidden: true });
+    cancel.addEventListener('click', () => onCancel());
+    const stored = el('div', { className: 'hub-stored', id: 'hub-stored' });
+    stored.addEventListener('click', (e) => {
+      const button = e.target.closest('button[data-model]');
+      if (button) onRemove(JSON.parse(button.dataset.model));
+    });
+    return { node: el('div', { className: 'hub' }, form, settings), cancel, stored };
+  }
+
+  /** The models kept in this browser: [{id, revision, endpoint, files, bytes}]. */
+  storedModels(models) {
+    const list = this.hub.stored;
+    list.replaceChildren();
+    if (!models.length) {
+      list.append(el('p', { className: 'muted', textContent: 'No model is kept in this browser yet: one opened from the Hub is, for offline use.' }));
+      return;
+    }
+    list.append(el('p', { textContent: 'Kept in this browser (they open with no network):' }));
+    const ul = el('ul');
+    for (const m of models) {
+      const where = m.endpoint === DEFAULT_ENDPOINT ? '' : ` from ${m.endpoint}`;
+      const remove = el('button', { type: 'button', textContent: 'Remove' });
+      remove.dataset.model = JSON.stringify({ model: m.id, revision: m.revision, endpoint: m.endpoint });
+      remove.setAttribute('aria-label', `Remove ${m.id} from this browser`);
+      ul.append(el('li', {}, el('span', { textContent: `${m.id}${m.revision === 'main' ? '' : `@${m.revision}`}${where}: ${(m.bytes / 1e6).toFixed(1)} MB ` }), remove));
+    }
+    list.append(ul);
+  }
+
   chosen(files, name) {
     if (!files.length) return;
     this.onOpen(files, name || 'checkpoint');
   }
 
-  reading(bytes, total, tensor) {
+  reading(bytes, total, tensor, downloading = '') {
     this.node.dataset.state = 'reading';
     this.progress.hidden = false;
     this.progress.max = Math.max(1, total);
     this.progress.value = bytes;
+    this.hub.cancel.hidden = !downloading;
     const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 2 : 0);
-    this.status.textContent = total ? `Reading model.safetensors: ${mb(bytes)} of ${mb(total)} MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';
+    if (downloading) {
+      this.status.textContent = `Downloading ${downloading}: ${mb(bytes)}${total ? ` of ${mb(total)}` : ''} MB…`;
+      return;
+    }
+    this.status.textContent = total ? `Reading the weights: ${mb(bytes)} of ${mb(total)} MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';
   }
 
   opened(summary) {
     this.node.dataset.state = 'open';
     this.progress.hidden = true;
+    this.hub.cancel.hidden = true;
     this.status.dataset.status = 'ok';
     const memory = summary.heapBytes ? ` WebAssembly memory: ${Math.round(summary.heapBytes / 1e6)} MB.` : '';
-    this.status.textContent = `Open: ${summary.text}${memory}`;
+    const kept = summary.hub ? (summary.hub.fromCache ? ' Opened from this browser\'s copy (no network).' : ' Kept in this browser for offline use.') : '';
+    this.status.textContent = `Open: ${summary.text}${memory}${kept}`;
     this.node.dataset.heapBytes = String(summary.heapBytes ?? '');
   }
 
   failed(message, hadModel) {
     this.node.dataset.state = hadModel ? 'open' : 'empty';
     this.progress.hidden = true;
+    this.hub.cancel.hidden = true;
     this.status.dataset.status = 'bad';
     this.status.textContent = `Not opened: ${message}${hadModel ? ' The checkpoint that was open is still open.' : ''}`;
   }

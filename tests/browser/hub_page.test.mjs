@@ -1,0 +1,162 @@
+// A model by its Hub id on the page (issue 25, the page's side), against a stand-in Hub on 127.0.0.1
+// that answers as huggingface.co does (resolve URLs, the weights behind a redirect, CORS for any
+// origin, 401 for a private model without a token). The Pretrained lab opens test-org/bert-tiny by id
+// and draws its heads; the model is then kept in the browser and opens again with the Hub gone; the
+// list of kept models shows it with its size and Remove forgets it; a private model needs the token;
+// Cancel stops a download and keeps nothing of it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startLab, waitConfigured, waitDrawn, TINY_BERT } from './support.mjs';
+
+const FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'];
+const MODELS = { 'test-org/bert-tiny': {}, 'test-org/private-bert': { private: true }, 'test-org/slow-bert': { slow: true } };
+const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'content-length, x-repo-commit, etag' };
+
+let hub, endpoint, lab;
+const sockets = new Set();
+function startHub(port = 0) {
+  const server = http.createServer((req, res) => {
+    if (req.method === 'OPTIONS') {
+      return res.writeHead(204, { ...CORS, 'access-control-allow-headers': 'authorization', 'access-control-allow-methods': 'GET, HEAD' }).end();
+    }
+    const cdn = /^\/cdn\/(.+)\/([^/]+)$/.exec(req.url);
+    if (cdn) {
+      const bytes = readFileSync(path.join(TINY_BERT, cdn[2]));
+      res.writeHead(200, { ...CORS, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+      if (!MODELS[decodeURIComponent(cdn[1])].slow) return res.end(bytes);
+      // 1 KB every 40 ms: long enough to press Cancel.
+      let at = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed || at >= bytes.length) return clearInterval(timer);
+        res.write(bytes.subarray(at, at + 1024));
+        at += 1024;
+        if (at >= bytes.length) res.end();
+      }, 40);
+      return undefined;
+    }
+    const m = /^\/(.+)\/resolve\/([^/]+)\/([^/]+)$/.exec(req.url);
+    const model = m && MODELS[decodeURIComponent(m[1])];
+    if (!model) return res.writeHead(404, CORS).end('Repository not found');
+    if (model.private && req.headers.authorization !== 'Bearer hf_secret') return res.writeHead(401, CORS).end('Unauthorized');
+    const file = m[3];
+    if (!FILES.includes(file)) return res.writeHead(404, CORS).end('Entry not found');
+    if (file === 'model.safetensors') return res.writeHead(302, { ...CORS, location: `/cdn/${m[1]}/${file}` }).end();
+    const bytes = readFileSync(path.join(TINY_BERT, file));
+    return res.writeHead(200, { ...CORS, 'content-length': bytes.length }).end(bytes);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+const stopHub = () => new Promise((resolve) => {
+  for (const s of sockets) s.destroy();
+  hub.close(resolve);
+});
+
+before(async () => {
+  hub = await startHub();
+  endpoint = `http://127.0.0.1:${hub.address().port}`;
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+  if (hub.listening) await stopHub();
+});
+
+async function openLab() {
+  const page = await lab.context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${lab.url}?lab=pretrained`);
+  await page.waitForSelector('#hub-id');
+  await page.click('.hub-settings summary');
+  await page.fill('#hub-endpoint', endpoint);
+  return { page, problems };
+}
+
+async function openById(page, id, token = '') {
+  await page.fill('#hub-token', token);
+  await page.fill('#hub-id', id);
+  await page.click('#hub-open');
+}
+
+async function status(page, pattern) {
+  try {
+    await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('open-status').textContent), pattern.source, { timeout: 30000 });
+  } catch (error) {
+    throw new Error(`the open status never matched ${pattern}: it says '${await page.textContent('#open-status')}' (${error.message.split('\n')[0]})`);
+  }
+}
+const stored = (page) => page.textContent('#hub-stored');
+
+test('the field starts with the lab\'s example id; a model opened by id draws its heads and is kept, with its size', async () => {
+  const { page, problems } = await openLab();
+  const fresh = await lab.context.newPage();
+  await fresh.goto(`${lab.url}?lab=pretrained`);
+  assert.equal(await fresh.inputValue('#hub-id'), 'bert-base-uncased');
+  await fresh.close();
+  await page.waitForFunction(() => /No model is kept/.test(document.getElementById('hub-stored').textContent));
+  await openById(page, 'test-org/bert-tiny');
+  await status(page, /^Open: test-org\/bert-tiny: 2 layers × 2 heads, hidden size 32, vocabulary 179.* Kept in this browser for offline use\.$/);
+  await waitConfigured(page);
+  await waitDrawn(page);
+  assert.equal(await page.$eval('canvas[data-figure="model-grid"]', (c) => JSON.parse(c.dataset.cells).length), 4, '2 layers x 2 heads');
+  // Kept, with where it came from (not the default Hub here) and its size.
+  await page.waitForFunction(() => /test-org\/bert-tiny from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB/.test(document.getElementById('hub-stored').textContent));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a private model needs the token; the token is sent, not kept', async () => {
+  const { page } = await openLab();
+  await openById(page, 'test-org/private-bert');
+  await status(page, /^Not opened: test-org\/private-bert: the Hub refused config\.json \(HTTP 401\): a gated or private model needs a token with access \(the Token field\)/);
+  await openById(page, 'test-org/private-bert', 'hf_secret');
+  await status(page, /^Open: test-org\/private-bert: 2 layers/);
+  const reloaded = await lab.context.newPage();
+  await reloaded.goto(`${lab.url}?lab=pretrained`);
+  await reloaded.waitForSelector('#hub-token', { state: 'attached' });
+  assert.equal(await reloaded.inputValue('#hub-token'), '', 'the token is not kept across tabs');
+  await reloaded.close();
+  await page.close();
+});
+
+test('Cancel stops a download and keeps nothing of that model', async () => {
+  const { page } = await openLab();
+  await openById(page, 'test-org/slow-bert');
+  await status(page, /^Downloading model\.safetensors/);
+  assert.equal(await page.isVisible('#hub-cancel'), true);
+  await page.click('#hub-cancel');
+  await status(page, /^Not opened: cancelled: test-org\/slow-bert was not opened and nothing of model\.safetensors was kept/);
+  await page.waitForFunction(() => !/slow-bert/.test(document.getElementById('hub-stored').textContent));
+  await page.close();
+});
+
+test('with the Hub gone, a kept model opens from the browser; Remove forgets it, and then it cannot open', async () => {
+  await stopHub();
+  const { page } = await openLab();
+  await openById(page, 'test-org/bert-tiny');
+  await status(page, /^Open: test-org\/bert-tiny: 2 layers.* Opened from this browser's copy \(no network\)\.$/);
+  await waitDrawn(page);
+  await page.click('#hub-stored button[aria-label="Remove test-org/bert-tiny from this browser"]');
+  await page.waitForFunction(() => !/bert-tiny/.test(document.getElementById('hub-stored').textContent));
+  await openById(page, 'test-org/bert-tiny');
+  await status(page, /^Not opened: cannot reach http:\/\/127\.0\.0\.1:\d+ for test-org\/bert-tiny .*a model opens offline only once it has been opened here with the network/);
+  assert.match(await page.textContent('#open-status'), /The checkpoint that was open is still open\./);
+  await page.close();
+});
+
+test('a malformed id or endpoint is refused on the page, naming it', async () => {
+  const { page } = await openLab();
+  await openById(page, '../etc/passwd');
+  await status(page, /^Not opened: '\.\.\/etc\/passwd' is not a Hub model id: ORG\/NAME or NAME, optionally @REVISION \(e\.g\. bert-base-uncased\)\./);
+  await page.fill('#hub-endpoint', 'ftp://example');
+  await openById(page, 'test-org/bert-tiny');
+  await status(page, /^Not opened: 'ftp:\/\/example' is not an http\(s\) address for the Hub endpoint\./);
+  await page.close();
+});
