@@ -285,6 +285,7 @@ const handlers = {
     const controller = new AbortController();
     hubDownload = controller;
     let last = 0;
+    let planned = 0; // the bytes the download will be, once the Hub has said
     const progress = (fields) => {
       const now = performance.now();
       if (now - last < OPEN_PROGRESS_MS && fields.bytes < fields.total) return;
@@ -294,7 +295,11 @@ const handlers = {
     post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '' });
     try {
       const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, expect: lab.open.kind, signal: controller.signal,
-        onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file }) });
+        onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file, planned }),
+        onPlan: (plan) => {
+          planned = plan.bytes;
+          post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '', downloading: plan.files[0]?.file ?? '', planned, plan: plan.files });
+        } });
       const { state, summary } = await lab.open.load(module, sources, { onProgress: ({ bytes, total, tensor }) => progress({ bytes, total, tensor }), name: model });
       lab.open.dispose?.(opened.get(lab.id));
       opened.set(lab.id, state);

@@ -26,6 +26,7 @@ function startHub(port = 0) {
     if (cdn) {
       const bytes = readFileSync(path.join(TINY_BERT, cdn[2]));
       res.writeHead(200, { ...CORS, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+      if (req.method === 'HEAD') return res.end();
       if (!MODELS[decodeURIComponent(cdn[1])].slow) return res.end(bytes);
       // 1 KB every 40 ms: long enough to press Cancel.
       let at = 0;
@@ -108,6 +109,22 @@ test('the field starts with the lab\'s example id; a model opened by id draws it
   assert.equal(await page.$eval('canvas[data-figure="model-grid"]', (c) => JSON.parse(c.dataset.cells).length), 4, '2 layers x 2 heads');
   // Kept, with where it came from (not the default Hub here) and its size.
   await page.waitForFunction(() => /test-org\/bert-tiny from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB/.test(document.getElementById('hub-stored').textContent));
+  // The link carries the model and its Hub; opened in another tab, it opens at once from this browser's copy.
+  const link = new URL(page.url());
+  assert.equal(link.searchParams.get('model'), 'test-org/bert-tiny');
+  assert.equal(link.searchParams.get('hub'), endpoint);
+  const shared = await lab.context.newPage();
+  await shared.goto(link.href);
+  await status(shared, /^Open: test-org\/bert-tiny: 2 layers.* Opened from this browser's copy \(no network\)\.$/);
+  assert.equal(await shared.inputValue('#hub-id'), 'test-org/bert-tiny');
+  await shared.close();
+  // A link to a model this browser does not keep only fills it in: nothing is fetched until Open.
+  const notKept = await lab.context.newPage();
+  await notKept.goto(`${lab.url}?lab=pretrained&model=test-org/private-bert&hub=${encodeURIComponent(endpoint)}`);
+  await notKept.waitForFunction(() => /No model is kept|Kept in this browser/.test(document.getElementById('hub-stored').textContent));
+  assert.equal(await notKept.inputValue('#hub-id'), 'test-org/private-bert');
+  assert.equal(await notKept.textContent('#open-status'), 'No checkpoint is open yet.');
+  await notKept.close();
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -129,7 +146,9 @@ test('a private model needs the token; the token is sent, not kept', async () =>
 test('Cancel stops a download and keeps nothing of that model', async () => {
   const { page } = await openLab();
   await openById(page, 'test-org/slow-bert');
-  await status(page, /^Downloading model\.safetensors/);
+  // The size of the whole download is said before its bytes come (the HEADs, the weights' behind the redirect).
+  const size = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'].reduce((n, f) => n + readFileSync(path.join(TINY_BERT, f)).length, 0);
+  await status(page, new RegExp(`^Downloading model\\.safetensors: .* MB… \\(${(size / 1e6).toFixed(2)} MB in all, kept in this browser\\)$`));
   assert.equal(await page.isVisible('#hub-cancel'), true);
   await page.click('#hub-cancel');
   await status(page, /^Not opened: cancelled: test-org\/slow-bert was not opened and nothing of model\.safetensors was kept/);

@@ -1,7 +1,8 @@
 // Models opened by their Hub id on the page, kept in the browser's Cache Storage so that they open again
 // with no network (on a train, in a classroom whose Wi-Fi drops). Runs in the worker; no DOM.
 //
-//   openFromHub({id, revision, endpoint, token, expect, signal, onProgress}) -> {sources, kind, fromCache}
+//   openFromHub({id, revision, endpoint, token, expect, signal, onProgress, onPlan}) -> {sources, kind, fromCache}
+//     (onPlan: the files still to download and their sizes, before the first of them)
 //     The kind's files (web/models/registry.js: config.json first; its model_type says the kind; then the
 //     tokenizer files and the weights, model.safetensors before pytorch_model.bin, as from_pretrained
 //     prefers them), each fetched from {endpoint}/{id}/resolve/{revision}/{file} with redirects followed
@@ -112,7 +113,7 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
  * id, revision, endpoint (canonical), token (or null), expect (the lab's kind), signal, onProgress ->
  * {sources, kind, fromCache}. Throws a HubError naming the id, the file and what to do.
  */
-export async function openFromHub({ id, revision = 'main', endpoint, token = null, expect, signal, onProgress = () => {},
+export async function openFromHub({ id, revision = 'main', endpoint, token = null, expect, signal, onProgress = () => {}, onPlan = () => {},
   caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis) }) {
   const cache = await openCache(caches);
   const expected = MODEL_KINDS.find((k) => k.kind === expect);
@@ -122,7 +123,7 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
     if (complete(kind, found)) return { sources: sourcesOf(kind, found), kind, fromCache: true };
   }
   try {
-    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, fetch, expected });
+    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected });
   } catch (error) {
     // A model that did not arrive whole is not kept in part: the list of kept models shows only whole ones.
     await removeStoredModel({ id, revision, endpoint }, { caches });
@@ -130,7 +131,37 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
   }
 }
 
-async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, fetch, expected }) {
+/**
+ * Before the weights: how much the download will be, from a HEAD of each file still to fetch (the
+ * weights' behind the Hub's redirect) -> onPlan({files: [{file, bytes}], bytes}). A size the Hub does
+ * not give counts as 0; a HEAD that fails is left to the download itself to report.
+ */
+async function announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan }) {
+  const files = [];
+  const head = async (file) => {
+    if (await cache.match(hubFileUrl(endpoint, id, revision, file))) return null;
+    try {
+      const r = await fetch(hubFileUrl(endpoint, id, revision, file), { method: 'HEAD', headers: token ? { authorization: `Bearer ${token}` } : {}, signal });
+      return r.ok ? Number(r.headers.get('content-length')) || 0 : null;
+    } catch {
+      return null;
+    }
+  };
+  for (const file of [...kind.files.required, ...kind.files.optional]) {
+    const bytes = await head(file);
+    if (bytes !== null) files.push({ file, bytes });
+  }
+  for (const file of kind.files.weights) {
+    const bytes = await head(file);
+    if (bytes !== null) {
+      files.push({ file, bytes });
+      break;
+    }
+  }
+  onPlan({ files, bytes: files.reduce((sum, f) => sum + f.bytes, 0) });
+}
+
+async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected }) {
   const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch });
   const have = async (file) => !!(await cache.match(hubFileUrl(endpoint, id, revision, file))) || fetchFile(file);
   if (!(await have('config.json'))) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
@@ -143,6 +174,7 @@ async function downloadModel({ cache, endpoint, id, revision, token, signal, onP
   }
   const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
   if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
+  await announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan });
   for (const file of kind.files.required) {
     if (!(await have(file))) throw new HubError(`${id}: the model has no ${file}, which a ${kind.title} checkpoint needs`);
   }

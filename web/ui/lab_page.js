@@ -402,6 +402,13 @@ export class LabPage {
   }
 
   /** The values a link carries: the model's settings, with live and view settings as they are now. */
+  /** Page settings that follow what the user did (the Hub model opened): kept in the draft and the link. */
+  setPageValues(values) {
+    this.draft = { ...this.draft, ...values };
+    this.applied = { ...this.applied, ...values };
+    this.onValues(this.linkValues());
+  }
+
   linkValues() {
     return this.validDraft() ? { ...this.draft } : { ...this.applied };
   }

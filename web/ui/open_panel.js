@@ -109,7 +109,18 @@ export class OpenPanel {
       const button = e.target.closest('button[data-model]');
       if (button) onRemove(JSON.parse(button.dataset.model));
     });
-    return { node: el('div', { className: 'hub' }, form, settings), cancel, stored };
+    return { node: el('div', { className: 'hub' }, form, settings), cancel, stored, form, id, endpoint };
+  }
+
+  /** A link's model: the id (and endpoint) filled in. */
+  fill(model, endpoint) {
+    this.hub.id.value = model;
+    if (endpoint) this.hub.endpoint.value = endpoint;
+  }
+
+  /** Opens what the Hub fields say, as the Open button does. */
+  submitHub() {
+    this.hub.form.requestSubmit();
   }
 
   /** The models kept in this browser: [{id, revision, endpoint, files, bytes}]. */
@@ -137,7 +148,7 @@ export class OpenPanel {
     this.onOpen(files, name || 'checkpoint');
   }
 
-  reading(bytes, total, tensor, downloading = '') {
+  reading(bytes, total, tensor, downloading = '', planned = 0) {
     this.node.dataset.state = 'reading';
     this.progress.hidden = false;
     this.progress.max = Math.max(1, total);
@@ -145,7 +156,8 @@ export class OpenPanel {
     this.hub.cancel.hidden = !downloading;
     const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 2 : 0);
     if (downloading) {
-      this.status.textContent = `Downloading ${downloading}: ${mb(bytes)}${total ? ` of ${mb(total)}` : ''} MB…`;
+      const all = planned ? ` (${mb(planned)} MB in all, kept in this browser)` : '';
+      this.status.textContent = `Downloading ${downloading}: ${mb(bytes)}${total ? ` of ${mb(total)}` : ''} MB…${all}`;
       return;
     }
     this.status.textContent = total ? `Reading the weights: ${mb(bytes)} of ${mb(total)} MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';

@@ -21,6 +21,14 @@ export function pageProperties(lab) {
     { name: 'show', type: 'names', default: [], effect: 'page', label: 'Show',
       names: lab.panels ?? [],
       help: `Only these parts of the lab, comma separated, e.g. one section for a slide (${(lab.panels ?? []).join(', ')}).` },
+    // A lab that opens a checkpoint: the model the link shares (opened at once when this browser keeps
+    // it; else filled in, for the student to open), and the Hub it comes from when not the default.
+    ...(lab.open ? [
+      { name: 'model', type: 'text', default: '', maxLength: 200, effect: 'page', label: 'Hub model',
+        help: 'The Hub id of the model the lab opens (ORG/NAME, @REVISION optional).' },
+      { name: 'hub', type: 'text', default: '', maxLength: 300, effect: 'page', label: 'Hub endpoint',
+        help: 'The Hub (or mirror) the model comes from, when not huggingface.co.' },
+    ] : []),
   ];
 }
 

@@ -2,6 +2,7 @@
 // Hub id, go to the worker, which reads (or downloads) them; the panel shows the progress, what was
 // opened or why not, and the models kept in this browser.
 import { OpenPanel } from '../open_panel.js';
+import { DEFAULT_ENDPOINT, parseEndpoint, parseModelId } from '../../models/hub_ids.js';
 
 export function openPanel(page) {
   const { lab } = page;
@@ -13,17 +14,32 @@ export function openPanel(page) {
     onHub: (fields) => {
       view.reading(0, 0, '', 'config.json');
       page.client.send('openHub', { lab: lab.id, ...fields });
+      // The link carries the model (and a Hub other than the default), so a shared link opens the same one.
+      const model = `${fields.model}${fields.revision === 'main' ? '' : `@${fields.revision}`}`;
+      page.setPageValues({ model, hub: fields.endpoint === DEFAULT_ENDPOINT ? '' : fields.endpoint });
     },
     onCancel: () => page.client.send('cancelOpen'),
     onRemove: (fields) => page.client.send('hubRemove', fields),
   });
   page.client.send('hubStored');
+  // A link's model: filled in; opened at once (no network) when this browser keeps it.
+  const linked = page.draft.model ? { ...parseModelId(page.draft.model), endpoint: parseEndpoint(page.draft.hub || DEFAULT_ENDPOINT) } : null;
+  if (linked) view.fill(page.draft.model, linked.endpoint);
+  let linkChecked = false;
+  const openLinkedIfKept = (models) => {
+    if (linkChecked || !linked?.id || !linked.endpoint) return;
+    linkChecked = true;
+    if (models.some((m) => m.id === linked.id && m.revision === linked.revision && m.endpoint === linked.endpoint)) view.submitHub();
+  };
   return {
     node: view.node,
     handles(m) {
-      if (m.type === 'open-progress' && m.lab === lab.id) view.reading(m.bytes, m.total, m.tensor, m.downloading);
+      if (m.type === 'open-progress' && m.lab === lab.id) view.reading(m.bytes, m.total, m.tensor, m.downloading, m.planned);
       else if (m.type === 'opened' && m.lab === lab.id) view.opened(m.summary);
-      else if (m.type === 'hub-stored') view.storedModels(m.models);
+      else if (m.type === 'hub-stored') {
+        view.storedModels(m.models);
+        openLinkedIfKept(m.models);
+      }
       else if (m.type === 'error' && (m.request === 'open' || m.request === 'openHub')) view.failed(m.message, !!page.opened);
       else if (m.type === 'error' && (m.request === 'hubStored' || m.request === 'hubRemove')) view.storedModels([]);
       else return false;
