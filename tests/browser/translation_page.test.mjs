@@ -49,6 +49,21 @@ before(async () => {
 after(async () => { await lab?.close(); });
 let noCheckpointButtons = null;
 
+test('the checkpoint\'s num_beams and max_length are used, as generate() uses them, unless the link gives others', async () => {
+  const config = JSON.parse(readFileSync(path.join(TINY_MARIAN, 'config.json'), 'utf8'));
+  for (const [query, beams, maxLength] of [['', config.num_beams, config.max_length], ['&beams=2', 2, config.max_length]]) {
+    const other = await lab.context.newPage();
+    await other.goto(`${lab.url}?lab=translation${query}`);
+    await other.waitForSelector('#open-drop');
+    await dropFiles(other, FILES);
+    await waitConfigured(other);
+    assert.equal(await other.inputValue('#prop-beams'), String(beams), `${query || 'no link setting'}: beams`);
+    assert.equal(await other.inputValue('#prop-maxLength'), String(maxLength), `${query || 'no link setting'}: max length`);
+    assert.match(await other.textContent('#open-status'), new RegExp(`config: ${config.num_beams} beams, max length ${config.max_length} \\(used, as generate\\(\\) uses them, unless you choose others\\)`));
+    await other.close();
+  }
+});
+
 test('before a checkpoint, Play, Next word and the other buttons of the translation are disabled; after it, enabled', async () => {
   assert.ok(noCheckpointButtons.length >= 3, JSON.stringify(noCheckpointButtons));
   assert.ok(noCheckpointButtons.every(([, disabled]) => disabled), JSON.stringify(noCheckpointButtons));

@@ -64,8 +64,11 @@ export const translationLab = defineLab({
       const label = name || 'checkpoint';
       const summary = {
         name: label,
+        // Decoded as generate() decodes it: with the checkpoint's own num_beams and max_length, unless the
+        // link or the user chose others (web/ui/lab_page.js applies these to settings left at their default).
+        settings: { beams: Math.min(Math.max(c.numBeams, 1), 16), maxLength: Math.min(Math.max(c.maxLength, 2), 512) },
         text: `${label}: ${c.encoderLayers} + ${c.decoderLayers} layers, ${c.decoderHeads} heads, d_model ${c.dModel}, vocabulary ${c.vocabSize}, `
-          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}; config: ${c.numBeams} beams, max length ${c.maxLength}.`,
+          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}; config: ${c.numBeams} beams, max length ${c.maxLength} (used, as generate() uses them, unless you choose others).`,
       };
       return { state: { ...opened, name: label, cache: null }, summary };
     },

@@ -209,7 +209,23 @@ export class LabPage {
     if (m.lab !== this.lab.id) return;
     this.sectionPlay.stop(); // another model: another result to play
     this.opened = m.summary;
+    this.takeCheckpointSettings(m.summary?.settings ?? {});
     this.offer(m);
+  }
+
+  /**
+   * Settings a checkpoint brings (a Marian config's num_beams and max_length, as generate() uses them)
+   * replace those still at their default; a setting the link gave or the user changed is kept.
+   */
+  takeCheckpointSettings(settings) {
+    const linked = this.mode.linked ?? new Set();
+    const defaults = Object.fromEntries(this.lab.properties.map((p) => [p.name, p.default]));
+    const taken = Object.entries(settings).filter(([name]) => name in defaults && !linked.has(name) && this.draft[name] === defaults[name]);
+    if (!taken.length) return;
+    this.draft = { ...this.draft, ...Object.fromEntries(taken) };
+    this.applied = { ...this.applied, ...Object.fromEntries(taken) };
+    for (const c of this.allControls()) c.setValues(this.draft);
+    this.onValues(this.linkValues());
   }
 
   receiveError(m) {
