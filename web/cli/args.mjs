@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { LABS } from '../labs/registry.js';
+import { defaultValues } from '../ui/properties.js';
 import { cut, flagLine, flagOf, flagsFrom, parseFlags, shown, specOf, UsageError, wrap } from './flags.mjs';
 
 export { cut, flagOf, shown, UsageError, wrap };
@@ -83,7 +84,7 @@ export function parseCommandArgs(lab, argv) {
   const props = commandProperties(lab);
   const flags = flagsFrom(props);
   const { values, given } = parseFlags(argv, flags, {
-    defaults: Object.fromEntries(props.map((p) => [p.name, p.default])),
+    defaults: defaultValues(props),
     unknown: (name) => `unknown flag ${shown(name)} for attnlab ${lab.command.name} (it takes ${Object.keys(flags).join(' ')})`,
   });
   for (const prop of props) {
@@ -152,15 +153,15 @@ export function parseArgs(argv) {
     const elsewhere = TRAINABLE.some((other) => other !== lab && flagsOf(other)[name]);
     return elsewhere ? `${name} does not apply to --lab ${lab.id} (it takes ${Object.keys(flags).join(' ')})` : `unknown flag ${shown(name)}`;
   };
-  const { values, given } = parseFlags(rest, flags, { defaults: defaultsOf(lab), unknown });
-  const out = { lab, build: values.build ?? 'auto', every: values.every ?? 25, json: !!values.json, values: defaultsOf(lab), given: new Set() };
-  for (const option of GENERIC_OPTIONS.concat(Object.values(FIGURE_FLAGS).map((spec) => spec.prop))) {
-    if (option.name !== 'lab' && given.has(option.name)) out[option.name] = values[option.name];
-  }
-  for (const prop of cliProperties(lab)) {
-    out.values[prop.name] = values[prop.name];
-    if (given.has(prop.name)) out.given.add(prop.name);
-  }
+  // One parse for the lab's settings and the command's options, each starting at its declared default.
+  const parsed = parseFlags(rest, flags, { defaults: defaultValues([...lab.properties, ...GENERIC_OPTIONS]), unknown });
+  const own = (name) => lab.properties.some((p) => p.name === name);
+  const out = {
+    lab, build: parsed.values.build, every: parsed.values.every, json: parsed.values.json,
+    save: parsed.values.save, load: parsed.values.load, png: parsed.values.png, svg: parsed.values.svg,
+    values: Object.fromEntries(Object.entries(parsed.values).filter(([name]) => own(name))),
+    given: new Set([...parsed.given].filter(own)),
+  };
   for (const name of lab.cli?.required ?? []) {
     if (!out.given.has(name)) throw new UsageError(`${flagOf(lab.properties.find((p) => p.name === name))} is required`);
   }
@@ -178,10 +179,6 @@ export function parseArgs(argv) {
   out.seed = out.values.seed ?? 0;
   out.steps = out.given.has('steps') ? out.values.steps : undefined;
   return out;
-}
-
-function defaultsOf(lab) {
-  return Object.fromEntries(lab.properties.map((p) => [p.name, p.default]));
 }
 
 /** A file flag's path that cannot work: one line, exit 2, no usage text. */

@@ -49,9 +49,9 @@ const padColumns = (m, width) => {
 
 /**
  * -> {weights: [T][S], output: [T][Dv], backend: the kernel's choice} (plain arrays); throws InputError
- * on a shape mismatch. kernel: a KernelRunner (kernel.mjs), or a module and a CPU backend.
+ * on a shape mismatch. kernel: a KernelRunner (kernel.mjs).
  */
-export async function attentionOnFiles({ module, kernel, q, k, v, mask, scale, names, backend = 'simd128' }) {
+export async function attentionOnFiles({ kernel, q, k, v, mask, scale, names }) {
   if (k.cols !== q.cols) throw new InputError(`${names.k}: keys have ${k.cols} columns, the queries (${names.q}) ${q.cols}: they must match (D)`);
   if (v.rows !== k.rows) throw new InputError(`${names.v}: values have ${v.rows} rows, the keys (${names.k}) ${k.rows}: they must match (S)`);
   const T = q.rows, S = k.rows, D = q.cols, Dv = v.cols, W = Math.max(D, Dv);
@@ -70,8 +70,7 @@ export async function attentionOnFiles({ module, kernel, q, k, v, mask, scale, n
   }
   const args = { B: 1, H: 1, T, S, D: W, q: padColumns(q, W), k: padColumns(k, W), v: padColumns(v, W),
     ...(additive ? { mask: additive } : {}), scale: scale ?? 1 / Math.sqrt(D) };
-  const { weights, out, choice } = kernel ? await kernel.forward(args)
-    : { ...module.attentionForward({ ...args, backend }), choice: { backend, reason: 'asked for' } };
+  const { weights, out, choice } = await kernel.forward(args);
   const rowsOf = (data, n, width, keep) => Array.from({ length: n }, (_, r) => Array.from(data.subarray(r * width, r * width + keep)));
   return { weights: rowsOf(weights, T, S, S), output: rowsOf(out, T, W, Dv), backend: choice };
 }
@@ -92,7 +91,7 @@ export async function runAttention(args, module) {
   const v = await matrix('v', 'the values [S][Dv]');
   const mask = args.mask === undefined ? null : args.mask === 'causal' ? 'causal' : await matrix('mask', 'the mask [T][S]');
   const kernel = await commandKernel(module, args.backend);
-  return attentionOnFiles({ module, kernel, q, k, v, mask, scale: args.scale, names });
+  return attentionOnFiles({ kernel, q, k, v, mask, scale: args.scale, names });
 }
 
 /** The lab's command (web/labs/04_scaled.js: `command`), as web/cli/attnlab.mjs runs it. */

@@ -3,12 +3,9 @@
 // sections (web/labs/05_pretrained*.js), prints the tokens, ids and every layer's per-head attention
 // (and the [MASK] predictions when the checkpoint has the head), and writes the page's heatmap of one
 // layer and head. A bad folder exits with code 2 and the page's message.
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { reportLines } from './args.mjs';
 import { commandKernel } from './kernel.mjs';
-import { folderSources } from './file_source.mjs';
-import { HubError, resolveModelFolder } from './hub.mjs';
+import { openCommandCheckpoint } from './checkpoint_command.mjs';
 import { pretrainedLab } from '../labs/05_pretrained.js';
 import { runModel, SECTIONS } from '../labs/05_pretrained_sections.js';
 import { writeModelFigure } from './figure.mjs';
@@ -19,25 +16,7 @@ const rows = (flat, n, width) => Array.from({ length: n }, (_, r) => Array.from(
 
 /** -> {record (printed as JSON), lines (printed as text), figures (what was written)} */
 export async function runPretrained(options, module) {
-  for (const file of [options.png, options.svg].filter(Boolean)) {
-    const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
-    if (!dir?.isDirectory()) throw new CheckpointInputError(`${file}: its folder does not exist`);
-  }
-  let folder;
-  try {
-    folder = await resolveModelFolder(options.model, { expect: 'bert' });
-  } catch (error) {
-    if (error instanceof HubError) throw new CheckpointInputError(error.message);
-    throw error;
-  }
-  let opened;
-  try {
-    opened = await pretrainedLab.open.load(module, await folderSources(folder), { name: folder === options.model ? path.basename(path.resolve(folder)) : options.model });
-  } catch (error) {
-    if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new CheckpointInputError(error.message);
-    throw error;
-  }
-  const { state, summary } = opened;
+  const { state, summary } = await openCommandCheckpoint(pretrainedLab, options, module, CheckpointInputError);
   try {
     const kernel = await commandKernel(module, options.backend);
     const ctx = { module, backend: options.backend, opened: state, attention: (args) => kernel.forward(args) };

@@ -6,47 +6,28 @@
 // of each generated token (per layer and head); --png writes the page's cross-attention heatmap. Its
 // flags are the lab's settings and its command's options (web/labs/06_translation.js, read by
 // args.mjs). A folder that cannot be read exits with code 2 and says why.
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { reportLines } from './args.mjs';
-import { folderSources } from './file_source.mjs';
-import { HubError, resolveModelFolder } from './hub.mjs';
+import { openCommandCheckpoint } from './checkpoint_command.mjs';
 import { commandKernel } from './kernel.mjs';
 import { BACKEND_LABELS } from '../backends.js';
 import { translationLab } from '../labs/06_translation.js';
+import { defaultValues } from '../ui/properties.js';
 import { runTranslation, SECTIONS } from '../labs/06_translation_sections.js';
 import { writeModelFigure } from './figure.mjs';
 
 export class TranslateInputError extends Error {}
 
 export async function runTranslate(options, module) {
-  for (const file of [options.png, options.svg].filter(Boolean)) {
-    const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
-    if (!dir?.isDirectory()) throw new TranslateInputError(`${file}: its folder does not exist`);
-  }
-  let folder;
-  try {
-    folder = await resolveModelFolder(options.model, { expect: 'marian' });
-  } catch (error) {
-    if (error instanceof HubError) throw new TranslateInputError(error.message);
-    throw error;
-  }
-  let opened;
-  try {
-    opened = await translationLab.open.load(module, await folderSources(folder), { name: folder === options.model ? path.basename(path.resolve(folder)) : options.model });
-  } catch (error) {
-    if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new TranslateInputError(error.message);
-    throw error;
-  }
-  const { state } = opened;
+  const { state, summary } = await openCommandCheckpoint(translationLab, options, module, TranslateInputError);
   try {
     const kernel = await commandKernel(module, options.backend);
     const ctx = { module, backend: options.backend, opened: state, attention: (args) => kernel.forward(args) };
-    // Beams and length as generate() takes them: the checkpoint's config unless a flag says otherwise.
-    const c = state.marian.config;
-    const values = { ...Object.fromEntries(translationLab.properties.map((p) => [p.name, p.default])), ...options, shown: 0,
-      beams: options.given?.has('beams') ? options.beams : Math.min(Math.max(c.numBeams, 1), 16),
-      maxLength: options.given?.has('maxLength') ? options.maxLength : Math.min(Math.max(c.maxLength, 2), 512) };
+    // Beams and length as generate() takes them: the checkpoint's (the settings its opener says, as the
+    // page takes them) unless a flag says otherwise.
+    const fromCheckpoint = summary.settings;
+    const values = { ...defaultValues(translationLab.properties), ...options, shown: 0,
+      beams: options.given?.has('beams') ? options.beams : fromCheckpoint.beams,
+      maxLength: options.given?.has('maxLength') ? options.maxLength : fromCheckpoint.maxLength };
     let r;
     try {
       r = await runTranslation(ctx, values);

@@ -219,7 +219,7 @@ export class LabPage {
    */
   takeCheckpointSettings(settings) {
     const linked = this.mode.linked ?? new Set();
-    const defaults = Object.fromEntries(this.lab.properties.map((p) => [p.name, p.default]));
+    const defaults = defaultValues(this.lab.properties);
     const taken = Object.entries(settings).filter(([name]) => name in defaults && !linked.has(name) && this.draft[name] === defaults[name]);
     if (!taken.length) return;
     this.draft = { ...this.draft, ...Object.fromEntries(taken) };

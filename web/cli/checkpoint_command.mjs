@@ -1,0 +1,31 @@
+// What the checkpoint commands (pretrained, translate) do before they run the model: check the figure
+// files' folders, resolve --model (a folder, or a Hub id through the Hugging Face cache: hub.mjs), and
+// open it with the lab's own opener (lab.open, as the page does). Every refusal becomes the command's
+// input error: exit 2, one line naming the problem.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { folderSources } from './file_source.mjs';
+import { HubError, resolveModelFolder } from './hub.mjs';
+
+/** lab (its declaration), the command's options, the module, its InputError class -> lab.open.load's {state, summary}. */
+export async function openCommandCheckpoint(lab, options, module, InputError) {
+  for (const file of [options.png, options.svg].filter(Boolean)) {
+    const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
+    if (!dir?.isDirectory()) throw new InputError(`${file}: its folder does not exist`);
+  }
+  let folder;
+  try {
+    folder = await resolveModelFolder(options.model, { expect: lab.open.kind });
+  } catch (error) {
+    if (error instanceof HubError) throw new InputError(error.message);
+    throw error;
+  }
+  // Named as the user gave it: a folder by its own name, a Hub id as the id.
+  const name = folder === options.model ? path.basename(path.resolve(folder)) : options.model;
+  try {
+    return await lab.open.load(module, await folderSources(folder), { name });
+  } catch (error) {
+    if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new InputError(error.message);
+    throw error;
+  }
+}
