@@ -29,6 +29,7 @@ const MODELS = {
   'test-org/private-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], private: true },
   'test-org/broken-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], broken: true },
   'test-org/corrupt-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], corrupt: true },
+  'test-org/bad-config': { folder: path.join(FIXTURES, 'spm'), files: ['config.json'], configText: '{"model_type": ' },
   'test-org/opus-mt-tiny': { folder: MARIAN, files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin'] },
 };
 const LARGE = new Set(['model.safetensors', 'pytorch_model.bin']);
@@ -56,7 +57,7 @@ const server = http.createServer((req, res) => {
   if (model.private && req.headers.authorization !== 'Bearer hf_secret') return res.writeHead(401).end('Unauthorized');
   const file = decodeURIComponent(m[3]);
   if (!model.files.includes(file)) return res.writeHead(404, { 'x-repo-commit': COMMIT }).end('Entry not found');
-  const bytes = readFileSync(path.join(model.folder, file));
+  const bytes = model.configText && file === 'config.json' ? Buffer.from(model.configText) : readFileSync(path.join(model.folder, file));
   if (LARGE.has(file)) {
     res.writeHead(302, { location: `/cdn/${encodeURIComponent(m[1])}/${file}`, 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(bytes)}"`, 'x-linked-size': bytes.length });
     return res.end();
@@ -161,6 +162,9 @@ test('a private model needs HF_TOKEN (sent as Bearer); an unknown id and a broke
   assert.equal(r.code, 2);
   assert.match(r.stderr, new RegExp(`^attnlab: test-org/corrupt-bert: the download of model\\.safetensors is not whole \\(its sha256 is [0-9a-f]{64}, the Hub's is ${weights}\\); nothing was kept`));
   assert.deepEqual(readdirSync(path.join(cache, 'models--test-org--corrupt-bert', 'blobs')).filter((f) => f.startsWith(weights)), []);
+  r = await run('test-org/bad-config');
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, 'attnlab: test-org/bad-config: its config.json is not JSON\n');
   // Not a folder and not an id: said so.
   r = await run('./no/such/folder/x');
   assert.equal(r.code, 2);

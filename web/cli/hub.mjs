@@ -214,7 +214,12 @@ export async function resolveModelFolder(model, { expect, env = process.env } = 
     throw new HubError(`${id}: no such model on ${hub.endpoint} (config.json not found at revision ${revision})`);
   }
   const snapshot = path.join(repoDir(cache, id), 'snapshots', hub.commit);
-  const modelType = JSON.parse(await readFile(path.join(snapshot, 'config.json'), 'utf8').catch(() => '{}') || '{}')?.model_type;
+  let modelType;
+  try {
+    modelType = JSON.parse(await readFile(path.join(snapshot, 'config.json'), 'utf8'))?.model_type;
+  } catch {
+    throw new HubError(`${id}: its config.json is not JSON`);
+  }
   const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
   if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
   for (const file of kind.files.required.slice(1)) {
