@@ -35,9 +35,9 @@ const properties = [
 export const pretrainedLab = defineLab({
   id: 'pretrained',
   title: 'Pretrained',
-  subtitle: 'Lab 5 — a BERT checkpoint from your disk, every layer and head',
+  subtitle: 'Lab 5 — a BERT from the Hub or your disk, every layer and head',
   notebook: '03_self_attention (BERT)',
-  summary: 'Open a BERT checkpoint (config.json, vocab.txt, model.safetensors) from your own disk and see every layer\'s and head\'s attention, the neuron view and [MASK] fill-in.',
+  summary: 'Open a BERT by its Hub id or from your disk (config.json, vocab.txt, model.safetensors) and see every layer\'s and head\'s attention, the neuron view and [MASK] fill-in.',
   thumbnail: {
     label: 'A BERT head that attends to the next token: weights just above the diagonal',
     cells: () => [[0.1, 0.8, 0.05, 0.05, 0], [0.05, 0.1, 0.8, 0.05, 0], [0, 0.05, 0.1, 0.8, 0.05], [0, 0, 0.05, 0.15, 0.8], [0.3, 0.1, 0.1, 0.1, 0.4]],

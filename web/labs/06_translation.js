@@ -41,9 +41,9 @@ const properties = [
 export const translationLab = defineLab({
   id: 'translation',
   title: 'Translation',
-  subtitle: 'Lab 6 — a Marian (opus-mt) checkpoint from your disk translates; cross-attention per word',
+  subtitle: 'Lab 6 — a Marian (opus-mt) model from the Hub or your disk translates; cross-attention per word',
   notebook: '04_intro_to_attention (translation)',
-  summary: 'Open a Marian translation checkpoint (opus-mt) from your own disk, translate word by word with greedy or beam search, and see the cross-attention behind each generated word.',
+  summary: 'Open a Marian translation model (opus-mt) by its Hub id or from your disk, translate word by word with greedy or beam search, and see the cross-attention behind each generated word.',
   thumbnail: {
     label: 'Cross-attention of a translation: each target word reads mostly one source word, roughly in order',
     cells: () => [[0.8, 0.1, 0.05, 0.05, 0], [0.1, 0.7, 0.1, 0.05, 0.05], [0.05, 0.1, 0.1, 0.7, 0.05], [0.05, 0.05, 0.7, 0.1, 0.1], [0.05, 0.05, 0.1, 0.1, 0.7]],
