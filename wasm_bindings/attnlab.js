@@ -398,7 +398,7 @@ export function wrapModule(mod, { build }) {
   class Bert extends Owned {
     constructor(raw) {
       super(raw, 'BERT model');
-      this.summary = raw._summary();
+      this.summary = JSON.parse(raw._summary());
       this.config = this.summary.config;
     }
     /** ids, types: token ids and token type ids [T] -> runs every layer on a CPU backend. */
@@ -433,24 +433,6 @@ export function wrapModule(mod, { build }) {
     predict(position, k = 5) { return this.raw._predict(checkInteger('position', position), checkInteger('k', k, { min: 1 })); }
   }
 
-  /**
-   * Loads a BERT checkpoint tensor by tensor, so a 440 MB file is never held twice: config is
-   * config.json's text; size the bytes of model.safetensors; read(offset, length) resolves to those
-   * bytes as a Uint8Array (a File's slice, a file handle's read). onProgress({bytes, total, tensor}).
-   * Throws an AttnLabError naming the file and the tensor; nothing of a failed load is kept.
-   */
-  async function loadBert({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024 }) {
-    const raw = new mod._RawBert();
-    // model.safetensors' index: its first 8 bytes (the header's length), then the header.
-    const readIndex = async () => {
-      check(raw._open(String(config), Number(size)));
-      const first = await read(0, Math.min(8, Number(size)));
-      check(raw._header_length(first));
-      check(raw._plan(await read(8, raw._header_bytes())));
-    };
-    return streamCheckpoint(raw, (r) => new Bert(r), readIndex, { read, onProgress, chunkBytes, file: 'model.safetensors' });
-  }
-
   // read(offset, length), or an AttnLabError naming the file when fewer bytes come back.
   async function readExactly(read, offset, length, file, what) {
     const bytes = await read(offset, length);
@@ -460,38 +442,11 @@ export function wrapModule(mod, { build }) {
     return bytes;
   }
 
-  // The streamed load every checkpoint reader shares (raw_bert.h, raw_marian.h): readIndex() reads the
-  // reader's index and makes its plan (every check before a tensor is read), then each planned tensor's
-  // byte range goes in chunkBytes slices into the reader's one staging buffer, and is stored.
-  async function streamCheckpoint(raw, make, readIndex, { read, onProgress, chunkBytes, file }) {
-    try {
-      checkInteger('chunkBytes', chunkBytes, { min: 1 });
-      await readIndex();
-      const loads = Array.from({ length: raw._load_count() }, (_, i) => raw._load(i));
-      const total = loads.reduce((sum, l) => sum + l.end - l.begin, 0);
-      let bytes = 0;
-      for (const [i, load] of loads.entries()) {
-        for (let at = load.begin; at < load.end; at += chunkBytes) {
-          const length = Math.min(chunkBytes, load.end - at);
-          check(raw._write(i, await readExactly(read, at, length, file, `tensor "${load.fileName}"`), at - load.begin));
-          bytes += length;
-          onProgress({ bytes, total, tensor: load.fileName });
-        }
-        check(raw._store(i));
-      }
-      check(raw._finish());
-      return make(raw);
-    } catch (error) {
-      raw.delete();
-      throw error;
-    }
-  }
-
   /** A Marian (opus-mt) translation model (core/models/marian.h): loadMarian() below makes one. */
   class Marian extends Owned {
     constructor(raw) {
       super(raw, 'Marian model');
-      this.summary = raw._summary();
+      this.summary = JSON.parse(raw._summary());
       this.config = this.summary.config;
     }
     /** source ids (</s> last) -> the encoder runs; encoderAttention(l) is then [H, S, S]. */
@@ -531,42 +486,78 @@ export function wrapModule(mod, { build }) {
     logits() { return this.#view('logits', this.raw._logits()); }
   }
 
-  const MARIAN_FORMATS = { safetensors: 'safetensors', 'model.safetensors': 'safetensors', bin: 'bin', 'pytorch_model.bin': 'bin' };
+  // The checkpoint models of the registry (core/models/model_kinds.h): their raw class and JS class.
+  const CHECKPOINT_KINDS = {
+    bert: { Raw: () => new mod._RawBert(), make: (raw) => new Bert(raw) },
+    marian: { Raw: () => new mod._RawMarian(), make: (raw) => new Marian(raw) },
+  };
+  const WEIGHT_FORMATS = { safetensors: 'safetensors', 'model.safetensors': 'safetensors', bin: 'bin', 'pytorch_model.bin': 'bin' };
   // Index reads run this many at once (a .bin's local headers come ~1,000 ranges to a request).
   const INDEX_READS_AT_ONCE = 32;
 
   /**
-   * Loads a Marian checkpoint tensor by tensor, as loadBert does (same arguments), from model.safetensors
-   * (format 'safetensors', the default) or pytorch_model.bin (format 'bin'; the file names work too).
-   * The reader asks for the byte ranges of its index (raw_marian.h: a .bin's end records, central
-   * directory, local headers and data.pkl), then reads only the tensors the model uses (a tied copy of
-   * the embeddings is not read). Throws an AttnLabError naming the file and the entry or tensor.
+   * Loads a checkpoint of a registered kind ('bert', 'marian') tensor by tensor, so that a 440 MB file
+   * is never held twice: config is config.json's text; size the bytes of the weights file, in format
+   * 'safetensors' (model.safetensors, the default) or 'bin' (pytorch_model.bin; the file names work
+   * too); read(offset, length) resolves to those bytes as a Uint8Array (a File's slice, a file handle's
+   * read, a Hub download's range). onProgress({bytes, total, tensor}). The loader asks for the byte
+   * ranges of the file's index (raw_checkpoint.h), checks every tensor against config.json, then reads
+   * only the tensors the model uses. Throws an AttnLabError naming the file and the tensor; nothing of
+   * a failed load is kept.
    */
-  async function loadMarian({ config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024, format = 'safetensors' }) {
-    const kind = Object.hasOwn(MARIAN_FORMATS, format) ? MARIAN_FORMATS[format] : null;
-    if (!kind) throw new AttnLabError(`format must be 'safetensors' or 'bin' (or the file's name), got ${JSON.stringify(format)}`);
-    const file = kind === 'bin' ? 'pytorch_model.bin' : 'model.safetensors';
-    const raw = new mod._RawMarian();
-    const readIndex = async () => {
-      check(raw._open(String(config), Number(size), kind));
+  async function loadCheckpoint(kind, { config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024, format = 'safetensors' }) {
+    if (!Object.hasOwn(CHECKPOINT_KINDS, kind)) throw new AttnLabError(`kind must be ${Object.keys(CHECKPOINT_KINDS).join(' or ')}, got ${JSON.stringify(kind)}`);
+    const weights = Object.hasOwn(WEIGHT_FORMATS, format) ? WEIGHT_FORMATS[format] : null;
+    if (!weights) throw new AttnLabError(`format must be 'safetensors' or 'bin' (or the file's name), got ${JSON.stringify(format)}`);
+    checkInteger('chunkBytes', chunkBytes, { min: 1 });
+    const file = weights === 'bin' ? 'pytorch_model.bin' : 'model.safetensors';
+    const raw = CHECKPOINT_KINDS[kind].Raw();
+    try {
+      check(raw._open(String(config), Number(size), weights));
       for (let ranges = raw._index_reads(); ranges.length; ranges = raw._index_reads()) {
-        const parts = [];
-        for (let k = 0; k < ranges.length; k += 2 * INDEX_READS_AT_ONCE) {
-          const group = [];
-          for (let j = k; j < Math.min(ranges.length, k + 2 * INDEX_READS_AT_ONCE); j += 2) {
-            const [begin, end] = [ranges[j], ranges[j + 1]];
-            group.push(readExactly(read, begin, end - begin, file, `its index (at offset ${begin})`));
-          }
-          parts.push(...await Promise.all(group));
-        }
-        const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-        parts.reduce((at, p) => { bytes.set(p, at); return at + p.length; }, 0);
-        check(raw._index_give(bytes));
+        check(raw._index_give(await readRanges(read, ranges, file)));
       }
       check(raw._plan());
-    };
-    return streamCheckpoint(raw, (r) => new Marian(r), readIndex, { read, onProgress, chunkBytes, file });
+      const loads = Array.from({ length: raw._load_count() }, (_, i) => raw._load(i));
+      const total = loads.reduce((sum, l) => sum + l.end - l.begin, 0);
+      let bytes = 0;
+      for (const [i, load] of loads.entries()) {
+        for (let at = load.begin; at < load.end; at += chunkBytes) {
+          const length = Math.min(chunkBytes, load.end - at);
+          check(raw._write(i, await readExactly(read, at, length, file, `tensor "${load.fileName}"`), at - load.begin));
+          bytes += length;
+          onProgress({ bytes, total, tensor: load.fileName });
+        }
+        check(raw._store(i));
+      }
+      check(raw._finish());
+      return CHECKPOINT_KINDS[kind].make(raw);
+    } catch (error) {
+      raw.delete();
+      throw error;
+    }
   }
+
+  // ranges [b0, e0, b1, e1, ...] -> their bytes, concatenated in order.
+  async function readRanges(read, ranges, file) {
+    const parts = [];
+    for (let k = 0; k < ranges.length; k += 2 * INDEX_READS_AT_ONCE) {
+      const group = [];
+      for (let j = k; j < Math.min(ranges.length, k + 2 * INDEX_READS_AT_ONCE); j += 2) {
+        const [begin, end] = [ranges[j], ranges[j + 1]];
+        group.push(readExactly(read, begin, end - begin, file, `its index (at offset ${begin})`));
+      }
+      parts.push(...await Promise.all(group));
+    }
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => { bytes.set(p, at); return at + p.length; }, 0);
+    return bytes;
+  }
+
+  /** loadCheckpoint('bert', ...): a BERT from model.safetensors or pytorch_model.bin. */
+  const loadBert = (options) => loadCheckpoint('bert', options);
+  /** loadCheckpoint('marian', ...): a Marian (opus-mt) model from model.safetensors or pytorch_model.bin. */
+  const loadMarian = (options) => loadCheckpoint('marian', options);
 
   class Rng extends Owned {
     constructor(seed = 0) {
@@ -594,6 +585,7 @@ export function wrapModule(mod, { build }) {
     Linear,
     MultiheadAttention,
     SelfAttention,
+    loadCheckpoint,
     loadBert,
     loadMarian,
     Adam,

@@ -6,6 +6,7 @@
 #include "raw_api.h"
 #include "raw_kernel.h"
 #include "raw_bert.h"
+#include "raw_checkpoint.h"
 #include "raw_marian.h"
 #include "raw_scaled.h"
 #include "raw_digits.h"
@@ -60,19 +61,23 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_d_key", &RawMultiheadAttention::_d_key)
       .function("_d_value", &RawMultiheadAttention::_d_value);
 
-  auto raw_bert = class_<RawBert>("_RawBert");
-  raw_bert
+  // Every checkpoint model: the one loader and the staged calls, bound once (raw_checkpoint.h).
+  auto raw_checkpoint = class_<RawCheckpoint>("_RawCheckpoint");
+  raw_checkpoint
+      .function("_open", &RawCheckpoint::_open)
+      .function("_index_reads", &RawCheckpoint::_index_reads)
+      .function("_index_give", &RawCheckpoint::_index_give)
+      .function("_plan", &RawCheckpoint::_plan)
+      .function("_load_count", &RawCheckpoint::_load_count)
+      .function("_load", &RawCheckpoint::_load)
+      .function("_write", &RawCheckpoint::_write)
+      .function("_store", &RawCheckpoint::_store)
+      .function("_finish", &RawCheckpoint::_finish)
+      .function("_summary", &RawCheckpoint::_summary);
+  bind_staged(raw_checkpoint);
+
+  class_<RawBert, base<RawCheckpoint>>("_RawBert")
       .constructor<>()
-      .function("_open", &RawBert::_open)
-      .function("_header_length", &RawBert::_header_length)
-      .function("_header_bytes", &RawBert::_header_bytes)
-      .function("_plan", &RawBert::_plan)
-      .function("_load_count", &RawBert::_load_count)
-      .function("_load", &RawBert::_load)
-      .function("_write", &RawBert::_write)
-      .function("_store", &RawBert::_store)
-      .function("_finish", &RawBert::_finish)
-      .function("_summary", &RawBert::_summary)
       .function("_forward", &RawBert::_forward)
       .function("_begin_forward", &RawBert::_begin_forward)
       .function("_length", &RawBert::_length)
@@ -81,21 +86,9 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_keys", &RawBert::_keys)
       .function("_hidden", &RawBert::_hidden)
       .function("_predict", &RawBert::_predict);
-  bind_staged(raw_bert);
 
-  auto raw_marian = class_<RawMarian>("_RawMarian");
-  raw_marian
+  class_<RawMarian, base<RawCheckpoint>>("_RawMarian")
       .constructor<>()
-      .function("_open", &RawMarian::_open)
-      .function("_index_reads", &RawMarian::_index_reads)
-      .function("_index_give", &RawMarian::_index_give)
-      .function("_plan", &RawMarian::_plan)
-      .function("_load_count", &RawMarian::_load_count)
-      .function("_load", &RawMarian::_load)
-      .function("_write", &RawMarian::_write)
-      .function("_store", &RawMarian::_store)
-      .function("_finish", &RawMarian::_finish)
-      .function("_summary", &RawMarian::_summary)
       .function("_encode", &RawMarian::_encode)
       .function("_decode", &RawMarian::_decode)
       .function("_generate", &RawMarian::_generate)
@@ -106,7 +99,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_decoder_attention", &RawMarian::_decoder_attention)
       .function("_cross_attention", &RawMarian::_cross_attention)
       .function("_logits", &RawMarian::_logits);
-  bind_staged(raw_marian);
 
   auto raw_self_attention = class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention");
   raw_self_attention

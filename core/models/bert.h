@@ -22,14 +22,14 @@
 #include <vector>
 
 #include "../backend.h"
-#include "../staged_forward.h"
 #include "../layers/packed_linear.h"
 #include "../tensor.h"
+#include "checkpoint_model.h"
 #include "bert_config.h"
 
 namespace attnlab {
 
-class BertModel : public StagedForward {
+class BertModel : public CheckpointModel {
  public:
   BertModel(const BertConfig& config, bool mlm_head, bool separate_decoder);
 
@@ -39,9 +39,9 @@ class BertModel : public StagedForward {
   // ---- loading (bert_checkpoint.h's plan says which tensor goes where)
   // The float storage of a tensor kept as the file has it (embeddings, biases, LayerNorms): fill in
   // place. nullptr for a Linear weight (set_linear_weight packs those) or an unknown name.
-  float* storage(const std::string& canonical);
+  float* storage(const std::string& canonical) override;
   // A Linear weight [out, in] in the file's layout; false for an unknown name.
-  bool set_linear_weight(const std::string& canonical, const float* w);
+  bool set_linear_weight(const std::string& canonical, const float* w) override;
 
   // ---- forward
   // "" or what is wrong with the input (ids in [0, V), types in [0, type_vocab_size), 1 <= T <= max positions).

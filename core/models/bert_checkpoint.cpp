@@ -1,18 +1,13 @@
 #include "bert_checkpoint.h"
 
+#include <map>
 #include <set>
+
+#include "bert.h"
 
 namespace attnlab {
 
 namespace {
-
-using Shape = std::vector<std::int64_t>;
-
-std::string shape_string(const Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
 
 void add_linear(std::vector<BertTensorSpec>& specs, const std::string& name, int in, int out) {
   specs.push_back({name + ".weight", {out, in}, true});
@@ -42,18 +37,23 @@ std::vector<std::string> spellings(const std::string& name, bool encoder) {
 
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
-// The entry for `spec` under any spelling, checked; nullptr and no error when it is simply absent.
-std::string find_checked(const SafeTensorsIndex& index, const BertTensorSpec& spec, bool encoder, const BertConfig& c,
-                         const SafeTensorsEntry*& found) {
+using Index = std::map<std::string, const CheckpointTensor*>;
+
+// The tensor for `spec` under any spelling, checked; nullptr and no error when it is simply absent.
+std::string find_checked(const Index& index, const std::string& file, const BertTensorSpec& spec, bool encoder, const BertConfig& c,
+                         const CheckpointTensor*& found) {
   found = nullptr;
   for (const auto& name : spellings(spec.name, encoder)) {
-    if ((found = index.find(name))) break;
+    auto it = index.find(name);
+    if (it != index.end()) {
+      found = it->second;
+      break;
+    }
   }
   if (!found) return {};
-  const std::string tensor = "model.safetensors: tensor " + quoted(found->name);
+  const std::string tensor = file + ": tensor " + quoted(found->name);
   const std::string& d = found->dtype;
-  if (d != "F32" && d != "F16" && d != "BF16" && d != "F64")
-    return tensor + " has dtype " + d + "; a weight must be F32, F16 or BF16";
+  if (!is_float_dtype(d)) return tensor + " has dtype " + d + "; a weight must be F32, F16 or BF16";
   if (found->shape != spec.shape)
     return tensor + " has shape " + shape_string(found->shape) + " but config.json (hidden_size " +
            std::to_string(c.hidden_size) + ", intermediate_size " + std::to_string(c.intermediate_size) + ", vocab_size " +
@@ -61,11 +61,11 @@ std::string find_checked(const SafeTensorsIndex& index, const BertTensorSpec& sp
   return {};
 }
 
-std::string missing(const std::string& name, bool encoder) {
+std::string missing(const std::string& file, const std::string& name, bool encoder) {
   const auto names = spellings(name, encoder);
   std::string also;
   for (std::size_t i = 1; i < names.size(); ++i) also += (i > 1 ? ", " : "") + quoted(names[i]);
-  return "model.safetensors has no tensor " + quoted(names[0]) + (also.empty() ? "" : " (nor " + also + ")");
+  return file + " has no tensor " + quoted(names[0]) + (also.empty() ? "" : " (nor " + also + ")");
 }
 
 }  // namespace
@@ -101,56 +101,99 @@ std::vector<BertTensorSpec> bert_mlm_specs(const BertConfig& c) {
   return specs;
 }
 
-std::string plan_bert_load(const BertConfig& c, const SafeTensorsIndex& index, BertLoadPlan& plan) {
+std::string plan_bert_load(const BertConfig& c, const std::vector<CheckpointTensor>& tensors, const std::string& file,
+                           BertLoadPlan& plan) {
   plan = BertLoadPlan{};
   BertLoadPlan p;
+  Index index;
+  for (const auto& t : tensors) index.emplace(t.name, &t);
   std::set<std::string> used;
-  auto take = [&](const BertTensorSpec& spec, const SafeTensorsEntry* e) {
-    p.loads.push_back({spec, *e});
-    used.insert(e->name);
+  auto take = [&](const BertTensorSpec& spec, const CheckpointTensor* t) {
+    p.loads.push_back({spec.name, t->name, t->shape, spec.transpose});
+    used.insert(t->name);
   };
   for (const auto& spec : bert_encoder_specs(c)) {
-    const SafeTensorsEntry* e = nullptr;
-    std::string error = find_checked(index, spec, true, c, e);
+    const CheckpointTensor* t = nullptr;
+    std::string error = find_checked(index, file, spec, true, c, t);
     if (!error.empty()) return error;
-    if (!e) return missing(spec.name, true) + ": is it a BERT checkpoint with config.json's " +
+    if (!t) return missing(file, spec.name, true) + ": is it a BERT checkpoint with config.json's " +
                    std::to_string(c.num_hidden_layers) + " layers?";
-    take(spec, e);
+    take(spec, t);
   }
   // The MLM head: all of it or none (a checkpoint of BertModel has none).
   const auto head = bert_mlm_specs(c);
-  std::vector<const SafeTensorsEntry*> found(head.size());
+  std::vector<const CheckpointTensor*> found(head.size());
   int present = 0;
   for (std::size_t i = 0; i < head.size(); ++i) {
-    std::string error = find_checked(index, head[i], false, c, found[i]);
+    std::string error = find_checked(index, file, head[i], false, c, found[i]);
     if (!error.empty()) return error;
     present += found[i] != nullptr;
   }
   if (present > 0 && present < int(head.size())) {
     for (std::size_t i = 0; i < head.size(); ++i)
-      if (!found[i]) return missing(head[i].name, false) + ", though it has the rest of the masked-language-model head";
+      if (!found[i]) return missing(file, head[i].name, false) + ", though it has the rest of the masked-language-model head";
   }
   if (present == int(head.size())) {
     p.mlm_head = true;
     for (std::size_t i = 0; i < head.size(); ++i) take(head[i], found[i]);
     // Tied to the word embeddings unless the file stores the decoder (then its own copy is used).
     const BertTensorSpec decoder{"cls.predictions.decoder.weight", {c.vocab_size, c.hidden_size}, false};
-    const SafeTensorsEntry* d = nullptr;
-    std::string error = find_checked(index, decoder, false, c, d);
+    const CheckpointTensor* d = nullptr;
+    std::string error = find_checked(index, file, decoder, false, c, d);
     if (!error.empty()) return error;
     if (d) {
       take(decoder, d);
       p.separate_decoder = true;
     }
   }
-  for (const auto& e : index.entries)
-    if (!used.count(e.name)) p.skipped.push_back(e.name);
-  const bool prefixed = index.find("bert.embeddings.word_embeddings.weight") != nullptr;
+  for (const auto& t : tensors)
+    if (!used.count(t.name)) p.skipped.push_back(t.name);
+  const bool prefixed = index.count("bert.embeddings.word_embeddings.weight") != 0;
   bool gamma = false;
-  for (const auto& e : index.entries) gamma = gamma || ends_with(e.name, "LayerNorm.gamma");
+  for (const auto& t : tensors) gamma = gamma || ends_with(t.name, "LayerNorm.gamma");
   p.naming = std::string(prefixed ? "\"bert.\" prefix" : "no prefix") + ", LayerNorm as " + (gamma ? "gamma/beta" : "weight/bias");
   plan = std::move(p);
   return {};
 }
+
+namespace {
+
+class BertKind : public ModelKind {
+ public:
+  const char* id() const override { return "bert"; }
+  std::string read_config(const std::string& json) override { return parse_bert_config(json, config_); }
+  std::string plan(const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& out) override {
+    std::string error = plan_bert_load(config_, tensors, file, plan_);
+    if (error.empty()) out = plan_;
+    return error;
+  }
+  std::unique_ptr<CheckpointModel> build() const override {
+    return std::make_unique<BertModel>(config_, plan_.mlm_head, plan_.separate_decoder);
+  }
+  Json summary() const override {
+    Json out = Json::object();
+    out.set("naming", Json(plan_.naming));
+    out.set("mlm", Json(plan_.mlm_head));
+    out.set("separateDecoder", Json(plan_.separate_decoder));
+    Json c = Json::object();
+    c.set("vocabSize", Json(config_.vocab_size));
+    c.set("hiddenSize", Json(config_.hidden_size));
+    c.set("layers", Json(config_.num_hidden_layers));
+    c.set("heads", Json(config_.num_attention_heads));
+    c.set("intermediateSize", Json(config_.intermediate_size));
+    c.set("maxPositions", Json(config_.max_position_embeddings));
+    c.set("typeVocabSize", Json(config_.type_vocab_size));
+    out.set("config", std::move(c));
+    return out;
+  }
+
+ private:
+  BertConfig config_;
+  BertLoadPlan plan_;
+};
+
+}  // namespace
+
+std::unique_ptr<ModelKind> make_bert_kind() { return std::make_unique<BertKind>(); }
 
 }  // namespace attnlab

@@ -1,4 +1,5 @@
-// Which tensors of a BERT checkpoint's model.safetensors go where. Checkpoints spell the same weight in
+// Which tensors of a BERT checkpoint (model.safetensors or pytorch_model.bin) go where, and the BERT
+// entry of the model registry (model_kinds.h). Checkpoints spell the same weight in
 // several ways: with the "bert." prefix of BertForMaskedLM / BertForPreTraining or without it (BertModel);
 // LayerNorm as weight/bias (newer) or gamma/beta (converted from TensorFlow). Each expected tensor is
 // looked up under every spelling, and its dtype and shape are checked against config.json before a
@@ -10,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../io/safetensors.h"
 #include "bert_config.h"
+#include "checkpoint_model.h"
 
 namespace attnlab {
 
@@ -27,20 +28,17 @@ struct BertTensorSpec {
 std::vector<BertTensorSpec> bert_encoder_specs(const BertConfig& c);
 std::vector<BertTensorSpec> bert_mlm_specs(const BertConfig& c);
 
-struct BertTensorLoad {
-  BertTensorSpec spec;
-  SafeTensorsEntry entry;  // where it is in the file
-};
-
-struct BertLoadPlan {
-  std::vector<BertTensorLoad> loads;
+struct BertLoadPlan : LoadPlan {
   bool mlm_head = false;          // the checkpoint has the MLM head (cls.predictions.*)
   bool separate_decoder = false;  // ... with its own decoder weight (else tied to the word embeddings)
-  std::vector<std::string> skipped;  // tensors of the file the model does not use
-  std::string naming;                // "bert. prefix, LayerNorm gamma/beta" and the like, for the page
+  std::string naming;             // "bert. prefix, LayerNorm gamma/beta" and the like, for the page
 };
 
-// "" and the plan, or a message naming the file and the tensor.
-std::string plan_bert_load(const BertConfig& config, const SafeTensorsIndex& index, BertLoadPlan& plan);
+// "" and the plan, or a message starting with `file` and naming the tensor.
+std::string plan_bert_load(const BertConfig& config, const std::vector<CheckpointTensor>& tensors, const std::string& file,
+                           BertLoadPlan& plan);
+
+// The registry's BERT (model_type "bert"): BertModel, with the MLM head when the checkpoint has it.
+std::unique_ptr<ModelKind> make_bert_kind();
 
 }  // namespace attnlab

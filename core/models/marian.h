@@ -17,14 +17,14 @@
 #include <vector>
 
 #include "../backend.h"
-#include "../staged_forward.h"
 #include "../layers/packed_linear.h"
 #include "../tensor.h"
+#include "checkpoint_model.h"
 #include "marian_config.h"
 
 namespace attnlab {
 
-class MarianModel : public StagedForward {
+class MarianModel : public CheckpointModel {
  public:
   // The output projection is the shared embeddings (HF ties them; a stored lm_head.weight is a copy).
   explicit MarianModel(const MarianConfig& config);
@@ -32,8 +32,8 @@ class MarianModel : public StagedForward {
   const MarianConfig& config() const { return c_; }
 
   // ---- loading (marian_checkpoint.h's plan says which tensor goes where)
-  float* storage(const std::string& canonical);
-  bool set_linear_weight(const std::string& canonical, const float* w);
+  float* storage(const std::string& canonical) override;
+  bool set_linear_weight(const std::string& canonical, const float* w) override;
 
   // ---- the encoder, then a teacher-forced decoder over a whole target prefix
   // "" or what is wrong with token ids (in [0, V), at most max_position_embeddings of them).

@@ -3,17 +3,13 @@
 #include <map>
 #include <set>
 
+#include "marian.h"
+
 namespace attnlab {
 
 namespace {
 
 using Shape = std::vector<std::int64_t>;
-
-std::string shape_string(const Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
 
 struct Spec {
   std::string name;
@@ -59,20 +55,18 @@ std::vector<Spec> specs_of(const MarianConfig& c) {
   return specs;
 }
 
-bool float_dtype(const std::string& d) { return d == "F32" || d == "F16" || d == "BF16" || d == "F64"; }
-
 }  // namespace
 
 std::string plan_marian_load(const MarianConfig& c, const std::vector<CheckpointTensor>& tensors, const std::string& file,
-                             MarianLoadPlan& plan) {
-  plan = MarianLoadPlan{};
+                             LoadPlan& plan) {
+  plan = LoadPlan{};
   std::map<std::string, const CheckpointTensor*> by_name;
   for (const auto& t : tensors) by_name[t.name] = &t;
-  MarianLoadPlan p;
+  LoadPlan p;
   std::set<std::string> used;
   auto check = [&](const CheckpointTensor& t, const Shape& shape) -> std::string {
     const std::string tensor = file + ": tensor \"" + t.name + "\"";
-    if (!float_dtype(t.dtype)) return tensor + " has dtype " + t.dtype + "; a weight must be F32, F16 or BF16";
+    if (!is_float_dtype(t.dtype)) return tensor + " has dtype " + t.dtype + "; a weight must be F32, F16 or BF16";
     if (t.shape != shape)
       return tensor + " has shape " + shape_string(t.shape) + " but config.json (d_model " + std::to_string(c.d_model) +
              ", vocab_size " + std::to_string(c.vocab_size) + ", ffn " + std::to_string(c.encoder_ffn) + "/" +
@@ -111,5 +105,42 @@ std::string plan_marian_load(const MarianConfig& c, const std::vector<Checkpoint
   plan = std::move(p);
   return {};
 }
+
+namespace {
+
+class MarianKind : public ModelKind {
+ public:
+  const char* id() const override { return "marian"; }
+  std::string read_config(const std::string& json) override { return parse_marian_config(json, config_); }
+  std::string plan(const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& out) override {
+    return plan_marian_load(config_, tensors, file, out);
+  }
+  std::unique_ptr<CheckpointModel> build() const override { return std::make_unique<MarianModel>(config_); }
+  Json summary() const override {
+    Json c = Json::object();
+    c.set("vocabSize", Json(config_.vocab_size));
+    c.set("dModel", Json(config_.d_model));
+    c.set("encoderLayers", Json(config_.encoder_layers));
+    c.set("decoderLayers", Json(config_.decoder_layers));
+    c.set("encoderHeads", Json(config_.encoder_heads));
+    c.set("decoderHeads", Json(config_.decoder_heads));
+    c.set("maxPositions", Json(config_.max_positions));
+    c.set("padId", Json(config_.pad_id));
+    c.set("eosId", Json(config_.eos_id));
+    c.set("decoderStartId", Json(config_.decoder_start_id));
+    c.set("numBeams", Json(config_.num_beams));
+    c.set("maxLength", Json(config_.max_length));
+    Json out = Json::object();
+    out.set("config", std::move(c));
+    return out;
+  }
+
+ private:
+  MarianConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<ModelKind> make_marian_kind() { return std::make_unique<MarianKind>(); }
 
 }  // namespace attnlab

@@ -9,7 +9,8 @@
 #include <iterator>
 #include <memory>
 
-#include "models/bert_loader.h"
+#include "models/bert.h"
+#include "models/checkpoint_loader.h"
 #include "test_support.h"
 
 using namespace attnlab;
@@ -24,6 +25,25 @@ std::string read_text(const std::string& path) {
 }
 
 std::string folder(const std::string& variant) { return std::string(ATTNLAB_FIXTURES_DIR) + "/bert_tiny/" + variant + "/"; }
+
+// What the loader's summary says of a load, as the checks below read it.
+struct LoadSummary {
+  std::string naming;
+  bool mlm_head = false;
+  std::vector<std::string> skipped;
+};
+
+std::string load_bert(const std::string& config, const std::uint8_t* data, std::size_t size, std::unique_ptr<BertModel>& model,
+                      LoadSummary& plan) {
+  Json summary;
+  const std::string error = load_checkpoint_as("bert", config, data, size, "safetensors", model, &summary);
+  plan = LoadSummary{};
+  if (!error.empty()) return error;
+  plan.naming = summary.find("naming")->as_string();
+  plan.mlm_head = summary.find("mlm")->as_bool();
+  for (const Json& s : summary.find("skipped")->items()) plan.skipped.push_back(s.as_string());
+  return error;
+}
 
 struct Checkpoint {
   std::string config;
@@ -41,8 +61,8 @@ const SafeTensorsFile& reference() {
 }
 
 std::string load(const Checkpoint& c, std::unique_ptr<BertModel>& model) {
-  BertLoadPlan plan;
-  return load_bert_checkpoint(c.config, c.weights.data(), c.weights.size(), model, plan);
+  LoadSummary plan;
+  return load_bert(c.config, c.weights.data(), c.weights.size(), model, plan);
 }
 
 void expect_close(const std::string& name, const float* ours, std::size_t n, double tol = 1e-4) {
@@ -98,6 +118,29 @@ TEST_CASE("BERT forward matches PyTorch: attentions, hidden states, queries, key
   }
 }
 
+TEST_CASE("BERT from pytorch_model.bin (torch.save, the decoder tied to the embeddings) computes what model.safetensors does, bit for bit") {
+  std::unique_ptr<BertModel> from_safetensors, from_bin;
+  REQUIRE(load(checkpoint("modern"), from_safetensors) == "");
+  const std::string bin = read_text(folder("bin") + "pytorch_model.bin");
+  Json summary;
+  const std::string error = load_checkpoint_as("bert", read_text(folder("bin") + "config.json"), reinterpret_cast<const std::uint8_t*>(bin.data()),
+                                               bin.size(), "bin", from_bin, &summary);
+  REQUIRE_MESSAGE(error.empty(), error);
+  CHECK(summary.find("file")->as_string() == "pytorch_model.bin");
+  CHECK(summary.find("separateDecoder")->as_bool());  // stored under its own name (a copy of the tied storage)
+  const auto ids = tensor_i(reference(), "pair.input_ids");
+  const auto types = tensor_i(reference(), "pair.token_type_ids");
+  for (BertModel* m : {from_safetensors.get(), from_bin.get()}) m->forward(Backend::simd128, ids.data(), types.data(), int(ids.size()));
+  for (int l = 0; l < from_bin->config().num_hidden_layers; ++l) {
+    CHECK(from_bin->attention(l) == from_safetensors->attention(l));
+    CHECK(from_bin->hidden_state(l + 1) == from_safetensors->hidden_state(l + 1));
+  }
+  const int mask = std::stoi(reference().metadata.at("pair.mask_index"));
+  const auto a = from_bin->predict(mask, 5), b = from_safetensors->predict(mask, 5);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i].id == b[i].id && a[i].logit == b[i].logit));
+}
+
 TEST_CASE("BERT [MASK] fill-in: the top five tokens and their probabilities") {
   std::unique_ptr<BertModel> model;
   REQUIRE(load(checkpoint("modern"), model) == "");
@@ -148,21 +191,21 @@ std::vector<std::uint8_t> with_header(const std::vector<std::uint8_t>& file, con
 
 std::string load_error(const std::string& config, const std::vector<std::uint8_t>& weights) {
   std::unique_ptr<BertModel> model;
-  BertLoadPlan plan;
-  return load_bert_checkpoint(config, weights.data(), weights.size(), model, plan);
+  LoadSummary plan;
+  return load_bert(config, weights.data(), weights.size(), model, plan);
 }
 
 }  // namespace
 
 TEST_CASE("BERT checkpoints: every spelling loads; each malformed case is named") {
   const Checkpoint modern = checkpoint("modern"), legacy = checkpoint("legacy");
-  BertLoadPlan plan;
+  LoadSummary plan;
   std::unique_ptr<BertModel> model;
-  REQUIRE(load_bert_checkpoint(modern.config, modern.weights.data(), modern.weights.size(), model, plan) == "");
+  REQUIRE(load_bert(modern.config, modern.weights.data(), modern.weights.size(), model, plan) == "");
   CHECK(plan.naming == "\"bert.\" prefix, LayerNorm as weight/bias");
   CHECK(plan.mlm_head);
   CHECK(std::find(plan.skipped.begin(), plan.skipped.end(), "bert.pooler.dense.weight") != plan.skipped.end());
-  REQUIRE(load_bert_checkpoint(legacy.config, legacy.weights.data(), legacy.weights.size(), model, plan) == "");
+  REQUIRE(load_bert(legacy.config, legacy.weights.data(), legacy.weights.size(), model, plan) == "");
   CHECK(plan.naming == "no prefix, LayerNorm as gamma/beta");
   CHECK_FALSE(plan.mlm_head);
 
@@ -226,7 +269,7 @@ TEST_CASE("BERT checkpoints: every spelling loads; each malformed case is named"
     CHECK(load_error(c, modern.weights).find("MB as float32: more than the 1600 MB") != std::string::npos);
   }
   SUBCASE("inputs") {
-    REQUIRE(load_bert_checkpoint(modern.config, modern.weights.data(), modern.weights.size(), model, plan) == "");
+    REQUIRE(load_bert(modern.config, modern.weights.data(), modern.weights.size(), model, plan) == "");
     const std::int32_t ids[] = {2, 179, 3}, types[] = {0, 0, 2};
     CHECK(model->check_input(ids, types, 3) == "token id 179 at position 1 is outside the vocabulary [0, 179)");
     const std::int32_t ok[] = {2, 5, 3};
@@ -265,10 +308,10 @@ TEST_CASE("BERT checkpoints: a finite weight too large for float32's forward is 
   const float huge = 3e38f;
   std::memcpy(&bad[std::size_t(e->begin) + 4 * 2], &huge, 4);
   std::unique_ptr<BertModel> model;
-  BertLoadPlan plan;
+  LoadSummary plan;
   const std::string config = read_text(folder("modern") + "config.json");
-  CHECK(load_bert_checkpoint(config, bad.data(), bad.size(), model, plan).rfind(
+  CHECK(load_bert(config, bad.data(), bad.size(), model, plan).rfind(
             "model.safetensors: tensor \"bert.embeddings.LayerNorm.weight\" holds 3e+38 at element 2: ", 0) == 0);
-  CHECK(load_bert_checkpoint(config, bad.data(), bad.size(), model, plan).find(
+  CHECK(load_bert(config, bad.data(), bad.size(), model, plan).find(
             " at element 2: weights beyond ±1e6 overflow float32 in the forward") != std::string::npos);
 }

@@ -11,7 +11,8 @@
 #include <memory>
 
 #include "attention.h"
-#include "models/marian_loader.h"
+#include "models/checkpoint_loader.h"
+#include "models/marian.h"
 #include "test_support.h"
 
 using namespace attnlab;
@@ -35,9 +36,8 @@ const SafeTensorsFile& reference() {
 std::unique_ptr<MarianModel> load_tiny() {
   const std::string bytes = read_file(kFolder + "model.safetensors");
   std::unique_ptr<MarianModel> model;
-  MarianLoadPlan plan;
-  const std::string error = load_marian_safetensors(read_file(kFolder + "config.json"),
-                                                    reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), model, plan);
+  const std::string error = load_checkpoint_as("marian", read_file(kFolder + "config.json"),
+                                               reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), "safetensors", model);
   REQUIRE_MESSAGE(error.empty(), error);
   return model;
 }
@@ -101,13 +101,15 @@ TEST_CASE("Marian from pytorch_model.bin (views, transposed and shared storages)
   auto from_safetensors = load_tiny();
   const std::string bin = read_file(kFolder + "pytorch_model.bin");
   std::unique_ptr<MarianModel> from_bin;
-  MarianLoadPlan plan;
-  const std::string error = load_marian_torch(read_file(kFolder + "config.json"), reinterpret_cast<const std::uint8_t*>(bin.data()),
-                                              bin.size(), from_bin, plan);
+  Json summary;
+  const std::string error = load_checkpoint_as("marian", read_file(kFolder + "config.json"), reinterpret_cast<const std::uint8_t*>(bin.data()),
+                                               bin.size(), "bin", from_bin, &summary);
   REQUIRE_MESSAGE(error.empty(), error);
+  std::vector<std::string> skipped;
+  for (const Json& s : summary.find("skipped")->items()) skipped.push_back(s.as_string());
   // The shared embeddings are loaded once; their tied names are skipped (as are the position tables).
   for (const char* tied : {"model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight", "lm_head.weight"})
-    CHECK(std::find(plan.skipped.begin(), plan.skipped.end(), tied) != plan.skipped.end());
+    CHECK(std::find(skipped.begin(), skipped.end(), tied) != skipped.end());
   const auto ids = tensor_i(reference(), "cat.input_ids");
   const auto target = tensor_i(reference(), "cat.decoder_input_ids");
   for (MarianModel* m : {from_safetensors.get(), from_bin.get()}) {

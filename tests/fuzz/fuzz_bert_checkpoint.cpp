@@ -1,6 +1,6 @@
 // libFuzzer target for the BERT checkpoint reader: config.json (core/models/bert_config.cpp), the
 // safetensors index (core/io/safetensors.cpp), the load plan (core/models/bert_checkpoint.cpp), the
-// loader (core/models/bert_loader.cpp) and, when a file loads, a forward and the MLM head
+// loader (core/models/checkpoint_loader.cpp with the BERT kind) and, when a file loads, a forward and the MLM head
 // (core/models/bert.cpp). Built with ASan and UBSan by `tests/fuzz/run_cpp_fuzz.sh RUNS bert_checkpoint`.
 //
 // The first byte picks what the rest of the input is (byte & 3):
@@ -41,7 +41,9 @@
 #include <utility>
 #include <vector>
 
-#include "models/bert_loader.h"
+#include "models/bert.h"
+#include "models/bert_checkpoint.h"
+#include "models/checkpoint_loader.h"
 #include "shard_runner.h"
 
 using namespace attnlab;
@@ -175,16 +177,18 @@ void check_config(const std::string& error, const BertConfig& c) {
 }
 
 // ---- a loaded model: its tensors, a forward on both CPU backends, the MLM head
-void check_model(BertModel& m, const BertLoadPlan& plan) {
+void check_model(BertModel& m, const LoadPlan& plan, const Json& summary) {
   const BertConfig& c = m.config();
   ++g_stats.loads;
-  const std::size_t head = plan.mlm_head ? bert_mlm_specs(c).size() + (plan.separate_decoder ? 1 : 0) : 0;
+  const bool mlm_head = summary.find("mlm")->as_bool(), separate_decoder = summary.find("separateDecoder")->as_bool();
+  const std::size_t head = mlm_head ? bert_mlm_specs(c).size() + (separate_decoder ? 1 : 0) : 0;
   require(plan.loads.size() == bert_encoder_specs(c).size() + head, "the plan loads every encoder (and head) tensor");
-  require(m.has_mlm_head() == plan.mlm_head, "the model has the head the plan found");
+  require(m.has_mlm_head() == mlm_head, "the model has the head the plan found");
   for (const auto& load : plan.loads) {
-    const std::size_t n = std::size_t(load.entry.numel());
-    if (!load.spec.transpose) {
-      const float* x = m.storage(load.spec.name);
+    std::size_t n = 1;
+    for (std::int64_t d : load.shape) n *= std::size_t(d);
+    if (!load.linear) {
+      const float* x = m.storage(load.canonical);
       require(x != nullptr, "a planned tensor has storage");
       require(all_finite(x, n), "a loaded tensor is finite");
     }
@@ -279,7 +283,7 @@ void check_model(BertModel& m, const BertLoadPlan& plan) {
         require(std::fabs(a[i] - scalar_attention[i]) <= 1e-5f, "layer 0's attention on SIMD128 is scalar's to 1e-5");
     }
     if (!first.empty()) {
-      // The loader refuses weights beyond ±1e6 (bert_loader.cpp), which cannot overflow float32 at
+      // The loader refuses weights beyond ±1e6 (checkpoint_loader.cpp), which cannot overflow float32 at
       // these sizes: a loaded model computes finite outputs, overflow flag or not.
       std::fprintf(stderr, "non-finite output (first in %s, %s backend%s)\n", first.c_str(), backend_name(backend),
                    overflowed ? ", float32 overflowed" : "");
@@ -290,11 +294,12 @@ void check_model(BertModel& m, const BertLoadPlan& plan) {
   }
 }
 
-// load_bert_checkpoint and its promises; `config_fixed`: the config is known to be valid.
+// load_checkpoint("bert", ...) and its promises; `config_fixed`: the config is known to be valid.
 void load_and_check(const std::string& config, const std::uint8_t* file, std::size_t size, bool config_fixed) {
   std::unique_ptr<BertModel> model;
-  BertLoadPlan plan;
-  const std::string error = load_bert_checkpoint(config, file, size, model, plan);
+  LoadPlan plan;
+  Json summary;
+  const std::string error = load_checkpoint_as("bert", config, file, size, "safetensors", model, &summary, &plan);
   if (!error.empty()) {
     count_message(error);
     require(!model, "a failed load leaves no model");
@@ -303,7 +308,7 @@ void load_and_check(const std::string& config, const std::uint8_t* file, std::si
     return;
   }
   require(model != nullptr, "a load without an error gives a model");
-  check_model(*model, plan);
+  check_model(*model, plan, summary);
 }
 
 void fuzz_config(const std::string& text) {
@@ -343,8 +348,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // The fixture loads with the fixed config, and the fixed config is the fixture's.
   fuzz_config(kTinyConfig);
   std::unique_ptr<BertModel> model;
-  BertLoadPlan plan;
-  const std::string error = load_bert_checkpoint(kTinyConfig, g_modern.data(), g_modern.size(), model, plan);
+  const std::string error = load_checkpoint_as("bert", kTinyConfig, g_modern.data(), g_modern.size(), "safetensors", model);
   if (!error.empty() || !model || !model->has_mlm_head()) {
     std::fprintf(stderr, "fuzz_bert_checkpoint: the modern fixture does not load: %s\n", error.c_str());
     std::exit(1);

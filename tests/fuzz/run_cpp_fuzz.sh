@@ -47,7 +47,10 @@ case "$target" in
     # The reader and everything a forward and predict() call (core/models/bert.cpp), as CMakeLists.txt
     # compiles them (-ffp-contract=off), with the fixtures' path for the harness's mode 3.
     sources=(tests/fuzz/fuzz_bert_checkpoint.cpp core/io/safetensors.cpp core/io/json.cpp
-             core/models/bert_config.cpp core/models/bert_checkpoint.cpp core/models/bert_loader.cpp core/models/bert.cpp
+             core/io/zip_reader.cpp core/io/torch_pickle.cpp core/io/torch_checkpoint.cpp
+             core/models/bert_config.cpp core/models/bert_checkpoint.cpp core/models/bert.cpp
+             core/models/marian_config.cpp core/models/marian_checkpoint.cpp core/models/marian.cpp
+             core/models/checkpoint_loader.cpp core/models/model_kinds.cpp core/staged_forward.cpp
              core/layers/layer_norm.cpp core/layers/activations.cpp core/layers/packed_linear.cpp
              core/attention.cpp core/attention_scalar.cpp core/attention_simd128.cpp core/gemm.cpp core/shard_runner.cpp
              core/backend.cpp)

@@ -148,10 +148,33 @@ async function rejects(dir, pattern) {
   rmSync(dir, { recursive: true });
 }
 
+test('a BERT saved with torch.save (pytorch_model.bin only, the decoder tied) opens and computes what its model.safetensors does', async () => {
+  const picked = pickCheckpointFiles([{ name: 'config.json' }, { name: 'pytorch_model.bin' }, { name: 'vocab.txt' }]);
+  assert.deepEqual([picked.weights.name, picked.weights.format], ['pytorch_model.bin', 'bin']);
+  // With both, model.safetensors is read, as from_pretrained does.
+  assert.equal(pickCheckpointFiles([{ name: 'config.json' }, { name: 'pytorch_model.bin' }, { name: 'model.safetensors' }, { name: 'vocab.txt' }]).weights.name,
+    'model.safetensors');
+  const module = await lab('simd');
+  const fromBin = await open(module, 'bin');
+  const fromSafetensors = await open(module, 'modern');
+  try {
+    assert.deepEqual(fromBin.files, ['config.json', 'vocab.txt', 'tokenizer_config.json', 'pytorch_model.bin']);
+    assert.equal(fromBin.summary.file, 'pytorch_model.bin');
+    assert.ok(fromBin.summary.mlm);
+    const { ids, typeIds } = fromBin.tokenizer.encode(...CASES.pair);
+    for (const { bert } of [fromBin, fromSafetensors]) bert.forward(ids, typeIds, { backend: 'simd128' });
+    for (let l = 0; l < fromBin.bert.config.layers; l++) assert.deepEqual(fromBin.bert.attention(l), fromSafetensors.bert.attention(l), `layer ${l}`);
+    assert.deepEqual(fromBin.bert.predict(6), fromSafetensors.bert.predict(6));
+  } finally {
+    fromBin.bert.delete();
+    fromSafetensors.bert.delete();
+  }
+});
+
 test('a folder without the checkpoint files says which are missing', async () => {
-  assert.throws(() => pickCheckpointFiles([{ name: 'config.json' }, { name: 'pytorch_model.bin' }, { name: 'vocab.txt' }]),
-    /missing model\.safetensors \(given: config\.json, pytorch_model\.bin, vocab\.txt\)\. This folder has pytorch_model\.bin only/);
-  assert.throws(() => pickCheckpointFiles([]), /A BERT checkpoint needs config\.json, vocab\.txt, model\.safetensors; missing config\.json, vocab\.txt, model\.safetensors \(given: no files\)/);
+  assert.throws(() => pickCheckpointFiles([{ name: 'config.json' }, { name: 'tf_model.h5' }, { name: 'vocab.txt' }]),
+    /missing model\.safetensors or pytorch_model\.bin \(given: config\.json, tf_model\.h5, vocab\.txt\)\. TensorFlow and Flax weights are not read here/);
+  assert.throws(() => pickCheckpointFiles([]), /A BERT checkpoint needs config\.json, vocab\.txt and model\.safetensors or pytorch_model\.bin; missing config\.json, vocab\.txt, model\.safetensors or pytorch_model\.bin \(given: no files\)/);
   assert.throws(() => pickCheckpointFiles([{ name: 'a/config.json' }, { name: 'b/config.json' }]), /two files are named config\.json/);
 });
 

@@ -1,16 +1,17 @@
 // Opens a BERT checkpoint folder the user already has (the files of bert-base-uncased,
-// prajjwal1/bert-tiny, any BERT of the Hugging Face Hub), entirely locally: config.json, vocab.txt,
-// model.safetensors, and tokenizer_config.json when present. The weights are streamed tensor by tensor
-// into the WASM module (module.loadBert); the tokenizer is web/tokenizers/wordpiece.js. No DOM and no
+// prajjwal1/bert-tiny, any BERT of the Hugging Face Hub), entirely locally: config.json, vocab.txt, the
+// weights as model.safetensors or pytorch_model.bin (with both, model.safetensors is read, as
+// from_pretrained does), and tokenizer_config.json when present. The weights are streamed tensor by
+// tensor into the WASM module (module.loadBert); the tokenizer is web/tokenizers/wordpiece.js. No DOM and no
 // Node API here: the worker hands it browser Files (web/io/file_source.js), the CLI file handles (web/cli/).
 //
 // A source is {name, size, read(offset, length) -> Promise<Uint8Array>, text() -> Promise<string>}.
 import { WordPieceTokenizer, tokenizerOptions } from '../tokenizers/wordpiece.js';
-import { CheckpointError, filesByName, givenNames, readSmallText } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText } from './checkpoint_files.js';
 
 export { CheckpointError };
 
-const REQUIRED = ['config.json', 'vocab.txt', 'model.safetensors'];
+const REQUIRED = ['config.json', 'vocab.txt'];
 // Reading past this is a mistake (a wrong file with the right name), not a config or a vocabulary.
 const MAX_TEXT_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 20, 'vocab.txt': 64 << 20 };
 
@@ -21,20 +22,18 @@ const MAX_TEXT_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 2
 export function pickCheckpointFiles(sources) {
   const byName = filesByName(sources);
   const missing = REQUIRED.filter((n) => !byName.has(n));
+  const weights = pickWeights(byName);
+  if (!weights) missing.push('model.safetensors or pytorch_model.bin');
   if (missing.length) {
     const given = givenNames(byName);
-    let hint = '';
-    if (missing.includes('model.safetensors') && byName.has('pytorch_model.bin')) {
-      hint = ' This folder has pytorch_model.bin only: save it as model.safetensors (safetensors.torch.save_file, or save_pretrained(..., safe_serialization=True)).';
-    } else if (missing.includes('model.safetensors') && [...byName.keys()].some((n) => n.endsWith('.h5') || n.endsWith('.msgpack'))) {
-      hint = ' TensorFlow and Flax weights are not read here: the PyTorch export model.safetensors is.';
-    }
-    throw new CheckpointError(`A BERT checkpoint needs ${REQUIRED.join(', ')}; missing ${missing.join(', ')} (given: ${given}).${hint}`);
+    const hint = !weights && [...byName.keys()].some((n) => n.endsWith('.h5') || n.endsWith('.msgpack'))
+      ? ' TensorFlow and Flax weights are not read here: the PyTorch ones (model.safetensors or pytorch_model.bin) are.' : '';
+    throw new CheckpointError(`A BERT checkpoint needs ${REQUIRED.join(', ')} and model.safetensors or pytorch_model.bin; missing ${missing.join(', ')} (given: ${given}).${hint}`);
   }
   return {
     config: byName.get('config.json'),
     vocab: byName.get('vocab.txt'),
-    weights: byName.get('model.safetensors'),
+    weights,
     tokenizerConfig: byName.get('tokenizer_config.json') ?? null,
   };
 }
@@ -63,10 +62,12 @@ export async function openBertCheckpoint(module, sources, { onProgress, name } =
     throw new CheckpointError(error.message);
   }
   // The weights last: config.json and vocab.txt are checked before 440 MB are read.
-  const bert = await module.loadBert({ config: configText, size: files.weights.size, read: files.weights.read, onProgress });
+  const { name: weightsName, format, source } = files.weights;
+  const bert = await module.loadBert({ config: configText, size: source.size, read: source.read, onProgress, format });
   if (tokenizer.size > bert.config.vocabSize) {
     bert.delete();
     throw new CheckpointError(`vocab.txt has ${tokenizer.size} tokens but config.json's vocab_size is ${bert.config.vocabSize}: they belong to different models`);
   }
-  return { bert, tokenizer, options, summary: bert.summary, files: Object.values(files).filter(Boolean).map((f) => f.name) };
+  const read = [files.config, files.vocab, files.tokenizerConfig].filter(Boolean).map((f) => f.name);
+  return { bert, tokenizer, options, summary: bert.summary, files: [...read, weightsName] };
 }

@@ -29,6 +29,18 @@ export function filesByName(sources) {
 /** What --model's folder held, for a message: its first eight names. */
 export const givenNames = (byName) => [...byName.keys()].slice(0, 8).join(', ') || 'no files';
 
+/**
+ * The weights files every kind reads, in the order from_pretrained prefers them, with the format the
+ * module's loadCheckpoint reads each in.
+ */
+export const WEIGHT_FILES = [['model.safetensors', 'safetensors'], ['pytorch_model.bin', 'bin']];
+
+/** The weights among the files (model.safetensors first): {name, format, source}, or null. */
+export function pickWeights(byName) {
+  const found = WEIGHT_FILES.find(([name]) => byName.has(name));
+  return found ? { name: found[0], format: found[1], source: byName.get(found[0]) } : null;
+}
+
 /** A small file's bytes, refused by name when it is larger than maxBytes. */
 export async function readSmallFile(source, name, maxBytes) {
   if (source.size > maxBytes) {

@@ -2,12 +2,10 @@
 // source.spm, target.spm, vocab.json, and the weights as model.safetensors or pytorch_model.bin (most
 // opus-mt folders have only the latter; with both, model.safetensors is read), streamed tensor by tensor
 // into the WASM module (module.loadMarian). No DOM and no Node API: sources as in checkpoint_files.js.
-import { CheckpointError, filesByName, givenNames, readSmallFile } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, readSmallFile } from './checkpoint_files.js';
 import { MarianTokenizer } from '../tokenizers/sentencepiece.js';
 
 const REQUIRED = ['config.json', 'source.spm', 'target.spm', 'vocab.json'];
-// The weights, in the order they are preferred, with the format loadMarian reads each in.
-const WEIGHTS = [['model.safetensors', 'safetensors'], ['pytorch_model.bin', 'bin']];
 const MAX_SMALL_BYTES = { 'config.json': 1 << 20, 'vocab.json': 64 << 20, 'source.spm': 64 << 20, 'target.spm': 64 << 20 };
 
 /**
@@ -17,14 +15,13 @@ const MAX_SMALL_BYTES = { 'config.json': 1 << 20, 'vocab.json': 64 << 20, 'sourc
 export function pickMarianFiles(sources) {
   const byName = filesByName(sources);
   const missing = REQUIRED.filter((n) => !byName.has(n));
-  const weights = WEIGHTS.find(([name]) => byName.has(name));
+  const weights = pickWeights(byName);
   if (!weights) missing.push('model.safetensors or pytorch_model.bin');
   if (missing.length) {
     const given = givenNames(byName);
     throw new CheckpointError(`A Marian checkpoint needs ${REQUIRED.join(', ')} and model.safetensors or pytorch_model.bin; missing ${missing.join(', ')} (given: ${given}).`);
   }
-  const [name, format] = weights;
-  return { ...Object.fromEntries(REQUIRED.map((n) => [n, byName.get(n)])), weights: { name, format, source: byName.get(name) } };
+  return { ...Object.fromEntries(REQUIRED.map((n) => [n, byName.get(n)])), weights };
 }
 
 const readSmall = (source, name) => readSmallFile(source, name, MAX_SMALL_BYTES[name]);

@@ -4,15 +4,17 @@
 // what a download from the Hub fetches, the weights in the order from_pretrained prefers them), so a folder dropped on the
 // wrong lab is named for what it is ("a Marian model: open it in the Translation lab") instead of being
 // refused for files it was never meant to have. Adding a model kind: its opener and one entry here.
-import { CheckpointError, filesByName, readSmallText } from './checkpoint_files.js';
+import { CheckpointError, WEIGHT_FILES, filesByName, readSmallText } from './checkpoint_files.js';
 import { openBertCheckpoint } from './bert_checkpoint.js';
 import { openMarianCheckpoint } from './marian_checkpoint.js';
 
+const WEIGHTS = WEIGHT_FILES.map(([name]) => name);
+
 export const MODEL_KINDS = [
   { kind: 'bert', title: 'BERT', modelTypes: ['bert'], lab: { id: 'pretrained', title: 'Pretrained', command: 'attnlab pretrained' },
-    files: { required: ['config.json', 'vocab.txt'], optional: ['tokenizer_config.json'], weights: ['model.safetensors'] }, open: openBertCheckpoint },
+    files: { required: ['config.json', 'vocab.txt'], optional: ['tokenizer_config.json'], weights: WEIGHTS }, open: openBertCheckpoint },
   { kind: 'marian', title: 'Marian (opus-mt)', modelTypes: ['marian'], lab: { id: 'translation', title: 'Translation', command: 'attnlab translate' },
-    files: { required: ['config.json', 'source.spm', 'target.spm', 'vocab.json'], optional: [], weights: ['model.safetensors', 'pytorch_model.bin'] },
+    files: { required: ['config.json', 'source.spm', 'target.spm', 'vocab.json'], optional: [], weights: WEIGHTS },
     open: openMarianCheckpoint },
 ];
 

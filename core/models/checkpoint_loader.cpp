@@ -1,0 +1,263 @@
+#include "checkpoint_loader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include "../validate.h"
+#include "model_kinds.h"
+
+namespace attnlab {
+
+namespace {
+
+// NaN, infinity (or an F64 past float32's range) and |w| > kMaxInputMagnitude are refused: a weight of
+// 3e38 is finite, but it overflows float32 in the next layer and every output becomes NaN. Trained
+// weights are far below 1e6 (bert-base's largest is about 20, opus-mt's about 60).
+std::string first_non_finite(const std::string& file, const std::string& tensor_name, const float* data, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const float w = data[i];
+    if (std::isfinite(w) && std::fabs(w) <= kMaxInputMagnitude) continue;
+    const std::string tensor = file + ": tensor \"" + tensor_name + "\" holds ";
+    if (std::isnan(w)) return tensor + "NaN at element " + std::to_string(i) + ": the model would compute nothing but NaN";
+    if (std::isinf(w))
+      return tensor + "an infinity (or a value past float32's range) at element " + std::to_string(i) +
+             ": the model would compute nothing but NaN";
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", double(w));
+    return tensor + value + " at element " + std::to_string(i) +
+           ": weights beyond ±1e6 overflow float32 in the forward (trained weights are far smaller)";
+  }
+  return {};
+}
+
+// A safetensors entry as the layout a .bin's tensor has: contiguous, row-major, from its first byte.
+TorchTensor as_layout(const SafeTensorsEntry& e) {
+  TorchTensor t;
+  t.name = e.name;
+  t.dtype = e.dtype;
+  t.shape = e.shape;
+  t.stride.assign(t.shape.size(), 1);
+  for (std::size_t d = t.shape.size(); d-- > 1;) t.stride[d - 1] = t.stride[d] * t.shape[d];
+  t.span = e.numel();
+  t.begin = e.begin;
+  t.end = e.end;
+  return t;
+}
+
+std::uint64_t byte_size(const TorchTensor& t) { return t.end - t.begin; }
+
+}  // namespace
+
+bool is_float_dtype(const std::string& d) { return d == "F32" || d == "F16" || d == "BF16" || d == "F64"; }
+
+std::string shape_string(const std::vector<std::int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string checkpoint_format(const std::string& f) {
+  if (f == "safetensors" || f == "model.safetensors") return "safetensors";
+  if (f == "bin" || f == "pytorch_model.bin") return "bin";
+  return {};
+}
+
+std::string CheckpointLoader::open(std::unique_ptr<ModelKind> kind, const std::string& config_json, std::uint64_t file_size,
+                                   const std::string& format) {
+  if (kind_) return "this checkpoint object is already in use: open another";
+  if (!kind) return "no such model kind";
+  const std::string f = checkpoint_format(format);
+  if (f.empty()) return "the checkpoint's format is \"safetensors\" or \"bin\", not \"" + format + "\"";
+  file_ = f == "bin" ? "pytorch_model.bin" : "model.safetensors";
+  if (file_size >= (std::uint64_t(1) << 53)) return file_ + ": bad file size";
+  std::string error = kind->read_config(config_json);
+  if (!error.empty()) return error;
+  kind_ = std::move(kind);
+  file_size_ = file_size;
+  if (f == "bin") torch_ = std::make_unique<TorchCheckpointReader>(file_size_);
+  else reads_ = {{0, std::min<std::uint64_t>(8, file_size_)}};
+  return {};
+}
+
+const std::vector<ByteRange>& CheckpointLoader::index_reads() const { return torch_ ? torch_->wanted() : reads_; }
+
+std::string CheckpointLoader::give_index(const std::uint8_t* bytes, std::uint64_t size) {
+  if (!kind_ || index_read_ || model_) return "open() first, and give_index() only while index_reads() asks";
+  if (!torch_) return give_safetensors(bytes, size);
+  std::string error = torch_->give(bytes, size);
+  if (!error.empty()) torch_.reset();
+  else if (torch_->done()) index_read_ = true;
+  return error;
+}
+
+// model.safetensors' two reads: the first 8 bytes (the header's length), then the header.
+std::string CheckpointLoader::give_safetensors(const std::uint8_t* bytes, std::uint64_t size) {
+  if (reads_.empty()) return "open() first, and give_index() only while index_reads() asks";
+  const ByteRange asked = reads_[0];
+  reads_.clear();
+  if (size != asked.end - asked.begin)
+    return file_ + ": " + std::to_string(size) + " bytes were given for the " + std::to_string(asked.end - asked.begin) + " asked for";
+  std::string error;
+  if (asked.begin == 0) {
+    error = safetensors_header_length(size < 8 ? nullptr : bytes, file_size_, header_size_);
+    if (error.empty()) reads_ = {{8, 8 + header_size_}};
+  } else {
+    error = parse_safetensors_index(bytes, header_size_, file_size_, safetensors_);
+    if (error.empty()) index_read_ = true;
+  }
+  return error.empty() ? error : file_ + ": " + error;
+}
+
+std::string CheckpointLoader::plan() {
+  if (!index_read_ || model_) return "index_reads() answered first, and plan() once";
+  std::vector<CheckpointTensor> tensors;
+  if (torch_)
+    for (const TorchTensor& t : torch_->index().tensors) tensors.push_back({t.name, t.dtype, t.shape});
+  else
+    for (const SafeTensorsEntry& e : safetensors_.entries) tensors.push_back({e.name, e.dtype, e.shape});
+  std::string error = kind_->plan(tensors, file_, plan_);
+  if (!error.empty()) return error;
+  // Each planned tensor's bytes and layout; the rest of the index (tied copies, buffers) is dropped now.
+  std::unordered_map<std::string, const TorchTensor*> torch_tensors;
+  if (torch_)
+    for (const TorchTensor& t : torch_->index().tensors) torch_tensors.emplace(t.name, &t);
+  for (const TensorLoad& load : plan_.loads)
+    sources_.push_back(torch_ ? *torch_tensors.at(load.file_name) : as_layout(*safetensors_.find(load.file_name)));
+  torch_.reset();
+  safetensors_ = SafeTensorsIndex{};
+  model_ = kind_->build();
+  stored_.assign(plan_.loads.size(), false);
+  return {};
+}
+
+// A dense F32 tensor the model keeps as stored goes straight into the model (WASM and x86 are
+// little-endian, as the files are).
+bool CheckpointLoader::in_place(int i) const {
+  const TensorLoad& load = plan_.loads[std::size_t(i)];
+  const TorchTensor& t = sources_[std::size_t(i)];
+  return !load.linear && t.dtype == "F32" && t.is_contiguous() && byte_size(t) == std::uint64_t(t.numel()) * 4 &&
+         model_->storage(load.canonical) != nullptr;
+}
+
+std::string CheckpointLoader::write_target(int i, std::uint64_t offset, std::uint64_t n, std::uint8_t*& out) {
+  out = nullptr;
+  if (!model_ || finished_) return "plan() first";
+  if (i < 0 || i >= load_count()) return "no planned tensor " + std::to_string(i);
+  const TorchTensor& t = sources_[std::size_t(i)];
+  const std::uint64_t size = byte_size(t);
+  if (offset > size || n > size - offset)
+    return file_ + ": " + std::to_string(n) + " bytes at " + std::to_string(offset) + " do not fit tensor \"" + t.name + "\" of " +
+           std::to_string(size) + " bytes";
+  if (in_place(i)) {
+    out = reinterpret_cast<std::uint8_t*>(model_->storage(plan_.loads[std::size_t(i)].canonical)) + offset;
+    return {};
+  }
+  if (staged_ != i) {
+    // Sized once for the largest staged tensor, so the heap is not fragmented by one size after another.
+    if (staging_.empty()) {
+      std::uint64_t largest = 0;
+      for (int k = 0; k < load_count(); ++k)
+        if (!in_place(k)) largest = std::max(largest, byte_size(sources_[std::size_t(k)]));
+      staging_.resize(std::size_t((largest + 3) / 4));
+    }
+    staged_ = i;
+  }
+  out = reinterpret_cast<std::uint8_t*>(staging_.data()) + offset;
+  return {};
+}
+
+std::string CheckpointLoader::write(int i, const std::uint8_t* bytes, std::uint64_t n, std::uint64_t offset) {
+  std::uint8_t* target = nullptr;
+  std::string error = write_target(i, offset, n, target);
+  if (error.empty() && n) std::memcpy(target, bytes, std::size_t(n));
+  return error;
+}
+
+std::string CheckpointLoader::store(int i) {
+  if (!model_ || finished_) return "plan() first";
+  if (i < 0 || i >= load_count()) return "no planned tensor " + std::to_string(i);
+  const TensorLoad& load = plan_.loads[std::size_t(i)];
+  const TorchTensor& t = sources_[std::size_t(i)];
+  const std::size_t n = std::size_t(t.numel());
+  if (in_place(i)) {
+    std::string error = first_non_finite(file_, t.name, model_->storage(load.canonical), n);
+    if (!error.empty()) return error;
+    stored_[std::size_t(i)] = true;
+    return {};
+  }
+  if (staged_ != i && byte_size(t) != 0) return file_ + ": tensor \"" + t.name + "\" was not written";
+  const std::uint8_t* bytes = reinterpret_cast<const std::uint8_t*>(staging_.data());
+  const float* dense = staging_.data();  // a dense F32 tensor is its own float32 copy
+  if (!(t.dtype == "F32" && t.is_contiguous())) {
+    dense_.resize(n);
+    std::string error = torch_tensor_to_float(t, bytes, byte_size(t), dense_.data());
+    if (!error.empty()) return file_ + ": tensor \"" + t.name + "\" has dtype " + t.dtype + ", not a float";
+    dense = dense_.data();
+  }
+  std::string error = first_non_finite(file_, t.name, dense, n);
+  if (!error.empty()) return error;
+  if (load.linear ? !model_->set_linear_weight(load.canonical, dense) : !model_->storage(load.canonical))
+    return "the model has no tensor \"" + load.canonical + "\"";
+  if (!load.linear) std::copy(dense, dense + n, model_->storage(load.canonical));
+  staged_ = -1;
+  stored_[std::size_t(i)] = true;
+  return {};
+}
+
+std::string CheckpointLoader::finish() {
+  if (!model_) return "plan() first";
+  for (std::size_t i = 0; i < stored_.size(); ++i)
+    if (!stored_[i]) return file_ + ": tensor \"" + plan_.loads[i].file_name + "\" was never read";
+  std::vector<float>().swap(staging_);
+  std::vector<float>().swap(dense_);
+  std::vector<TorchTensor>().swap(sources_);
+  finished_ = true;
+  return {};
+}
+
+Json CheckpointLoader::summary() const {
+  Json out = kind_ ? kind_->summary() : Json::object();
+  out.set("kind", Json(kind_ ? kind_->id() : ""));
+  out.set("file", Json(file_));
+  Json skipped = Json::array();
+  for (const auto& s : plan_.skipped) skipped.push(Json(s));
+  out.set("skipped", std::move(skipped));
+  double parameters = 0;
+  for (const auto& load : plan_.loads) {
+    double n = 1;
+    for (std::int64_t d : load.shape) n *= double(d);
+    parameters += n;
+  }
+  out.set("parameters", Json(parameters));
+  return out;
+}
+
+std::string load_checkpoint(const std::string& kind, const std::string& config_json, const std::uint8_t* data, std::size_t size,
+                            const std::string& format, std::unique_ptr<CheckpointModel>& model, Json* summary, LoadPlan* plan) {
+  std::unique_ptr<ModelKind> k = make_model_kind(kind);
+  if (!k) return "no model kind \"" + kind + "\" (" + model_kind_names() + ")";
+  CheckpointLoader loader;
+  std::string error = loader.open(std::move(k), config_json, size, format);
+  while (error.empty() && !loader.index_reads().empty()) {
+    std::vector<std::uint8_t> bytes;
+    for (const ByteRange& r : loader.index_reads()) bytes.insert(bytes.end(), data + r.begin, data + r.end);
+    error = loader.give_index(bytes.data(), bytes.size());
+  }
+  if (error.empty()) error = loader.plan();
+  for (int i = 0; error.empty() && i < loader.load_count(); ++i) {
+    const TorchTensor& t = loader.source(i);
+    error = loader.write(i, data + t.begin, t.end - t.begin, 0);
+    if (error.empty()) error = loader.store(i);
+  }
+  if (error.empty()) error = loader.finish();
+  if (!error.empty()) return error;
+  if (summary) *summary = loader.summary();
+  if (plan) *plan = loader.loaded();
+  model = loader.take();
+  return {};
+}
+
+}  // namespace attnlab

@@ -1,0 +1,105 @@
+// The one loader of every checkpoint model kind (checkpoint_model.h), from model.safetensors or
+// pytorch_model.bin, sans-IO: it never reads a file itself, it says which byte ranges it needs and is
+// given them, so the page (a File, a Hub download), the CLI (a file handle) and the native tests (a
+// file in memory, load_checkpoint below) drive the same steps:
+//
+//   open(kind, config.json's text, file size, "safetensors" | "bin")   the config checked
+//   while index_reads() is not empty: give_index(their bytes, concatenated in order)
+//        safetensors: the first 8 bytes, then the header;
+//        bin: torch_checkpoint.h's TorchCheckpointReader (end records, directory, headers, data.pkl)
+//   plan()                   the kind's plan: every name, dtype and shape checked; the model allocated
+//   per planned tensor i:    write(i, bytes, offset) over its byte range [begin, end), then store(i)
+//   finish()                 the model is ready: take() it
+//
+// Memory beyond the model while loading: a dense F32 tensor the model keeps as stored (an embedding, a
+// bias) is written straight into the model's storage; any other goes through one staging buffer sized
+// for the largest such tensor, plus a dense float32 copy when it is not dense F32 (F16, BF16, F64, a
+// strided view of a .bin). Every weight is checked finite and within ±kMaxInputMagnitude as it is stored.
+// As everywhere in the core: "" or a message naming the file and the tensor, never an exception; a
+// failed load is dropped whole (the caller keeps the model it had).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../io/safetensors.h"
+#include "../io/torch_checkpoint.h"
+#include "checkpoint_model.h"
+
+namespace attnlab {
+
+class CheckpointLoader {
+ public:
+  std::string open(std::unique_ptr<ModelKind> kind, const std::string& config_json, std::uint64_t file_size, const std::string& format);
+  // The ranges to read next: empty once the index is read (or refused).
+  const std::vector<ByteRange>& index_reads() const;
+  std::string give_index(const std::uint8_t* bytes, std::uint64_t size);
+  std::string plan();
+
+  int load_count() const { return int(plan_.loads.size()); }
+  const TensorLoad& load(int i) const { return plan_.loads[std::size_t(i)]; }
+  // Where tensor i lies in the file ([begin, end)), its dtype and layout.
+  const TorchTensor& source(int i) const { return sources_[std::size_t(i)]; }
+  // Where `n` bytes of tensor i at `offset` (from its begin) go: "" and `out` (n writable bytes), or why not.
+  std::string write_target(int i, std::uint64_t offset, std::uint64_t n, std::uint8_t*& out);
+  std::string write(int i, const std::uint8_t* bytes, std::uint64_t n, std::uint64_t offset);
+  std::string store(int i);
+  std::string finish();
+
+  bool finished() const { return finished_; }
+  const std::string& file() const { return file_; }
+  const ModelKind* kind() const { return kind_.get(); }
+  const LoadPlan& loaded() const { return plan_; }
+  CheckpointModel* model() const { return finished_ ? model_.get() : nullptr; }
+  // The finished model, handed over (the loader is spent).
+  std::unique_ptr<CheckpointModel> take() { return finished_ ? std::move(model_) : nullptr; }
+  // {kind, file, skipped, parameters, ...the kind's summary}
+  Json summary() const;
+
+ private:
+  bool in_place(int i) const;
+  std::string give_safetensors(const std::uint8_t* bytes, std::uint64_t size);
+
+  std::unique_ptr<ModelKind> kind_;
+  std::string file_;  // "model.safetensors" or "pytorch_model.bin", for messages
+  std::uint64_t file_size_ = 0, header_size_ = 0;
+  std::vector<ByteRange> reads_;  // safetensors: what index_reads asks for next
+  bool index_read_ = false;
+  SafeTensorsIndex safetensors_;
+  std::unique_ptr<TorchCheckpointReader> torch_;
+  // Per planned tensor, where its bytes are and how to decode them (a safetensors entry is a contiguous
+  // TorchTensor: row-major strides, offset 0).
+  std::vector<TorchTensor> sources_;
+  LoadPlan plan_;
+  std::unique_ptr<CheckpointModel> model_;
+  std::vector<float> staging_;  // held as floats so that a dense F32 tensor is decoded in place (4-aligned)
+  int staged_ = -1;             // the planned tensor staging_ holds
+  std::vector<float> dense_;
+  std::vector<bool> stored_;
+  bool finished_ = false;
+};
+
+// "safetensors" for model.safetensors, "bin" for pytorch_model.bin (either spelling), "" otherwise.
+std::string checkpoint_format(const std::string& format_or_file);
+
+// A whole checkpoint in memory (native tests, tools, fuzz targets), through the same steps:
+// kind id, config.json's text, the weights file's bytes and format -> "" and the model (and, when
+// asked, the loader's summary and plan), or the message.
+std::string load_checkpoint(const std::string& kind, const std::string& config_json, const std::uint8_t* data, std::size_t size,
+                            const std::string& format, std::unique_ptr<CheckpointModel>& model, Json* summary = nullptr,
+                            LoadPlan* plan = nullptr);
+
+// The same, as the model class the kind builds (BertModel, MarianModel).
+template <class Model>
+std::string load_checkpoint_as(const std::string& kind, const std::string& config_json, const std::uint8_t* data, std::size_t size,
+                               const std::string& format, std::unique_ptr<Model>& model, Json* summary = nullptr,
+                               LoadPlan* plan = nullptr) {
+  std::unique_ptr<CheckpointModel> loaded;
+  std::string error = load_checkpoint(kind, config_json, data, size, format, loaded, summary, plan);
+  if (error.empty()) model.reset(static_cast<Model*>(loaded.release()));
+  return error;
+}
+
+}  // namespace attnlab

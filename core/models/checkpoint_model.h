@@ -1,0 +1,71 @@
+// The model registry's interface: what a kind of model read from a Hugging Face checkpoint declares
+// (model_kinds.h lists the kinds), and what the one loader (checkpoint_loader.h) needs of a model.
+//
+// A kind reads its config.json, plans the load from the checkpoint's index (which tensor, under which
+// of the names checkpoints spell it, goes where; every dtype and shape checked before a byte is read),
+// builds the model, and describes what it loaded. The loader does the rest, the same for every kind and
+// for both file formats (model.safetensors, pytorch_model.bin). Adding a kind is its model file, its
+// config declaration and its ModelKind (bert_checkpoint.cpp and marian_checkpoint.cpp are the two).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../io/json.h"
+#include "../staged_forward.h"
+
+namespace attnlab {
+
+// A tensor as a checkpoint's index lists it (a safetensors entry, or a pickled tensor of a .bin).
+struct CheckpointTensor {
+  std::string name;
+  std::string dtype;  // "F32", "F16", "BF16", "F64", "I64", ...
+  std::vector<std::int64_t> shape;
+};
+
+// One weight the model takes from the checkpoint.
+struct TensorLoad {
+  std::string canonical;  // the model's name for it
+  std::string file_name;  // the checkpoint's
+  std::vector<std::int64_t> shape;
+  bool linear = false;  // a Linear weight [out, in]: the model packs it for its matrix products
+};
+
+struct LoadPlan {
+  std::vector<TensorLoad> loads;
+  std::vector<std::string> skipped;  // tensors of the file the model does not use (tied copies, heads, buffers)
+};
+
+// A model whose weights come from a checkpoint; its forward passes run through the staged protocol.
+class CheckpointModel : public StagedForward {
+ public:
+  // The float storage of a tensor kept as the file has it (embeddings, biases, norms): the loader fills
+  // it in place. nullptr for a Linear weight or an unknown name.
+  virtual float* storage(const std::string& canonical) = 0;
+  // A Linear weight [out, in] in the file's layout; false for an unknown name.
+  virtual bool set_linear_weight(const std::string& canonical, const float* w) = 0;
+};
+
+class ModelKind {
+ public:
+  virtual ~ModelKind() = default;
+  // config.json's model_type ("bert", "marian").
+  virtual const char* id() const = 0;
+  // config.json's text -> "" (the config is kept) or what is wrong, starting "config.json".
+  virtual std::string read_config(const std::string& json) = 0;
+  // The checkpoint's tensors -> "" and the plan, or a message starting with `file` and naming the tensor.
+  virtual std::string plan(const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& out) = 0;
+  // The model the plan fills (its storage allocated; weights not yet read).
+  virtual std::unique_ptr<CheckpointModel> build() const = 0;
+  // What the page shows of it: {config: {...}, and what the kind adds (how names were spelt, heads found)}.
+  virtual Json summary() const = 0;
+};
+
+// "F32", "F16", "BF16" or "F64": the dtypes a weight may have.
+bool is_float_dtype(const std::string& dtype);
+// "[2, 3]"
+std::string shape_string(const std::vector<std::int64_t>& shape);
+
+}  // namespace attnlab

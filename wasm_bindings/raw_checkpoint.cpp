@@ -1,0 +1,65 @@
+#include "raw_checkpoint.h"
+
+#include <cmath>
+
+#include "models/model_kinds.h"
+
+namespace attnlab::wasm {
+
+namespace {
+
+bool is_uint8_array(const val& v) { return v.instanceof(val::global("Uint8Array")); }
+
+}  // namespace
+
+std::string RawCheckpoint::_open(const std::string& config_json, double file_size, const std::string& format) {
+  if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size < 9.0e15)) return "the weights file has a bad size";
+  return loader_.open(make_model_kind(kind_), config_json, std::uint64_t(file_size), format);
+}
+
+val RawCheckpoint::_index_reads() const {
+  val out = val::array();
+  for (const ByteRange& r : loader_.index_reads()) {
+    out.call<void>("push", double(r.begin));
+    out.call<void>("push", double(r.end));
+  }
+  return out;
+}
+
+std::string RawCheckpoint::_index_give(const val& bytes) {
+  if (!is_uint8_array(bytes)) return "_index_give() takes a Uint8Array";
+  std::vector<std::uint8_t> b(bytes["length"].as<std::size_t>());
+  val(emscripten::typed_memory_view(b.size(), b.data())).call<void>("set", bytes);
+  return loader_.give_index(b.data(), b.size());
+}
+
+val RawCheckpoint::_load(int i) const {
+  if (loader_.model() || i < 0 || i >= _load_count()) return val::undefined();
+  const TensorLoad& load = loader_.load(i);
+  const TorchTensor& t = loader_.source(i);
+  val shape = val::array();
+  for (std::int64_t d : t.shape) shape.call<void>("push", double(d));
+  val out = val::object();
+  out.set("name", load.canonical);
+  out.set("fileName", load.file_name);
+  out.set("dtype", t.dtype);
+  out.set("shape", shape);
+  out.set("begin", double(t.begin));
+  out.set("end", double(t.end));
+  return out;
+}
+
+std::string RawCheckpoint::_write(int i, const val& bytes, double offset) {
+  if (!is_uint8_array(bytes)) return "_write() takes a Uint8Array";
+  if (!(offset >= 0 && offset == std::floor(offset) && offset < 9.0e15)) return "_write()'s offset must be a whole number of bytes";
+  const std::size_t n = bytes["length"].as<std::size_t>();
+  std::uint8_t* target = nullptr;
+  std::string error = loader_.write_target(i, std::uint64_t(offset), n, target);
+  if (!error.empty()) return error;
+  val(emscripten::typed_memory_view(n, target)).call<void>("set", bytes);
+  return {};
+}
+
+std::string RawCheckpoint::_summary() const { return write_json(loader_.summary()); }
+
+}  // namespace attnlab::wasm

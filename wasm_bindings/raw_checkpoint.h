@@ -1,0 +1,52 @@
+// Loading any model of the registry (core/models/model_kinds.h) from JS, streamed: the binding of
+// core/models/checkpoint_loader.h, the one loader, bound once. Each model's raw class (RawBert,
+// RawMarian) is a RawCheckpoint of its kind, adding only what is run on the loaded model. In JS,
+// loadCheckpoint (wasm_bindings/attnlab.js) drives the steps:
+//   _open(config.json text, file size, "safetensors" | "bin")
+//   while _index_reads() names ranges [b0, e0, b1, e1, ...]: _index_give(their bytes, concatenated)
+//   _plan()   every check against config.json, the model allocated
+//   per planned tensor i: _write(i, bytes, offset) ... over its byte range [begin, end) of _load(i), then _store(i)
+//   _finish()
+//   _summary()   JSON text: {kind, file, config: {...}, skipped, parameters, ...what the kind adds}
+// Same rules as raw_api.h: every method returns "" or a message; a failed load leaves the model the page
+// had (it lives in another object).
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <string>
+
+#include "models/checkpoint_loader.h"
+
+namespace attnlab::wasm {
+
+using emscripten::val;
+
+class RawCheckpoint {
+ public:
+  explicit RawCheckpoint(const char* kind) : kind_(kind) {}
+  virtual ~RawCheckpoint() = default;
+
+  std::string _open(const std::string& config_json, double file_size, const std::string& format);
+  val _index_reads() const;  // [begin, end, begin, end, ...]: [] once the index is read (or refused)
+  std::string _index_give(const val& bytes);
+  std::string _plan() { return loader_.plan(); }
+  int _load_count() const { return loader_.load_count(); }
+  val _load(int i) const;  // {name, fileName, dtype, shape, begin, end}
+  std::string _write(int i, const val& bytes, double offset);
+  std::string _store(int i) { return loader_.store(i); }
+  std::string _finish() { return loader_.finish(); }
+  std::string _summary() const;
+
+  // The loaded model (nullptr until _finish has succeeded): for _next_call / _finish_call (raw_staged.h).
+  StagedForward* staged() const { return loader_.model(); }
+
+ protected:
+  CheckpointModel* model() const { return loader_.model(); }
+
+ private:
+  const char* kind_;
+  CheckpointLoader loader_;
+};
+
+}  // namespace attnlab::wasm
