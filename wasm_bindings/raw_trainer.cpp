@@ -1,5 +1,7 @@
 #include "raw_trainer.h"
 
+#include "raw_digits.h"
+
 #include "validate.h"
 
 namespace attnlab::wasm {

@@ -12,10 +12,13 @@
 
 #include "io/json.h"
 #include "raw_api.h"
-#include "raw_digits.h"
 #include "trainers/registry.h"
 
 namespace attnlab::wasm {
+
+// The data assets a trainer may take (TrainerAssets in core/trainers/registry.h), as their bound
+// objects: only the digits so far (raw_digits.h, the Lookup lab's), passed as null by the other labs.
+class RawDigits;
 
 class RawTrainer : public RawLayer {
  public:

@@ -366,12 +366,12 @@ test(`MarianTokenizer: source pieces through vocab.json (a piece it lacks -> its
     const pieces = spm.encodeAsPieces(s);
     const ids = pieces.map((p) => (p in vocab ? vocab[p] : 1));
     missing += pieces.filter((p) => !(p in vocab)).length;
-    assert.deepEqual(tok.encode(s), { pieces: [...pieces, '</s>'], ids: [...ids, 0] }, show(s));
+    assert.deepEqual(tok.encode(s), { tokens: [...pieces, '</s>'], pieces: [...pieces, '</s>'], ids: [...ids, 0] }, show(s));
     // The target side: target.spm's pieces through the same vocabulary.
     assert.deepEqual(tok.encode(s, { target: true }).pieces, [...MODELS.nmt_nfkc_raw.encodeAsPieces(s), '</s>']);
   }
   assert.ok(missing > 100, `only ${missing} pieces missing from vocab.json`);
-  assert.deepEqual(tok.encode(''), { pieces: ['</s>'], ids: [0] });
+  assert.deepEqual(tok.encode(''), { tokens: ['</s>'], pieces: ['</s>'], ids: [0] });
 });
 
 test('MarianTokenizer: a leading ">>fr<<" language code is one token; every code is cut out of the text (as HF)', () => {
@@ -462,7 +462,7 @@ function checkMarianCases(tok, cases) {
     // The fixture maps the pieces of the whole text; HF (and we) first take a leading ">>xx<<" out as a
     // language code, so for such texts the ids differ by design (checked by hand above).
     if (/^>>[^\n]+<</.test(text)) continue;
-    assert.deepEqual(tok.encode(text), { pieces: [...source.pieces, '</s>'], ids: source.marian_ids }, `Marian ids of ${show(text)}`);
+    assert.deepEqual(tok.encode(text), { tokens: [...source.pieces, '</s>'], pieces: [...source.pieces, '</s>'], ids: source.marian_ids }, `Marian ids of ${show(text)}`);
     assert.deepEqual(tok.encode(text, { target: true }).pieces, [...target.pieces, '</s>']);
     compared++;
   }

@@ -7,6 +7,7 @@
 import { CheckpointError, WEIGHT_FILES, filesByName, readSmallText } from './checkpoint_files.js';
 import { openBertCheckpoint } from './bert_checkpoint.js';
 import { openMarianCheckpoint } from './marian_checkpoint.js';
+import { checkTokenizer } from '../tokenizers/tokenizer.js';
 
 const WEIGHTS = WEIGHT_FILES.map(([name]) => name);
 
@@ -62,5 +63,7 @@ export async function openCheckpoint(module, sources, { expect = null, ...option
     throw new CheckpointError(modelType ? `config.json's model_type "${modelType.slice(0, 40)}" is not a model this app reads (${MODEL_KINDS.map((k) => k.title).join(', ')})`
       : 'no config.json: give the folder of a checkpoint (config.json and its weights)');
   }
-  return { kind: chosen, opened: await chosen.open(module, sources, options) };
+  const opened = await chosen.open(module, sources, options);
+  checkTokenizer(opened.tokenizer, chosen.title);
+  return { kind: chosen, opened };
 }

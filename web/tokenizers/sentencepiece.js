@@ -688,7 +688,7 @@ export class MarianTokenizer {
   idToToken(id) { return this.tokens.get(id) ?? '<unk>'; }
 
   /**
-   * Source text -> { pieces, ids } for the encoder, as HF's MarianTokenizer: "</s>", "<unk>", "<pad>"
+   * Source text -> { tokens, ids } (pieces: the same as tokens) for the encoder, as HF's MarianTokenizer: "</s>", "<unk>", "<pad>"
    * typed in the text are tokens of their own; in each stretch between them a leading ">>xx<<" language
    * code is one token and the rest goes through source.spm; then "</s>" (build_inputs_with_special_tokens).
    * { target: true } uses target.spm instead (the decoder's side, for teacher forcing). HF's optional
@@ -705,7 +705,7 @@ export class MarianTokenizer {
       pieces.push(...spm.encodeAsPieces(part.replace(LANGUAGE_CODE, '')));
     });
     pieces.push('</s>');
-    return { pieces, ids: pieces.map((p) => this.tokenToId(p)) };
+    return { tokens: pieces, pieces, ids: pieces.map((p) => this.tokenToId(p)) };
   }
 
   /**

@@ -339,6 +339,7 @@ export class WordPieceTokenizer {
    * silently would hide words from the page.
    */
   encode(text, pair = null) {
+    if (pair !== null && typeof pair === 'object') pair = pair.pair ?? null; // encode(text, {pair}) as well
     const tokens = ['[CLS]', ...this.tokenize(text), '[SEP]'];
     const typeIds = new Array(tokens.length).fill(0);
     if (pair !== null && pair !== undefined) {
@@ -352,4 +353,25 @@ export class WordPieceTokenizer {
     }
     return { tokens, ids: tokens.map((t) => this.tokenToId(t)), typeIds };
   }
+
+  /**
+   * ids -> text, as HF's BertTokenizer.decode(ids, skip_special_tokens) (true by default here, as the
+   * other tokenizers): the tokens joined by spaces, "##" pieces glued to the piece before them, then
+   * clean_up_tokenization (BERT's default: " ." -> ".", " n't" -> "n't", ...). An id outside the
+   * vocabulary reads as [UNK].
+   */
+  decode(ids, { skipSpecialTokens = true } = {}) {
+    const special = new Set(Object.values(this.specialIds));
+    const tokens = [];
+    for (const id of ids) {
+      if (skipSpecialTokens && special.has(id)) continue;
+      tokens.push(this.tokens[id] ?? '[UNK]');
+    }
+    let text = tokens.join(' ').replaceAll(` ${CONTINUING_PREFIX}`, '').trim();
+    for (const [from, to] of CLEAN_UP) text = text.replaceAll(from, to);
+    return text;
+  }
 }
+
+// HF's clean_up_tokenization, in its order.
+const CLEAN_UP = [[' .', '.'], [' ?', '?'], [' !', '!'], [' ,', ','], [" ' ", "'"], [" n't", "n't"], [" 'm", "'m"], [" 's", "'s"], [" 've", "'ve"], [" 're", "'re"]];

@@ -4,7 +4,7 @@
 // beginStep(), kernelShape() -> {B, H, T, S, D, scale, readWeights}, kernelView(name), middleStep(),
 // endStep(), runKernelForward(backend), runKernelBackward(backend), stepsDone. So WebGPU serves every
 // lab with no per-lab code.
-import { BACKEND_LABELS } from '../backends.js';
+import { BACKEND_LABELS, backendOfRequest } from '../backends.js';
 import { chooseBackend, cpuFallbackOf } from './backend_choice.js';
 
 export class BackendSteps {
@@ -36,7 +36,7 @@ export class BackendSteps {
    */
   get fallback() {
     if (this.requested === 'auto') return null;
-    const requested = this.requested === 'simd' ? 'simd128' : this.requested;
+    const requested = backendOfRequest(this.requested);
     if (requested === this.backend) return null;
     return { requested, fellBackAt: this.fellBackAt ?? 1, reason: this.reason };
   }
