@@ -9,8 +9,17 @@
 //     model.finish_call(weights, out);
 //   }
 //
+// A training pass (a trainer's step, core/trainers/staged_step.h) then leaves its backward calls, the
+// same way, after the forward ones:
+//
+//   AttentionBackward back;                      d_out [, d_weights] and the forward's q, k, v, scale
+//   while (model.next_backward(back)) {          (weights: the forward's, or null when finish_call
+//     the kernel's backward -> d_q, d_k, d_v      was not given them: recompute them from q, k, v)
+//     model.finish_backward(d_q, d_k, d_v);
+//   }
+//
 // run_staged() is that loop with a CPU kernel; the models' own forward() is begin + run_staged. The
-// bindings expose the same two calls once for every model (wasm_bindings/raw_staged.h), and one JS
+// bindings expose the same calls once for every model (wasm_bindings/raw_staged.h), and one JS
 // driver runs them on the page's kernel (web/training/staged_calls.js).
 #pragma once
 
@@ -33,9 +42,22 @@ class StagedForward {
   virtual void finish_call(const float* weights, const float* out) = 0;
   // "" when a call is pending (next_call has given it), else what to do first.
   virtual std::string check_pending() const = 0;
+  // False when the model never reads the attention weights after a forward call: finish_call may then
+  // be given none (a GPU kernel keeps them for the backward and reads back only the output).
+  virtual bool needs_weights() const { return true; }
+
+  // ---- backward calls (training passes; a forward-only model has none)
+  virtual bool next_backward(AttentionBackward& call) {
+    (void)call;
+    return false;
+  }
+  // The pending backward call's results: d_q [B, H, T, D], d_k and d_v [B, H, S, D].
+  virtual void finish_backward(const float* d_q, const float* d_k, const float* d_v) {
+    (void)d_q, (void)d_k, (void)d_v;
+  }
 };
 
-// Runs every remaining call of the pass on a CPU backend (scalar or simd128).
+// Runs every remaining call of the pass, forward then backward, on a CPU backend (scalar or simd128).
 void run_staged(Backend backend, StagedForward& model);
 
 }  // namespace attnlab

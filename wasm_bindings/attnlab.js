@@ -310,6 +310,19 @@ export function wrapModule(mod, { build }) {
       check(this.raw._data(String(part)));
       return this._record();
     }
+    /**
+     * One training step with its attention kernel run outside the module (the page's WebGPU): the
+     * step's forward call, then its backward call, through the staged-call protocol
+     * (web/training/staged_calls.js). kernel: {forward(args) -> {weights (null allowed when
+     * args.readWeights is false), out}, backward(args) -> {dQ, dK, dV}}, each may return a Promise (a
+     * KernelRunner's). -> the step's record {step, epoch?, loss, accuracy}, as endStep().
+     */
+    async stepWith({ forward, backward }) {
+      this.raw._begin_step();
+      await runStagedCalls(this.raw, forward, check, { backward });
+      return decodeRecord(this.raw._end_step(), this.raw);
+    }
+    // The staged step by hand, on the trainer's own buffers (tests, tools):
     beginStep() { this.raw._begin_step(); }
     middleStep() { this.raw._middle_step(); }
     endStep() { return decodeRecord(this.raw._end_step(), this.raw); }

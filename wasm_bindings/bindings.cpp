@@ -120,7 +120,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_images", &RawDigits::_images);
 
   // Every lab's trainer (core/trainers/registry.h), by id.
-  class_<RawTrainer, base<RawLayer>>("_RawTrainer")
+  auto raw_trainer = class_<RawTrainer, base<RawLayer>>("_RawTrainer");
+  raw_trainer
       .constructor<std::string, std::string, const RawDigits*>(allow_raw_pointers())
       .class_function("_config_error", &RawTrainer::_config_error, allow_raw_pointers())
       .class_function("_defaults", &RawTrainer::_defaults)
@@ -145,6 +146,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_result", &RawTrainer::_result)
       .function("_blob", &RawTrainer::_blob)
       .function("_release", &RawTrainer::_release);
+  bind_staged(raw_trainer);  // the staged step's forward and backward calls (core/trainers/staged_step.h)
 
   class_<RawAdam>("_RawAdam")
       .constructor<val>()

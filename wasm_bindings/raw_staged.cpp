@@ -32,6 +32,7 @@ val next_call_record(StagedForward* model) {
   out.set("mask", call.mask.data ? floats(call.mask.data, mask_elements(call)) : val::null());
   out.set("maskStrideB", double(call.mask.stride_b));
   out.set("maskStrideH", double(call.mask.stride_h));
+  out.set("readWeights", model->needs_weights());
   return out;
 }
 
@@ -46,13 +47,51 @@ std::string finish_call_checked(StagedForward* model, const val& weights, const 
   val holder = val::object();
   holder.set("weights", weights);
   holder.set("out", out);
-  error = read_float_field(holder, "weights", std::size_t(s.B) * s.H * s.T * s.S,
-                           shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"S", s.S}}), w);
+  // Weights the model does not read may be left out (a GPU kernel keeps them for the backward).
+  const bool given = !(weights.isNull() || weights.isUndefined()) || model->needs_weights();
+  if (given)
+    error = read_float_field(holder, "weights", std::size_t(s.B) * s.H * s.T * s.S,
+                             shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"S", s.S}}), w);
   if (error.empty())
     error = read_float_field(holder, "out", std::size_t(s.B) * s.H * s.T * s.D, shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"D", s.D}}), o);
-  if (error.empty()) error = check_unit_interval("weights", w.data(), w.size());
+  if (error.empty() && given) error = check_unit_interval("weights", w.data(), w.size());
   if (!error.empty()) return error;
-  model->finish_call(w.data(), o.data());
+  model->finish_call(given ? w.data() : nullptr, o.data());
+  return {};
+}
+
+val next_backward_record(StagedForward* model) {
+  AttentionBackward call;
+  if (!model || !model->next_backward(call)) return val::null();
+  const AttentionShape& s = call.shape;
+  val out = val::object();
+  out.set("B", s.B), out.set("H", s.H), out.set("T", s.T), out.set("S", s.S), out.set("D", s.D);
+  out.set("scale", call.scale);
+  out.set("q", floats(call.q, s.q_size()));
+  out.set("k", floats(call.k, s.kv_size()));
+  out.set("v", floats(call.v, s.kv_size()));
+  out.set("weights", call.weights ? floats(call.weights, s.weights_size()) : val::null());
+  out.set("dOut", floats(call.d_out, s.q_size()));
+  out.set("dWeights", call.d_weights ? floats(call.d_weights, s.weights_size()) : val::null());
+  return out;
+}
+
+std::string finish_backward_checked(StagedForward* model, const val& d_q, const val& d_k, const val& d_v) {
+  if (!model) return "no model is loaded";
+  AttentionBackward call;
+  if (!model->next_backward(call)) return "no backward call is pending";
+  const AttentionShape& s = call.shape;
+  const std::string q_shape = shape_text({{"B", s.B}, {"H", s.H}, {"T", s.T}, {"D", s.D}});
+  const std::string kv_shape = shape_text({{"B", s.B}, {"H", s.H}, {"S", s.S}, {"D", s.D}});
+  val holder = val::object();
+  holder.set("dQ", d_q);
+  holder.set("dK", d_k);
+  holder.set("dV", d_v);
+  std::vector<float> q, k, v;
+  std::string error = first_error({read_float_field(holder, "dQ", s.q_size(), q_shape, q), read_float_field(holder, "dK", s.kv_size(), kv_shape, k),
+                                   read_float_field(holder, "dV", s.kv_size(), kv_shape, v)});
+  if (!error.empty()) return error;
+  model->finish_backward(q.data(), k.data(), v.data());
   return {};
 }
 

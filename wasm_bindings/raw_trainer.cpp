@@ -29,6 +29,7 @@ RawTrainer::RawTrainer(const std::string& id, const std::string& config, const R
   read(config, c);
   std::string error;
   trainer_ = create_trainer(id, c, assets_of(digits), error);
+  if (trainer_) step_ = std::make_unique<StagedTrainerStep>(*trainer_);
 }
 
 std::string RawTrainer::_config_error(const std::string& id, const std::string& config, const RawDigits* digits) {
@@ -78,7 +79,7 @@ std::string RawTrainer::_set_lr(double lr) {
 std::string RawTrainer::_config() const { return write_json(trainer_->config_record()); }
 
 std::string RawTrainer::_end_step() {
-  const StepMetrics m = trainer_->end_step();
+  const StepMetrics m = step_->end();
   Json out = Json::object();
   out.set("step", m.step);
   if (m.epoch > 0) out.set("epoch", m.epoch);  // a trainer without epochs reports none

@@ -13,6 +13,7 @@
 #include "io/json.h"
 #include "raw_api.h"
 #include "trainers/registry.h"
+#include "trainers/staged_step.h"
 
 namespace attnlab::wasm {
 
@@ -40,10 +41,14 @@ class RawTrainer : public RawLayer {
   std::string _set_lr(double lr);
   std::string _config() const;  // JSON text of the config record
 
-  // Staged step (the WebGPU path): begin -> kernel forward -> middle -> kernel backward -> end.
-  void _begin_step() { trainer_->begin_step(); }
-  void _middle_step() { trainer_->middle_step(); }
+  // Staged step (the WebGPU path): _begin_step, then its two calls through raw_staged.h's protocol
+  // (_next_call/_finish_call, _next_backward/_finish_backward: core/trainers/staged_step.h), then
+  // _end_step. The kernel can also be run on the trainer's own buffers: begin -> _run_kernel_forward
+  // -> _middle_step -> _run_kernel_backward -> end (the kernel views below).
+  void _begin_step() { step_->begin(); }
+  void _middle_step() { step_->middle(); }
   std::string _end_step();     // JSON text: {step, epoch?, loss, accuracy}; epoch for trainers that have them
+  StagedForward* staged() { return step_.get(); }  // for the protocol's calls
   std::string _kernel_shape();  // JSON text: {B, H, T, S, D, scale, readWeights}
   // A live, writable heap view: q k v weights out dOut dWeights dQ dK dV; undefined for another name
   // (and for dWeights when the loss gives the weights no gradient).
@@ -65,6 +70,7 @@ class RawTrainer : public RawLayer {
   std::string keep(std::string error, Json record);
 
   std::unique_ptr<Trainer> trainer_;
+  std::unique_ptr<StagedTrainerStep> step_;  // over trainer_
   std::vector<float> metrics_;
   Json result_;
   std::string result_text_;

@@ -35,12 +35,23 @@ namespace attnlab {
 template <typename Enum>
 using Choices = std::vector<std::pair<Enum, const char*>>;
 
+// A whole number that a file spells under its own name (a checkpoint's config.json: "hidden_size" for
+// the record's "hiddenSize"), with the range it must be in; optional fields keep the struct's value.
+// core/models/config_json.h reads such fields from the file; the record's writer and reader below use
+// the record's name.
+struct FileInt {
+  const char* file_name;
+  long lo, hi;
+  bool required = true;
+};
+
 // Writes each field into a Json object, in declaration order.
 class RecordWriter {
  public:
   Json out = Json::object();
 
   void operator()(const char* name, int v) { out.set(name, Json(v)); }
+  void operator()(const char* name, int v, const FileInt&) { out.set(name, Json(v)); }
   void operator()(const char* name, std::uint32_t v) { out.set(name, Json(v)); }
   void operator()(const char* name, double v) { out.set(name, Json(v)); }
   void operator()(const char* name, float v) { out.set(name, Json(v)); }
@@ -77,6 +88,7 @@ class RecordReader {
       v = int(j->as_number());
     }
   }
+  void operator()(const char* name, int& v, const FileInt&) { (*this)(name, v); }
   void operator()(const char* name, std::uint32_t& v) {
     const Json* j = field(name);
     if (!j) return;

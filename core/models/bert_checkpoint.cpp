@@ -175,15 +175,7 @@ class BertKind : public ModelKind {
     out.set("naming", Json(plan_.naming));
     out.set("mlm", Json(plan_.mlm_head));
     out.set("separateDecoder", Json(plan_.separate_decoder));
-    Json c = Json::object();
-    c.set("vocabSize", Json(config_.vocab_size));
-    c.set("hiddenSize", Json(config_.hidden_size));
-    c.set("layers", Json(config_.num_hidden_layers));
-    c.set("heads", Json(config_.num_attention_heads));
-    c.set("intermediateSize", Json(config_.intermediate_size));
-    c.set("maxPositions", Json(config_.max_position_embeddings));
-    c.set("typeVocabSize", Json(config_.type_vocab_size));
-    out.set("config", std::move(c));
+    out.set("config", to_record(config_, [](auto& f, auto& c) { bert_config_fields(f, c); }));
     return out;
   }
 

@@ -1,28 +1,11 @@
 #include "bert_config.h"
 
 #include <cmath>
-#include <tuple>
 
 #include "../io/json.h"
+#include "config_json.h"
 
 namespace attnlab {
-
-namespace {
-
-// An integer field in [1, limit]: missing, not a number, fractional or out of range are each named.
-std::string read_size(const Json& config, const char* field, long limit, int& out) {
-  const Json* v = config.find(field);
-  const std::string name = std::string("config.json: \"") + field + "\"";
-  if (!v) return name + " is missing (is this a BERT config?)";
-  if (!v->is_number()) return name + " must be a number, got " + Json::js_typeof(v);
-  const double x = v->as_number();
-  if (!(x == std::floor(x)) || x < 1 || x > double(limit))
-    return name + " must be a whole number in [1, " + std::to_string(limit) + "], got " + write_json(*v);
-  out = int(x);
-  return {};
-}
-
-}  // namespace
 
 std::uint64_t BertConfig::encoder_floats() const {
   const std::uint64_t E = hidden_size, F = intermediate_size;
@@ -40,21 +23,9 @@ std::string parse_bert_config(const std::string& text, BertConfig& out) {
   if (const Json* type = config.find("model_type"); type && type->is_string() && type->as_string() != "bert")
     return "config.json: model_type is \"" + type->as_string() + "\"; this lab reads BERT checkpoints (model_type \"bert\")";
   BertConfig c;
-  for (auto [field, limit, slot] : {std::tuple<const char*, long, int*>{"vocab_size", 1000000, &c.vocab_size},
-                                    {"hidden_size", 8192, &c.hidden_size},
-                                    {"num_hidden_layers", 64, &c.num_hidden_layers},
-                                    {"num_attention_heads", 128, &c.num_attention_heads},
-                                    {"intermediate_size", 32768, &c.intermediate_size},
-                                    {"max_position_embeddings", 8192, &c.max_position_embeddings}}) {
-    error = read_size(config, field, limit, *slot);
-    if (!error.empty()) return error;
-  }
-  // Older configs omit type_vocab_size and layer_norm_eps: BertConfig's defaults are 2 and 1e-12.
-  c.type_vocab_size = 2;
-  if (config.find("type_vocab_size")) {
-    error = read_size(config, "type_vocab_size", 16, c.type_vocab_size);
-    if (!error.empty()) return error;
-  }
+  error = read_config_fields(config, "BERT", c, [](auto& f, auto& c) { bert_config_fields(f, c); });
+  if (!error.empty()) return error;
+  // Older configs omit layer_norm_eps: BertConfig's default is 1e-12.
   if (const Json* eps = config.find("layer_norm_eps")) {
     if (!eps->is_number() || !(eps->as_number() > 0 && eps->as_number() < 1))
       return "config.json: \"layer_norm_eps\" must be a number in (0, 1), got " + write_json(*eps);

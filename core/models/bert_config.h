@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "../io/record.h"
+
 namespace attnlab {
 
 struct BertConfig {
@@ -15,7 +17,7 @@ struct BertConfig {
   int num_attention_heads = 0; // H
   int intermediate_size = 0;   // the feed-forward's width (4E in bert-base)
   int max_position_embeddings = 0;
-  int type_vocab_size = 0;     // token types (segments A and B)
+  int type_vocab_size = 2;     // token types (segments A and B); older configs omit it (BertConfig's 2)
   double layer_norm_eps = 1e-12;
   std::string hidden_act = "gelu";
 
@@ -23,6 +25,19 @@ struct BertConfig {
   // Floats of the encoder's weights (the MLM head adds about vocab_size + E^2 more).
   std::uint64_t encoder_floats() const;
 };
+
+// config.json's sizes, declared once (config_json.h): read from the file with their ranges, and
+// written by the same list as the config the page's summary shows.
+template <class Fields, class Config>
+void bert_config_fields(Fields& f, Config& c) {
+  f("vocabSize", c.vocab_size, FileInt{"vocab_size", 1, 1000000});
+  f("hiddenSize", c.hidden_size, FileInt{"hidden_size", 1, 8192});
+  f("layers", c.num_hidden_layers, FileInt{"num_hidden_layers", 1, 64});
+  f("heads", c.num_attention_heads, FileInt{"num_attention_heads", 1, 128});
+  f("intermediateSize", c.intermediate_size, FileInt{"intermediate_size", 1, 32768});
+  f("maxPositions", c.max_position_embeddings, FileInt{"max_position_embeddings", 1, 8192});
+  f("typeVocabSize", c.type_vocab_size, FileInt{"type_vocab_size", 1, 16, false});
+}
 
 // The largest model the page loads: float32 weights in a 2 GB WebAssembly memory, with room to spare for
 // the activations and one tensor being read (bert-large's 1.34 GB fits).

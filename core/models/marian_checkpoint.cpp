@@ -117,21 +117,12 @@ class MarianKind : public ModelKind {
   }
   std::unique_ptr<CheckpointModel> build() const override { return std::make_unique<MarianModel>(config_); }
   Json summary() const override {
-    Json c = Json::object();
-    c.set("vocabSize", Json(config_.vocab_size));
-    c.set("dModel", Json(config_.d_model));
-    c.set("encoderLayers", Json(config_.encoder_layers));
-    c.set("decoderLayers", Json(config_.decoder_layers));
-    c.set("encoderHeads", Json(config_.encoder_heads));
-    c.set("decoderHeads", Json(config_.decoder_heads));
-    c.set("maxPositions", Json(config_.max_positions));
-    c.set("padId", Json(config_.pad_id));
-    c.set("eosId", Json(config_.eos_id));
-    c.set("decoderStartId", Json(config_.decoder_start_id));
-    c.set("numBeams", Json(config_.num_beams));
-    c.set("maxLength", Json(config_.max_length));
+    const auto fields = [](auto& f, auto& c) {
+      marian_size_fields(f, c);
+      marian_generation_fields(f, c);
+    };
     Json out = Json::object();
-    out.set("config", std::move(c));
+    out.set("config", to_record(config_, fields));
     return out;
   }
 

@@ -5,6 +5,7 @@
 
 #include "../io/json.h"
 #include "bert_config.h"
+#include "config_json.h"
 
 namespace attnlab {
 
@@ -42,28 +43,14 @@ std::string parse_marian_config(const std::string& text, MarianConfig& out) {
   if (const Json* type = config.find("model_type"); type && type->is_string() && type->as_string() != "marian")
     return "config.json: model_type is \"" + type->as_string() + "\"; this lab reads Marian (opus-mt) checkpoints (model_type \"marian\")";
   MarianConfig c;
-  for (auto [field, lo, hi, slot] : {std::tuple<const char*, long, long, int*>{"vocab_size", 2, 1000000, &c.vocab_size},
-                                     {"d_model", 1, 8192, &c.d_model},
-                                     {"encoder_layers", 1, 64, &c.encoder_layers},
-                                     {"decoder_layers", 1, 64, &c.decoder_layers},
-                                     {"encoder_attention_heads", 1, 128, &c.encoder_heads},
-                                     {"decoder_attention_heads", 1, 128, &c.decoder_heads},
-                                     {"encoder_ffn_dim", 1, 65536, &c.encoder_ffn},
-                                     {"decoder_ffn_dim", 1, 65536, &c.decoder_ffn},
-                                     {"max_position_embeddings", 1, 8192, &c.max_positions}}) {
-    error = read_int(config, field, lo, hi, *slot);
-    if (!error.empty()) return error;
-  }
+  error = read_config_fields(config, "Marian", c, [](auto& f, auto& c) { marian_size_fields(f, c); });
+  if (!error.empty()) return error;
   const long last = c.vocab_size - 1;
-  error = read_int(config, "pad_token_id", 0, last, c.pad_id);
-  if (error.empty()) error = read_int(config, "eos_token_id", 0, last, c.eos_id);
   c.decoder_start_id = c.pad_id;  // Marian starts decoding from the pad token
-  if (error.empty()) error = read_int(config, "decoder_start_token_id", 0, last, c.decoder_start_id, false);
-  if (error.empty()) error = read_int(config, "num_beams", 1, 64, c.num_beams, false);
+  c.max_length = std::min(c.max_positions, 512);
+  error = read_config_fields(config, "Marian", c, [](auto& f, auto& c) { marian_generation_fields(f, c); });
   if (error.empty() && config.find("forced_eos_token_id") && !config.find("forced_eos_token_id")->is_null())
     error = read_int(config, "forced_eos_token_id", 0, last, c.forced_eos_id);
-  c.max_length = std::min(c.max_positions, 512);
-  if (error.empty()) error = read_int(config, "max_length", 2, 8192, c.max_length, false);
   if (!error.empty()) return error;
   if (c.max_length > c.max_positions) c.max_length = c.max_positions;  // no position embedding past it
   if (const Json* act = config.find("activation_function")) {

@@ -9,6 +9,7 @@
 #include "test_support.h"
 #include "trainers/count_trainer.h"
 #include "trainers/registry.h"
+#include "trainers/staged_step.h"
 
 using namespace attnlab;
 using namespace attnlab::testing;
@@ -281,4 +282,44 @@ TEST_CASE("count records: config checks, defaults, inspect inputs, fixed sample"
   CHECK(out.find("weighted")->floats().size() == 5);
   CHECK(out.find("probability")->floats().size() == 5);
   CHECK(out.find("label")->ints().size() == 5);
+}
+
+// The staged-call protocol over a trainer (staged_step.h), as the page's driver runs it: the forward
+// call's weights are given back or not (Count never reads them; a GPU kernel keeps them), and then the
+// backward call recomputes them. Either way the step is step()'s, bit for bit.
+TEST_CASE("count: the staged step through the staged-call protocol gives step()'s bits, weights given back or not") {
+  for (bool give_weights : {true, false}) {
+    INFO("weights given back: " << give_weights);
+    CountTrainer a(config(5, 1e-3, 7)), b(config(5, 1e-3, 7));
+    StagedTrainerStep protocol(b);
+    CHECK_FALSE(protocol.needs_weights());
+    CHECK(protocol.check_pending() == "no training step is under way: begin one first");
+    for (int i = 0; i < 3; ++i) {
+      const StepMetrics direct = a.step(Backend::simd128);
+      protocol.begin();
+      CHECK(protocol.check_finished() == "the step's forward call is still pending");
+      if (give_weights) {
+        run_staged(Backend::simd128, protocol);
+      } else {
+        AttentionForward f;
+        REQUIRE(protocol.next_call(f));
+        std::vector<float> weights(f.shape.weights_size()), out(f.shape.q_size());
+        f.weights = weights.data(), f.out = out.data();
+        attention_forward(Backend::simd128, f);
+        protocol.finish_call(nullptr, out.data());
+        AttentionBackward back;
+        REQUIRE(protocol.next_backward(back));
+        CHECK(back.weights == nullptr);  // not kept: recomputed by the driver
+        run_staged(Backend::simd128, protocol);
+      }
+      CHECK(protocol.check_finished() == "");
+      AttentionForward none;
+      CHECK_FALSE(protocol.next_call(none));
+      const StepMetrics staged = protocol.end();
+      CHECK(std::memcmp(&staged.loss, &direct.loss, sizeof(float)) == 0);
+      CHECK(staged.step == direct.step);
+    }
+    const auto pa = a.parameters(), pb = b.parameters();
+    for (std::size_t i = 0; i < pa.size(); ++i) CHECK(std::memcmp(pa[i]->value.data(), pb[i]->value.data(), pa[i]->size() * sizeof(float)) == 0);
+  }
 }

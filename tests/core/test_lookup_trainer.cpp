@@ -8,6 +8,7 @@
 #include "lookup_support.h"
 #include "shard_runner.h"
 #include "trainers/lookup_trainer.h"
+#include "trainers/staged_step.h"
 
 using namespace attnlab;
 using namespace attnlab::testing;
@@ -242,6 +243,26 @@ TEST_CASE("lookup[heads=4] the staged step (whole batch, kernel in between) matc
   for (std::size_t i = 0; i < a.parameters().size(); ++i)
     CHECK(max_abs_diff(a.parameters()[i]->value.data(), b.parameters()[i]->value.data(), a.parameters()[i]->size()) <=
           2 * 3 * a.config().lr);
+}
+
+TEST_CASE("lookup: the staged step through the staged-call protocol (the weights given back: the loss reads them) gives the hand-run staged step's bits") {
+  const LookupData d = synthetic_lookup_data(5);
+  LookupTrainer a(config(5, 2), d), b(config(5, 2), d);
+  StagedTrainerStep protocol(b);
+  CHECK(protocol.needs_weights());
+  for (int i = 0; i < 3; ++i) {
+    a.begin_step();
+    attention_forward(Backend::scalar, a.kernel_forward_args());
+    a.middle_step();
+    attention_backward(Backend::scalar, a.kernel_backward_args());
+    const LookupStepMetrics by_hand = a.end_step();
+    protocol.begin();
+    run_staged(Backend::scalar, protocol);
+    const StepMetrics staged = protocol.end();
+    CHECK(std::memcmp(&staged.loss, &by_hand.loss, sizeof(float)) == 0);
+  }
+  for (std::size_t i = 0; i < a.parameters().size(); ++i)
+    CHECK(max_abs_diff(a.parameters()[i]->value.data(), b.parameters()[i]->value.data(), a.parameters()[i]->size()) == 0.0);
 }
 
 TEST_CASE("lookup inspect: bad input names the problem; a held-out query's weights, retrieval and top 10") {

@@ -8,6 +8,11 @@ import { nodeGpu } from '../../web/webgpu/node_gpu.mjs';
 import { WebGpuProbe } from '../../web/webgpu/probe.js';
 import { alignmentLab } from '../../web/labs/01_alignment.js';
 import { TrainingSession } from '../../web/training/session.js';
+import { KernelRunner } from '../../web/training/kernel_runner.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DIGITS_ASSET, loadDigits } from '../../web/data/digits.js';
+import { REPO_ROOT } from '../../web/node_loader.mjs';
 
 const m = await lab('simd');
 
@@ -57,6 +62,53 @@ test('auto picks SIMD128 for the small lab problem even with an adapter, and say
   assert.equal(session.reason, 'auto: WebGPU: problem too small to pay off -> SIMD128');
   session.dispose();
   probe.attention.destroy();
+});
+
+// Every lab's trainer through the staged-call protocol (trainer.stepWith: the step's forward call, then
+// its backward call, on a KernelRunner, as the page's WebGPU steps run): on a CPU kernel it is the
+// staged step run by hand on the trainer's buffers, bit for bit (train() shards the batch, so its
+// gradient sums differ in the last bits; its losses do not); a kernel that keeps the weights to itself
+// (readWeights false, as the GPU does) makes the backward recompute them, with the same bits.
+test('the staged-call protocol trains every lab as the hand-run staged step does, bit for bit on the CPU kernel', async () => {
+  const digits = await loadDigits(m, readFileSync(path.join(REPO_ROOT, 'public', DIGITS_ASSET)));
+  const makers = {
+    alignment: () => new m.AlignmentTrainer({ task: 'copy', seed: 4, batch: 8 }),
+    lookup: () => new m.LookupTrainer({ seed: 4, heads: 2, batch: 16 }, digits),
+    count: () => new m.CountTrainer({ seed: 4, batch: 20 }),
+  };
+  for (const [id, make] of Object.entries(makers)) {
+    const direct = make(), staged = make(), lean = make();
+    const runner = new KernelRunner({ module: m, requested: 'simd' });
+    const kernel = { forward: (args) => runner.forward(args, { call: 'step' }), backward: (args) => runner.backward(args, { call: 'step' }) };
+    let readWeights = null;
+    const keepsWeights = {
+      forward: async (args) => {
+        readWeights = args.readWeights;
+        const r = await kernel.forward(args);
+        return { out: r.out, weights: args.readWeights ? r.weights : null };
+      },
+      backward: kernel.backward,
+    };
+    const sharded = make();
+    const { losses } = sharded.train(3, { backend: 'simd128' });
+    sharded.delete();
+    for (let i = 0; i < 3; i++) {
+      direct.beginStep();
+      direct.runKernelForward('simd128');
+      direct.middleStep();
+      direct.runKernelBackward('simd128');
+      const byHand = direct.endStep();
+      const a = await staged.stepWith(kernel);
+      assert.equal(a.loss, byHand.loss, `${id} step ${i + 1}`);
+      const b = await lean.stepWith(keepsWeights);
+      assert.equal(a.step, i + 1, id);
+      assert.equal(Math.fround(a.loss), losses[i], `${id} step ${i + 1}`);
+      assert.equal(b.loss, a.loss, `${id} step ${i + 1}, weights kept by the kernel`);
+    }
+    assert.equal(readWeights, id === 'lookup', `${id}: only the Lookup lab's loss reads the weights`);
+    for (const t of [staged, lean]) assert.deepEqual(t.parameters(), direct.parameters(), id);
+    for (const t of [direct, staged, lean]) t.delete();
+  }
 });
 
 test('auto never picks a software adapter, even for a problem big enough for a GPU; forcing WebGPU still uses it', async () => {

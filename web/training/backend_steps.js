@@ -1,11 +1,15 @@
-// Training steps of any lab's trainer on the backend chosen for it, with the WebGPU kernel in the
-// middle of the staged step and a fallback to the CPU if the GPU device goes away. A trainer only
-// needs the staged-step interface every bound trainer has (docs/api.md): train(n, {backend}),
-// beginStep(), kernelShape() -> {B, H, T, S, D, scale, readWeights}, kernelView(name), middleStep(),
-// endStep(), runKernelForward(backend), runKernelBackward(backend), stepsDone. So WebGPU serves every
-// lab with no per-lab code.
+// Training steps of any lab's trainer on the backend chosen for it. On a CPU backend the C++ trainer
+// runs whole steps (train(n)); on WebGPU each step is staged (core/trainers/staged_step.h) and its
+// forward and backward attention calls run through the one driver of the staged-call protocol
+// (staged_calls.js) on a KernelRunner (kernel_runner.js): the same rules as every model's calls, the
+// CPU kernel for the rest of the run if the GPU device goes away. So WebGPU serves every lab with no
+// per-lab code.
 import { BACKEND_LABELS, backendOfRequest } from '../backends.js';
 import { chooseBackend, cpuFallbackOf } from './backend_choice.js';
+import { KernelRunner } from './kernel_runner.js';
+
+// The WebGPU call name of a training step's kernel (a section's calls use their own).
+const STEP_CALL = 'step';
 
 export class BackendSteps {
   /**
@@ -22,6 +26,7 @@ export class BackendSteps {
     this.reason = choice.reason;
     this.cpuFallback = cpuFallbackOf(lab);
     this.fellBackAt = null;
+    this.kernel = new KernelRunner({ module: lab, requested, gpuAttention, gpuReason, gpuSoftware });
   }
 
   get step() { return this.trainer.stepsDone; }
@@ -61,52 +66,25 @@ export class BackendSteps {
   }
 
   // One step with the attention kernel on the GPU: the C++ trainer runs everything else. Two
-  // readbacks per step, one per kernel pass: the loss between the passes is computed in C++, so one
-  // per step would need every layer on the GPU. The forward reads back only the output: the
-  // backward uses the weights that stayed on the GPU.
+  // readbacks per step, one per kernel call: the loss between the calls is computed in C++, so one
+  // per step would need every layer on the GPU. The forward reads back only the output unless the
+  // model reads the weights (the Lookup lab's retrieval): the backward uses the copy on the GPU.
   async gpuStep() {
-    const t = this.trainer;
-    t.beginStep();
-    const { readWeights, ...shape } = t.kernelShape();
-    let weightsOnCpu = false;
-    try {
-      // Only the output comes back unless the model uses the weights themselves (the Lookup lab's
-      // retrieval): the backward uses the copy that stays on the GPU.
-      const { out, weights } = await this.gpu.forward({
-        ...shape, q: t.kernelView('q'), k: t.kernelView('k'), v: t.kernelView('v'), readWeights,
-      });
-      t.kernelView('out').set(out);
-      if (readWeights) t.kernelView('weights').set(weights);
-    } catch (error) {
-      this.loseGpu(error);
-      t.runKernelForward(this.backend);
-      weightsOnCpu = true;
-    }
-    t.middleStep();
-    if (this.backend === 'webgpu') {
-      try {
-        const { dQ, dK, dV } = await this.gpu.backward({ dOut: t.kernelView('dOut'), dWeights: t.kernelView('dWeights') });
-        t.kernelView('dQ').set(dQ);
-        t.kernelView('dK').set(dK);
-        t.kernelView('dV').set(dV);
-        return t.endStep();
-      } catch (error) {
-        this.loseGpu(error);
-      }
-    }
-    // The CPU backward needs this step's weights, which were never read back from the GPU.
-    if (!weightsOnCpu) t.runKernelForward(this.backend);
-    t.runKernelBackward(this.backend);
-    return t.endStep();
+    const kernel = this.kernel;
+    const metrics = await this.trainer.stepWith({
+      forward: (args) => kernel.forward(args, { call: STEP_CALL }),
+      backward: (args) => kernel.backward(args, { call: STEP_CALL }),
+    });
+    if (kernel.lostMessage !== null) this.loseGpu(kernel.lostMessage);
+    return metrics;
   }
 
-  // The device is gone: carry on with the same buffers on the CPU. The run is kept. Anything else
-  // (a bad argument to the WebGPU API, a shader bug) is a bug and is rethrown, never hidden.
-  loseGpu(error) {
-    if (error?.name !== 'WebGpuDeviceLost') throw error;
-    this.fellBackAt = this.step + 1;
+  // The device went during this step (which the runner finished on the CPU): the rest of the run
+  // trains on the CPU. The run is kept.
+  loseGpu(message) {
+    this.fellBackAt = this.step;
     this.backend = this.cpuFallback;
-    this.reason = `WebGPU: device lost at step ${this.step + 1} (${error.message}) -> ${BACKEND_LABELS[this.backend]}`;
+    this.reason = `WebGPU: device lost at step ${this.step} (${message}) -> ${BACKEND_LABELS[this.backend]}`;
     try { this.gpu?.destroy(); } catch { /* already gone */ }
     this.gpu = null;
   }
