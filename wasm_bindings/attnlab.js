@@ -501,7 +501,8 @@ export function wrapModule(mod, { build }) {
 
   // The checkpoint models of the registry (core/models/model_kinds.h): their raw class and JS class.
   const CHECKPOINT_KINDS = {
-    bert: { Raw: () => new mod._RawBert(), make: (raw) => new Bert(raw) },
+    bert: { Raw: () => new mod._RawBert('bert'), make: (raw) => new Bert(raw) },
+    distilbert: { Raw: () => new mod._RawBert('distilbert'), make: (raw) => new Bert(raw) }, // a BertModel under DistilBERT's names
     marian: { Raw: () => new mod._RawMarian(), make: (raw) => new Marian(raw) },
   };
   const WEIGHT_FORMATS = { safetensors: 'safetensors', 'model.safetensors': 'safetensors', bin: 'bin', 'pytorch_model.bin': 'bin' };
@@ -509,7 +510,7 @@ export function wrapModule(mod, { build }) {
   const INDEX_READS_AT_ONCE = 32;
 
   /**
-   * Loads a checkpoint of a registered kind ('bert', 'marian') tensor by tensor, so that a 440 MB file
+   * Loads a checkpoint of a registered kind ('bert', 'distilbert', 'marian') tensor by tensor, so that a 440 MB file
    * is never held twice: config is config.json's text; size the bytes of the weights file, in format
    * 'safetensors' (model.safetensors, the default) or 'bin' (pytorch_model.bin; the file names work
    * too); read(offset, length) resolves to those bytes as a Uint8Array (a File's slice, a file handle's
@@ -567,8 +568,8 @@ export function wrapModule(mod, { build }) {
     return bytes;
   }
 
-  /** loadCheckpoint('bert', ...): a BERT from model.safetensors or pytorch_model.bin. */
-  const loadBert = (options) => loadCheckpoint('bert', options);
+  /** loadCheckpoint('bert', ...): a BERT from model.safetensors or pytorch_model.bin ({kind: 'distilbert'}: a DistilBERT). */
+  const loadBert = ({ kind = 'bert', ...options }) => loadCheckpoint(kind, options);
   /** loadCheckpoint('marian', ...): a Marian (opus-mt) model from model.safetensors or pytorch_model.bin. */
   const loadMarian = (options) => loadCheckpoint('marian', options);
 

@@ -77,7 +77,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   bind_staged(raw_checkpoint);
 
   class_<RawBert, base<RawCheckpoint>>("_RawBert")
-      .constructor<>()
+      .constructor<std::string>()
       .function("_forward", &RawBert::_forward)
       .function("_begin_forward", &RawBert::_begin_forward)
       .function("_length", &RawBert::_length)

@@ -19,7 +19,8 @@ namespace attnlab::wasm {
 
 class RawBert : public RawCheckpoint {
  public:
-  RawBert() : RawCheckpoint("bert") {}
+  // kind: a registry id whose model is a BertModel ("bert", "distilbert").
+  explicit RawBert(const std::string& kind) : RawCheckpoint(kind) {}
 
   std::string _forward(const val& ids, const val& types, int backend);
   std::string _begin_forward(const val& ids, const val& types);

@@ -15,6 +15,7 @@
 #include <emscripten/val.h>
 
 #include <string>
+#include <utility>
 
 #include "models/checkpoint_loader.h"
 
@@ -24,7 +25,7 @@ using emscripten::val;
 
 class RawCheckpoint {
  public:
-  explicit RawCheckpoint(const char* kind) : kind_(kind) {}
+  explicit RawCheckpoint(std::string kind) : kind_(std::move(kind)) {}
   virtual ~RawCheckpoint() = default;
 
   std::string _open(const std::string& config_json, double file_size, const std::string& format);
@@ -45,7 +46,7 @@ class RawCheckpoint {
   CheckpointModel* model() const { return loader_.model(); }
 
  private:
-  const char* kind_;
+  std::string kind_;  // the registry's id (core/models/model_kinds.h)
   CheckpointLoader loader_;
 };
 

@@ -23,8 +23,8 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// The spellings of a canonical name a checkpoint may use, most common first.
-std::vector<std::string> spellings(const std::string& name, bool encoder) {
+// BERT's spellings of a canonical name, most common first.
+std::vector<std::string> bert_spellings(const std::string& name, bool encoder) {
   std::vector<std::string> bases = {name};
   if (ends_with(name, "LayerNorm.weight")) bases.push_back(name.substr(0, name.size() - 6) + "gamma");
   if (ends_with(name, "LayerNorm.bias")) bases.push_back(name.substr(0, name.size() - 4) + "beta");
@@ -40,10 +40,10 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 using Index = std::map<std::string, const CheckpointTensor*>;
 
 // The tensor for `spec` under any spelling, checked; nullptr and no error when it is simply absent.
-std::string find_checked(const Index& index, const std::string& file, const BertTensorSpec& spec, bool encoder, const BertConfig& c,
-                         const CheckpointTensor*& found) {
+std::string find_checked(const Index& index, const std::string& file, const BertNaming& naming, const BertTensorSpec& spec, bool encoder,
+                         const BertConfig& c, const CheckpointTensor*& found) {
   found = nullptr;
-  for (const auto& name : spellings(spec.name, encoder)) {
+  for (const auto& name : naming.spellings(spec.name, encoder)) {
     auto it = index.find(name);
     if (it != index.end()) {
       found = it->second;
@@ -61,14 +61,19 @@ std::string find_checked(const Index& index, const std::string& file, const Bert
   return {};
 }
 
-std::string missing(const std::string& file, const std::string& name, bool encoder) {
-  const auto names = spellings(name, encoder);
+std::string missing(const std::string& file, const BertNaming& naming, const std::string& name, bool encoder) {
+  const auto names = naming.spellings(name, encoder);
   std::string also;
   for (std::size_t i = 1; i < names.size(); ++i) also += (i > 1 ? ", " : "") + quoted(names[i]);
   return file + " has no tensor " + quoted(names[0]) + (also.empty() ? "" : " (nor " + also + ")");
 }
 
 }  // namespace
+
+const BertNaming& bert_naming() {
+  static const BertNaming naming{"BERT", bert_spellings, true, "bert."};
+  return naming;
+}
 
 std::vector<BertTensorSpec> bert_encoder_specs(const BertConfig& c) {
   const int E = c.hidden_size, F = c.intermediate_size;
@@ -102,7 +107,7 @@ std::vector<BertTensorSpec> bert_mlm_specs(const BertConfig& c) {
 }
 
 std::string plan_bert_load(const BertConfig& c, const std::vector<CheckpointTensor>& tensors, const std::string& file,
-                           BertLoadPlan& plan) {
+                           BertLoadPlan& plan, const BertNaming& naming) {
   plan = BertLoadPlan{};
   BertLoadPlan p;
   Index index;
@@ -113,10 +118,11 @@ std::string plan_bert_load(const BertConfig& c, const std::vector<CheckpointTens
     used.insert(t->name);
   };
   for (const auto& spec : bert_encoder_specs(c)) {
+    if (!naming.token_types && spec.name == "embeddings.token_type_embeddings.weight") continue;  // zero: none
     const CheckpointTensor* t = nullptr;
-    std::string error = find_checked(index, file, spec, true, c, t);
+    std::string error = find_checked(index, file, naming, spec, true, c, t);
     if (!error.empty()) return error;
-    if (!t) return missing(file, spec.name, true) + ": is it a BERT checkpoint with config.json's " +
+    if (!t) return missing(file, naming, spec.name, true) + ": is it a " + naming.model + " checkpoint with config.json's " +
                    std::to_string(c.num_hidden_layers) + " layers?";
     take(spec, t);
   }
@@ -125,13 +131,13 @@ std::string plan_bert_load(const BertConfig& c, const std::vector<CheckpointTens
   std::vector<const CheckpointTensor*> found(head.size());
   int present = 0;
   for (std::size_t i = 0; i < head.size(); ++i) {
-    std::string error = find_checked(index, file, head[i], false, c, found[i]);
+    std::string error = find_checked(index, file, naming, head[i], false, c, found[i]);
     if (!error.empty()) return error;
     present += found[i] != nullptr;
   }
   if (present > 0 && present < int(head.size())) {
     for (std::size_t i = 0; i < head.size(); ++i)
-      if (!found[i]) return missing(file, head[i].name, false) + ", though it has the rest of the masked-language-model head";
+      if (!found[i]) return missing(file, naming, head[i].name, false) + ", though it has the rest of the masked-language-model head";
   }
   if (present == int(head.size())) {
     p.mlm_head = true;
@@ -139,7 +145,7 @@ std::string plan_bert_load(const BertConfig& c, const std::vector<CheckpointTens
     // Tied to the word embeddings unless the file stores the decoder (then its own copy is used).
     const BertTensorSpec decoder{"cls.predictions.decoder.weight", {c.vocab_size, c.hidden_size}, false};
     const CheckpointTensor* d = nullptr;
-    std::string error = find_checked(index, file, decoder, false, c, d);
+    std::string error = find_checked(index, file, naming, decoder, false, c, d);
     if (!error.empty()) return error;
     if (d) {
       take(decoder, d);
@@ -148,10 +154,11 @@ std::string plan_bert_load(const BertConfig& c, const std::vector<CheckpointTens
   }
   for (const auto& t : tensors)
     if (!used.count(t.name)) p.skipped.push_back(t.name);
-  const bool prefixed = index.count("bert.embeddings.word_embeddings.weight") != 0;
+  const bool prefixed = index.count(std::string(naming.prefix) + "embeddings.word_embeddings.weight") != 0;
   bool gamma = false;
   for (const auto& t : tensors) gamma = gamma || ends_with(t.name, "LayerNorm.gamma");
-  p.naming = std::string(prefixed ? "\"bert.\" prefix" : "no prefix") + ", LayerNorm as " + (gamma ? "gamma/beta" : "weight/bias");
+  p.naming = (prefixed ? "\"" + std::string(naming.prefix) + "\" prefix" : std::string("no prefix")) + ", LayerNorm as " +
+             (gamma ? "gamma/beta" : "weight/bias");
   plan = std::move(p);
   return {};
 }
@@ -160,10 +167,12 @@ namespace {
 
 class BertKind : public ModelKind {
  public:
-  const char* id() const override { return "bert"; }
-  std::string read_config(const std::string& json) override { return parse_bert_config(json, config_); }
+  BertKind(const char* id, std::string (*read)(const std::string&, BertConfig&), const BertNaming& naming)
+      : id_(id), read_(read), naming_(naming) {}
+  const char* id() const override { return id_; }
+  std::string read_config(const std::string& json) override { return read_(json, config_); }
   std::string plan(const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& out) override {
-    std::string error = plan_bert_load(config_, tensors, file, plan_);
+    std::string error = plan_bert_load(config_, tensors, file, plan_, naming_);
     if (error.empty()) out = plan_;
     return error;
   }
@@ -180,12 +189,20 @@ class BertKind : public ModelKind {
   }
 
  private:
+  const char* id_;
+  std::string (*read_)(const std::string&, BertConfig&);
+  const BertNaming& naming_;
   BertConfig config_;
   BertLoadPlan plan_;
 };
 
 }  // namespace
 
-std::unique_ptr<ModelKind> make_bert_kind() { return std::make_unique<BertKind>(); }
+std::unique_ptr<ModelKind> make_bert_family_kind(const char* id, std::string (*read_config)(const std::string&, BertConfig&),
+                                                 const BertNaming& naming) {
+  return std::make_unique<BertKind>(id, read_config, naming);
+}
+
+std::unique_ptr<ModelKind> make_bert_kind() { return make_bert_family_kind("bert", parse_bert_config, bert_naming()); }
 
 }  // namespace attnlab

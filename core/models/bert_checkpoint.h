@@ -34,9 +34,24 @@ struct BertLoadPlan : LoadPlan {
   std::string naming;             // "bert. prefix, LayerNorm gamma/beta" and the like, for the page
 };
 
+// How a family of checkpoints spells BertModel's names: BERT's own (bert_naming), or DistilBERT's
+// (distilbert_checkpoint.h), whose model is BertModel with other names and no token types.
+struct BertNaming {
+  const char* model;  // "BERT", "DistilBERT": for messages
+  // The names a checkpoint may give a canonical tensor, most common first; `encoder`: not the MLM head.
+  std::vector<std::string> (*spellings)(const std::string& canonical, bool encoder);
+  bool token_types;     // the checkpoint has token type embeddings (else they stay zero)
+  const char* prefix;   // the prefix of the encoder's names in the head-carrying checkpoints ("bert.")
+};
+const BertNaming& bert_naming();
+
 // "" and the plan, or a message starting with `file` and naming the tensor.
 std::string plan_bert_load(const BertConfig& config, const std::vector<CheckpointTensor>& tensors, const std::string& file,
-                           BertLoadPlan& plan);
+                           BertLoadPlan& plan, const BertNaming& naming = bert_naming());
+
+// A kind of the registry whose model is a BertModel: its id, its config.json reader and its naming.
+std::unique_ptr<ModelKind> make_bert_family_kind(const char* id, std::string (*read_config)(const std::string&, BertConfig&),
+                                                 const BertNaming& naming);
 
 // The registry's BERT (model_type "bert"): BertModel, with the MLM head when the checkpoint has it.
 std::unique_ptr<ModelKind> make_bert_kind();

@@ -1,6 +1,7 @@
 #include "model_kinds.h"
 
 #include "bert_checkpoint.h"
+#include "distilbert_checkpoint.h"
 #include "marian_checkpoint.h"
 
 namespace attnlab {
@@ -15,6 +16,7 @@ struct Entry {
 // One line per kind.
 const Entry kKinds[] = {
     {"bert", make_bert_kind},
+    {"distilbert", make_distilbert_kind},
     {"marian", make_marian_kind},
 };
 

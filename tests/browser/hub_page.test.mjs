@@ -100,6 +100,10 @@ test('the field starts with the lab\'s example id; a model opened by id draws it
   const fresh = await lab.context.newPage();
   await fresh.goto(`${lab.url}?lab=pretrained`);
   assert.equal(await fresh.inputValue('#hub-id'), 'bert-base-uncased');
+  // Others that fit the lab, one click from the field (issue 25): a DistilBERT among them.
+  assert.match(await fresh.textContent('#hub-suggestions'), /^Others that fit this lab: distilbert-base-uncased, bert-base-multilingual-cased, prajjwal1\/bert-tiny$/);
+  await fresh.click('#hub-suggestions button[data-model="distilbert-base-uncased"]');
+  assert.equal(await fresh.inputValue('#hub-id'), 'distilbert-base-uncased');
   await fresh.close();
   await page.waitForFunction(() => /No model is kept/.test(document.getElementById('hub-stored').textContent));
   await openById(page, 'test-org/bert-tiny');

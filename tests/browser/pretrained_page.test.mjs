@@ -201,3 +201,15 @@ test('SVG export: a small raster stays rects, a large one (a bert-base model vie
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a DistilBERT saved with torch.save (pytorch_model.bin, no head) opens in the same lab and draws its heads', async () => {
+  const { page, problems } = await openLab();
+  const folder = path.join(FIXTURES, 'distilbert_tiny', 'base');
+  await dropFiles(page, ['config.json', 'vocab.txt', 'pytorch_model.bin', 'tokenizer_config.json'].map((f) => path.join(folder, f)));
+  await waitConfigured(page);
+  await waitDrawn(page);
+  assert.match(await page.textContent('#open-status'), /^Open: checkpoint: a DistilBERT, 2 layers × 2 heads, hidden size 32, vocabulary 179, .*\(no prefix, LayerNorm as weight\/bias\); no \[MASK\] head/);
+  assert.equal(await page.$eval('canvas[data-figure="model-grid"]', (c) => JSON.parse(c.dataset.cells).length), 4, '2 layers x 2 heads');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -51,7 +51,7 @@ test('openCheckpoint refuses another kind with the lab that reads it, and opens 
   await assert.rejects(openCheckpoint(module, await folderSources(BERT), { expect: 'marian' }),
     { name: 'CheckpointError', message: 'This folder holds a BERT model (config.json\'s model_type is "bert"), not a Marian (opus-mt) one: open it in the Pretrained lab (attnlab pretrained).' });
   await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'gpt2' }))), { expect: 'bert' }),
-    { name: 'CheckpointError', message: 'config.json\'s model_type is "gpt2": the Pretrained lab reads BERT models (model_type "bert").' });
+    { name: 'CheckpointError', message: 'config.json\'s model_type is "gpt2": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
   // A config.json without model_type (older exports) goes to the lab's own kind.
   const { kind, opened } = await openCheckpoint(module, await folderSources(withConfig(BERT, ({ model_type: _, ...c }) => c)), { expect: 'bert' });
   assert.equal(kind.kind, 'bert');

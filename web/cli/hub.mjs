@@ -18,7 +18,7 @@ import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
-import { DEFAULT_ENDPOINT, hubFileUrl, parseModelId } from '../models/hub_ids.js';
+import { DEFAULT_ENDPOINT, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId } from '../models/hub_ids.js';
 
 export { parseModelId };
 
@@ -103,17 +103,16 @@ class Hub {
     try {
       return await fetch(this.url(file), { ...init, headers: this.headers() });
     } catch (error) {
+      if (isRedirectLoop(error)) throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
       throw new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
         + 'a model opens offline once it is in the cache (HF_HUB_OFFLINE=1 never uses the network)');
     }
   }
 
-  refusal(status, file) {
-    if (status === 401 || status === 403) {
-      return `${this.id}: the Hub refused ${file} (HTTP ${status}): a gated or private model needs a token with access (HF_TOKEN)${this.token ? '; the one given has none' : ''}`;
-    }
-    if (status === 404) return null;
-    return `${this.id}: the Hub answered HTTP ${status} for ${file}`;
+  // A refused answer as a sentence (hub_ids.js: the status and the Hub's X-Error-Code), or null for a 404.
+  refusal(response, file) {
+    return hubRefusal({ id: this.id, endpoint: this.endpoint, revision: this.revision, file, status: response.status,
+      errorCode: response.headers.get('x-error-code'), token: this.token, tokenWhere: 'HF_TOKEN' });
   }
 
   /**
@@ -126,7 +125,7 @@ class Hub {
     // behind the redirect has ETags of its own), as huggingface_hub reads them.
     const head = await this.request(file, { method: 'HEAD', redirect: 'manual' });
     if (head.status >= 400) {
-      const why = this.refusal(head.status, file);
+      const why = this.refusal(head, file);
       if (why) throw new HubError(why);
       return false;
     }
@@ -145,7 +144,14 @@ class Hub {
       const response = await this.request(file, { redirect: 'follow' });
       if (!response.ok) {
         await response.body?.cancel();
-        throw new HubError(this.refusal(response.status, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
+        throw new HubError(this.refusal(response, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
+      }
+      // The Hub named one size (X-Linked-Size) and the download brings another: the file changed between
+      // the two requests (a new commit on the branch).
+      const length = Number(response.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(size) && Number.isFinite(length) && length !== size) {
+        await response.body?.cancel();
+        throw new HubError(`${this.id}: ${file} changed size between two requests (${size} bytes, then ${length}): the model was updated while it downloaded; nothing was kept: run the command again`);
       }
       await this.download(response, file, blob, etag, size);
     }

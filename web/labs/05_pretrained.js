@@ -37,7 +37,7 @@ export const pretrainedLab = defineLab({
   title: 'Pretrained',
   subtitle: 'Lab 5 — a BERT from the Hub or your disk, every layer and head',
   notebook: '03_self_attention (BERT)',
-  summary: 'Open a BERT by its Hub id or from your disk (config.json, vocab.txt, model.safetensors) and see every layer\'s and head\'s attention, the neuron view and [MASK] fill-in.',
+  summary: 'Open a BERT (or DistilBERT) by its Hub id or from your disk (config.json, vocab.txt, the weights) and see every layer\'s and head\'s attention, the neuron view and [MASK] fill-in.',
   thumbnail: {
     label: 'A BERT head that attends to the next token: weights just above the diagonal',
     cells: () => [[0.1, 0.8, 0.05, 0.05, 0], [0.05, 0.1, 0.8, 0.05, 0], [0, 0.05, 0.1, 0.8, 0.05], [0, 0, 0.05, 0.15, 0.8], [0.3, 0.1, 0.1, 0.1, 0.4]],
@@ -49,17 +49,18 @@ export const pretrainedLab = defineLab({
     title: 'Open a checkpoint',
     kind: 'bert', // web/models/registry.js: what a Hub id opened here must be
     hubExample: 'bert-base-uncased', // the Hub id the field starts with: one click from arriving to its heads
-    text: 'Open a BERT by its Hub id, or choose the folder of a BERT checkpoint, or drop it (or its files) here. Read: config.json, '
-      + 'vocab.txt, model.safetensors (fp32, fp16 or bf16), and tokenizer_config.json when present. Only the Hub id is sent anywhere (to the Hub, to download it).',
-    files: ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'],
+    hubSuggestions: ['distilbert-base-uncased', 'bert-base-multilingual-cased', 'prajjwal1/bert-tiny'], // others this lab reads
+    text: 'Open a BERT or DistilBERT by its Hub id, or choose the folder of one, or drop it (or its files) here. Read: config.json, '
+      + 'vocab.txt, model.safetensors or pytorch_model.bin (fp32, fp16 or bf16), and tokenizer_config.json when present. Only the Hub id is sent anywhere (to the Hub, to download it).',
+    files: ['config.json', 'vocab.txt', 'model.safetensors', 'pytorch_model.bin', 'tokenizer_config.json'],
     /** sources (web/models/bert_checkpoint.js) -> {state, summary}: the worker keeps state, the page shows summary. */
     async load(module, sources, { onProgress, name } = {}) {
-      const { opened } = await openCheckpoint(module, sources, { expect: 'bert', onProgress, name });
+      const { kind, opened } = await openCheckpoint(module, sources, { expect: 'bert', onProgress, name });
       const c = opened.summary.config;
       const label = name || 'checkpoint';
       const summary = {
         name: label,
-        text: `${label}: ${c.layers} layers × ${c.heads} heads, hidden size ${c.hiddenSize}, vocabulary ${c.vocabSize}, `
+        text: `${label}: ${kind.kind === 'bert' ? '' : `a ${kind.title}, `}${c.layers} layers × ${c.heads} heads, hidden size ${c.hiddenSize}, vocabulary ${c.vocabSize}, `
           + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read (${opened.summary.naming})`
           + `${opened.summary.mlm ? '; with the [MASK] head' : '; no [MASK] head'}${opened.options.doLowerCase ? '; uncased' : '; cased'}.`,
         layers: c.layers, heads: c.heads, maxPositions: c.maxPositions, mlm: opened.summary.mlm,

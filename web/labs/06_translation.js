@@ -55,6 +55,7 @@ export const translationLab = defineLab({
     title: 'Open a checkpoint',
     kind: 'marian', // web/models/registry.js: what a Hub id opened here must be
     hubExample: 'Helsinki-NLP/opus-mt-en-fr', // the Hub id the field starts with: one click from arriving to its heads
+    hubSuggestions: ['Helsinki-NLP/opus-mt-en-de', 'Helsinki-NLP/opus-mt-fr-en'], // others this lab reads
     text: 'Open a Marian model by its Hub id, or choose the folder of a Marian (opus-mt) checkpoint, or drop it (or its files) here. Read: config.json, source.spm, target.spm, '
       + 'vocab.json and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
     files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors', 'pytorch_model.bin'],

@@ -41,11 +41,11 @@ export function pickCheckpointFiles(sources) {
 const readText = (source, name) => readSmallText(source, name, MAX_TEXT_BYTES[name]);
 
 /**
- * Opens a checkpoint: {bert (module.loadBert's model), tokenizer, options (with notes on where each
+ * Opens a checkpoint (kind: the registry's 'bert' or 'distilbert', whose model is a BertModel): {bert (module.loadBert's model), tokenizer, options (with notes on where each
  * tokenizer setting came from), summary, files}. onProgress({bytes, total, tensor}) while the weights
  * stream in. Errors name the file (and the tensor): a CheckpointError or the module's AttnLabError.
  */
-export async function openBertCheckpoint(module, sources, { onProgress, name } = {}) {
+export async function openBertCheckpoint(module, sources, { onProgress, name, kind = 'bert' } = {}) {
   const files = pickCheckpointFiles(sources);
   const configText = await readText(files.config, 'config.json');
   const tokenizerConfigText = files.tokenizerConfig ? await readText(files.tokenizerConfig, 'tokenizer_config.json') : null;
@@ -63,7 +63,7 @@ export async function openBertCheckpoint(module, sources, { onProgress, name } =
   }
   // The weights last: config.json and vocab.txt are checked before 440 MB are read.
   const { name: weightsName, format, source } = files.weights;
-  const bert = await module.loadBert({ config: configText, size: source.size, read: source.read, onProgress, format });
+  const bert = await module.loadCheckpoint(kind, { config: configText, size: source.size, read: source.read, onProgress, format });
   if (tokenizer.size > bert.config.vocabSize) {
     bert.delete();
     throw new CheckpointError(`vocab.txt has ${tokenizer.size} tokens but config.json's vocab_size is ${bert.config.vocabSize}: they belong to different models`);

@@ -31,3 +31,30 @@ export function parseEndpoint(text) {
 
 /** {endpoint}/{id}/resolve/{revision}/{file}: where the Hub serves a file (redirecting large ones to its CDN). */
 export const hubFileUrl = (endpoint, id, revision, file) => `${endpoint}/${id}/resolve/${encodeURIComponent(revision)}/${file}`;
+
+/**
+ * A refused request as a sentence, from its status and the Hub's X-Error-Code header (what
+ * huggingface_hub's errors are built from) -> the message, or null when the Hub simply has no such file
+ * (404, EntryNotFound: the caller decides whether that matters). tokenWhere: where a token is given
+ * ("HF_TOKEN" in the CLI, "the Token field" on the page).
+ */
+export function hubRefusal({ id, endpoint, revision, file, status, errorCode, token, tokenWhere }) {
+  switch (errorCode) {
+    case 'EntryNotFound': return null;
+    case 'RepoNotFound':
+      return `${id}: no such model on ${endpoint}, or a private one${token ? ' the token given cannot see' : `: give a token with access (${tokenWhere})`}`;
+    case 'GatedRepo':
+      return `${id} is gated: accept its conditions on its page (${endpoint}/${id}) with your account, then give that account's token (${tokenWhere})`;
+    case 'RevisionNotFound': return `${id} has no revision "${revision}" (a branch, tag or commit)`;
+    case 'DisabledRepo': return `${id} has been disabled on the Hub: it cannot be downloaded`;
+    default: break;
+  }
+  if (status === 404) return null;
+  if (status === 401 || status === 403) {
+    return `${id}: the Hub refused ${file} (HTTP ${status}): a gated or private model needs a token with access (${tokenWhere})${token ? '; the one given has none' : ''}`;
+  }
+  return `${id}: the Hub answered HTTP ${status} for ${file}`;
+}
+
+/** A failed fetch that followed redirects in a loop (fetch gives up after 20) -> true. */
+export const isRedirectLoop = (error) => /redirect count exceeded|too many redirects|redirect loop/i.test(`${error?.message} ${error?.cause?.message ?? ''}`);

@@ -13,7 +13,7 @@
 // A download that is cancelled, breaks off or is short stores nothing: Cache Storage's put() keeps an
 // entry only once its whole body has arrived, and a body shorter than its Content-Length is removed.
 import { CheckpointError } from './checkpoint_files.js';
-import { hubFileUrl } from './hub_ids.js';
+import { hubFileUrl, hubRefusal, isRedirectLoop } from './hub_ids.js';
 import { MODEL_KINDS } from './registry.js';
 
 const CACHE = 'attnlab-hub-v1';
@@ -66,21 +66,30 @@ function sourcesOf(kind, found) {
  * Fetches one file into the cache -> true, or false when the Hub has no such file (404).
  * onProgress({file, bytes, total}) as it arrives.
  */
-async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch }) {
+async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0 }) {
   const url = hubFileUrl(endpoint, id, revision, file);
   let response;
   try {
     response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal, redirect: 'follow' });
   } catch (error) {
     if (signal?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
+    if (isRedirectLoop(error)) throw new HubError(`${id}: ${file} redirects in a loop at ${endpoint}: is it a Hugging Face endpoint (Hub settings)?`);
     throw new HubError(`cannot reach ${endpoint} for ${id} (${error.message}): a model opens offline only once it has been opened here with the network`);
   }
-  if (response.status === 404) return false;
-  if (response.status === 401 || response.status === 403) {
-    throw new HubError(`${id}: the Hub refused ${file} (HTTP ${response.status}): a gated or private model needs a token with access (the Token field)${token ? '; the one given has none' : ''}`);
+  if (!response.ok) {
+    const why = hubRefusal({ id, endpoint, revision, file, status: response.status, errorCode: response.headers.get('x-error-code'), token, tokenWhere: 'the Token field' });
+    await response.body?.cancel();
+    if (why) throw new HubError(why);
+    return false;
   }
-  if (!response.ok || !response.body) throw new HubError(`${id}: the Hub answered HTTP ${response.status} for ${file}`);
+  if (!response.body) throw new HubError(`${id}: the Hub answered HTTP ${response.status} for ${file} with no body`);
   const total = Number(response.headers.get('content-length')) || 0;
+  // The size announced before the download (a HEAD) and the one that comes differ: the file changed
+  // between the two requests (a new commit on the branch).
+  if (announced && total && announced !== total) {
+    await response.body.cancel();
+    throw new HubError(`${id}: ${file} changed size between two requests (${announced} bytes, then ${total}): the model was updated while it downloaded; nothing of it was kept: open it again`);
+  }
   let bytes = 0;
   const counted = response.body.pipeThrough(new TransformStream({
     transform(chunk, controller) {
@@ -159,10 +168,12 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
     }
   }
   onPlan({ files, bytes: files.reduce((sum, f) => sum + f.bytes, 0) });
+  return new Map(files.map((f) => [f.file, f.bytes]));
 }
 
 async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected }) {
-  const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch });
+  let announced = new Map(); // file -> the size its HEAD gave, once announceSize has run
+  const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced: announced.get(file) ?? 0 });
   const have = async (file) => !!(await cache.match(hubFileUrl(endpoint, id, revision, file))) || fetchFile(file);
   if (!(await have('config.json'))) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
   const config = await (await cache.match(hubFileUrl(endpoint, id, revision, 'config.json'))).text();
@@ -174,7 +185,7 @@ async function downloadModel({ cache, endpoint, id, revision, token, signal, onP
   }
   const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
   if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
-  await announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan });
+  announced = await announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan });
   for (const file of kind.files.required) {
     if (!(await have(file))) throw new HubError(`${id}: the model has no ${file}, which a ${kind.title} checkpoint needs`);
   }

@@ -11,9 +11,13 @@ import { checkTokenizer } from '../tokenizers/tokenizer.js';
 
 const WEIGHTS = WEIGHT_FILES.map(([name]) => name);
 
+const PRETRAINED = { id: 'pretrained', title: 'Pretrained', command: 'attnlab pretrained' };
+const BERT_FILES = { required: ['config.json', 'vocab.txt'], optional: ['tokenizer_config.json'], weights: WEIGHTS };
+
 export const MODEL_KINDS = [
-  { kind: 'bert', title: 'BERT', modelTypes: ['bert'], lab: { id: 'pretrained', title: 'Pretrained', command: 'attnlab pretrained' },
-    files: { required: ['config.json', 'vocab.txt'], optional: ['tokenizer_config.json'], weights: WEIGHTS }, open: openBertCheckpoint },
+  { kind: 'bert', title: 'BERT', modelTypes: ['bert'], lab: PRETRAINED, files: BERT_FILES, open: openBertCheckpoint },
+  // DistilBERT: BERT's maths under other names and without token types (core/models/distilbert_checkpoint.h).
+  { kind: 'distilbert', title: 'DistilBERT', modelTypes: ['distilbert'], lab: PRETRAINED, files: BERT_FILES, open: openBertCheckpoint },
   { kind: 'marian', title: 'Marian (opus-mt)', modelTypes: ['marian'], lab: { id: 'translation', title: 'Translation', command: 'attnlab translate' },
     files: { required: ['config.json', 'source.spm', 'target.spm', 'vocab.json'], optional: [], weights: WEIGHTS },
     open: openMarianCheckpoint },
@@ -50,20 +54,21 @@ export async function openCheckpoint(module, sources, { expect = null, ...option
   const { kind, modelType } = await checkpointKind(sources);
   const expected = MODEL_KINDS.find((k) => k.kind === expect) ?? null;
   if (expect && !expected) throw new Error(`no model kind '${expect}' (kinds: ${MODEL_KINDS.map((k) => k.kind).join(', ')})`);
-  if (kind && expected && kind !== expected) {
+  if (kind && expected && kind.lab.id !== expected.lab.id) {
     throw new CheckpointError(`This folder holds a ${kind.title} model (config.json's model_type is "${modelType}"), not a ${expected.title} one: `
       + `open it in the ${kind.lab.title} lab (${kind.lab.command}).`);
   }
   if (!kind && modelType && expected) {
-    throw new CheckpointError(`config.json's model_type is "${modelType.slice(0, 40)}": the ${expected.lab.title} lab reads ${expected.title} models `
-      + `(model_type ${expected.modelTypes.map((t) => `"${t}"`).join(' or ')}).`);
+    const here = MODEL_KINDS.filter((k) => k.lab.id === expected.lab.id);
+    throw new CheckpointError(`config.json's model_type is "${modelType.slice(0, 40)}": the ${expected.lab.title} lab reads ${here.map((k) => k.title).join(' and ')} models `
+      + `(model_type ${here.flatMap((k) => k.modelTypes).map((t) => `"${t}"`).join(' or ')}).`);
   }
   const chosen = kind ?? expected;
   if (!chosen) {
     throw new CheckpointError(modelType ? `config.json's model_type "${modelType.slice(0, 40)}" is not a model this app reads (${MODEL_KINDS.map((k) => k.title).join(', ')})`
       : 'no config.json: give the folder of a checkpoint (config.json and its weights)');
   }
-  const opened = await chosen.open(module, sources, options);
+  const opened = await chosen.open(module, sources, { ...options, kind: chosen.kind });
   checkTokenizer(opened.tokenizer, chosen.title);
   return { kind: chosen, opened };
 }

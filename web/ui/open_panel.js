@@ -91,6 +91,18 @@ export class OpenPanel {
     const settings = el('details', { className: 'hub-settings' }, el('summary', { textContent: 'Hub settings' }),
       el('label', { textContent: 'Endpoint ' }, endpoint), el('label', { textContent: 'Token (kept in this tab only) ' }, token));
     const form = el('form', { className: 'hub-row', id: 'hub-form' }, el('label', { htmlFor: 'hub-id', textContent: 'Hub id ' }), id, open);
+    // Other models this lab reads, one click from the field (a datalist is invisible on a phone).
+    const others = (spec.hubSuggestions ?? []).filter((m) => m !== spec.hubExample);
+    const suggestions = others.length ? el('p', { className: 'hub-suggestions', id: 'hub-suggestions' }, 'Others that fit this lab: ',
+      ...others.flatMap((model, i) => {
+        const pick = el('button', { type: 'button', className: 'link-button', textContent: model });
+        pick.dataset.model = model;
+        pick.addEventListener('click', () => {
+          id.value = model;
+          open.focus();
+        });
+        return i ? [', ', pick] : [pick];
+      })) : null;
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       const parsed = parseModelId(id.value);
@@ -109,7 +121,7 @@ export class OpenPanel {
       const button = e.target.closest('button[data-model]');
       if (button) onRemove(JSON.parse(button.dataset.model));
     });
-    return { node: el('div', { className: 'hub' }, form, settings), cancel, stored, form, id, endpoint };
+    return { node: el('div', { className: 'hub' }, form, ...(suggestions ? [suggestions] : []), settings), cancel, stored, form, id, endpoint };
   }
 
   /** A link's model: the id (and endpoint) filled in. */
