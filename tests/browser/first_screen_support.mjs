@@ -102,8 +102,15 @@ export async function layoutReport(page, first, minPx = MIN_TEXT_PX) {
   }, { first, minPx });
 }
 
-/** Whether a rect lies wholly inside the first screen (the page scrolled to its top). */
-export const inFirstScreen = (r, { innerWidth, innerHeight }) => !!r && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+/**
+ * Whether a rect is on the first screen (the page scrolled to its top): wholly inside it, or, for a
+ * figure taller than what is left of a phone's screen, filling at least half of the screen's height
+ * from inside its width (the figure is what the student sees first; its foot is one swipe away).
+ */
+export const inFirstScreen = (r, { innerWidth, innerHeight }) => {
+  if (!r || r.top < 0 || r.left < 0 || r.right > innerWidth + 0.5) return false;
+  return r.bottom <= innerHeight + 0.5 || innerHeight - r.top >= innerHeight / 2;
+};
 
 /** Tab presses from a freshly loaded page until `selector` has focus -> the count, or null past max. */
 export async function tabsTo(page, selector, max = 12) {

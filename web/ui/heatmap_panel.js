@@ -1,7 +1,7 @@
 // The attention area of a lab: one large heatmap (the head mean, or a head the user picks), a small
 // heatmap per head, the exports (PNG or SVG of the large one, WebM of the timeline) and a table view
 // of the large one's values.
-import { drawHeatmap, HeatmapView } from './heatmap.js';
+import { drawHeatmap, HeatmapView, measureHeatmap } from './heatmap.js';
 import { download, recordWebm, webmSupport } from './export.js';
 import { addFigureButtons } from './figure_buttons.js';
 import { renderHeatmapTable } from './heatmap_table.js';
@@ -15,6 +15,13 @@ const cellFor = (rows, cols, span, lo, hi) => Math.max(lo, Math.min(hi, Math.flo
 // to LARGE_SPAN, so that on a phone the map and its colour bar fit the screen.
 const LARGE_MARGINS = 125;
 const LARGE_SPAN = 360;
+
+/** The largest cell up to `cell` at which the whole figure (labels, title, colour bar) fits `room` CSS px. */
+function fitCell(model, cell, room) {
+  let c = cell;
+  while (c > 4 && measureHeatmap(model, { cell: c }).width > room) c--;
+  return c;
+}
 
 export class HeatmapPanel {
   /**
@@ -97,6 +104,7 @@ export class HeatmapPanel {
       if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';
       this.select.value = this.selected;
     }
+    this.large.cell = fitCell(this.pick(models), this.large.cell, room);
     this.large.show(this.pick(models), { palette });
     const extra = models.extra ?? [];
     if (extra.length !== this.extra.length) {
@@ -107,7 +115,8 @@ export class HeatmapPanel {
         return view;
       });
     }
-    extra.forEach((m, i) => { this.extra[i].cell = this.large.cell; this.extra[i].show(m, { palette }); });
+    // The same cells as the large map where they fit the panel, smaller where this map's labels are wider.
+    extra.forEach((m, i) => { this.extra[i].cell = fitCell(m, this.large.cell, room); this.extra[i].show(m, { palette }); });
     if (this.tableBox.checked) this.renderTable();
   }
 

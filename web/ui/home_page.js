@@ -65,7 +65,7 @@ export function labNavigation(lab, next) {
   const top = el('nav', { className: 'lab-nav full-only' });
   top.setAttribute('aria-label', 'Labs');
   top.append(el('a', { href: '?', textContent: '← All labs', id: 'nav-home' }),
-    el('span', { className: 'lab-nav-here' }, el('strong', { textContent: lab.title }), ` — ${lab.subtitle}`));
+    el('span', { className: 'lab-nav-here' }, el('strong', { textContent: lab.title }), el('span', { className: 'lab-nav-subtitle', textContent: ` — ${lab.subtitle}` })));
   const bottom = el('nav', { className: 'lab-nav lab-nav-next full-only' });
   bottom.setAttribute('aria-label', 'Next lab');
   if (next) bottom.append(el('a', { href: linkTo(next), textContent: `Next: ${next.title} →`, id: 'nav-next' }));

@@ -219,6 +219,10 @@ export class LabPage {
     if (m.lab !== this.lab.id) return;
     this.sectionPlay.stop(); // another model: another result to play
     this.opened = m.summary;
+    // With a checkpoint open, the stage is its figure: the open panel (what was opened, open another)
+    // steps down to head the lesson, out of the first screen and of the first Tab stops.
+    const openNode = this.panels.find((p) => p.node.id === 'panel-open')?.node;
+    if (openNode && this.stage.contains(openNode)) this.mainColumn.prepend(openNode);
     this.takeCheckpointSettings(m.summary?.settings ?? {});
     this.offer(m);
   }
