@@ -123,6 +123,8 @@ export async function metric(page, id) {
 /** Sets a text control and commits it (blur fires 'change'). */
 export async function setField(page, name, value) {
   const field = page.locator(`#prop-${name}`);
+  // A field in a closed fold (the settings' "Advanced": the backend) is reached by opening it, as a student would.
+  await field.evaluate((e) => { const fold = e.closest('details'); if (fold) fold.open = true; });
   if ((await field.getAttribute('type')) === 'checkbox') await field.setChecked(!!value);
   else if (await field.evaluate((e) => e.tagName === 'SELECT')) await field.selectOption(String(value));
   else {
