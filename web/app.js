@@ -51,10 +51,15 @@ function showReady(m) {
   // module is ready, not "starting…", which read as a hang.
   if (!$('badge-backend').dataset.backend) {
     badge.set('badge-backend', 'ready', 'The module is loaded; the badge names the kernel that ran once an attention has been computed');
+    badge.set('badge-plain', 'Runs on this computer: ready');
   }
 }
 
+// What the header says in plain words, for each kernel (the details name it and say why it ran).
+const PLAIN = { webgpu: 'GPU', simd128: 'fast CPU path', scalar: 'CPU (basic path)' };
+
 function showChoice(choice) {
+  badge.set('badge-plain', `Runs on this computer: ${PLAIN[choice.backend] ?? choice.label}`);
   badge.set('badge-backend', `${choice.label} ran`, `Backend that runs the attention kernel: ${choice.label}`);
   badge.set('badge-reason', choice.reason);
   $('badge-backend').dataset.backend = choice.backend;
@@ -98,7 +103,9 @@ function boot() {
   themeButton(() => page?.redraw(), values.theme);
 
   // Single-file mode (scripts/build_single_file.mjs) starts the worker its own way: file:// pages can't.
-  $('lab').before(labNavigation(lab, nextLab(lab)));
+  const nav = labNavigation(lab, nextLab(lab));
+  $('lab').before(nav.top);
+  $('lab').after(nav.bottom);
   const worker = globalThis.ATTNLAB_INLINE?.createWorker() ?? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const client = new WorkerClient(worker);
   page = new LabPage({
@@ -138,6 +145,7 @@ function boot() {
       clearTimeout(startWatch);
       notices.dismiss('init-slow');
       badge.set('badge-backend', 'not running');
+      badge.set('badge-plain', 'Not running: see the message below');
       notices.show(`The training module could not start: ${m.message}`, { kind: 'error', key: 'init' });
     }
   });

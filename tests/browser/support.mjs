@@ -36,10 +36,12 @@ export async function startLab({ webgpu = false } = {}) {
 
 /**
  * Opens the page at `query` and records everything that went wrong: console errors, uncaught
- * exceptions, failed requests, responses >= 400. -> {page, problems}
+ * exceptions, failed requests, responses >= 400. viewport: {width, height} for this page (1400x1000
+ * otherwise). -> {page, problems}
  */
-export async function openPage(lab, query = '?lab=alignment') {
+export async function openPage(lab, query = '?lab=alignment', { viewport } = {}) {
   const page = await lab.context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -121,6 +123,8 @@ export async function metric(page, id) {
 /** Sets a text control and commits it (blur fires 'change'). */
 export async function setField(page, name, value) {
   const field = page.locator(`#prop-${name}`);
+  // A field in a closed fold (the settings' "Advanced": the backend) is reached by opening it, as a student would.
+  await field.evaluate((e) => { const fold = e.closest('details'); if (fold) fold.open = true; });
   if ((await field.getAttribute('type')) === 'checkbox') await field.setChecked(!!value);
   else if (await field.evaluate((e) => e.tagName === 'SELECT')) await field.selectOption(String(value));
   else {

@@ -372,7 +372,10 @@ export const alignmentLab = {
   speedOf,
   trainer,
   metrics,
-  panels: ['transport', 'curves', 'attention', 'rows', 'inspect'],
+  panels: ['transport', 'attention', 'curves', 'rows', 'inspect'],
+  // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
+  // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
+  firstScreen: { panels: ['transport', 'attention'], figure: '#heatmap-main', action: '#play' },
   attentionPanel: { title: 'Attention on a fixed sample', help: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight.' },
   figureStem: (config) => config.task,
   cli,

@@ -274,9 +274,10 @@ const PAIRS = 16;
 
 const pairs = {
   id: 'pairs',
-  title: 'Query and retrieval for 16 held-out digits',
-  text: 'Each pair: a held-out query (left) and what the trained model retrieves for it (right), starting at the held-out '
-    + 'query chosen above. A good lookup retrieves a digit of the same shape; a blurry one means the weights are spread.',
+  title: 'Watch it learn: 16 held-out digits and what the model retrieves',
+  text: 'Each pair: a held-out query (left) and what the model retrieves for it (right), starting at the held-out '
+    + 'query chosen in section 5. Press ▶ Play: the blurry averages turn into digits of the same shape as the model learns; '
+    + 'a blurry one means its weights are spread. Sections 1 to 4 below build the lookup up from the start.',
   properties: [],
   needsModel: true,
   refreshWhileTraining: true,

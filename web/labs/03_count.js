@@ -224,7 +224,10 @@ export const countLab = defineLab({
   configureRequest,
   trainer,
   metrics,
-  panels: ['transport', 'curves', 'attention', 'inspect'],
+  panels: ['transport', 'attention', 'curves', 'inspect'],
+  // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
+  // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
+  firstScreen: { panels: ['transport', 'attention'], figure: '#heatmap-main', action: '#play' },
   attentionPanel: {
     title: 'Where the query looks, and what each digit is worth',
     help: 'Five fixed sequences, one per row; each cell holds its digit, and the 2s and 4s are outlined. Top: the '

@@ -71,6 +71,9 @@ export const scaledLab = defineLab({
   afterChange,
   sections: SECTIONS,
   panels: ['section:steps', 'section:sentence', 'section:why'],
+  // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
+  // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
+  firstScreen: { panels: ['section:steps'], figure: '[data-figure="inputs"]', action: '#action-reroll' },
   figureStem: () => 'scaled',
   // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the page's
   // backend setting, then the command's own options.

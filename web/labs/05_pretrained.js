@@ -74,6 +74,10 @@ export const pretrainedLab = defineLab({
   },
   sections: SECTIONS,
   panels: ['open', 'section:model', 'section:head', 'section:neuron', 'section:mask'],
+  // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
+  // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
+  // Once a checkpoint is open, the open panel steps down under the stage (lab_page.js).
+  firstScreen: { panels: ['open', 'section:model'], figure: 'canvas[data-figure="model-grid"]', action: '#prop-text' },
   figureStem: () => 'pretrained',
   // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the
   // settings it takes are the page's own (same names, ranges and defaults), then its own options.

@@ -3,6 +3,9 @@
 // errors; deciding what a change does belongs to the lab page.
 import { parseProperty } from './properties.js';
 
+/** Properties shown under the "Advanced" fold, wherever they are. */
+const ADVANCED = ['backend'];
+
 export class ControlsPanel {
   /**
    * container: element to fill; properties: the table's rows to show; onInput(name, {value}|{error})
@@ -16,7 +19,9 @@ export class ControlsPanel {
     // Field ids are prop-<name>: property names are unique in a lab, across all its panels.
     this.prefix = 'prop';
     const groups = new Map();
-    for (const prop of properties) {
+    // The backend (where the kernel runs) is for the curious, not the first minute: it sits in a fold.
+    const advanced = properties.filter((p) => ADVANCED.includes(p.name));
+    for (const prop of properties.filter((p) => !advanced.includes(p))) {
       const group = grouped ? prop.group ?? '' : '';
       if (!groups.has(group)) groups.set(group, []);
       groups.get(group).push(prop);
@@ -27,6 +32,12 @@ export class ControlsPanel {
       if (group) box.append(Object.assign(document.createElement('legend'), { textContent: group }));
       for (const prop of props) box.append(this.createRow(prop, onInput, onCommit));
       container.append(box);
+    }
+    if (advanced.length) {
+      const fold = Object.assign(document.createElement('details'), { className: 'control-group advanced' });
+      fold.append(Object.assign(document.createElement('summary'), { textContent: 'Advanced' }));
+      for (const prop of advanced) fold.append(this.createRow(prop, onInput, onCommit));
+      container.append(fold);
     }
   }
 
@@ -57,10 +68,18 @@ export class ControlsPanel {
     }
     input.id = id;
     input.name = prop.name;
-    input.title = prop.help;
-    const help = Object.assign(document.createElement('span'), { className: 'help-icon', textContent: '?', title: prop.help });
-    help.setAttribute('aria-hidden', 'true');
+    // The help opens on click, tap and keyboard (a button, not a title tooltip that cannot be focused or
+    // touched); the text stays the field's description for screen readers whether open or not.
     const hint = Object.assign(document.createElement('span'), { className: 'visually-hidden', id: `${id}-help`, textContent: prop.help });
+    const help = Object.assign(document.createElement('button'), { type: 'button', className: 'help-icon', textContent: '?' });
+    help.setAttribute('aria-label', `Help: ${prop.label}`);
+    help.setAttribute('aria-expanded', 'false');
+    help.setAttribute('aria-controls', `${id}-help`);
+    help.addEventListener('click', () => {
+      const open = help.getAttribute('aria-expanded') !== 'true';
+      help.setAttribute('aria-expanded', String(open));
+      hint.className = open ? 'help-text' : 'visually-hidden';
+    });
     const message = Object.assign(document.createElement('span'), { className: 'field-error', id: `${id}-error` });
     message.setAttribute('aria-live', 'polite');
     input.setAttribute('aria-describedby', `${id}-help ${id}-error`);
@@ -73,8 +92,9 @@ export class ControlsPanel {
       (prop.slider ? onCommit : onInput)(prop.name, read());
     });
     input.addEventListener('change', () => onCommit(prop.name, read()));
+    // The field before its "?" in the Tab order: the value first, its help on the way.
     if (prop.type === 'bool') row.append(input, label, help, hint, message);
-    else row.append(label, help, input, ...(shown ? [shown] : []), hint, message);
+    else row.append(label, input, help, ...(shown ? [shown] : []), hint, message);
     this.fields.set(prop.name, { row, input, message, prop, shown });
     return row;
   }

@@ -42,7 +42,9 @@ export class FigureBoard {
         this.views.set(f.id, view);
       }
       this.box.append(view.node); // keeps the figures in the order given
-      view.figure = f;
+      // The width the board has (CSS px): a kind that can (images) lays itself out to fit it, so its
+      // text is not shrunk with the canvas on a phone.
+      view.figure = this.box.clientWidth ? { ...f, room: this.box.clientWidth } : f;
       this.draw(view, palette);
     }
     for (const [id, view] of this.views) {

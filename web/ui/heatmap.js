@@ -21,33 +21,35 @@ import { themeColors } from './theme.js';
 
 const LEGEND_BAR = 12; // CSS px
 const GAP = 6;
+/** The size of every label of a heatmap (title one px more), whatever its cells' size: small cells thin the ticks out instead (issue 29: 11 px at least). */
+export const HEATMAP_FONT_PX = 12;
 
 /**
  * Where things go, in CSS pixels (multiply by `scale` for canvas pixels). Cells are `cell` wide and
  * at least `cell` tall; a matrix with few rows (pointer: one query) gets taller cells, so that the
  * colour legend and the y title have room.
  */
-function layoutFor(ctx, model, cell, fontPx, minPlotHeight) {
+function layoutFor(ctx, model, cell, fontPx, minPlotHeight, bare = false) {
   ctx.font = `${fontPx}px ${themeColors().font}`;
   const widest = (labels) => Math.max(0, ...labels.map((t) => ctx.measureText(t).width));
-  const yTickWidth = widest(model.yTicks ?? []);
-  const xTickWidth = widest(model.xTicks ?? []);
+  const yTickWidth = bare ? 0 : widest(model.yTicks ?? []);
+  const xTickWidth = bare ? 0 : widest(model.xTicks ?? []);
   const rotateX = xTickWidth > cell - 2; // labels wider than a cell stand vertically
   const cellH = Math.max(cell, Math.ceil(minPlotHeight / model.rows));
   const titleH = model.title ? fontPx + 10 : 4;
-  const left = fontPx + 4 + GAP + yTickWidth + GAP;
+  const left = bare ? 2 : fontPx + 4 + GAP + yTickWidth + GAP;
   const top = titleH;
   const plotW = model.cols * cell, plotH = model.rows * cellH;
-  const xTickH = rotateX ? xTickWidth + GAP : fontPx + GAP;
+  const xTickH = bare ? 0 : rotateX ? xTickWidth + GAP : fontPx + GAP;
   const legendW = GAP * 2 + LEGEND_BAR + ctx.measureText('1.0').width + GAP;
   ctx.font = `600 ${fontPx + 1}px ${themeColors().font}`;
   const titleW = ctx.measureText(model.title ?? '').width;
   ctx.font = `${fontPx}px ${themeColors().font}`;
-  const xTitleW = ctx.measureText(model.xTitle ?? '').width;
+  const xTitleW = bare ? 0 : ctx.measureText(model.xTitle ?? '').width;
   return {
-    left, top, cell, cellW: cell, cellH, fontPx, rotateX, plotW, plotH,
+    left, top, cell, cellW: cell, cellH, fontPx, rotateX, plotW, plotH, bare,
     width: Math.ceil(Math.max(left + plotW + legendW, left + titleW, left + plotW / 2 + xTitleW / 2) + 4),
-    height: Math.ceil(top + plotH + GAP + xTickH + fontPx + 10),
+    height: Math.ceil(top + plotH + (bare ? 4 : GAP + xTickH + fontPx + 10)),
   };
 }
 
@@ -66,10 +68,10 @@ function drawCells(ctx, image, x, y, width, height) {
  * Draws the heatmap onto `canvas`, sizing it: CSS size from the layout, backing store x `scale`
  * (devicePixelRatio on the page, 2 for the exported PNG). Returns the layout (CSS px).
  */
-export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx, focus = null, minPlotHeight = 130 } = {}) {
+export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx = HEATMAP_FONT_PX, focus = null, minPlotHeight = 130, bare = false } = {}) {
   const ctx = canvas.getContext('2d');
-  const font = fontPx ?? Math.max(8, Math.min(12, cell - 2));
-  const layout = layoutFor(ctx, model, cell, font, minPlotHeight);
+  const font = fontPx;
+  const layout = layoutFor(ctx, model, cell, font, minPlotHeight, bare);
   // Resize only when the size changes: a new backing store per frame costs more than the drawing.
   const width = Math.round(layout.width * scale), height = Math.round(layout.height * scale);
   if (canvas.width !== width || canvas.height !== height) {
@@ -116,9 +118,9 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   // Each drawn label's box in CSS px, kept on the canvas when the model asks (recordLabels), so a test
   // can check that no two overlap and none leaves the canvas.
   const boxes = model.recordLabels ? [] : null;
-  // y ticks: right-aligned beside the plot.
+  // y ticks: right-aligned beside the plot (a bare thumbnail has none, nor axis titles: click it to enlarge it).
   ctx.textAlign = 'right';
-  (model.yTicks ?? []).forEach((label, r) => {
+  (bare ? [] : model.yTicks ?? []).forEach((label, r) => {
     if (r % Math.max(1, Math.ceil((font + 1) / layout.cellH)) !== 0) return;
     const y = top + (r + 0.5) * layout.cellH;
     ctx.fillText(label, left - GAP, y);
@@ -128,7 +130,7 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
     }
   });
   // x ticks: under the plot, vertical when they would overlap.
-  (model.xTicks ?? []).forEach((label, c) => {
+  (bare ? [] : model.xTicks ?? []).forEach((label, c) => {
     if (c % stride !== 0) return;
     const x = left + (c + 0.5) * cell;
     const w = boxes ? ctx.measureText(label).width : 0;
@@ -150,12 +152,14 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   // Axis titles.
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';
-  ctx.fillText(model.xTitle ?? '', left + plotW / 2, layout.height - font / 2 - 3);
-  ctx.save();
-  ctx.translate(font / 2 + 2, top + plotH / 2);
-  ctx.rotate(-Math.PI / 2);
-  ctx.fillText(model.yTitle ?? '', 0, 0);
-  ctx.restore();
+  if (!bare) {
+    ctx.fillText(model.xTitle ?? '', left + plotW / 2, layout.height - font / 2 - 3);
+    ctx.save();
+    ctx.translate(font / 2 + 2, top + plotH / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.fillText(model.yTitle ?? '', 0, 0);
+    ctx.restore();
+  }
   // Legend labels: the model's range (0..1, the range of attention weights, unless it says otherwise).
   ctx.fillStyle = colors.text;
   ctx.textAlign = 'left';
@@ -168,8 +172,10 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   if (model.cellText || model.marks) {
     ctx.textAlign = 'center';
     // As large as the cells allow: the longest text fits the cell's width (about 0.68 em a character).
+    // Text that would be under HEATMAP_FONT_PX - 1 is left out (the tooltip and the table give the values).
     const longest = Math.max(1, ...(model.cellText ?? []).map((t) => String(t).length));
-    const textPx = Math.max(7, Math.min(font + 1, layout.cellH - 2, (cell - 4) / (0.68 * longest)));
+    const textPx = Math.min(font + 1, layout.cellH - 2, (cell - 4) / (0.68 * longest));
+    const readable = textPx >= HEATMAP_FONT_PX - 1;
     ctx.font = `600 ${textPx.toFixed(1)}px ${colors.font}`;
     for (let r = 0; r < model.rows; r++) {
       for (let c = 0; c < model.cols; c++) {
@@ -184,7 +190,7 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
           ctx.lineWidth = 2;
           ctx.strokeRect(x + 2, y + 2, w - 4, h - 4);
         }
-        if (model.cellText?.[i]) {
+        if (readable && model.cellText?.[i]) {
           ctx.fillStyle = light ? '#000000' : '#ffffff';
           ctx.fillText(model.cellText[i], x + w / 2, y + h / 2 + 1);
         }
@@ -204,9 +210,9 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
 
 /** The figure's size in CSS px for this model, without drawing it. */
 let measuring = null;
-export function measureHeatmap(model, { cell = 20, fontPx, minPlotHeight = 130 } = {}) {
+export function measureHeatmap(model, { cell = 20, fontPx = HEATMAP_FONT_PX, minPlotHeight = 130, bare = false } = {}) {
   measuring ??= document.createElement('canvas').getContext('2d');
-  const layout = layoutFor(measuring, model, cell, fontPx ?? Math.max(8, Math.min(12, cell - 2)), minPlotHeight);
+  const layout = layoutFor(measuring, model, cell, fontPx, minPlotHeight, bare);
   return { width: layout.width, height: layout.height };
 }
 
@@ -227,8 +233,9 @@ export function cellAt(canvas, layout, clientX, clientY) {
 
 /** A heatmap on the page: canvas + tooltip, hover and arrow-key navigation. */
 export class HeatmapView {
-  constructor(container, { cell = 20, minPlotHeight = 130, label = 'attention heatmap', onSelect } = {}) {
+  constructor(container, { cell = 20, minPlotHeight = 130, label = 'attention heatmap', onSelect, bare = false } = {}) {
     this.cell = cell;
+    this.bare = bare;
     this.minPlotHeight = minPlotHeight;
     this.figure = document.createElement('figure');
     this.figure.className = 'heatmap';
@@ -273,7 +280,7 @@ export class HeatmapView {
   /** How much the figure is scaled to fit its box (1 without a box). */
   fitScale() {
     if (!this.fit || !this.model) return 1;
-    const size = measureHeatmap(this.model, { cell: this.cell, minPlotHeight: this.minPlotHeight });
+    const size = measureHeatmap(this.model, { cell: this.cell, minPlotHeight: this.minPlotHeight, bare: this.bare });
     // 0.25..3: below a quarter nothing is legible; above 3x the pixels only get bigger.
     return Math.max(0.25, Math.min(3, this.fit.width / size.width, this.fit.height / size.height));
   }
@@ -282,7 +289,7 @@ export class HeatmapView {
     if (!this.model) return;
     const fit = this.fitScale();
     this.layout = drawHeatmap(this.canvas, this.model, {
-      cell: this.cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus, minPlotHeight: this.minPlotHeight,
+      cell: this.cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus, minPlotHeight: this.minPlotHeight, bare: this.bare,
     });
     // The backing store is at devicePixelRatio x fit; the CSS box is the layout x fit.
     this.canvas.style.width = `${this.layout.width * fit}px`;

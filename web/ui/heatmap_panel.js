@@ -1,7 +1,7 @@
 // The attention area of a lab: one large heatmap (the head mean, or a head the user picks), a small
 // heatmap per head, the exports (PNG or SVG of the large one, WebM of the timeline) and a table view
 // of the large one's values.
-import { drawHeatmap, HeatmapView } from './heatmap.js';
+import { drawHeatmap, HeatmapView, measureHeatmap } from './heatmap.js';
 import { download, recordWebm, webmSupport } from './export.js';
 import { addFigureButtons } from './figure_buttons.js';
 import { renderHeatmapTable } from './heatmap_table.js';
@@ -9,6 +9,19 @@ import { setMessage } from './notice.js';
 
 /** Cell size (CSS px) so that the larger side of a rows x cols matrix spans about `span` px. */
 const cellFor = (rows, cols, span, lo, hi) => Math.max(lo, Math.min(hi, Math.floor(span / Math.max(rows, cols))));
+
+// What the large heatmap needs beside its cells (CSS px): the y title and ticks ("15: 12") on the
+// left, the colour bar and its labels on the right. Its cells take the rest of the panel's width, up
+// to LARGE_SPAN, so that on a phone the map and its colour bar fit the screen.
+const LARGE_MARGINS = 125;
+const LARGE_SPAN = 360;
+
+/** The largest cell up to `cell` at which the whole figure (labels, title, colour bar) fits `room` CSS px. */
+function fitCell(model, cell, room) {
+  let c = cell;
+  while (c > 4 && measureHeatmap(model, { cell: c }).width > room) c--;
+  return c;
+}
 
 export class HeatmapPanel {
   /**
@@ -51,8 +64,9 @@ export class HeatmapPanel {
     // query lab's values), following the timeline with it.
     this.extraBox = Object.assign(document.createElement('div'), { className: 'heatmap-extra' });
     this.extra = [];
-    container.prepend(bar);
-    container.append(this.extraBox, this.message, this.tableArea);
+    this.container = container;
+    // The figure first, its tools under it.
+    container.append(this.extraBox, bar, this.message, this.tableArea);
     const gridTitle = Object.assign(document.createElement('h3'), { className: 'full-only', textContent: 'Each head (click or press Enter on one to enlarge it)' });
     this.grid = document.createElement('div');
     this.grid.className = 'head-grid full-only';
@@ -74,12 +88,15 @@ export class HeatmapPanel {
     this.palette = palette;
     const { rows, cols } = models.mean;
     const shape = `${models.heads.length}:${rows}x${cols}`;
+    const room = this.container.clientWidth || LARGE_SPAN + LARGE_MARGINS;
+    // Up to 36 px: a value written in a cell ("−0.2") stays 11 px or more.
+    this.large.cell = cellFor(rows, cols, Math.min(LARGE_SPAN, room - LARGE_MARGINS), 4, 36);
     if (shape !== this.shape) {
       this.shape = shape;
-      this.large.cell = cellFor(rows, cols, 360, 8, 30);
       this.grid.replaceChildren();
+      // Thumbnails without ticks (they would be too small to read): click one to see it large.
       this.small = models.heads.map((m, h) => new HeatmapView(this.grid, {
-        cell: cellFor(rows, cols, 150, 4, 14), minPlotHeight: 100, label: `Attention of head ${h + 1}`, onSelect: () => this.choose(`head-${h + 1}`),
+        cell: cellFor(rows, cols, 130, 3, 12), minPlotHeight: 60, bare: true, label: `Attention of head ${h + 1}`, onSelect: () => this.choose(`head-${h + 1}`),
       }));
       this.select.replaceChildren(new Option('head mean', 'mean'), ...models.heads.map((m, h) => new Option(`head ${h + 1}`, `head-${h + 1}`)));
       // One head is its own mean: no grid of heads to choose from.
@@ -87,6 +104,7 @@ export class HeatmapPanel {
       if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';
       this.select.value = this.selected;
     }
+    this.large.cell = fitCell(this.pick(models), this.large.cell, room);
     this.large.show(this.pick(models), { palette });
     const extra = models.extra ?? [];
     if (extra.length !== this.extra.length) {
@@ -97,7 +115,8 @@ export class HeatmapPanel {
         return view;
       });
     }
-    extra.forEach((m, i) => { this.extra[i].cell = this.large.cell; this.extra[i].show(m, { palette }); });
+    // The same cells as the large map where they fit the panel, smaller where this map's labels are wider.
+    extra.forEach((m, i) => { this.extra[i].cell = fitCell(m, this.large.cell, room); this.extra[i].show(m, { palette }); });
     if (this.tableBox.checked) this.renderTable();
   }
 

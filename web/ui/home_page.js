@@ -57,12 +57,17 @@ function drawThumbnail(canvas, lab) {
   }));
 }
 
-/** A lab page's links: back to the labs, and on to the next lab in the course. */
+/**
+ * A lab page's links: back to the labs and the lab's name above it (top), and on to the next lab in the
+ * course under it (bottom, where the lesson ends; it also keeps Play close to the top of the Tab order).
+ */
 export function labNavigation(lab, next) {
-  const nav = el('nav', { className: 'lab-nav full-only' });
-  nav.setAttribute('aria-label', 'Labs');
-  nav.append(el('a', { href: '?', textContent: '← All labs', id: 'nav-home' }),
-    el('span', { className: 'lab-nav-here', textContent: `${lab.title} (course notebook ${lab.notebook})` }));
-  if (next) nav.append(el('a', { href: linkTo(next), textContent: `Next: ${next.title} →`, id: 'nav-next' }));
-  return nav;
+  const top = el('nav', { className: 'lab-nav full-only' });
+  top.setAttribute('aria-label', 'Labs');
+  top.append(el('a', { href: '?', textContent: '← All labs', id: 'nav-home' }),
+    el('span', { className: 'lab-nav-here' }, el('strong', { textContent: lab.title }), el('span', { className: 'lab-nav-subtitle', textContent: ` — ${lab.subtitle}` })));
+  const bottom = el('nav', { className: 'lab-nav lab-nav-next full-only' });
+  bottom.setAttribute('aria-label', 'Next lab');
+  if (next) bottom.append(el('a', { href: linkTo(next), textContent: `Next: ${next.title} →`, id: 'nav-next' }));
+  return { top, bottom };
 }

@@ -3,27 +3,51 @@
 //    columns?, scale?, labels?, captions?, names?, tint? (0..1 per image), highlight?, pairs?}
 // Hovering an image names it in the tooltip (names, else its label).
 import { FONT_PX, TITLE_H, prepareCanvas } from './figure_canvas.js';
+import { themeColors } from './theme.js';
 
-/** Canvas size in CSS px for a figure. */
-function imagesLayout(f) {
+/** The title's words in lines no wider than `width` CSS px (a single image's title wraps instead of being cut). */
+function titleLines(ctx, title, width) {
+  const lines = [];
+  for (const word of title.split(' ')) {
+    const line = lines.length ? `${lines.at(-1)} ${word}` : word;
+    if (lines.length && ctx.measureText(line).width <= width) lines[lines.length - 1] = line;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+/**
+ * Canvas size in CSS px for a figure. f.room (the board's width, set by figures.js): fewer columns
+ * where the given ones would not fit (pairs stay together), and a title wrapped to the figure's width.
+ */
+function imagesLayout(ctx, f) {
   const n = f.images.length;
-  const columns = Math.max(1, Math.min(f.columns ?? n, n));
-  const rows = Math.ceil(n / columns);
   const side = Math.round(f.size * (f.scale ?? 1));
   const captionH = f.captions || f.labels ? FONT_PX + 4 : 0;
   const gap = f.tint ? 3 : 2;
   const pairGap = f.pairs ? 6 : 0; // a wider gap between pairs (query | retrieval)
   const cellW = side + gap, cellH = side + gap + captionH;
-  // Wide enough for the title and the captions (about 7 px a character at the fonts used here).
+  let columns = Math.max(1, Math.min(f.columns ?? n, n));
+  if (f.room) {
+    const fit = Math.max(1, Math.floor((f.room + pairGap) / (cellW + pairGap / 2)));
+    columns = Math.max(f.pairs ? 2 : 1, Math.min(columns, f.pairs ? fit - (fit % 2) : fit));
+  }
+  const rows = Math.ceil(n / columns);
+  // Wide enough for the captions (about 6.5 px a character at the fonts used here).
   const captionW = Math.max(0, ...(f.captions ?? []).map((c) => String(c).length * 6.5 + 4));
   const cellWide = Math.max(cellW, columns === 1 ? captionW : 0);
-  const width = Math.ceil(Math.max(columns * cellWide + Math.floor(columns / 2) * pairGap, (f.title ?? '').length * 7.2 + 4, 120));
-  return { columns, rows, side, captionH, gap, pairGap, cellW: cellWide, cellH, width, height: TITLE_H + rows * cellH };
+  const imagesW = columns * cellWide + Math.floor(columns / 2) * pairGap;
+  ctx.font = `600 ${FONT_PX + 1}px ${themeColors().font}`;
+  const titleW = ctx.measureText(f.title ?? '').width + 4;
+  const width = Math.ceil(Math.max(imagesW, Math.min(titleW, Math.max(f.room ?? titleW, imagesW, 120)), 120));
+  const lines = titleLines(ctx, f.title ?? '', width - 4);
+  const titleH = TITLE_H + (lines.length - 1) * (FONT_PX + 4);
+  return { columns, rows, side, captionH, gap, pairGap, cellW: cellWide, cellH, width, titleH, lines, height: titleH + rows * cellH };
 }
 
 function cellOrigin(layout, i) {
   const col = i % layout.columns, row = Math.floor(i / layout.columns);
-  return { x: col * layout.cellW + Math.floor(col / 2) * layout.pairGap, y: TITLE_H + row * layout.cellH };
+  return { x: col * layout.cellW + Math.floor(col / 2) * layout.pairGap, y: layout.titleH + row * layout.cellH };
 }
 
 /** pixels (uint8 0..255, or floats in `range`) -> grey RGBA, dimmed towards the background by `alpha`. */
@@ -48,12 +72,12 @@ function parseColor(css) {
 }
 
 export function drawImages(canvas, f, scale = devicePixelRatio || 1) {
-  const L = imagesLayout(f);
+  const L = imagesLayout(canvas.getContext('2d'), f);
   const { ctx, colors } = prepareCanvas(canvas, L, scale);
   ctx.fillStyle = colors.text;
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   ctx.textBaseline = 'top';
-  ctx.fillText(f.title ?? '', 0, 2);
+  L.lines.forEach((line, i) => ctx.fillText(line, 0, 2 + i * (FONT_PX + 4)));
   const bg = parseColor(colors.background);
   // Each image at 1:1 on a scratch canvas, then scaled up without smoothing (crisp pixels).
   const scratch = new OffscreenCanvas(f.size, f.size);

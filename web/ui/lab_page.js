@@ -93,7 +93,7 @@ export class LabPage {
    * panels of a lab that trains even when show= leaves them off the page, the others when listed.
    */
   build(root) {
-    const lab = this.lab;
+    const { lab, mode } = this;
     const listed = (id, make) => (this.has(id) ? make(this) : null);
     this.settings = settingsPanel(this);
     this.weights = lab.weights ? weightsPanel(this) : null;
@@ -116,10 +116,20 @@ export class LabPage {
       .filter(Boolean);
 
     if (this.weights) this.settings.node.append(this.weights.node); // at the foot of the sidebar
-    const main = el('div', { className: 'main-column' }, ...lab.panels.filter((id) => this.has(id) && byId[id]).map((id) => byId[id].node));
+    // The full page opens as an instrument (issue 29): the stage (lab.firstScreen.panels: the main
+    // action and the main figure) comes first, then the settings, then the rest of the lesson with the
+    // lab's intro at its head. The stylesheet puts the settings in a column beside both on a wide screen,
+    // and under the stage on a phone; in the DOM the stage comes first, so Play is the first stop of Tab.
+    // Embedded, there is no stage: the slide's layout (styles.css) places the panels itself.
+    const shown = lab.panels.filter((id) => this.has(id) && byId[id]);
+    const staged = mode.embed ? [] : shown.filter((id) => lab.firstScreen?.panels?.includes(id));
+    this.stage = el('div', { className: 'stage' }, ...staged.map((id) => byId[id].node));
+    const main = el('div', { className: 'main-column' }, ...shown.filter((id) => !staged.includes(id)).map((id) => byId[id].node));
+    if (!mode.embed) main.prepend(this.settings.intro);
+    this.mainColumn = main;
     // Embedded, the loss curve sits beside the main heatmap when there is one (styles.css).
     main.classList.toggle('beside-attention', !!byId.attention && this.has('curves'));
-    root.append(this.settings.node, main);
+    root.append(this.stage, this.settings.node, main);
     this.drawing = new DrawScheduler({
       root, panels: this.panels,
       ready: () => !!this.run || !lab.trainer,
@@ -209,6 +219,10 @@ export class LabPage {
     if (m.lab !== this.lab.id) return;
     this.sectionPlay.stop(); // another model: another result to play
     this.opened = m.summary;
+    // With a checkpoint open, the stage is its figure: the open panel (what was opened, open another)
+    // steps down to head the lesson, out of the first screen and of the first Tab stops.
+    const openNode = this.panels.find((p) => p.node.id === 'panel-open')?.node;
+    if (openNode && this.stage.contains(openNode)) this.mainColumn.prepend(openNode);
     this.takeCheckpointSettings(m.summary?.settings ?? {});
     this.offer(m);
   }

@@ -29,7 +29,8 @@ export class SectionPanel {
     this.buttons = new Map(); // action id -> button
     // The buttons wrap as one group (they belong together: play, step, show all, ...).
     const actions = el('div', { className: 'section-actions' });
-    if (section.actions?.length) row.append(actions);
+    // The section's buttons first (its main action: ▶ Play, a new draw), then its settings.
+    if (section.actions?.length) row.prepend(actions);
     for (const action of section.actions ?? []) {
       const button = el('button', { type: 'button', textContent: action.label, title: action.title, id: `action-${action.id}` });
       if (action.play) {

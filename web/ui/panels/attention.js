@@ -8,15 +8,17 @@ import { el } from '../el.js';
 export function attentionPanel(page) {
   const { lab } = page;
   const texts = lab.attentionPanel ?? {};
-  const node = el('section', { className: 'panel attention' }, el('h2', { textContent: texts.title ?? 'Attention on a fixed sample' }),
-    el('p', { className: 'muted attention-help', textContent: `${texts.help ?? 'Rows are the queries, columns the keys. Bright = much weight.'} Hover a cell, or focus the map and use the arrow keys.` }));
+  const help = el('p', { className: 'muted attention-help', textContent: `${texts.help ?? 'Rows are the queries, columns the keys. Bright = much weight.'} Hover a cell, or focus the map and use the arrow keys.` });
+  const node = el('section', { className: 'panel attention' }, el('h2', { textContent: texts.title ?? 'Attention on a fixed sample' }));
   const timeline = new Timeline(node, {
     onShow: () => page.schedule('snapshot'),
     stepOf: (i) => page.run?.snapshots.at(i)?.step ?? 0,
   });
-  node.querySelector('.timeline').classList.add('full-only');
+  const timelineNode = node.querySelector('.timeline');
+  timelineNode.classList.add('full-only');
   const heatmapBox = el('div', { className: 'heatmap-area' });
-  node.append(heatmapBox);
+  // The heatmap right under the title; under it the timeline that replays it, then how to read it.
+  node.append(heatmapBox, timelineNode, help);
   const modelsFor = (snapshot) => lab.views.heatmaps(page.run.config, page.run.sample, snapshot, ` — step ${snapshot.step}`);
   const heatmaps = new HeatmapPanel(heatmapBox, {
     modelsAt: (i) => modelsFor(page.run.snapshots.at(i)),

@@ -28,7 +28,7 @@ export function settingsPanel(page) {
   let gflops = 0;
   const introText = el('p', { id: 'intro' });
   const intro = el('section', { className: 'panel intro full-only', ariaLabel: 'About this lab' },
-    el('h2', { textContent: `${lab.title}` }, el('span', { className: 'subtitle', textContent: ` — ${lab.subtitle}` })), introText);
+    el('h2', { textContent: `About this lab: ${lab.title}` }), introText);
 
   const presetText = el('p', { id: 'preset-text', className: 'preset-text' });
   presetText.setAttribute('role', 'status');
@@ -67,7 +67,9 @@ export function settingsPanel(page) {
 
   return {
     // The sidebar: the page adds the weights panel at its foot.
-    node: el('div', { className: 'sidebar full-only' }, intro, presets, controlsBox),
+    node: el('div', { className: 'sidebar full-only' }, controlsBox, presets),
+    // The lab's intro heads the lesson under the stage (lab_page.js places it).
+    intro,
     controls,
     handles(m) {
       if (m.type !== 'machine') return false;
