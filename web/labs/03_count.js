@@ -134,7 +134,7 @@ function heatmapModels(config, sample, inspection, caption = '') {
   const mean = { ...base, id: 'mean', title: `Attention of the query${caption}`, values: weights };
   const reach = Math.max(0.5, ...values.map((v) => Math.abs(v)));
   const valueMap = {
-    ...base, id: 'values', title: `Values where attention > 0.1${caption}`, values, range: [-reach, reach], palette: 'diverging',
+    ...base, id: 'values', title: `Values (weight > 0.1)${caption}`, values, range: [-reach, reach], palette: 'diverging',
     blank: weights.map((w) => w <= 0.1), cellText: values.map((v, i) => (weights[i] > 0.1 ? signed(v) : '')),
   };
   return { mean, heads: [{ ...mean, id: 'head-1', title: `Head 1${caption}` }], extra: [valueMap] };
