@@ -23,6 +23,7 @@ cmake --build build/wasm -j"$jobs"
 mkdir -p public/build/wasm_bindings
 rm -rf public/build/web
 cp -r web public/build/web
-cp wasm_bindings/attnlab.js public/build/wasm_bindings/attnlab.js
+rm -rf public/build/wasm_bindings/js
+cp -r wasm_bindings/attnlab.js wasm_bindings/js public/build/wasm_bindings/
 node scripts/build_single_file.mjs # dist/attention-lab.html: the site in one file, for file://
 echo "[build] done: public/ is the static site"

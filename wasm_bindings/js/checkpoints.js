@@ -1,0 +1,179 @@
+// The models read from checkpoints (core/models/model_kinds.h): BERT (and DistilBERT, a BertModel) and
+// Marian, and the one streamed loader every kind shares (loadCheckpoint; raw_checkpoint.h).
+// checkpointModels(mod) makes them for one loaded module.
+import { AttnLabError, BACKEND_CODES, backendCode, check, checkInteger } from './checks.js';
+import { Owned } from './owned.js';
+import { runStagedCalls } from '../../web/training/staged_calls.js';
+
+export function checkpointModels(mod) {
+  /**
+   * A pretrained BERT (core/models/bert.h) read from a checkpoint: loadBert() below makes one.
+   * Shapes: T tokens, H heads, D head width, E hidden size.
+   */
+  class Bert extends Owned {
+    constructor(raw) {
+      super(raw, 'BERT model');
+      this.summary = JSON.parse(raw._summary());
+      this.config = this.summary.config;
+    }
+    /** ids, types: token ids and token type ids [T] -> runs every layer on a CPU backend. */
+    forward(ids, types, { backend } = {}) {
+      const code = backendCode(backend);
+      if (code === BACKEND_CODES.webgpu) throw new AttnLabError('forward() runs scalar or simd128; WebGPU runs through forwardWith(ids, types, attention)');
+      check(this.raw._forward(ids, types, code));
+    }
+    /**
+     * forward() with every layer's attention call run by `attention` ({B, H, T, S, D, q, k, v, scale} ->
+     * {weights, out}, or a Promise of it: the page's kernel, WebGPU included; web/training/staged_calls.js).
+     * Resolves to the last call's result (its `choice`, where it has one). The views below then show the pass.
+     */
+    async forwardWith(ids, types, attention) {
+      check(this.raw._begin_forward(ids, types));
+      return (await runStagedCalls(this.raw, attention, check)).last;
+    }
+    get length() { return this.raw._length(); }
+    #view(what, layer, view) {
+      const v = view;
+      if (v === undefined) throw new AttnLabError(`no ${what} for layer ${layer}: run forward() first (layers 0..${this.config.layers - 1})`);
+      return v.slice();
+    }
+    /** [H, T, T] */
+    attention(layer) { return this.#view('attention', layer, this.raw._attention(checkInteger('layer', layer))); }
+    /** [H, T, D]: the queries and keys of a layer, for the neuron view */
+    queries(layer) { return this.#view('queries', layer, this.raw._queries(checkInteger('layer', layer))); }
+    keys(layer) { return this.#view('keys', layer, this.raw._keys(checkInteger('layer', layer))); }
+    /** [T, E]; layer 0 is the embeddings' output, L the last layer's */
+    hidden(layer) { return this.#view('hidden state', layer, this.raw._hidden(checkInteger('layer', layer))); }
+    /** The MLM head's k most likely tokens at a position: [{id, probability, logit}] ([] without the head). */
+    predict(position, k = 5) { return this.raw._predict(checkInteger('position', position), checkInteger('k', k, { min: 1 })); }
+  }
+
+  // read(offset, length), or an AttnLabError naming the file when fewer bytes come back.
+  async function readExactly(read, offset, length, file, what) {
+    const bytes = await read(offset, length);
+    if (!(bytes instanceof Uint8Array) || bytes.length !== length) {
+      throw new AttnLabError(`${file}: could read only ${bytes?.length ?? 0} of ${length} bytes of ${what} (was the file changed while it was read?)`);
+    }
+    return bytes;
+  }
+
+  /** A Marian (opus-mt) translation model (core/models/marian.h): loadMarian() below makes one. */
+  class Marian extends Owned {
+    constructor(raw) {
+      super(raw, 'Marian model');
+      this.summary = JSON.parse(raw._summary());
+      this.config = this.summary.config;
+    }
+    /** source ids (</s> last) -> the encoder runs; encoderAttention(l) is then [H, S, S]. */
+    encode(ids, { backend } = {}) { check(this.raw._encode(ids, backendCode(backend))); }
+    /** Teacher-forced: target ids (the decoder start token first) -> logits() [T, V], attentions. */
+    decode(target, { backend } = {}) { check(this.raw._decode(target, backendCode(backend))); }
+    /**
+     * After encode(): greedy (beams 1) or beam search, as generate() does it -> {ids (the start token
+     * first), score, cross: [Float32Array [L*H*S] per generated token], steps: [{beams, scores, finished}]}.
+     */
+    generate({ beams = this.config.numBeams, maxLength = this.config.maxLength, backend } = {}) {
+      const out = this.raw._generate(checkInteger('beams', beams), checkInteger('maxLength', maxLength), backendCode(backend));
+      check(out.error);
+      return out;
+    }
+    /**
+     * encode() with every attention call run by `attention` ({B, H, T, S, D, q, k, v, scale, mask?,
+     * maskStrideB?, maskStrideH?} -> {weights [H*T*S], out [H*T*D]}, or a Promise of it: the page's
+     * kernel, WebGPU included). Resolves to the last call's result (its `choice`, where it has one).
+     */
+    async encodeWith(ids, attention) {
+      check(this.raw._begin_encode(ids));
+      return (await runStagedCalls(this.raw, attention, check)).last;
+    }
+    /** decode() (teacher-forced, after an encoder pass) with every attention call run by `attention`. */
+    async decodeWith(target, attention) {
+      check(this.raw._begin_decode(target));
+      return (await runStagedCalls(this.raw, attention, check)).last;
+    }
+    #view(what, v) {
+      if (v === undefined) throw new AttnLabError(`no ${what}: encode() (and decode()) first, with a layer of this model`);
+      return v.slice();
+    }
+    encoderAttention(layer) { return this.#view('encoder attention', this.raw._encoder_attention(checkInteger('layer', layer))); }
+    decoderAttention(layer) { return this.#view('decoder attention', this.raw._decoder_attention(checkInteger('layer', layer))); }
+    crossAttention(layer) { return this.#view('cross-attention', this.raw._cross_attention(checkInteger('layer', layer))); }
+    logits() { return this.#view('logits', this.raw._logits()); }
+  }
+
+  // The checkpoint models of the registry (core/models/model_kinds.h): their raw class and JS class.
+  const CHECKPOINT_KINDS = {
+    bert: { Raw: () => new mod._RawBert('bert'), make: (raw) => new Bert(raw) },
+    distilbert: { Raw: () => new mod._RawBert('distilbert'), make: (raw) => new Bert(raw) }, // a BertModel under DistilBERT's names
+    marian: { Raw: () => new mod._RawMarian(), make: (raw) => new Marian(raw) },
+  };
+  const WEIGHT_FORMATS = { safetensors: 'safetensors', 'model.safetensors': 'safetensors', bin: 'bin', 'pytorch_model.bin': 'bin' };
+  // Index reads run this many at once (a .bin's local headers come ~1,000 ranges to a request).
+  const INDEX_READS_AT_ONCE = 32;
+
+  /**
+   * Loads a checkpoint of a registered kind ('bert', 'distilbert', 'marian') tensor by tensor, so that a 440 MB file
+   * is never held twice: config is config.json's text; size the bytes of the weights file, in format
+   * 'safetensors' (model.safetensors, the default) or 'bin' (pytorch_model.bin; the file names work
+   * too); read(offset, length) resolves to those bytes as a Uint8Array (a File's slice, a file handle's
+   * read, a Hub download's range). onProgress({bytes, total, tensor}). The loader asks for the byte
+   * ranges of the file's index (raw_checkpoint.h), checks every tensor against config.json, then reads
+   * only the tensors the model uses. Throws an AttnLabError naming the file and the tensor; nothing of
+   * a failed load is kept.
+   */
+  async function loadCheckpoint(kind, { config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024, format = 'safetensors' }) {
+    if (!Object.hasOwn(CHECKPOINT_KINDS, kind)) throw new AttnLabError(`kind must be ${Object.keys(CHECKPOINT_KINDS).join(' or ')}, got ${JSON.stringify(kind)}`);
+    const weights = Object.hasOwn(WEIGHT_FORMATS, format) ? WEIGHT_FORMATS[format] : null;
+    if (!weights) throw new AttnLabError(`format must be 'safetensors' or 'bin' (or the file's name), got ${JSON.stringify(format)}`);
+    checkInteger('chunkBytes', chunkBytes, { min: 1 });
+    const file = weights === 'bin' ? 'pytorch_model.bin' : 'model.safetensors';
+    const raw = CHECKPOINT_KINDS[kind].Raw();
+    try {
+      check(raw._open(String(config), Number(size), weights));
+      for (let ranges = raw._index_reads(); ranges.length; ranges = raw._index_reads()) {
+        check(raw._index_give(await readRanges(read, ranges, file)));
+      }
+      check(raw._plan());
+      const loads = Array.from({ length: raw._load_count() }, (_, i) => raw._load(i));
+      const total = loads.reduce((sum, l) => sum + l.end - l.begin, 0);
+      let bytes = 0;
+      for (const [i, load] of loads.entries()) {
+        for (let at = load.begin; at < load.end; at += chunkBytes) {
+          const length = Math.min(chunkBytes, load.end - at);
+          check(raw._write(i, await readExactly(read, at, length, file, `tensor "${load.fileName}"`), at - load.begin));
+          bytes += length;
+          onProgress({ bytes, total, tensor: load.fileName });
+        }
+        check(raw._store(i));
+      }
+      check(raw._finish());
+      return CHECKPOINT_KINDS[kind].make(raw);
+    } catch (error) {
+      raw.delete();
+      throw error;
+    }
+  }
+
+  // ranges [b0, e0, b1, e1, ...] -> their bytes, concatenated in order.
+  async function readRanges(read, ranges, file) {
+    const parts = [];
+    for (let k = 0; k < ranges.length; k += 2 * INDEX_READS_AT_ONCE) {
+      const group = [];
+      for (let j = k; j < Math.min(ranges.length, k + 2 * INDEX_READS_AT_ONCE); j += 2) {
+        const [begin, end] = [ranges[j], ranges[j + 1]];
+        group.push(readExactly(read, begin, end - begin, file, `its index (at offset ${begin})`));
+      }
+      parts.push(...await Promise.all(group));
+    }
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => { bytes.set(p, at); return at + p.length; }, 0);
+    return bytes;
+  }
+
+  /** loadCheckpoint('bert', ...): a BERT from model.safetensors or pytorch_model.bin ({kind: 'distilbert'}: a DistilBERT). */
+  const loadBert = ({ kind = 'bert', ...options }) => loadCheckpoint(kind, options);
+  /** loadCheckpoint('marian', ...): a Marian (opus-mt) model from model.safetensors or pytorch_model.bin. */
+  const loadMarian = (options) => loadCheckpoint('marian', options);
+
+  return { Bert, Marian, loadCheckpoint, loadBert, loadMarian };
+}
