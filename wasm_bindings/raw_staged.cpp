@@ -17,18 +17,23 @@ std::size_t mask_elements(const AttentionForward& call) {
   return std::size_t(s.B - 1) * call.mask.stride_b + std::size_t(s.H - 1) * call.mask.stride_h + std::size_t(s.T) * s.S;
 }
 
+// What a forward and a backward call both carry: the shape, the scale and the forward's q, k, v.
+val call_record(const AttentionShape& s, float scale, const float* q, const float* k, const float* v) {
+  val out = val::object();
+  out.set("B", s.B), out.set("H", s.H), out.set("T", s.T), out.set("S", s.S), out.set("D", s.D);
+  out.set("scale", scale);
+  out.set("q", floats(q, s.q_size()));
+  out.set("k", floats(k, s.kv_size()));
+  out.set("v", floats(v, s.kv_size()));
+  return out;
+}
+
 }  // namespace
 
 val next_call_record(StagedForward* model) {
   AttentionForward call;
   if (!model || !model->next_call(call)) return val::null();
-  const AttentionShape& s = call.shape;
-  val out = val::object();
-  out.set("B", s.B), out.set("H", s.H), out.set("T", s.T), out.set("S", s.S), out.set("D", s.D);
-  out.set("scale", call.scale);
-  out.set("q", floats(call.q, s.q_size()));
-  out.set("k", floats(call.k, std::size_t(s.B) * s.H * s.S * s.D));
-  out.set("v", floats(call.v, std::size_t(s.B) * s.H * s.S * s.D));
+  val out = call_record(call.shape, call.scale, call.q, call.k, call.v);
   out.set("mask", call.mask.data ? floats(call.mask.data, mask_elements(call)) : val::null());
   out.set("maskStrideB", double(call.mask.stride_b));
   out.set("maskStrideH", double(call.mask.stride_h));
@@ -64,12 +69,7 @@ val next_backward_record(StagedForward* model) {
   AttentionBackward call;
   if (!model || !model->next_backward(call)) return val::null();
   const AttentionShape& s = call.shape;
-  val out = val::object();
-  out.set("B", s.B), out.set("H", s.H), out.set("T", s.T), out.set("S", s.S), out.set("D", s.D);
-  out.set("scale", call.scale);
-  out.set("q", floats(call.q, s.q_size()));
-  out.set("k", floats(call.k, s.kv_size()));
-  out.set("v", floats(call.v, s.kv_size()));
+  val out = call_record(s, call.scale, call.q, call.k, call.v);
   out.set("weights", call.weights ? floats(call.weights, s.weights_size()) : val::null());
   out.set("dOut", floats(call.d_out, s.q_size()));
   out.set("dWeights", call.d_weights ? floats(call.d_weights, s.weights_size()) : val::null());

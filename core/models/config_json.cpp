@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "bert_config.h"
+
 namespace attnlab {
 
 void ConfigJsonReader::operator()(const char*, int& v, const FileInt& f) {
@@ -22,6 +24,23 @@ void ConfigJsonReader::operator()(const char*, int& v, const FileInt& f) {
     return;
   }
   v = int(x);
+}
+
+std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out) {
+  std::string error = parse_json(text, out);
+  if (!error.empty()) return "config.json is not JSON: " + error;
+  if (!out.is_object()) return "config.json must hold a JSON object";
+  if (const Json* type = out.find("model_type"); type && type->is_string() && type->as_string() != model_type)
+    return "config.json: model_type is \"" + type->as_string() + "\"; this lab reads " + title + " checkpoints (model_type \"" +
+           model_type + "\")";
+  return {};
+}
+
+std::string check_weight_budget(std::uint64_t floats) {
+  const std::uint64_t bytes = 4 * floats;
+  if (bytes <= kMaxBertWeightBytes) return {};
+  return "config.json describes a model of " + std::to_string(bytes / (1024 * 1024)) + " MB as float32: more than the " +
+         std::to_string(kMaxBertWeightBytes / (1024 * 1024)) + " MB a browser tab's WebAssembly memory can hold beside its work";
 }
 
 }  // namespace attnlab

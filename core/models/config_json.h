@@ -15,6 +15,7 @@
 //   out of range         config.json: "F" must be a whole number in [lo, hi], got <value>
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "../io/json.h"
@@ -34,6 +35,15 @@ class ConfigJsonReader {
   const Json& config_;
   const char* model_;
 };
+
+// config.json's text -> "" and its object, or: "config.json is not JSON: ...", "config.json must hold a
+// JSON object", or, when it names another model_type, "config.json: model_type is "x"; this lab reads
+// <title> checkpoints (model_type "<model_type>")".
+std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out);
+
+// "" when float32 weights of that many floats fit a browser tab's WebAssembly memory beside its work
+// (kMaxBertWeightBytes), else the message saying how large the model is.
+std::string check_weight_budget(std::uint64_t floats);
 
 // Reads the declared fields of `config` (a Json object): "" or the first problem.
 template <typename T, typename Declare>

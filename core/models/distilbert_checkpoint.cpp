@@ -46,11 +46,8 @@ const BertNaming kDistilBertNaming{"DistilBERT", distilbert_spellings, false, "d
 std::string parse_distilbert_config(const std::string& text, BertConfig& out) {
   out = BertConfig{};
   Json config;
-  std::string error = parse_json(text, config);
-  if (!error.empty()) return "config.json is not JSON: " + error;
-  if (!config.is_object()) return "config.json must hold a JSON object";
-  if (const Json* type = config.find("model_type"); type && type->is_string() && type->as_string() != "distilbert")
-    return "config.json: model_type is \"" + type->as_string() + "\"; this reads DistilBERT checkpoints (model_type \"distilbert\")";
+  std::string error = read_config_object(text, "distilbert", "DistilBERT", config);
+  if (!error.empty()) return error;
   BertConfig c;
   error = read_config_fields(config, "DistilBERT", c, [](auto& f, auto& c) { distilbert_config_fields(f, c); });
   if (!error.empty()) return error;
@@ -63,10 +60,8 @@ std::string parse_distilbert_config(const std::string& text, BertConfig& out) {
   c.layer_norm_eps = 1e-12;  // DistilBERT's, fixed in its code
   if (c.hidden_size % c.num_attention_heads != 0)
     return "config.json: dim " + std::to_string(c.hidden_size) + " is not a multiple of n_heads " + std::to_string(c.num_attention_heads);
-  const std::uint64_t bytes = 4 * (c.encoder_floats() + std::uint64_t(c.vocab_size) + std::uint64_t(c.hidden_size) * c.hidden_size);
-  if (bytes > kMaxBertWeightBytes)
-    return "config.json describes a model of " + std::to_string(bytes / (1024 * 1024)) + " MB as float32: more than the " +
-           std::to_string(kMaxBertWeightBytes / (1024 * 1024)) + " MB a browser tab's WebAssembly memory can hold beside its work";
+  error = check_weight_budget(c.encoder_floats() + std::uint64_t(c.vocab_size) + std::uint64_t(c.hidden_size) * c.hidden_size);
+  if (!error.empty()) return error;
   out = c;
   return {};
 }

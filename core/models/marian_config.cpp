@@ -37,11 +37,8 @@ std::uint64_t MarianConfig::weight_floats() const {
 std::string parse_marian_config(const std::string& text, MarianConfig& out) {
   out = MarianConfig{};
   Json config;
-  std::string error = parse_json(text, config);
-  if (!error.empty()) return "config.json is not JSON: " + error;
-  if (!config.is_object()) return "config.json must hold a JSON object";
-  if (const Json* type = config.find("model_type"); type && type->is_string() && type->as_string() != "marian")
-    return "config.json: model_type is \"" + type->as_string() + "\"; this lab reads Marian (opus-mt) checkpoints (model_type \"marian\")";
+  std::string error = read_config_object(text, "marian", "Marian (opus-mt)", config);
+  if (!error.empty()) return error;
   MarianConfig c;
   error = read_config_fields(config, "Marian", c, [](auto& f, auto& c) { marian_size_fields(f, c); });
   if (!error.empty()) return error;
@@ -91,10 +88,8 @@ std::string parse_marian_config(const std::string& text, MarianConfig& out) {
       return "config.json: d_model " + std::to_string(c.d_model) + " is not a multiple of " + name + " " + std::to_string(heads);
   }
   if (c.d_model % 2 != 0) return "config.json: d_model must be even (sinusoidal positions: a sin half and a cos half)";
-  const std::uint64_t bytes = 4 * c.weight_floats();
-  if (bytes > kMaxBertWeightBytes)
-    return "config.json describes a model of " + std::to_string(bytes / (1024 * 1024)) + " MB as float32: more than the " +
-           std::to_string(kMaxBertWeightBytes / (1024 * 1024)) + " MB a browser tab's WebAssembly memory can hold beside its work";
+  error = check_weight_budget(c.weight_floats());
+  if (!error.empty()) return error;
   out = c;
   return {};
 }

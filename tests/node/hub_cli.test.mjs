@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FIXTURES } from './support.mjs';
@@ -23,29 +23,40 @@ const COMMIT = 'c0ffee'.padEnd(40, '0');
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const sha1 = (bytes) => createHash('sha1').update(bytes).digest('hex');
 
-// The stand-in Hub's models: id -> {folder, files, private?, broken? (the CDN cuts the weights short)}.
+// The stand-in Hub's models: id -> {folder, files, private?, broken? (the CDN cuts the first download of
+// the weights short; later ones, asked with a Range, get the rest), ignoresRange? (then answers a Range
+// with the whole file, 200), corrupt?, configText?}.
 const MODELS = {
   'test-org/bert-tiny': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'] },
   'test-org/private-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], private: true },
   'test-org/broken-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], broken: true },
+  'test-org/rangeless-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], broken: true, ignoresRange: true },
   'test-org/corrupt-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], corrupt: true },
   'test-org/bad-config': { folder: path.join(FIXTURES, 'spm'), files: ['config.json'], configText: '{"model_type": ' },
   'test-org/opus-mt-tiny': { folder: MARIAN, files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin'] },
 };
 const LARGE = new Set(['model.safetensors', 'pytorch_model.bin']);
 const requests = [];
+const brokenOnce = new Set(); // the broken models whose first download was cut short
 
 const server = http.createServer((req, res) => {
-  requests.push(`${req.method} ${req.url}`);
+  requests.push(`${req.method} ${req.url}${req.headers.range ? ` ${req.headers.range}` : ''}`);
   const cdn = req.url.match(/^\/cdn\/([^/]+)\/(.+)$/);
   if (cdn) {
     const [, id, file] = cdn.map(decodeURIComponent);
     const model = MODELS[id];
     const bytes = readFileSync(path.join(model.folder, file));
+    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    if (range && !model.ignoresRange && req.method !== 'HEAD') {
+      const from = Number(range[1]);
+      res.writeHead(206, { 'content-length': bytes.length - from, 'content-range': `bytes ${from}-${bytes.length - 1}/${bytes.length}` });
+      return res.end(bytes.subarray(from));
+    }
     res.writeHead(200, { 'content-length': bytes.length, etag: '"cdn-etag-not-the-blob-name"' });
     if (req.method === 'HEAD') return res.end();
     if (model.corrupt) return res.end(Buffer.from(bytes).fill(7, 100, 200)); // whole, but not the bytes the Hub named
-    if (model.broken) {
+    if (model.broken && !brokenOnce.has(id)) {
+      brokenOnce.add(id);
       res.write(bytes.subarray(0, bytes.length >> 1));
       return setTimeout(() => res.socket.destroy(), 20);
     }
@@ -141,7 +152,7 @@ test('translate --model by id falls back to pytorch_model.bin when the Hub has n
   assert.ok(!existsSync(path.join(snapshot, 'model.safetensors')));
 });
 
-test('a private model needs HF_TOKEN (sent as Bearer); an unknown id and a broken download are refused, leaving nothing whole-looking', async () => {
+test('a private model needs HF_TOKEN (sent as Bearer); an unknown id is refused; a broken download resumes with a Range, and nothing whole-looking is left before', async () => {
   const cache = freshCache();
   const run = (id, env = {}) => attnlab(['pretrained', '--model', id, '--text', 'x', '--backend', 'simd'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache, ...env });
   let r = await run('test-org/private-bert');
@@ -152,12 +163,31 @@ test('a private model needs HF_TOKEN (sent as Bearer); an unknown id and a broke
   r = await run('test-org/no-such-model');
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^attnlab: test-org\/no-such-model: no such model on http:\/\/127\.0\.0\.1:\d+ \(config\.json not found at revision main\)\n$/);
+  // A download that breaks off keeps what arrived as .incomplete (never as the blob); the next run asks
+  // for the rest with a Range and finishes it, as huggingface_hub resumes.
   r = await run('test-org/broken-bert');
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /^attnlab: test-org\/broken-bert: the download of model\.safetensors (broke off after \d+ bytes|is not whole) .*nothing was kept: run the command again\n$/);
+  assert.equal(r.code, 2, r.stderr);
+  const weightBytes = readFileSync(path.join(BERT, 'model.safetensors'));
+  const weights = sha256(weightBytes);
+  const half = weightBytes.length >> 1;
+  assert.equal(r.stderr.replace(/ \([A-Za-z_]+\);/, ' (ERR);'), `attnlab: test-org/broken-bert: the download of model.safetensors broke off after ${half} bytes (ERR); `
+    + `what arrived is kept as ${weights}.incomplete: run the command again to go on from there\n`);
   const blobs = path.join(cache, 'models--test-org--broken-bert', 'blobs');
-  const weights = sha256(readFileSync(path.join(BERT, 'model.safetensors')));
-  assert.ok(!existsSync(path.join(blobs, weights)) && !existsSync(path.join(blobs, `${weights}.incomplete`)), 'no blob, whole or partial');
+  assert.ok(!existsSync(path.join(blobs, weights)), 'no blob that looks whole');
+  assert.equal(statSync(path.join(blobs, `${weights}.incomplete`)).size, half);
+  requests.length = 0;
+  r = await run('test-org/broken-bert');
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(requests.includes(`GET /cdn/test-org%2Fbroken-bert/model.safetensors bytes=${half}-`), requests.join('\n'));
+  assert.equal(sha256(readFileSync(path.join(blobs, weights))), weights, 'the resumed blob is the file');
+  assert.ok(!existsSync(path.join(blobs, `${weights}.incomplete`)));
+  // A server that answers the Range with the whole file (200): read from the first byte again, not appended.
+  r = await run('test-org/rangeless-bert');
+  assert.equal(r.code, 2, r.stderr);
+  r = await run('test-org/rangeless-bert');
+  assert.equal(r.code, 0, r.stderr);
+  const rangeless = path.join(cache, 'models--test-org--rangeless-bert', 'blobs');
+  assert.equal(sha256(readFileSync(path.join(rangeless, weights))), weights, 'whole, not the first half twice');
   r = await run('test-org/corrupt-bert');
   assert.equal(r.code, 2);
   assert.match(r.stderr, new RegExp(`^attnlab: test-org/corrupt-bert: the download of model\\.safetensors is not whole \\(its sha256 is [0-9a-f]{64}, the Hub's is ${weights}\\); nothing was kept`));

@@ -13,7 +13,7 @@
 // name and is renamed only once its size, and its sha256 where the Hub gives one (the ETag of a large
 // file), check out: an interrupted download never leaves a file that looks whole.
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,9 +99,11 @@ class Hub {
     return this.token ? { authorization: `Bearer ${this.token}` } : {};
   }
 
-  async request(file, init) {
+  // init.range: ask for the file from that byte on.
+  async request(file, { range, ...init }) {
+    const headers = { ...this.headers(), ...(range ? { range: `bytes=${range}-` } : {}) };
     try {
-      return await fetch(this.url(file), { ...init, headers: this.headers() });
+      return await fetch(this.url(file), { ...init, headers });
     } catch (error) {
       if (isRedirectLoop(error)) throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
       throw new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
@@ -140,21 +142,7 @@ class Hub {
     const repo = repoDir(this.cache, this.id);
     const blob = path.join(repo, 'blobs', etag);
     await mkdir(path.dirname(blob), { recursive: true });
-    if (!(await exists(blob))) {
-      const response = await this.request(file, { redirect: 'follow' });
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new HubError(this.refusal(response, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
-      }
-      // The Hub named one size (X-Linked-Size) and the download brings another: the file changed between
-      // the two requests (a new commit on the branch).
-      const length = Number(response.headers.get('content-length') ?? NaN);
-      if (Number.isFinite(size) && Number.isFinite(length) && length !== size) {
-        await response.body?.cancel();
-        throw new HubError(`${this.id}: ${file} changed size between two requests (${size} bytes, then ${length}): the model was updated while it downloaded; nothing was kept: run the command again`);
-      }
-      await this.download(response, file, blob, etag, size);
-    }
+    if (!(await exists(blob))) await this.fetchBlob(file, blob, etag, size);
     const link = path.join(repo, 'snapshots', this.commit, file);
     await mkdir(path.dirname(link), { recursive: true });
     const target = path.relative(path.dirname(link), blob);
@@ -165,12 +153,37 @@ class Hub {
     return true;
   }
 
-  async download(response, file, blob, etag, size) {
+  /**
+   * The file's bytes into blobs/ETAG, through ETAG.incomplete: a download that broke off keeps what
+   * arrived there, and the next run asks only for the rest (HTTP Range: bytes=N-), as huggingface_hub
+   * resumes. A server that answers the Range with the whole file (200) is read from its first byte
+   * again. The blob appears, by rename, only when its size and (for a large file) its sha256 check out.
+   */
+  async fetchBlob(file, blob, etag, size) {
     const partial = `${blob}.incomplete`;
+    let have = (await stat(partial).catch(() => null))?.size ?? 0;
+    if (Number.isFinite(size) && have >= size) have = 0; // not a part of this file: start again
+    const response = await this.request(file, { redirect: 'follow', ...(have ? { range: have } : {}) });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new HubError(this.refusal(response, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
+    }
+    // 206: the rest from byte `have` on; 200: the whole file (the server ignored the Range).
+    const resumed = have > 0 && response.status === 206 && contentRangeStart(response) === have;
+    const start = resumed ? have : 0;
+    // The Hub named one size (X-Linked-Size) and the download brings another: the file changed between
+    // the two requests (a new commit on the branch).
+    const length = start + Number(response.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(size) && Number.isFinite(length) && length !== size) {
+      await response.body?.cancel();
+      await rm(partial, { force: true });
+      throw new HubError(`${this.id}: ${file} changed size between two requests (${size} bytes, then ${length}): the model was updated while it downloaded; nothing was kept: run the command again`);
+    }
     const hash = createHash('sha256');
-    const out = createWriteStream(partial);
+    if (resumed) for await (const chunk of createReadStream(partial)) hash.update(chunk);
+    const out = createWriteStream(partial, { flags: resumed ? 'a' : 'w' });
     const bar = progressBar(file, size);
-    let bytes = 0;
+    let bytes = start;
     try {
       for await (const chunk of response.body) {
         hash.update(chunk);
@@ -179,9 +192,9 @@ class Hub {
         bar.update(bytes);
       }
     } catch (error) {
-      out.destroy();
-      await rm(partial, { force: true });
-      throw new HubError(`${this.id}: the download of ${file} broke off after ${bytes} bytes (${error.cause?.code ?? error.message}); nothing was kept: run the command again`);
+      await new Promise((resolve) => out.end(resolve));
+      throw new HubError(`${this.id}: the download of ${file} broke off after ${bytes} bytes (${error.cause?.code ?? error.message}); `
+        + `what arrived is kept as ${path.basename(partial)}: run the command again to go on from there`);
     }
     await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
     bar.done(bytes);
@@ -194,6 +207,13 @@ class Hub {
     }
     await rename(partial, blob);
   }
+}
+
+
+// The first byte a 206 answer holds (Content-Range: bytes FIRST-LAST/SIZE), or -1.
+function contentRangeStart(response) {
+  const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
+  return m ? Number(m[1]) : -1;
 }
 
 /**
