@@ -277,8 +277,9 @@ const handlers = {
   },
   // A model by its Hub id (lab.open): its files fetched into the browser's Cache Storage (or found there,
   // with no network), then read as the user's own files are. cancelOpen (answered at once, outside the
-  // queue) stops the download; nothing of it is kept.
-  async openHub({ lab: id, model, revision, endpoint, token, request }) {
+  // queue) stops the download; nothing of it is kept. A download that breaks off keeps the weights'
+  // whole parts, and the next openHub of that model goes on from them.
+  async openHub({ lab: id, model, revision, endpoint, token, request, partBytes }) {
     const lab = labOf(id);
     if (!lab.open) throw new Error(`the ${lab.title} lab opens no files`);
     hubDownload?.abort();
@@ -294,7 +295,9 @@ const handlers = {
     };
     post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '' });
     try {
-      const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, expect: lab.open.kind, signal: controller.signal,
+      // partBytes: the size of the weights' Range requests (hub_store.js; a test makes it small).
+      const parts = Number.isInteger(partBytes) && partBytes >= 1024 ? { partBytes } : {};
+      const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, expect: lab.open.kind, signal: controller.signal, ...parts,
         onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file, planned }),
         onPlan: (plan) => {
           planned = plan.bytes;

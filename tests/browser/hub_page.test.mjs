@@ -12,19 +12,38 @@ import path from 'node:path';
 import { startLab, waitConfigured, waitDrawn, TINY_BERT } from './support.mjs';
 
 const FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'];
-const MODELS = { 'test-org/bert-tiny': {}, 'test-org/private-bert': { private: true }, 'test-org/slow-bert': { slow: true } };
-const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'content-length, x-repo-commit, etag' };
+// ranges: the CDN answers Range requests (206), as the Hub's does; flaky: and breaks off the first request
+// for the part that starts at byte 40,000. The others answer a Range with the whole file (200), as a
+// server that does not do ranges would: the page then takes it as the whole file.
+const MODELS = { 'test-org/bert-tiny': {}, 'test-org/private-bert': { private: true }, 'test-org/slow-bert': { slow: true },
+  'test-org/flaky-bert': { ranges: true, flaky: true } };
+const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'content-length, content-range, x-repo-commit, etag' };
+const cdnRanges = []; // the Range headers the CDN saw, for flaky-bert
+let brokeOff = false;
 
 let hub, endpoint, lab;
 const sockets = new Set();
 function startHub(port = 0) {
   const server = http.createServer((req, res) => {
     if (req.method === 'OPTIONS') {
-      return res.writeHead(204, { ...CORS, 'access-control-allow-headers': 'authorization', 'access-control-allow-methods': 'GET, HEAD' }).end();
+      return res.writeHead(204, { ...CORS, 'access-control-allow-headers': 'authorization, range', 'access-control-allow-methods': 'GET, HEAD' }).end();
     }
     const cdn = /^\/cdn\/(.+)\/([^/]+)$/.exec(req.url);
     if (cdn) {
       const bytes = readFileSync(path.join(TINY_BERT, cdn[2]));
+      const model = MODELS[decodeURIComponent(cdn[1])];
+      const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+      if (model.ranges && range && req.method === 'GET') {
+        cdnRanges.push(req.headers.range);
+        const [from, to] = [Number(range[1]), Math.min(Number(range[2]), bytes.length - 1)];
+        res.writeHead(206, { ...CORS, 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${bytes.length}` });
+        if (model.flaky && from === 40000 && !brokeOff) {
+          brokeOff = true;
+          res.write(bytes.subarray(from, from + 1000));
+          return setTimeout(() => res.socket.destroy(), 50);
+        }
+        return res.end(bytes.subarray(from, to + 1));
+      }
       res.writeHead(200, { ...CORS, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
       if (req.method === 'HEAD') return res.end();
       if (!MODELS[decodeURIComponent(cdn[1])].slow) return res.end(bytes);
@@ -157,6 +176,24 @@ test('Cancel stops a download and keeps nothing of that model', async () => {
   await page.click('#hub-cancel');
   await status(page, /^Not opened: cancelled: test-org\/slow-bert was not opened and nothing of model\.safetensors was kept/);
   await page.waitForFunction(() => !/slow-bert/.test(document.getElementById('hub-stored').textContent));
+  await page.close();
+});
+
+test('the weights come in Range requests; a download that breaks off keeps its whole parts, and opening again goes on from them', async () => {
+  const { page } = await openLab();
+  const size = readFileSync(path.join(TINY_BERT, 'model.safetensors')).length;
+  const open = () => page.evaluate(([model, endpoint]) => window.attnlabWorker.send('openHub', { lab: 'pretrained', model, revision: 'main', endpoint,
+    token: null, partBytes: 40000, request: 'openHub' }), ['test-org/flaky-bert', endpoint]);
+  await open();
+  await status(page, /^Not opened: test-org\/flaky-bert: the download of model\.safetensors broke off after .*; the parts that arrived whole are kept: open it again to go on from them/);
+  assert.deepEqual(cdnRanges, ['bytes=0-39999', 'bytes=40000-79999']);
+  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.\d MB downloaded so far \(opening it again goes on from there\)/.test(document.getElementById('hub-stored').textContent));
+  cdnRanges.length = 0;
+  await open();
+  await status(page, /^Open: test-org\/flaky-bert: 2 layers × 2 heads/);
+  assert.deepEqual(cdnRanges, ['bytes=40000-79999', `bytes=80000-${size - 1}`], 'only the parts that were missing');
+  await waitDrawn(page);
+  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB Remove/.test(document.getElementById('hub-stored').textContent));
   await page.close();
 });
 

@@ -10,14 +10,21 @@
 //     like a file the user chose. A token goes as "Authorization: Bearer" and is never stored.
 //   storedModels() -> [{id, revision, endpoint, files, bytes}]; removeStoredModel(id, revision, endpoint).
 //
-// A download that is cancelled, breaks off or is short stores nothing: Cache Storage's put() keeps an
-// entry only once its whole body has arrived, and a body shorter than its Content-Length is removed.
+// A small file comes in one request. The weights come in HTTP Range requests of PART_BYTES, each kept
+// in the cache as it arrives, so a download that breaks off on a school network goes on from the last
+// whole part when the model is opened again; once every part is there they become the file's one entry
+// (a Blob of the parts: no copy through memory). A server that answers a Range with the whole file (200)
+// is read as the whole file. Nothing incomplete ever looks like a file: Cache Storage's put() keeps an
+// entry only once its whole body has arrived, a body shorter than it should be is removed, and Cancel
+// removes the parts too.
 import { CheckpointError } from './checkpoint_files.js';
 import { hubFileUrl, hubRefusal, isRedirectLoop } from './hub_ids.js';
 import { MODEL_KINDS } from './registry.js';
 
 const CACHE = 'attnlab-hub-v1';
 const ORIGIN_HEADER = 'x-attnlab-hub-file';
+const PART_HEADER = 'x-attnlab-hub-part'; // a part of a file still downloading: {endpoint, id, revision, file, part}
+export const PART_BYTES = 16 * 1024 * 1024;
 
 export class HubError extends CheckpointError {
   constructor(message) {
@@ -66,22 +73,11 @@ function sourcesOf(kind, found) {
  * Fetches one file into the cache -> true, or false when the Hub has no such file (404).
  * onProgress({file, bytes, total}) as it arrives.
  */
-async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0 }) {
+async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0, ranged = false, partBytes = PART_BYTES }) {
+  if (ranged && announced > 0) return downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size: announced, partBytes });
   const url = hubFileUrl(endpoint, id, revision, file);
-  let response;
-  try {
-    response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal, redirect: 'follow' });
-  } catch (error) {
-    if (signal?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
-    if (isRedirectLoop(error)) throw new HubError(`${id}: ${file} redirects in a loop at ${endpoint}: is it a Hugging Face endpoint (Hub settings)?`);
-    throw new HubError(`cannot reach ${endpoint} for ${id} (${error.message}): a model opens offline only once it has been opened here with the network`);
-  }
-  if (!response.ok) {
-    const why = hubRefusal({ id, endpoint, revision, file, status: response.status, errorCode: response.headers.get('x-error-code'), token, tokenWhere: 'the Token field' });
-    await response.body?.cancel();
-    if (why) throw new HubError(why);
-    return false;
-  }
+  const response = await request({ fetch, url, headers: token ? { authorization: `Bearer ${token}` } : {}, signal, id, file, endpoint });
+  if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
   if (!response.body) throw new HubError(`${id}: the Hub answered HTTP ${response.status} for ${file} with no body`);
   const total = Number(response.headers.get('content-length')) || 0;
   // The size announced before the download (a HEAD) and the one that comes differ: the file changed
@@ -90,32 +86,120 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
     await response.body.cancel();
     throw new HubError(`${id}: ${file} changed size between two requests (${announced} bytes, then ${total}): the model was updated while it downloaded; nothing of it was kept: open it again`);
   }
+  await storeBody({ cache, key: url, response, headers: { [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) }, expected: total,
+    onBytes: (bytes) => onProgress({ file, bytes, total }), failure: (what) => failure(id, file, signal, what, 'nothing of it was kept') });
+  return true;
+}
+
+// A download that went wrong, as a sentence: cancelled, storage full, broken off, or short.
+function failure(id, file, signal, { error, bytes, total }, kept, next = 'open it again') {
+  if (signal?.aborted) return new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
+  if (error?.name === 'QuotaExceededError') {
+    return new HubError(`not enough storage for ${id}'s ${file}${total ? ` (${mb(total)})` : ''}: remove a stored model below, or free space in the browser`);
+  }
+  if (error) return new HubError(`${id}: the download of ${file} broke off after ${mb(bytes)} (${error?.message ?? error}); ${kept}: ${next}`);
+  return new HubError(`${id}: the download of ${file} is not whole (${bytes} of ${total} bytes); ${kept}: ${next}`);
+}
+
+// A response's body into the cache under `key`, counted as it streams; an entry that is not whole
+// (broken off, or shorter than `expected`) is removed and failure({error, bytes, total}) thrown.
+async function storeBody({ cache, key, response, headers, expected, onBytes, failure: fail }) {
   let bytes = 0;
   const counted = response.body.pipeThrough(new TransformStream({
     transform(chunk, controller) {
       bytes += chunk.byteLength;
-      onProgress({ file, bytes, total });
+      onBytes(bytes);
       controller.enqueue(chunk);
     },
   }));
   try {
-    await cache.put(url, new Response(counted, { headers: {
-      'content-type': response.headers.get('content-type') ?? 'application/octet-stream',
-      [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }), // what storedModels() lists it as
-    } }));
+    await cache.put(key, new Response(counted, { headers: { 'content-type': 'application/octet-stream', ...headers } }));
+  } catch (error) {
+    await cache.delete(key);
+    throw fail({ error, bytes, total: expected });
+  }
+  if (expected && bytes !== expected) {
+    await cache.delete(key);
+    throw fail({ error: null, bytes, total: expected });
+  }
+  return bytes;
+}
+
+// The first byte of a 206 answer (Content-Range: bytes FIRST-LAST/SIZE), or -1 when it is not readable.
+function rangeStart(response) {
+  const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
+  return m ? Number(m[1]) : -1;
+}
+
+const partKey = (url, i) => `${url}?attnlab-part=${i}`;
+
+/**
+ * The weights in Range requests of partBytes (see the top of this file) -> true; false when the Hub has
+ * no such file. size: the file's size, from the HEAD before the download.
+ */
+async function downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size, partBytes }) {
+  const url = hubFileUrl(endpoint, id, revision, file);
+  const count = Math.ceil(size / partBytes);
+  const tag = (part) => ({ [PART_HEADER]: JSON.stringify({ endpoint, id, revision, file, part }) });
+  let done = 0;
+  for (let i = 0; i < count; i++) {
+    const begin = i * partBytes, end = Math.min(size, begin + partBytes);
+    if (await cache.match(partKey(url, i))) { // kept from a download that broke off
+      done += end - begin;
+      continue;
+    }
+    const headers = { range: `bytes=${begin}-${end - 1}`, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    const response = await request({ fetch, url, headers, signal, id, file, endpoint });
+    if (response.status === 200) {
+      // The server ignored the Range and sends the whole file: take it as the whole file.
+      await removeParts(cache, url);
+      await storeBody({ cache, key: url, response, headers: { [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) }, expected: size,
+        onBytes: (bytes) => onProgress({ file, bytes, total: size }), failure: (what) => failure(id, file, signal, what, 'nothing of it was kept') });
+      return true;
+    }
+    if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
+    if (response.status !== 206 || (rangeStart(response) !== -1 && rangeStart(response) !== begin)) {
+      await response.body?.cancel();
+      throw new HubError(`${id}: the Hub answered bytes ${begin}-${end - 1} of ${file} with something else (HTTP ${response.status}${response.headers.get('content-range') ? `, ${response.headers.get('content-range')}` : ''})`);
+    }
+    await storeBody({ cache, key: partKey(url, i), response, headers: tag(i), expected: end - begin,
+      onBytes: (bytes) => onProgress({ file, bytes: done + bytes, total: size }),
+      failure: (what) => failure(id, file, signal, { ...what, bytes: done + what.bytes, total: size }, 'the parts that arrived whole are kept',
+        'open it again to go on from them') });
+    done += end - begin;
+  }
+  const parts = [];
+  for (let i = 0; i < count; i++) parts.push(await (await cache.match(partKey(url, i))).blob());
+  try {
+    await cache.put(url, new Response(new Blob(parts), { headers: { 'content-type': 'application/octet-stream', [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) } }));
   } catch (error) {
     await cache.delete(url);
-    if (signal?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
-    if (error?.name === 'QuotaExceededError') {
-      throw new HubError(`not enough storage for ${id}'s ${file}${total ? ` (${mb(total)})` : ''}: remove a stored model below, or free space in the browser`);
-    }
-    throw new HubError(`${id}: the download of ${file} broke off after ${mb(bytes)} (${error?.message ?? error}); nothing of it was kept: open it again`);
+    throw failure(id, file, signal, { error, bytes: size, total: size }, 'its parts are kept');
   }
-  if (total && bytes !== total) {
-    await cache.delete(url);
-    throw new HubError(`${id}: the download of ${file} is not whole (${bytes} of ${total} bytes); nothing of it was kept: open it again`);
-  }
+  await removeParts(cache, url);
   return true;
+}
+
+async function removeParts(cache, url) {
+  for (const request of await cache.keys()) if (request.url.startsWith(`${url}?attnlab-part=`)) await cache.delete(request);
+}
+
+async function request({ fetch, url, headers, signal, id, file, endpoint }) {
+  try {
+    return await fetch(url, { headers, signal, redirect: 'follow' });
+  } catch (error) {
+    if (signal?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
+    if (isRedirectLoop(error)) throw new HubError(`${id}: ${file} redirects in a loop at ${endpoint}: is it a Hugging Face endpoint (Hub settings)?`);
+    throw new HubError(`cannot reach ${endpoint} for ${id} (${error.message}): a model opens offline only once it has been opened here with the network`);
+  }
+}
+
+// A refused answer: the Hub's sentence, or false for a file it does not have.
+async function refused({ response, id, endpoint, revision, file, token }) {
+  const why = hubRefusal({ id, endpoint, revision, file, status: response.status, errorCode: response.headers.get('x-error-code'), token, tokenWhere: 'the Token field' });
+  await response.body?.cancel();
+  if (why) throw new HubError(why);
+  return false;
 }
 
 /**
@@ -123,7 +207,7 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
  * {sources, kind, fromCache}. Throws a HubError naming the id, the file and what to do.
  */
 export async function openFromHub({ id, revision = 'main', endpoint, token = null, expect, signal, onProgress = () => {}, onPlan = () => {},
-  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis) }) {
+  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES }) {
   const cache = await openCache(caches);
   const expected = MODEL_KINDS.find((k) => k.kind === expect);
   // Complete in the cache: no network at all.
@@ -132,10 +216,11 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
     if (complete(kind, found)) return { sources: sourcesOf(kind, found), kind, fromCache: true };
   }
   try {
-    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected });
+    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes });
   } catch (error) {
-    // A model that did not arrive whole is not kept in part: the list of kept models shows only whole ones.
-    await removeStoredModel({ id, revision, endpoint }, { caches });
+    // A model that did not arrive whole is not kept as a model; the weights' whole parts are (the next
+    // open goes on from them), unless the download was cancelled.
+    await removeStoredModel({ id, revision, endpoint }, { caches, parts: !!signal?.aborted });
     throw error;
   }
 }
@@ -171,9 +256,11 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
   return new Map(files.map((f) => [f.file, f.bytes]));
 }
 
-async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected }) {
+async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes }) {
   let announced = new Map(); // file -> the size its HEAD gave, once announceSize has run
-  const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced: announced.get(file) ?? 0 });
+  const weightsFile = (file) => MODEL_KINDS.some((k) => k.files.weights.includes(file));
+  const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced: announced.get(file) ?? 0,
+    ranged: weightsFile(file), partBytes });
   const have = async (file) => !!(await cache.match(hubFileUrl(endpoint, id, revision, file))) || fetchFile(file);
   if (!(await have('config.json'))) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
   const config = await (await cache.match(hubFileUrl(endpoint, id, revision, 'config.json'))).text();
@@ -203,9 +290,9 @@ async function downloadModel({ cache, endpoint, id, revision, token, signal, onP
 }
 
 /** A cached file's response -> {endpoint, id, revision, file}, from the header it was stored with. */
-function originOf(response) {
+function originOf(response, header = ORIGIN_HEADER) {
   try {
-    const o = JSON.parse(response?.headers.get(ORIGIN_HEADER) ?? 'null');
+    const o = JSON.parse(response?.headers.get(header) ?? 'null');
     return o && typeof o.id === 'string' && typeof o.endpoint === 'string' ? o : null;
   } catch {
     return null;
@@ -219,24 +306,27 @@ export async function storedModels({ caches = globalThis.caches } = {}) {
   const models = new Map();
   for (const request of await cache.keys()) {
     const response = await cache.match(request);
-    const parts = originOf(response);
-    if (!parts) continue;
-    const key = JSON.stringify([parts.endpoint, parts.id, parts.revision]);
-    const model = models.get(key) ?? { id: parts.id, revision: parts.revision, endpoint: parts.endpoint, files: [], bytes: 0 };
-    model.files.push(parts.file);
+    const whole = originOf(response), part = whole ? null : originOf(response, PART_HEADER);
+    const o = whole ?? part;
+    if (!o) continue;
+    const key = JSON.stringify([o.endpoint, o.id, o.revision]);
+    const model = models.get(key) ?? { id: o.id, revision: o.revision, endpoint: o.endpoint, files: [], bytes: 0, partial: false };
+    if (whole) model.files.push(o.file);
+    model.partial ||= !!part; // a download that broke off: its parts wait for the next open
     model.bytes += (await response.blob()).size;
     models.set(key, model);
   }
   return [...models.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** Removes a kept model's files -> how many were removed. */
-export async function removeStoredModel({ id, revision, endpoint }, { caches = globalThis.caches } = {}) {
+/** Removes a kept model's files (and, with parts, the parts of a download that broke off) -> how many were removed. */
+export async function removeStoredModel({ id, revision, endpoint }, { caches = globalThis.caches, parts: withParts = true } = {}) {
   if (!caches) return 0;
   const cache = await caches.open(CACHE);
   let removed = 0;
   for (const request of await cache.keys()) {
-    const parts = originOf(await cache.match(request));
+    const response = await cache.match(request);
+    const parts = originOf(response) ?? (withParts ? originOf(response, PART_HEADER) : null);
     if (parts && parts.id === id && parts.revision === revision && parts.endpoint === endpoint && (await cache.delete(request))) removed += 1;
   }
   return removed;

@@ -150,7 +150,8 @@ export class OpenPanel {
       const remove = el('button', { type: 'button', textContent: 'Remove' });
       remove.dataset.model = JSON.stringify({ model: m.id, revision: m.revision, endpoint: m.endpoint });
       remove.setAttribute('aria-label', `Remove ${m.id} from this browser`);
-      ul.append(el('li', {}, el('span', { textContent: `${m.id}${m.revision === 'main' ? '' : `@${m.revision}`}${where}: ${(m.bytes / 1e6).toFixed(1)} MB ` }), remove));
+      const size = m.partial ? `${(m.bytes / 1e6).toFixed(1)} MB downloaded so far (opening it again goes on from there) ` : `${(m.bytes / 1e6).toFixed(1)} MB `;
+      ul.append(el('li', {}, el('span', { textContent: `${m.id}${m.revision === 'main' ? '' : `@${m.revision}`}${where}: ${size}` }), remove));
     }
     list.append(ul);
   }
