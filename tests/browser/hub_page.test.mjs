@@ -16,7 +16,7 @@ const FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_confi
 // for the part that starts at byte 40,000. The others answer a Range with the whole file (200), as a
 // server that does not do ranges would: the page then takes it as the whole file.
 const MODELS = { 'test-org/bert-tiny': {}, 'test-org/private-bert': { private: true }, 'test-org/slow-bert': { slow: true },
-  'test-org/flaky-bert': { ranges: true, flaky: true } };
+  'test-org/flaky-bert': { ranges: true, flaky: true }, 'test-org/changing-bert': { ranges: true, grows: true } };
 const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'content-length, content-range, x-repo-commit, etag' };
 const cdnRanges = []; // the Range headers the CDN saw, for flaky-bert
 let brokeOff = false;
@@ -36,7 +36,9 @@ function startHub(port = 0) {
       if (model.ranges && range && req.method === 'GET') {
         cdnRanges.push(req.headers.range);
         const [from, to] = [Number(range[1]), Math.min(Number(range[2]), bytes.length - 1)];
-        res.writeHead(206, { ...CORS, 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${bytes.length}` });
+        // grows: a new commit made the file longer after the HEAD that announced its size.
+        const total = model.grows ? bytes.length + 16 : bytes.length;
+        res.writeHead(206, { ...CORS, 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${total}` });
         if (model.flaky && from === 40000 && !brokeOff) {
           brokeOff = true;
           res.write(bytes.subarray(from, from + 1000));
@@ -194,6 +196,15 @@ test('the weights come in Range requests; a download that breaks off keeps its w
   assert.deepEqual(cdnRanges, ['bytes=40000-79999', `bytes=80000-${size - 1}`], 'only the parts that were missing');
   await waitDrawn(page);
   await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB Remove/.test(document.getElementById('hub-stored').textContent));
+  await page.close();
+});
+
+test('a file that changes size between the announcing HEAD and its download is refused by name, nothing kept', async () => {
+  const { page } = await openLab();
+  const size = readFileSync(path.join(TINY_BERT, 'model.safetensors')).length;
+  await openById(page, 'test-org/changing-bert');
+  await status(page, new RegExp(`^Not opened: test-org/changing-bert: model\\.safetensors changed size between two requests \\(${size} bytes, then ${size + 16}\\): the model was updated while it downloaded; nothing of it was kept: open it again`));
+  await page.waitForFunction(() => !/changing-bert/.test(document.getElementById('hub-stored').textContent));
   await page.close();
 });
 

@@ -125,10 +125,11 @@ async function storeBody({ cache, key, response, headers, expected, onBytes, fai
   return bytes;
 }
 
-// The first byte of a 206 answer (Content-Range: bytes FIRST-LAST/SIZE), or -1 when it is not readable.
-function rangeStart(response) {
+// A 206 answer's Content-Range (bytes FIRST-LAST/SIZE) -> {first, size} (size NaN for '*'), or null
+// when the header is not readable (a CDN that does not expose it to the page).
+function contentRange(response) {
   const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
-  return m ? Number(m[1]) : -1;
+  return m ? { first: Number(m[1]), size: Number(m[2]) } : null;
 }
 
 const partKey = (url, i) => `${url}?attnlab-part=${i}`;
@@ -158,7 +159,14 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
       return true;
     }
     if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
-    if (response.status !== 206 || (rangeStart(response) !== -1 && rangeStart(response) !== begin)) {
+    const range = contentRange(response);
+    if (range && Number.isFinite(range.size) && range.size !== size) {
+      // The file changed between the HEAD and now (a new commit on the branch): its parts do not fit.
+      await response.body?.cancel();
+      await removeParts(cache, url);
+      throw new HubError(`${id}: ${file} changed size between two requests (${size} bytes, then ${range.size}): the model was updated while it downloaded; nothing of it was kept: open it again`);
+    }
+    if (response.status !== 206 || (range && range.first !== begin)) {
       await response.body?.cancel();
       throw new HubError(`${id}: the Hub answered bytes ${begin}-${end - 1} of ${file} with something else (HTTP ${response.status}${response.headers.get('content-range') ? `, ${response.headers.get('content-range')}` : ''})`);
     }
