@@ -80,6 +80,26 @@ export function wrapModule(mod, { build }) {
       check(mod._attention_backward(args ?? {}));
       return { dQ: mod._kernel_d_q().slice(), dK: mod._kernel_d_k().slice(), dV: mod._kernel_d_v().slice() };
     },
+    /**
+     * A state_dict saved with torch.save (bytes: Uint8Array of the .pt file) -> {name: {dtype: 'F32', shape,
+     * data: Float32Array}} (F16, BF16 and F64 tensors widened or rounded to float32; an integer or bool
+     * tensor keeps its dtype and has no data). Throws an AttnLabError naming `file` and what is wrong.
+     */
+    readTorchStateDict(bytes, file = 'the .pt file') {
+      const raw = new mod._RawTorchFile();
+      try {
+        const error = raw._read(bytes);
+        if (error) throw new AttnLabError(error.replace(/^pytorch_model\.bin: /, `${file}: `));
+        const out = {};
+        for (let i = 0; i < raw._count(); i++) {
+          const data = raw._floats(i);
+          out[raw._name(i)] = { dtype: data ? 'F32' : raw._dtype(i), shape: raw._shape(i), data: data ?? null };
+        }
+        return out;
+      } finally {
+        raw.delete();
+      }
+    },
     /** Single-thread f32x4 multiply-add rate in GFLOP/s, measured for about `seconds`. */
     simd128PeakGflops(seconds = 0.25) { return mod._simd128_peak_gflops(seconds); },
     _module: mod,

@@ -9,6 +9,7 @@
 #include "raw_checkpoint.h"
 #include "raw_marian.h"
 #include "raw_scaled.h"
+#include "raw_torch_file.h"
 #include "raw_digits.h"
 #include "raw_trainer.h"
 #include "simd_peak.h"
@@ -112,6 +113,16 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_output", &RawSelfAttention::_output)
       .function("_scale", &RawSelfAttention::_scale);
   bind_staged(raw_self_attention);
+
+  // A small state_dict saved with torch.save, read whole (raw_torch_file.h).
+  class_<RawTorchFile>("_RawTorchFile")
+      .constructor<>()
+      .function("_read", &RawTorchFile::_read)
+      .function("_count", &RawTorchFile::_count)
+      .function("_name", &RawTorchFile::_name)
+      .function("_dtype", &RawTorchFile::_dtype)
+      .function("_shape", &RawTorchFile::_shape)
+      .function("_floats", &RawTorchFile::_floats);
 
   class_<RawDigits>("_RawDigits")
       .constructor<>()

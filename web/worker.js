@@ -6,7 +6,7 @@ import { TrainingSession } from './training/session.js';
 import { AssetCache } from './training/assets.js';
 import { KernelRunner } from './training/kernel_runner.js';
 import { WebGpuProbe } from './webgpu/probe.js';
-import { parseSafetensors } from './io/safetensors.js';
+import { readWeightsFile } from './io/weights_file.js';
 import { labById } from './labs/registry.js';
 import { fileSource } from './io/file_source.js';
 import { openFromHub, removeStoredModel, storedModels } from './models/hub_store.js';
@@ -117,9 +117,9 @@ async function recover(error) {
 
 // A session from the config, with the file's weights loaded into it. A file that does not fit throws
 // (StateDictError: every missing, unexpected and mis-shaped tensor), and the current session stays.
-async function importWeights({ lab: id, config, backend = 'auto', steps, bytes }) {
+async function importWeights({ lab: id, config, backend = 'auto', steps, bytes, name }) {
   const lab = labOf(id);
-  const { tensors } = parseSafetensors(bytes);
+  const { tensors } = readWeightsFile(module, bytes, name);
   const next = await newSession(lab, config, backend);
   try {
     next.loadStateDict(tensors);
@@ -369,6 +369,17 @@ async function handle(data) {
 // (a download) holds the queue: stopping a download, and the list of stored models.
 let hubDownload = null;
 const IMMEDIATE = {
+  // A weights file's tensor names, shapes and dtypes and its metadata (no values), for the page to
+  // derive the model it fits before importing it: a .pt needs the module's reader (weights_file.js).
+  peekWeights({ bytes, name, request }) {
+    try {
+      const { tensors, metadata } = readWeightsFile(module, bytes, name);
+      const shapes = Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, { dtype: t.dtype, shape: t.shape }]));
+      post({ type: 'weights-peeked', request, tensors: shapes, metadata });
+    } catch (error) {
+      post({ type: 'weights-peeked', request, error: error.message });
+    }
+  },
   cancelOpen() {
     hubDownload?.abort();
   },

@@ -37,6 +37,22 @@ test("import: the notebook's copy model shows PyTorch's attention on its sample 
   await page.close();
 });
 
+test("import: the same model as the notebook saves it (torch.save, .pt) shows the same attention", async () => {
+  const { page, problems } = await openPage(lab, '?seed=3');
+  await page.setInputFiles('#weights-file', path.join(FIXTURES, 'notebook_copy_model.pt'));
+  await loaded(page);
+  assert.match(await page.textContent('#weights-message'), /notebook_copy_model\.pt/);
+  await page.fill('#inspect-tokens', Array.from(expected.tokens.data).join(', '));
+  await page.click('#inspect-submit');
+  await page.waitForFunction(() => !document.getElementById('heatmap-inspect').parentElement.hidden);
+  const shown = await readHeatmap(page, '#heatmap-inspect');
+  let worst = 0;
+  for (let t = 0; t < 16; t++) for (let s = 0; s < 16; s++) worst = Math.max(worst, Math.abs(shown[t][s] - expected.weights_mean.data[t * 16 + s]));
+  assert.ok(worst <= 0.02, `largest difference from PyTorch ${worst.toFixed(4)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('export -> import in a fresh page gives identical attention; file name and metadata', async () => {
   const { page, problems } = await openPage(lab, '?task=reverse&steps=15&seed=4');
   await trainToEnd(page);

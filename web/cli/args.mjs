@@ -96,7 +96,9 @@ export function parseCommandArgs(lab, argv) {
 /** The help text, from the registry: one section per lab, with its flags. */
 function usage() {
   const commands = LABS.filter((lab) => lab.command);
-  const lines = ['usage: attnlab train [--lab LAB] [options]', '       attnlab labs',
+  const lines = ['usage: attnlab train [--lab LAB] [options]',
+    '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or a torch.save .pt)',
+    '       attnlab labs',
     ...commands.map((lab) => `       attnlab ${lab.command.name} ...`), '',
     ...commands.map((lab) => `${wrap(`attnlab ${lab.command.name}: ${lab.command.about} (attnlab ${lab.command.name} --help)`, 100, 0)}`), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
@@ -134,9 +136,15 @@ export function reportLines({ record, lines, figures }, json) {
 export function parseArgs(argv) {
   if (argv.includes('-h') || argv.includes('--help')) return { help: true };
   if (argv.includes('--version')) return { version: true };
-  const [command, ...rest] = argv;
-  if (command === 'labs' && rest.length === 0) return { labs: true };
-  if (command !== 'train') throw new UsageError(command ? `unknown command ${shown(command)}` : 'missing command');
+  const [command, ...given] = argv;
+  if (command === 'labs' && given.length === 0) return { labs: true };
+  if (command !== 'train' && command !== 'evaluate') throw new UsageError(command ? `unknown command ${shown(command)}` : 'missing command');
+  // `evaluate --lab LAB --weights FILE` is a run of no steps from that file: the figures a trained
+  // model is judged by (an instructor grading a class's notebook models).
+  const evaluate = command === 'evaluate';
+  const rest = evaluate ? given.map((arg) => (arg === '--weights' ? '--load' : arg.replace(/^--weights=/, '--load='))) : given;
+  if (evaluate && !rest.some((arg) => arg === '--load' || arg.startsWith('--load='))) throw new UsageError('evaluate needs --weights FILE (a .safetensors or a .pt saved with torch.save)');
+  if (evaluate && rest.some((arg) => /^--(steps|save|every)(=|$)/.test(arg))) throw new UsageError('evaluate trains nothing: --steps, --save and --every belong to train');
   // The lab first: it decides which flags exist.
   let labId = LABS[0].id;
   rest.forEach((arg, i) => {
@@ -178,6 +186,7 @@ export function parseArgs(argv) {
   out.backend = out.values.backend ?? 'auto';
   out.seed = out.values.seed ?? 0;
   out.steps = out.given.has('steps') ? out.values.steps : undefined;
+  if (evaluate) Object.assign(out, { evaluate: true, steps: 0 });
   return out;
 }
 
@@ -228,8 +237,8 @@ export function checkFiles(args) {
   }
   if (args.load !== undefined) {
     const st = statOf('--load', args.load);
-    if (!st) fail('--load', args.load, 'no such file');
-    if (st.isDirectory()) fail('--load', args.load, 'is a folder, not a weights file');
-    if (!can(args.load, constants.R_OK)) fail('--load', args.load, 'cannot be read (no read permission)');
+    if (!st) fail(args.evaluate ? '--weights' : '--load', args.load, 'no such file');
+    if (st.isDirectory()) fail(args.evaluate ? '--weights' : '--load', args.load, 'is a folder, not a weights file');
+    if (!can(args.load, constants.R_OK)) fail(args.evaluate ? '--weights' : '--load', args.load, 'cannot be read (no read permission)');
   }
 }

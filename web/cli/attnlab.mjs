@@ -17,7 +17,8 @@ import { LABS } from '../labs/registry.js';
 import { TrainingSession } from '../training/session.js';
 import { AssetCache } from '../training/assets.js';
 import { probeGpu } from './kernel.mjs';
-import { parseSafetensors, loadStateDict, saveStateDict } from '../io/state_dict.js';
+import { loadStateDict, saveStateDict } from '../io/state_dict.js';
+import { readWeightsFile } from '../io/weights_file.js';
 
 /**
  * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
@@ -129,7 +130,7 @@ async function main(argv) {
   if (args.load) {
     const file = shown(args.load, { tail: true });
     try {
-      const { tensors, metadata } = parseSafetensors(await readFile(args.load));
+      const { tensors, metadata } = readWeightsFile(module, await readFile(args.load), path.basename(args.load));
       const refusal = weightsRefusal(metadata, lab, { ...values, ...session.config });
       if (refusal) {
         await output.err(`attnlab: ${file} holds ${refusal}\n`);
@@ -146,7 +147,7 @@ async function main(argv) {
   }
   const steps = args.steps ?? session.defaultSteps;
   const c = session.config;
-  await say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed, backend: session.backend, reason: session.reason,
+  if (!args.evaluate) await say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed, backend: session.backend, reason: session.reason,
     build: module.build, version: module.version },
   `Attention Lab ${module.version}: ${lab.cli.startText(c, steps, args.seed)}; backend ${session.backendLabel} (${session.reason})`);
 
@@ -165,12 +166,19 @@ async function main(argv) {
   const evaluation = session.evaluate();
   const snapshot = session.takeSnapshot();
   const { record, lines } = lab.cli.final({ config: c, values, evaluation, snapshot, sample: session.fixedSample(), trainer: session.trainer });
-  await say({
-    type: 'final', lab: lab.id, ...record.head, steps: session.step, seed: args.seed,
-    backend: session.backend, reason: session.reason, build: module.build, stepsPerSecond: session.step / seconds,
-    ...(fallback ? { requestedBackend: fallback.requested, fellBackAt: fallback.fellBackAt } : {}),
-    ...record.body,
-  }, [...lines, `${(session.step / seconds).toFixed(1)} steps/s on ${session.backendLabel}`].join('\n'));
+  if (args.evaluate) {
+    // The figures of the given weights, as train's final record gives them, with the file they came from.
+    await say({ type: 'evaluation', lab: lab.id, weights: args.load, ...record.head, seed: args.seed,
+      backend: session.backend, reason: session.reason, build: module.build, ...record.body },
+    [`${lab.title} lab, weights ${path.basename(args.load)} (evaluated on fresh data of seed ${args.seed}):`, ...lines].join('\n'));
+  } else {
+    await say({
+      type: 'final', lab: lab.id, ...record.head, steps: session.step, seed: args.seed,
+      backend: session.backend, reason: session.reason, build: module.build, stepsPerSecond: session.step / seconds,
+      ...(fallback ? { requestedBackend: fallback.requested, fellBackAt: fallback.fellBackAt } : {}),
+      ...record.body,
+    }, [...lines, `${(session.step / seconds).toFixed(1)} steps/s on ${session.backendLabel}`].join('\n'));
+  }
   if (args.png || args.svg) {
     try {
       const figureLines = await writeFigures({ lab: lab.id, config: c, sample: session.fixedSample(), inspection: snapshot, step: session.step, png: args.png, svg: args.svg });

@@ -1,4 +1,5 @@
-// "Import weights" (a file picker, or a .safetensors file dropped on the panel) and "Export weights".
+// "Import weights" (a file picker, or a file dropped on the panel: a .safetensors, or a .pt that
+// torch.save wrote in the course notebook) and "Export weights".
 // It reads the file's bytes and reports them; parsing, checking and loading belong to panels/weights.js
 // and the worker.
 
@@ -22,9 +23,9 @@ export class WeightsPanel {
     panel.append(Object.assign(document.createElement('h2'), { id: 'weights-title', textContent: 'Weights' }));
     const text = Object.assign(document.createElement('p'), {
       className: 'muted', id: 'weights-help',
-      textContent: 'Load a .safetensors state_dict from the course notebook (or from this lab), or save this model\'s weights. You can also drop a file here.',
+      textContent: 'Load the model you trained in the course notebook (torch.save(model.state_dict(), "model.pt"), or a .safetensors), or one saved from this lab; or save this model\'s weights. You can also drop a file here.',
     });
-    this.input = Object.assign(document.createElement('input'), { type: 'file', id: 'weights-file', accept: '.safetensors,application/octet-stream', className: 'visually-hidden' });
+    this.input = Object.assign(document.createElement('input'), { type: 'file', id: 'weights-file', accept: '.safetensors,.pt,.pth,.bin,application/octet-stream', className: 'visually-hidden' });
     this.input.setAttribute('aria-describedby', 'weights-help');
     // The label is the visible button: it opens the picker by click, Enter or Space (see styles.css).
     const importLabel = Object.assign(document.createElement('label'), { htmlFor: 'weights-file', className: 'button-like', id: 'weights-import', textContent: 'Import weights…' });

@@ -1,10 +1,13 @@
-// The weights panel (in the sidebar, for a lab with lab.weights): a .safetensors file imported (its
-// model derived from the file, checked, then loaded by the worker) or the model exported as one.
+// The weights panel (in the sidebar, for a lab with lab.weights): a weights file imported (a .safetensors,
+// or a .pt that torch.save wrote in the course notebook: its model derived from the file, checked, then
+// loaded by the worker) or the model exported as a .safetensors.
 import { WeightsPanel } from '../weights_panel.js';
 import { download } from '../export.js';
 import { parseSafetensors } from '../../io/safetensors.js';
 import { stateDictBytes } from '../../io/state_dict.js';
 import { crossCheck } from '../properties.js';
+
+const isZip = (bytes) => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04; // torch.save's archive
 
 export function weightsPanel(page) {
   const { lab, notices } = page;
@@ -19,13 +22,13 @@ export function weightsPanel(page) {
     notices.show(text, { kind: 'error', key: 'weights' });
   };
 
-  /** A .safetensors file from the picker or a drop (or a preset that is a model): derive the model it fits, then load it there. */
-  function load(bytes, name) {
+  /** A weights file from the picker or a drop (or a preset that is a model): derive the model it fits, then load it there. */
+  async function load(bytes, name) {
     importName = name;
     notices.dismiss('weights');
     let patch;
     try {
-      patch = lab.weights.valuesFromFile(parseSafetensors(bytes));
+      patch = lab.weights.valuesFromFile(isZip(bytes) ? await peek(bytes, name) : parseSafetensors(bytes));
     } catch (error) {
       refuse(`${name} was not loaded; the current model is kept. ${error.message}`);
       return;
@@ -41,7 +44,18 @@ export function weightsPanel(page) {
     }
     page.expectModel(values);
     view.say(`Loading ${name}…`);
-    page.client.send('import', { lab: lab.id, ...lab.configureRequest(values), bytes });
+    page.client.send('import', { lab: lab.id, ...lab.configureRequest(values), bytes, name });
+  }
+
+  // A torch.save file's names, shapes and metadata, read by the worker's module (weights_file.js).
+  let peeks = 0;
+  const waiting = new Map();
+  function peek(bytes, name) {
+    const request = `peek-${++peeks}`;
+    return new Promise((resolve, reject) => {
+      waiting.set(request, (m) => (m.error ? reject(new Error(m.error)) : resolve({ tensors: m.tensors, metadata: m.metadata })));
+      page.client.send('peekWeights', { bytes, name, request });
+    });
   }
 
   function save({ tensors, config, step }) {
@@ -55,6 +69,11 @@ export function weightsPanel(page) {
     node: view.node,
     load,
     handles(m) {
+      if (m.type === 'weights-peeked') {
+        waiting.get(m.request)?.(m);
+        waiting.delete(m.request);
+        return;
+      }
       if (m.type === 'configured' && m.imported) {
         // How good the loaded model is, at once (the evaluation the curves panel shows).
         page.client.send('evaluate');
