@@ -38,7 +38,7 @@ test("import: the notebook's copy model shows PyTorch's attention on its sample 
 });
 
 test('export -> import in a fresh page gives identical attention; file name and metadata', async () => {
-  const { page, problems } = await openPage(lab, '?task=reverse&steps=15&seed=4');
+  const { page, problems } = await openPage(lab, '?task=reverse&steps=15&seed=4&speed=max');
   await trainToEnd(page);
   const before = await readHeatmap(page, '#heatmap-main');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#weights-export')]);

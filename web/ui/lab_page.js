@@ -414,6 +414,11 @@ export class LabPage {
     this.client.send(this.run.running ? 'pause' : 'play');
   }
 
+  /** A finished run's replay (the transport's button): the timeline plays its snapshots from step 0. */
+  replayRun() {
+    this.attention?.replay();
+  }
+
   /**
    * The lab went off screen (hidden tab, slide moved on, iframe hidden) or came back. Training pauses
    * while unseen and resumes on return, only if it was playing.
