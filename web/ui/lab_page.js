@@ -38,7 +38,7 @@ import { sectionPanel } from './panels/section.js';
 import { SectionPlay } from './panels/section_play.js';
 
 // The worker's answers the page follows (web/protocol.md); 'ready' is the app's (app.js).
-const ANSWERS = ['machine', 'configured', 'progress', 'state', 'inspection', 'weights', 'section', 'open-progress', 'opened', 'hub-stored', 'error'];
+const ANSWERS = ['configured', 'progress', 'state', 'inspection', 'weights', 'section', 'open-progress', 'opened', 'hub-stored', 'error'];
 
 export class LabPage {
   /**
