@@ -224,6 +224,9 @@ export class LabPage {
     const openNode = this.panels.find((p) => p.node.id === 'panel-open')?.node;
     if (openNode && this.stage.contains(openNode)) this.mainColumn.prepend(openNode);
     this.takeCheckpointSettings(m.summary?.settings ?? {});
+    // The steppers stop at this model's last layer and head.
+    const limits = Object.fromEntries(this.lab.properties.filter((p) => p.maxOf && m.summary).map((p) => [p.name, p.maxOf(m.summary)]));
+    for (const c of this.allControls()) c.setLimits(limits);
     this.offer(m);
   }
 
