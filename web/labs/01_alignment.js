@@ -386,7 +386,7 @@ export const alignmentLab = {
     valuesFromFile: valuesFromWeights,
     metadata: weightsMetadata,
     fileName: (config, step) => `alignment-${config.task}-step${step}.safetensors`,
-    describe: (config) => config.task,
+    describe: (config) => `an Alignment model of the ${config.task} task`,
   },
   views: {
     heatmaps: (config, sample, inspection, caption = '') => heatmapModels(config, sample, inspection, caption),

@@ -60,9 +60,9 @@ const presets = [
       + 'got close to ignoring the 2s or 4s early, their gradient is then tiny (softmax gives them little weight), '
       + 'and small steps never get out. With lr 1e-3 ("Reliable") the same seed learns.' },
   { id: 'by-hand', label: 'Solve it by hand', values: {}, weights: handBuiltTensors,
-    text: 'Values +1 for a 2, -1 for a 4, 0 for the rest; keys all zero, so the attention is flat (0.1 on every '
-      + 'position); the network answers "yes" when the weighted value is above 0.05. It scores 100%, ties included: '
-      + 'what decides is the values, not attention mass on the 2s and 4s.' },
+    text: 'Loads weights built by hand, nothing trained: values +1 for a 2, -1 for a 4, 0 for the rest; keys all zero, so the '
+      + 'attention is flat (0.1 on every position); the network answers "yes" when the weighted value is above 0.05. It '
+      + 'scores 100%, ties included: what decides is the values, not attention mass on the 2s and 4s.' },
 ];
 
 function configureRequest(v) {

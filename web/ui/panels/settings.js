@@ -28,6 +28,13 @@ function costEstimate(lab, values, measured) {
   return `About ${work} per training step: roughly ${pace} at most on this computer (scaled from the current model's measured pace).`;
 }
 
+/** What a click on a preset does, true of every preset the lab has (One query's "Solve it by hand" loads a model, it does not train). */
+function presetsText(presets) {
+  const loading = presets.filter((p) => p.weights).map((p) => `“${p.label}”`);
+  if (!loading.length) return 'One click sets up, resets and trains a classic experiment.';
+  return `One click sets up, resets and trains a classic experiment; ${loading.join(', ')} loads a finished model instead, to train on or not.`;
+}
+
 export function settingsPanel(page) {
   const { lab } = page;
   let measured = null; // {stepsPerSecond, flops}: the pace of the last model that trained enough steps
@@ -48,7 +55,7 @@ export function settingsPanel(page) {
     presetButtons.append(button);
   }
   const presets = lab.presets.length ? el('section', { className: 'panel presets full-only' }, el('h2', { textContent: 'Presets' }),
-    el('p', { className: 'muted', textContent: 'One click sets up, resets and trains a classic experiment.' }), presetButtons, presetText) : '';
+    el('p', { className: 'muted', textContent: presetsText(lab.presets) }), presetButtons, presetText) : '';
 
   const controlsBox = el('section', { className: 'panel settings full-only' }, el('h2', { textContent: 'Settings' }));
   // A section's own properties sit in the section.

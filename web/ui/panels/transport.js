@@ -32,17 +32,21 @@ export function transportPanel(page) {
   progressBar.setAttribute('aria-label', 'training progress');
   progressBar.setAttribute('aria-valuemin', '0');
   const progressText = el('span', { id: 'progress-text', textContent: 'loading the module…' });
+  // Why Play did not start (a setting shows an error): said until the settings are fixed or it plays.
+  const refusal = el('p', { id: 'play-refused' });
+  refusal.setAttribute('role', 'alert');
   const node = el('section', { className: 'panel transport', ariaLabel: 'Training' },
     el('div', { className: 'transport-buttons' }, playButton, stepButton, resetButton, ...(replayButton ? [replayButton] : []), speedBox),
-    el('div', { className: 'transport-progress' }, progressBar, progressText));
+    el('div', { className: 'transport-progress' }, progressBar, progressText), refusal);
   playButton.addEventListener('click', () => page.togglePlay());
   replayButton?.addEventListener('click', () => page.replayRun());
   stepButton.addEventListener('click', () => page.client.send('step', { count: 1 }));
   resetButton.addEventListener('click', () => page.configure(page.validDraft() ? page.draft : page.applied));
 
   /** The buttons follow the run: disabled before the first model, Play or Pause as it trains. */
-  function refresh() {
+  function refresh(errors) {
     const running = !!page.run?.running;
+    if (running || (errors && !Object.keys(errors).length)) refusal.textContent = '';
     const label = running ? '❚❚ Pause' : '▶ Play';
     if (replayButton) {
       const offered = !!page.run && !running && page.run.step > 0 && page.run.step >= page.run.targetSteps;
@@ -86,5 +90,9 @@ export function transportPanel(page) {
       refresh();
     },
     refresh,
+    /** Play was refused: why, in words. */
+    refused(text) {
+      refusal.textContent = text;
+    },
   };
 }
