@@ -54,14 +54,14 @@ for (const size of SCREENS) {
   test(`alignment at ${size.width}x${size.height}, default speed: the status says the pace, the bar keeps its size, and the finished run offers Replay`, async () => {
     const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&steps=100', { viewport: size });
     assert.equal(await page.inputValue('#prop-speed'), '20');
-    assert.equal(await page.isVisible('#replay-run'), false, 'nothing to replay before a run');
+    assert.equal(await page.isEnabled('#replay-run'), false, 'nothing to replay before a run');
     const stop = await watchLayout(page);
     await page.click('#play');
     // While training, the status says the pace it trains at: the speed chosen, not what the computer could do.
     await page.waitForFunction(() => /training · \d+ steps\/s/.test(document.getElementById('progress-text').textContent), null, { timeout: 30000, polling: 50 });
     const pace = Number(/training · (\d+) steps\/s/.exec(await page.textContent('#progress-text'))?.[1]);
     assert.ok(pace > 0 && pace <= 20, `the status says ${pace} steps/s at speed 20`);
-    assert.equal(await page.isVisible('#replay-run'), false, 'no replay while it trains');
+    assert.equal(await page.isEnabled('#replay-run'), false, 'no replay while it trains');
     await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout: 90000, polling: 100 });
     await waitDrawn(page);
     const layout = await stop();

@@ -16,8 +16,9 @@ export function transportPanel(page) {
   const resetButton = el('button', { type: 'button', id: 'reset', textContent: 'Reset' });
   resetButton.title = 'Start again from step 0 with the current settings';
   // A finished run offers its replay (the timeline's, from step 0) beside Play: the pattern formed once
-  // while the student watched, or too fast to see. Its place is kept while it is not offered.
-  const replayButton = page.has('attention') ? el('button', { type: 'button', id: 'replay-run', textContent: '↺ Replay the run' }) : null;
+  // while the student watched, or too fast to see. Disabled, not hidden, until then: nothing moves when
+  // it is offered, and it says from the start that a run can be watched again.
+  const replayButton = page.has('attention') ? el('button', { type: 'button', id: 'replay-run', className: 'full-only', textContent: '↺ Replay' }) : null;
   if (replayButton) replayButton.title = 'Play the attention snapshots again, from step 0 to the end of the run';
   const speedBox = el('div', { className: 'speed full-only' });
   const controls = new ControlsPanel(speedBox, lab.properties.filter((p) => TRANSPORT_PROPERTIES.includes(p.name)), {
@@ -50,7 +51,7 @@ export function transportPanel(page) {
     const label = running ? '❚❚ Pause' : '▶ Play';
     if (replayButton) {
       const offered = !!page.run && !running && page.run.step > 0 && page.run.step >= page.run.targetSteps;
-      replayButton.classList.toggle('not-offered', !offered);
+      replayButton.classList.toggle('offered', offered);
       replayButton.disabled = !offered;
     }
     if (playButton.textContent === label && playButton.disabled === !page.run) return;
