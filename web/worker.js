@@ -56,9 +56,6 @@ async function init({ build = 'auto', webgpu = true }) {
     type: 'ready', version: module.version, build: module.build, buildNote: module.buildNote,
     cpuBackends: module.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter },
   });
-  // This machine's multiply-add rate (50 ms, after 'ready' so the first model is not kept waiting), for
-  // the page's estimate of a model's steps per second. The scalar build has no SIMD128 rate to measure.
-  if (module.build !== 'scalar') post({ type: 'machine', gflops: module.simd128PeakGflops(0.05) });
 }
 
 function labOf(id) {

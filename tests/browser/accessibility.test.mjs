@@ -63,7 +63,7 @@ test('the heatmap as a table of values; a head chosen with the keyboard; focus i
 });
 
 test('prefers-reduced-motion: Replay shows the last snapshot at once, without stepping through', async () => {
-  const { page, problems } = await openPage(lab, '?steps=20');
+  const { page, problems } = await openPage(lab, '?steps=20&speed=max');
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await trainToEnd(page);
   await page.locator('#timeline-slider').fill('0');

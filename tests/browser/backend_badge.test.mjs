@@ -24,7 +24,7 @@ test('without --enable-unsafe-webgpu: WebGPU unavailable with its reason, SIMD12
 test('with --enable-unsafe-webgpu: the page reports a WebGPU adapter', async (t) => {
   const lab = await startLab({ webgpu: true });
   try {
-    const { page } = await openPage(lab, '?backend=webgpu&steps=5');
+    const { page } = await openPage(lab, '?backend=webgpu&steps=5&speed=max');
     const webgpu = await page.textContent('#badge-webgpu');
     t.diagnostic(`badge: ${webgpu} | ${await page.textContent('#badge-backend')} | ${await page.textContent('#badge-reason')}`);
     assert.equal(await page.getAttribute('#badge-webgpu', 'data-available'), 'true', webgpu);
@@ -39,7 +39,7 @@ test('forcing WebGPU (--enable-unsafe-webgpu): copy trains on WebGPU to its last
   const lab = await startLab({ webgpu: true });
   try {
     const steps = 20;
-    const query = `?lab=alignment&task=copy&seed=5&batch=16&steps=${steps}`;
+    const query = `?lab=alignment&task=copy&seed=5&batch=16&steps=${steps}&speed=max`;
     const { page, problems } = await openPage(lab, `${query}&backend=webgpu`);
     assert.equal(await page.textContent('#badge-backend'), 'WebGPU ran');
     await trainToEnd(page, 120000);

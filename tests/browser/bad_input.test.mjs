@@ -9,7 +9,7 @@ before(async () => { lab = await startLab(); });
 after(async () => { await lab?.close(); });
 
 test('heads=5 with d_model=32 shows "heads must divide d_model" beside the control; training still works', async () => {
-  const { page, problems } = await openPage(lab, '?steps=20');
+  const { page, problems } = await openPage(lab, '?steps=20&speed=max');
   await setField(page, 'heads', 5);
   assert.match(await page.textContent('#prop-heads-error'), /heads must divide d_model/);
   assert.equal(await page.getAttribute('#prop-heads', 'aria-invalid'), 'true');

@@ -30,7 +30,7 @@ const COUNT_MAIN_THREAD_WASM = `(() => {
 
 test(`copy[d_model=32,heads=4,seed=0,steps=200] trains to >= 99% with a diagonal head mean; no WASM on the main thread, no task over ${STALL_MS} ms`, async (t) => {
   await lab.context.addInitScript(COUNT_MAIN_THREAD_WASM);
-  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=200');
+  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=200&speed=max');
   const stopMonitor = await startFrameMonitor(page);
   const started = Date.now();
   await trainToEnd(page);
@@ -59,7 +59,7 @@ test(`copy[d_model=32,heads=4,seed=0,steps=200] trains to >= 99% with a diagonal
 });
 
 test('while training, panels off screen wait and are drawn when training stops', async () => {
-  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=200');
+  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=200&speed=max');
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.click('#play');
   await page.waitForFunction(() => Number(document.getElementById('progress-text').dataset.step) >= 60, null, { timeout: 60000 });

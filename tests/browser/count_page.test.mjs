@@ -26,7 +26,7 @@ const ringPixels = (page, selector) => page.$eval(selector, (c) => {
 });
 
 test('count page: 2s and 4s are outlined in the attention map; the values are diverging, centred at 0', async () => {
-  const { page, problems } = await openPage(lab, '?lab=count&steps=300&seed=1');
+  const { page, problems } = await openPage(lab, '?lab=count&steps=300&seed=1&speed=max');
   await trainToEnd(page);
   const { marked, ring } = await ringPixels(page, '#heatmap-main');
   assert.ok(marked.length > 0, 'the fixed sequences hold 2s or 4s');
@@ -72,7 +72,7 @@ test('count page: "Solve it by hand" scores 100%, ties included, with flat atten
 });
 
 test(`count page: the stuck seed (${STUCK_SEED}) at lr 1e-4 stays below 80%`, async () => {
-  const { page, problems } = await openPage(lab, '?lab=count');
+  const { page, problems } = await openPage(lab, '?lab=count&speed=max');
   await page.click('button[data-preset="stuck"]');
   await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout: 180000, polling: 250 });
   await waitDrawn(page);

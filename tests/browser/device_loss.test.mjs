@@ -7,7 +7,7 @@ import { startLab, openPage, metric } from './support.mjs';
 test('WebGPU device lost mid-training -> SIMD128, the run continues to its last step', async () => {
   const lab = await startLab({ webgpu: true });
   after(() => lab.close());
-  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&backend=webgpu&batch=16&steps=60&seed=0');
+  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&backend=webgpu&batch=16&steps=60&seed=0&speed=max');
   assert.match(await page.textContent('#badge-backend'), /WebGPU/);
   await page.click('#play');
   await page.waitForFunction(() => Number(document.getElementById('progress-text').dataset.step) >= 5, null, { timeout: 60000 });

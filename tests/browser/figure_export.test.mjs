@@ -32,7 +32,7 @@ const inspectSvg = (page, text) => page.evaluate((svg) => {
 }, text);
 
 test('heatmap SVG: one rect per cell, titles, ticks and legend as text; PNG at 2x', async () => {
-  const { page, problems } = await openPage(lab, '?steps=10');
+  const { page, problems } = await openPage(lab, '?steps=10&speed=max');
   await trainToEnd(page);
   const svg = await save(page, '#export-svg');
   assert.equal(svg.name, 'attention-copy-step10-mean.svg');
@@ -53,7 +53,7 @@ test('heatmap SVG: one rect per cell, titles, ticks and legend as text; PNG at 2
 });
 
 test('loss and accuracy charts, and your-input heatmap: SVG with paths and text, PNG at 2x', async () => {
-  const { page, problems } = await openPage(lab, '?steps=60');
+  const { page, problems } = await openPage(lab, '?steps=60&speed=max');
   await trainToEnd(page);
   for (const id of ['loss', 'accuracy']) {
     const svg = await save(page, `#export-${id}-svg`);

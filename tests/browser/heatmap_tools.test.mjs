@@ -44,7 +44,7 @@ test('tooltip under a CSS scale transform gives (query, key, token, weight) of t
 });
 
 test('timeline scrubs to step 0 and back to live; PNG export is 2x; WebM export records the timeline', async (t) => {
-  const { page, problems } = await openPage(lab, '?steps=20');
+  const { page, problems } = await openPage(lab, '?steps=20&speed=max');
   await trainToEnd(page);
   assert.match(await page.getAttribute('#heatmap-main', 'data-title'), /step 20$/);
   await page.locator('#timeline-slider').fill('0');

@@ -9,7 +9,7 @@ import { openPage, readHeatmap, startLab, trainToEnd, waitDrawn } from './suppor
 test('after the module aborts, a fresh module has the same settings and weights; training goes on', async () => {
   const lab = await startLab();
   after(() => lab.close());
-  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=60&heads=2');
+  const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=60&heads=2&speed=max');
   await trainToEnd(page);
   const before = await readHeatmap(page, '#heatmap-main');
   await page.evaluate(() => window.attnlabWorker.send('abortModule'));

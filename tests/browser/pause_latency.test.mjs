@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, startLab } from './support.mjs';
 
-const BIG = '?lab=alignment&task=copy&length=64&vocab=256&dModel=256&heads=16&batch=128&steps=1000';
+const BIG = '?lab=alignment&task=copy&length=64&vocab=256&dModel=256&heads=16&batch=128&steps=1000&speed=max';
 
 test('pause[L=64,E=256,H=16,B=128] right after play: training stops after at most 1 step; later pauses wait at most a step', async (t) => {
   const lab = await startLab();

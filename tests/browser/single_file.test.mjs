@@ -32,7 +32,7 @@ test('single file: the build prints its size, and it is <= 5 MB', (t) => {
 
 test('single file from file://, network blocked: copy[seed=0,steps=200] trains to >= 99%, no errors, no http(s) request', async (t) => {
   const started = Date.now();
-  const { page, problems } = await openFile(offline, `${pathToFileURL(FILE).href}?lab=alignment&task=copy&seed=0&steps=200`);
+  const { page, problems } = await openFile(offline, `${pathToFileURL(FILE).href}?lab=alignment&task=copy&seed=0&steps=200&speed=max`);
   t.diagnostic(`configured ${((Date.now() - started) / 1000).toFixed(1)} s after opening; badge: ${(await page.textContent('#badge')).replace(/\s+/g, ' ').trim()}`);
   assert.match(await page.textContent('#badge-version'), /SIMD128 build/);
   const trainStart = Date.now();
@@ -73,7 +73,7 @@ test('served site: no request leaves its own server (127.0.0.1) while it loads a
     return route.abort();
   });
   try {
-    const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=50');
+    const { page, problems } = await openPage(lab, '?lab=alignment&task=copy&seed=0&steps=50&speed=max');
     await trainToEnd(page);
     assert.deepEqual(outside, []);
     assert.deepEqual(problems, []);

@@ -120,12 +120,21 @@ export async function metric(page, id) {
   return value === null ? null : Number(value);
 }
 
-/** Sets a text control and commits it (blur fires 'change'). */
+/** Sets a control and commits it (a text field: filled, then blur fires 'change'; a slider: moved). */
 export async function setField(page, name, value) {
   const field = page.locator(`#prop-${name}`);
   // A field in a closed fold (the settings' "Advanced": the backend) is reached by opening it, as a student would.
   await field.evaluate((e) => { const fold = e.closest('details'); if (fold) fold.open = true; });
-  if ((await field.getAttribute('type')) === 'checkbox') await field.setChecked(!!value);
+  const type = await field.getAttribute('type');
+  if (type === 'checkbox') await field.setChecked(!!value);
+  else if (type === 'range') {
+    // A slider is dragged, not typed: its value set and its input and change events sent, as a drag does.
+    await field.evaluate((e, v) => {
+      e.value = v;
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+      e.dispatchEvent(new Event('change', { bubbles: true }));
+    }, String(value));
+  }
   else if (await field.evaluate((e) => e.tagName === 'SELECT')) await field.selectOption(String(value));
   else {
     await field.fill(String(value));

@@ -9,7 +9,7 @@ before(async () => { lab = await startLab(); });
 after(async () => { await lab?.close(); });
 
 test('reverse[L=16,steps=100] trains to an anti-diagonal head mean', async () => {
-  const { page, problems } = await openPage(lab, '?lab=alignment&task=reverse&steps=100');
+  const { page, problems } = await openPage(lab, '?lab=alignment&task=reverse&steps=100&speed=max');
   assert.match(await page.textContent('#intro'), /anti-diagonal/);
   await trainToEnd(page);
   assert.ok((await metric(page, 'accuracy')) >= 0.95);
@@ -21,7 +21,7 @@ test('reverse[L=16,steps=100] trains to an anti-diagonal head mean', async () =>
 });
 
 test('pointer[M=12,K=12,duplicate keys,steps=100] shows the Bayes ceiling and a peak on the matching key', async () => {
-  const { page, problems } = await openPage(lab, '?lab=alignment&task=pointer&steps=100');
+  const { page, problems } = await openPage(lab, '?lab=alignment&task=pointer&steps=100&speed=max');
   await trainToEnd(page);
   const ceiling = await metric(page, 'bayes-ceiling');
   const accuracy = await metric(page, 'accuracy');

@@ -19,7 +19,7 @@ async function readSettings(page) {
 test('settings survive copy link -> open link in a new page', async () => {
   const { page, problems } = await openPage(lab);
   for (const [name, value] of Object.entries(SETTINGS)) await setField(page, name, value);
-  await page.selectOption('#prop-speed', '20');
+  await page.selectOption('#prop-speed', '5');
   await page.click('#copy-link');
   const link = await page.getAttribute('#copy-link', 'data-link');
   assert.ok(link.startsWith(lab.url), link);

@@ -54,7 +54,7 @@ test("import: the same model as the notebook saves it (torch.save, .pt) shows th
 });
 
 test('export -> import in a fresh page gives identical attention; file name and metadata', async () => {
-  const { page, problems } = await openPage(lab, '?task=reverse&steps=15&seed=4');
+  const { page, problems } = await openPage(lab, '?task=reverse&steps=15&seed=4&speed=max');
   await trainToEnd(page);
   const before = await readHeatmap(page, '#heatmap-main');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#weights-export')]);

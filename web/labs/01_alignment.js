@@ -52,7 +52,8 @@ const properties = [
   { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed',
     help: 'Seeds the initial weights and the data: the same seed gives the same run.' },
   backendProperty(),
-  speedProperty(['1', '5', '20', '100', 'max']),
+  // 20 steps/s: the copy task's 200 steps take 10 s, the diagonal forming as you watch.
+  speedProperty({ choices: ['1', '5', '20', '100', 'max'], initial: '20' }),
   paletteProperty(),
 ];
 
@@ -385,7 +386,7 @@ export const alignmentLab = {
     valuesFromFile: valuesFromWeights,
     metadata: weightsMetadata,
     fileName: (config, step) => `alignment-${config.task}-step${step}.safetensors`,
-    describe: (config) => config.task,
+    describe: (config) => `an Alignment model of the ${config.task} task`,
   },
   views: {
     heatmaps: (config, sample, inspection, caption = '') => heatmapModels(config, sample, inspection, caption),

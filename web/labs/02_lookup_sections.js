@@ -137,10 +137,10 @@ const hard = {
         yTitle: 'QK^T', highlight: slot },
       { kind: 'images', id: 'hard-original', title: `Asked for: image ${r.query} (label ${r.label})`, images: [r.original], range: [-1, 1], size: SIDE, scale: 4 },
       { kind: 'images', id: 'hard-retrieval', title: 'Retrieved: QK^T V', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
-      { kind: 'text', id: 'hard-exact', status: r.equal === P ? 'ok' : 'bad',
+      { kind: 'text', id: 'hard-exact', status: r.equal === P ? 'ok' : 'bad', ran: r.choice.backend,
         text: r.equal === P
-          ? `Identical to the original: all ${P} pixels equal. The 1 of QK^T sits at slot ${slot}, where the shuffle put image ${r.query}. (${r.choice.label})`
-          : `${r.equal} of ${P} pixels equal the original: not exact (${r.choice.label}).` },
+          ? `Identical to the original: all ${P} pixels equal. The 1 of QK^T sits at slot ${slot}, where the shuffle put image ${r.query}.`
+          : `${r.equal} of ${P} pixels equal the original: not exact.` },
     ];
   },
 };
@@ -182,9 +182,9 @@ const soft = {
         size: SIDE, columns: 10, scale: 1.5, tint: relative(r.weights), labels: r.labels, highlight: best,
         names: r.labels.map((l, i) => `database image ${i}, label ${l}, weight ${r.weights[i].toFixed(4)}`) },
       { kind: 'images', id: 'soft-retrieval', title: 'Retrieved: weighted average', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
-      { kind: 'text', id: 'soft-why', text: `The largest weight is ${r.weights[best].toFixed(3)} (image ${best}, a ${r.labels[best]}); `
+      { kind: 'text', id: 'soft-why', ran: r.choice.backend, text: `The largest weight is ${r.weights[best].toFixed(3)} (image ${best}, a ${r.labels[best]}); `
         + `the weights spread over about ${n.toFixed(1)} images (1 / Σw²), so the retrieval mixes that many digits: that is the blur. `
-        + `Lower the temperature or lengthen the vectors (d = ${values.dim}) and one image takes over. (${r.choice.label})` },
+        + `Lower the temperature or lengthen the vectors (d = ${values.dim}) and one image takes over.` },
     ];
   },
 };
@@ -212,8 +212,8 @@ const multi = {
       { kind: 'images', id: 'multi-retrievals', title: 'One retrieval per query', images, range: [-1, 1], size: SIDE, scale: 2.5,
         columns: Math.min(8, r.T), captions: images.map((_, t) => `q${t}`),
         names: r.winners.map((w, t) => `query ${t}: largest weight on image ${w} (a ${r.labels[w]})`) },
-      { kind: 'text', id: 'multi-note', text: `${r.T} retrievals from one kernel call (T = ${r.T}, S = ${r.S}). Random vectors make `
-        + 'the lookup arbitrary; section 5 trains the vectors so that a query finds digits like itself. ' + `(${r.choice.label})` },
+      { kind: 'text', id: 'multi-note', ran: r.choice.backend, text: `${r.T} retrievals from one kernel call (T = ${r.T}, S = ${r.S}). Random vectors make `
+        + 'the lookup arbitrary; section 5 trains the vectors so that a query finds digits like itself.' },
     ];
   },
 };

@@ -14,7 +14,7 @@ const steps = (extra) => ({ effect: 'view', group: 'Step by step', section: 'ste
 const sentence = (extra) => ({ effect: 'view', group: 'Sentence', section: 'sentence', page: true, ...extra });
 
 const properties = [
-  steps({ name: 'tokens', type: 'int', default: 5, min: 2, max: 12, label: 'Tokens',
+  steps({ name: 'tokens', type: 'int', default: 5, min: 2, max: 12, slider: true, label: 'Tokens',
     help: 'How many tokens (rows of Q, K and V): the notebook\'s example has 5.' }),
   steps({ name: 'dk', type: 'int', default: 4, min: 1, max: 256, slider: true, label: 'd_k',
     help: 'Width of the queries and keys (and values here). Slide it up with and without the scale: unscaled, the softmax saturates.' }),

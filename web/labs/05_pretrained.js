@@ -20,13 +20,15 @@ const properties = [
     help: 'A sentence pair, as BERT reads two sentences: [CLS] A [SEP] B [SEP], B with token type 1.' }),
   view({ name: 'hideSpecial', type: 'bool', default: false, label: 'Hide [CLS] and [SEP]', section: 'model',
     help: 'Many heads put most of their weight on [SEP] or [CLS]: hide them to see the rest (rows then no longer sum to 1).' }),
-  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, label: 'Layer', section: 'head',
+  // Layer, head and query token are explored, not typed: steppers (− and +, the arrow keys) that answer
+  // at once, up to the open model's last layer and head (maxOf: the checkpoint's summary -> the largest).
+  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1, label: 'Layer', section: 'head',
     help: 'Which layer the head view, the heatmap and the neuron view show (0 = the first). Click a thumbnail of the model view to choose.' }),
-  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, label: 'Head', section: 'head',
+  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'head',
     help: 'Which head of the layer (0 = the first).' }),
   view({ name: 'average', type: 'bool', default: false, label: 'Average the heads', section: 'head',
     help: 'Show the mean of the layer\'s heads instead of one head.' }),
-  view({ name: 'token', type: 'int', default: 1, min: 0, max: 8191, label: 'Query token', section: 'neuron',
+  view({ name: 'token', type: 'int', default: 1, min: 0, max: 8191, stepper: true, label: 'Query token', section: 'neuron',
     help: 'Position of the query token the neuron view follows (0 is [CLS]). Click a token on the left of the head view to choose.' }),
   { ...backendProperty('Where the attention kernel runs in every layer. A backend that is not available falls back, and the badge says why.'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the largest weight (bright).'),

@@ -22,18 +22,24 @@ const properties = [
   view({ name: 'maxLength', type: 'int', default: 64, min: 2, max: 512, label: 'Max length', section: 'translate',
     cliDefault: 'the checkpoint\'s max_length, as generate() uses it',
     help: 'Generated tokens at most (the start token included, as generate() counts); the last one allowed is </s>.' }),
-  view({ name: 'shown', type: 'int', default: 0, min: 0, max: 512, label: 'Tokens shown', section: 'translate',
+  // Tokens shown, layer and head are explored, not typed: steppers (− and +, the arrow keys) that answer
+  // at once, up to the open model's last layer and head (maxOf: the checkpoint's summary -> the largest).
+  view({ name: 'shown', type: 'int', default: 0, min: 0, max: 512, stepper: true, label: 'Tokens shown', section: 'translate',
     help: 'How many generated tokens every figure shows (0 = all): "Next word" adds one, Play adds one every 0.6 s.' }),
-  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, label: 'Layer', section: 'cross', help: 'Which decoder layer\'s cross-attention (0 = the first).' }),
-  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, label: 'Head', section: 'cross', help: 'Which head of the layer (0 = the first).' }),
+  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1, label: 'Layer', section: 'cross', help: 'Which decoder layer\'s cross-attention (0 = the first).' }),
+  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'cross', help: 'Which head of the layer (0 = the first).' }),
   view({ name: 'average', type: 'bool', default: true, label: 'Average', section: 'cross',
     help: 'The mean over all layers and heads, as notebook 04 averages the cross-attention; off: the layer and head above.' }),
   view({ name: 'side', type: 'choice', default: 'encoder', label: 'Which attention', section: 'views',
     help: 'The encoder\'s self-attention over the source, the decoder\'s over its own words, or the cross-attention from the translation to the source.',
     choices: [{ value: 'encoder', label: 'encoder' }, { value: 'decoder', label: 'decoder' }, { value: 'cross', label: 'cross' }] }),
-  view({ name: 'viewLayer', type: 'int', default: 0, min: 0, max: 63, label: 'Layer', section: 'views',
+  // The views show the encoder's layers or the decoder's: the larger count bounds the stepper, and the
+  // section says when a layer does not exist on the side chosen.
+  view({ name: 'viewLayer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => Math.max(opened.layers, opened.encoderLayers) - 1,
+    label: 'Layer', section: 'views',
     help: 'Which layer the head view and the heatmap show (0 = the first). Click a thumbnail of the model view to choose.' }),
-  view({ name: 'viewHead', type: 'int', default: 0, min: 0, max: 127, label: 'Head', section: 'views', help: 'Which head of the layer (0 = the first).' }),
+  view({ name: 'viewHead', type: 'int', default: 0, min: 0, max: 127, stepper: true, maxOf: (opened) => Math.max(opened.heads, opened.encoderHeads) - 1,
+    label: 'Head', section: 'views', help: 'Which head of the layer (0 = the first).' }),
   { ...backendProperty('Where the attention the figures show is computed (WebGPU included). The decoding loop that chooses each word runs on a CPU kernel; the badge says which ran what.'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the largest weight (bright).'),
 ];
@@ -68,6 +74,8 @@ export const translationLab = defineLab({
         // Decoded as generate() decodes it: with the checkpoint's own num_beams and max_length, unless the
         // link or the user chose others (web/ui/lab_page.js applies these to settings left at their default).
         settings: { beams: Math.min(Math.max(c.numBeams, 1), 16), maxLength: Math.min(Math.max(c.maxLength, 2), 512) },
+        // The decoder's layers and heads (the cross-attention's), and the encoder's: the steppers' ends.
+        layers: c.decoderLayers, heads: c.decoderHeads, encoderLayers: c.encoderLayers, encoderHeads: c.encoderHeads,
         text: `${label}: ${c.encoderLayers} + ${c.decoderLayers} layers, ${c.decoderHeads} heads, d_model ${c.dModel}, vocabulary ${c.vocabSize}, `
           + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}; config: ${c.numBeams} beams, max length ${c.maxLength} (used, as generate() uses them, unless you choose others).`,
       };

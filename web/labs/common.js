@@ -7,9 +7,14 @@ export const backendProperty = (help = 'Where the attention kernel runs. A backe
     { value: 'simd', label: 'SIMD128 (WASM)' }, { value: 'scalar', label: 'scalar (WASM)' }],
 });
 
-export const speedProperty = (speeds = ['5', '20', '100', 'max'], help = 'Steps per second; slow speeds let you watch the pattern form.') => ({
-  name: 'speed', type: 'choice', default: 'max', effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true, help,
-  choices: speeds.map((s) => ({ value: s, label: s })),
+/**
+ * The training pace. Its default is a lab's own (issue 29): slow enough that a first run lets the
+ * pattern form before the student's eyes (about 10 s for the default step count), while 'max' (as
+ * fast as this computer goes) stays one click away. choices: the speeds offered, 'max' last.
+ */
+export const speedProperty = ({ choices, initial, help = 'Steps per second; slow speeds let you watch the pattern form, max trains as fast as this computer goes.' }) => ({
+  name: 'speed', type: 'choice', default: initial, effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true, help,
+  choices: choices.map((s) => ({ value: s, label: s })),
 });
 
 export const paletteProperty = (palettes = ['viridis', 'cividis', 'magma', 'greys'], help = 'Perceptually uniform colour scales for the heatmaps, 0 (dark) to 1 (bright).') => ({

@@ -55,6 +55,10 @@ export class ControlsPanel {
       }
     } else if (prop.type === 'bool') {
       input = Object.assign(document.createElement('input'), { type: 'checkbox' });
+    } else if (prop.stepper) {
+      input = Object.assign(document.createElement('input'), { type: 'text', inputMode: 'numeric', size: 4 });
+      input.autocomplete = 'off';
+      input.setAttribute('role', 'spinbutton');
     } else if (prop.slider) {
       input = Object.assign(document.createElement('input'), { type: 'range', min: prop.min, max: prop.max, step: prop.step ?? 1 });
     } else if (prop.type === 'text') {
@@ -84,19 +88,73 @@ export class ControlsPanel {
     message.setAttribute('aria-live', 'polite');
     input.setAttribute('aria-describedby', `${id}-help ${id}-error`);
     const read = () => parseProperty(prop, prop.type === 'bool' ? String(input.checked) : input.value);
+    // A stepper: − and + beside the field (and the arrow keys in it) change the value by one and apply
+    // it at once, within the range and the limit the open model sets (setLimits).
+    const stepper = prop.stepper ? this.createStepper(prop, input, (delta) => {
+      const parsed = read();
+      const from = 'value' in parsed ? parsed.value : prop.default;
+      const field = this.fields.get(prop.name);
+      const next = Math.max(prop.min, Math.min(field.limit ?? prop.max, from + delta));
+      input.value = String(next);
+      this.showStepperLimits(field);
+      onCommit(prop.name, read());
+    }) : null;
     // A slider commits as it moves (its value is always valid) and shows its value beside it.
     const shown = prop.slider ? Object.assign(document.createElement('output'), { className: 'slider-value' }) : null;
     if (shown) shown.htmlFor = id;
     input.addEventListener('input', () => {
       if (shown) shown.textContent = input.value;
+      if (stepper) this.showStepperLimits(this.fields.get(prop.name));
       (prop.slider ? onCommit : onInput)(prop.name, read());
     });
     input.addEventListener('change', () => onCommit(prop.name, read()));
     // The field before its "?" in the Tab order: the value first, its help on the way.
     if (prop.type === 'bool') row.append(input, label, help, hint, message);
-    else row.append(label, input, help, ...(shown ? [shown] : []), hint, message);
-    this.fields.set(prop.name, { row, input, message, prop, shown });
+    else row.append(label, stepper?.box ?? input, help, ...(shown ? [shown] : []), hint, message);
+    this.fields.set(prop.name, { row, input, message, prop, shown, stepper, limit: undefined });
     return row;
+  }
+
+  /** The − and + around a stepper's field -> {box, less, more}; step(±1) applies a step. */
+  createStepper(prop, input, step) {
+    const button = (text, delta, what) => {
+      const b = Object.assign(document.createElement('button'), { type: 'button', className: 'step-button', textContent: text });
+      b.setAttribute('aria-label', `${prop.label}: ${what}`);
+      b.tabIndex = -1; // the field's arrow keys do the same from the keyboard: one Tab stop per setting
+      b.addEventListener('click', () => step(delta));
+      return b;
+    };
+    const less = button('−', -1, 'one less'), more = button('+', 1, 'one more');
+    input.addEventListener('keydown', (e) => {
+      if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
+      e.preventDefault();
+      step(e.key === 'ArrowUp' ? 1 : -1);
+    });
+    const box = Object.assign(document.createElement('span'), { className: 'stepper' });
+    box.append(less, input, more);
+    return { box, less, more };
+  }
+
+  /** A stepper's buttons stop at the ends of its range; a spin button says its value and range. */
+  showStepperLimits(field) {
+    const { stepper, input, prop, limit } = field;
+    if (!stepper) return;
+    const value = Number(input.value), max = limit ?? prop.max;
+    stepper.less.disabled = !(value > prop.min);
+    stepper.more.disabled = !(value < max);
+    input.setAttribute('aria-valuemin', String(prop.min));
+    input.setAttribute('aria-valuemax', String(max));
+    if (Number.isFinite(value)) input.setAttribute('aria-valuenow', String(value));
+  }
+
+  /** The largest value a stepper offers now (limits: {name: max}, e.g. the open model's last layer). */
+  setLimits(limits) {
+    for (const [name, max] of Object.entries(limits)) {
+      const field = this.fields.get(name);
+      if (!field || !Number.isFinite(max)) continue;
+      field.limit = Math.max(field.prop.min, Math.min(field.prop.max, max));
+      this.showStepperLimits(field);
+    }
   }
 
   /** Writes values into the fields (without events). */
@@ -106,6 +164,7 @@ export class ControlsPanel {
       if (prop.type === 'bool') input.checked = !!values[name];
       else input.value = String(values[name]);
       if (shown) shown.textContent = String(values[name]);
+      this.showStepperLimits(this.fields.get(name));
     }
   }
 

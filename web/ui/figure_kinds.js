@@ -17,7 +17,11 @@ import { graphKind } from './graph_figure.js';
 import { headViewKind } from './head_view_figure.js';
 import { modelGridKind } from './model_grid_figure.js';
 
-/** {kind: 'text', id, text, status? ('ok' | 'bad')}: a line of the section's prose that its result writes. */
+/**
+ * {kind: 'text', id, text, status? ('ok' | 'bad'), ran? (the backend that computed it)}: a line of the
+ * section's prose that its result writes. The backend is kept as data, not words: the badge says it once
+ * for the page (issue 29: every caption repeated "(SIMD128 ran: auto: ...)").
+ */
 const textKind = {
   create(view, f) {
     view.node = Object.assign(document.createElement('p'), { className: 'figure-text' });
@@ -26,6 +30,7 @@ const textKind = {
   show(view, f) {
     view.node.textContent = f.text;
     view.node.dataset.status = f.status ?? '';
+    view.node.dataset.ran = f.ran ?? '';
   },
 };
 

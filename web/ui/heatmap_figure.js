@@ -14,5 +14,9 @@ export const heatmapKind = {
     view.canvas.dataset.figure = f.id;
     board.addExport(view, (c, scale) => drawHeatmap(c, withTicks(view.figure), { cell: view.figure.cell ?? 5, scale, palette: view.heatmap.palette }));
   },
-  show: (view, f, palette) => view.heatmap.show(withTicks(f), { palette }),
+  show(view, f, palette) {
+    view.heatmap.show(withTicks(f), { palette });
+    // Its name follows what it shows (a stepped layer or head): the title it was created with went stale.
+    view.canvas.setAttribute('aria-label', f.title);
+  },
 };

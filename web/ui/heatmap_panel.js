@@ -46,7 +46,10 @@ export class HeatmapPanel {
     this.webmButton.title = 'Record the timeline of the large heatmap as a WebM video';
     this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'export-message' });
     this.message.setAttribute('role', 'status');
-    bar.append(label, this.select);
+    // The choice of map, hidden where there is one head (a One query model: its mean is itself).
+    this.choice = Object.assign(document.createElement('span'), { className: 'heatmap-choice' });
+    this.choice.append(label, this.select);
+    bar.append(this.choice);
     addFigureButtons(bar, { what: 'the large heatmap', idPrefix: 'export', message: this.message, figure: () => this.figure() });
     bar.append(this.webmButton);
     const tableLabel = Object.assign(document.createElement('label'), { className: 'inline-check', title: 'Show the large heatmap as a table of numbers' });
@@ -100,7 +103,7 @@ export class HeatmapPanel {
       }));
       this.select.replaceChildren(new Option('head mean', 'mean'), ...models.heads.map((m, h) => new Option(`head ${h + 1}`, `head-${h + 1}`)));
       // One head is its own mean: no grid of heads to choose from.
-      this.grid.hidden = this.gridTitle.hidden = models.heads.length < 2;
+      this.grid.hidden = this.gridTitle.hidden = this.choice.hidden = models.heads.length < 2;
       if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';
       this.select.value = this.selected;
     }

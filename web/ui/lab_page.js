@@ -38,7 +38,7 @@ import { sectionPanel } from './panels/section.js';
 import { SectionPlay } from './panels/section_play.js';
 
 // The worker's answers the page follows (web/protocol.md); 'ready' is the app's (app.js).
-const ANSWERS = ['machine', 'configured', 'progress', 'state', 'inspection', 'weights', 'weights-peeked', 'section', 'open-progress', 'opened', 'hub-stored', 'error'];
+const ANSWERS = ['configured', 'progress', 'state', 'inspection', 'weights', 'weights-peeked', 'section', 'open-progress', 'opened', 'hub-stored', 'error'];
 
 export class LabPage {
   /**
@@ -112,6 +112,7 @@ export class LabPage {
     }
     this.curves = byId.curves;
     this.attention = byId.attention;
+    this.transport = byId.transport;
     this.panels = [this.settings, this.weights, byId.open, byId.transport, byId.curves, byId.attention, byId.rows, byId.inspect, ...this.sectionPanels]
       .filter(Boolean);
 
@@ -224,6 +225,9 @@ export class LabPage {
     const openNode = this.panels.find((p) => p.node.id === 'panel-open')?.node;
     if (openNode && this.stage.contains(openNode)) this.mainColumn.prepend(openNode);
     this.takeCheckpointSettings(m.summary?.settings ?? {});
+    // The steppers stop at this model's last layer and head.
+    const limits = Object.fromEntries(this.lab.properties.filter((p) => p.maxOf && m.summary).map((p) => [p.name, p.maxOf(m.summary)]));
+    for (const c of this.allControls()) c.setLimits(limits);
     this.offer(m);
   }
 
@@ -397,7 +401,7 @@ export class LabPage {
       // A preset that is a model (the One query lab's hand-built solution): loaded as a weights file
       // would be, so the page shows exactly what import shows; nothing to train.
       this.applied = { ...values };
-      this.weights.load(stateDictBytes(preset.weights(), this.lab.weights.metadata(this.lab.configureRequest(values).config, 0)), preset.label);
+      this.weights.load(stateDictBytes(preset.weights(), this.lab.weights.metadata(this.lab.configureRequest(values).config, 0)), preset.label, { preset: true });
       this.refreshControls();
       this.onValues(this.linkValues());
       return;
@@ -411,7 +415,33 @@ export class LabPage {
   togglePlay() {
     if (!this.run) return;
     this.resumeWhenVisible = false; // the user decides from now on
+    if (!this.run.running && this.refusePlay()) return;
     this.client.send(this.run.running ? 'pause' : 'play');
+  }
+
+  /**
+   * Play while a setting of the model or of its training shows an error would train the settings before
+   * it, silently (issue 29): instead the transport says which setting to fix, and that field takes the
+   * focus. -> whether Play was refused. A view setting's error (a section's input) does not stop training.
+   */
+  refusePlay() {
+    const errors = { ...this.fieldErrors };
+    for (const { name, message } of crossCheck(this.lab, this.draft)) errors[name] ??= message;
+    const trains = new Set(this.lab.properties.filter((p) => p.effect === 'reset' || p.effect === 'live').map((p) => p.name));
+    const name = Object.keys(errors).find((n) => trains.has(n));
+    if (!name) return false;
+    const label = this.lab.properties.find((p) => p.name === name).label;
+    this.transport.refused(`Not started: ${label} shows an error (${errors[name]}). Fix it, or set it back, then press Play.`);
+    const field = this.root.querySelector(`#prop-${name}`);
+    const fold = field?.closest('details');
+    if (fold) fold.open = true;
+    field?.focus();
+    return true;
+  }
+
+  /** A finished run's replay (the transport's button): the timeline plays its snapshots from step 0. */
+  replayRun() {
+    this.attention?.replay();
   }
 
   /**

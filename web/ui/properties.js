@@ -4,7 +4,8 @@
 //
 // A property: {name, type: 'int' | 'number' | 'choice' | 'bool' | 'names' | 'text', default, min?, max?,
 //   minExclusive?, choices?: [{value, label}], names?: [string], maxLength? (text), slider? (a range
-//   input for int and number), label, help,
+//   input for int and number), stepper? (an int field with − and + that apply at once), maxOf?
+//   (a stepper's largest value for the open checkpoint: its summary -> a number), label, help,
 //   effect: 'reset' | 'live' | 'view' | 'page', when?: (values) => bool}
 //   'names' is a comma-separated list drawn from `names` (e.g. controls to hide).
 //   effect says what a change does: 'reset' rebuilds the model (it asks first), 'live' changes a running

@@ -49,6 +49,13 @@ export class SectionPanel {
     this.node.append(row);
     if (section.input === 'drawing') this.pad = new DrawPad(this.node, { onDone: onUserInput, label: section.inputLabel ?? 'Draw a digit' });
     this.node.append(this.status);
+    // Figures left from the last input that worked, while the input now is refused (a compute error, or
+    // a setting in error): dimmed, with this note, until a good result replaces them (issue 29).
+    this.staleNote = el('p', { className: 'inline-message stale-note', textContent: 'Not updated: fix the input above. The figures below show the last input that worked.' });
+    this.staleNote.hidden = true;
+    this.failed = false;
+    this.inputRefused = false;
+    this.node.append(this.staleNote);
     // Cells the user edited, for the inputs they belong to (a new random draw has another key).
     this.edits = { key: null, cells: {} };
     const onEdit = ({ key, cell, value }) => {
@@ -103,17 +110,33 @@ export class SectionPanel {
 
   show(result, values, { palette } = {}) {
     for (const button of this.buttons.values()) button.disabled = false;
+    this.failed = false;
     this.result = result;
     this.values = values;
     this.status.textContent = '';
     this.node.dataset.state = 'shown';
     this.figures = this.section.figures(result, values, this.lab);
     this.board.show(this.figures, { palette });
+    this.markStale();
   }
 
   fail(message) {
     this.status.textContent = message;
     this.node.dataset.state = 'error';
+    this.failed = true;
+    this.markStale();
+  }
+
+  /** A setting the section depends on shows an error (its figures cannot follow it), or no longer does. */
+  setInputRefused(refused) {
+    this.inputRefused = refused;
+    this.markStale();
+  }
+
+  markStale() {
+    const stale = !!this.result && (this.failed || this.inputRefused);
+    this.node.classList.toggle('stale', stale);
+    this.staleNote.hidden = !stale;
   }
 
   redraw(palette) {

@@ -31,6 +31,11 @@ export function attentionPanel(page) {
   return {
     node,
     heatmaps,
+    /** Plays the run again from its first snapshot, the heatmap brought into view if it is not. */
+    replay() {
+      heatmapBox.scrollIntoView({ block: 'nearest' });
+      timeline.replay();
+    },
     /** Where the timeline stands: an index into the run's snapshots. */
     get shownIndex() { return timeline.index; },
     parts: { heatmaps: ['snapshot', 'palette'], heads: ['snapshot', 'palette'] },

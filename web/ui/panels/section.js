@@ -103,6 +103,10 @@ export function sectionPanel(page, section) {
     render() {
       if (shown) view.show(shown.result, shown.values, { palette: page.applied.palette });
     },
+    /** errors: {name: message} of the settings: one this section depends on leaves its figures stale. */
+    refresh(errors) {
+      view.setInputRefused(Object.keys(errors).some((name) => (section.dependsOn ?? []).includes(name)));
+    },
   };
   return panel;
 }

@@ -1,31 +1,43 @@
 // The settings sidebar (the full page only): the lab's title and intro, its presets, the controls of
 // its properties (those of the transport and of the sections sit there), the bar that says a change
-// rebuilds the model (Apply & reset, or keep the current model), and what a training step would cost.
+// rebuilds the model (Apply & reset, or keep the current model), and what a training step costs.
 import { ControlsPanel } from '../controls.js';
 import { isRelevant, resettingChanges } from '../properties.js';
 import { el } from '../el.js';
 import { TRANSPORT_PROPERTIES } from './transport.js';
 
+// Steps a run must have taken before its rate stands for the model's (the first steps warm the JIT).
+const MEASURED_AFTER_STEPS = 20;
+
 /**
- * A model's cost per training step, from the lab's count of its operations and this machine's
- * multiply-add rate (gflops, measured by the worker): a rough figure (the trainers reach 25-55% of
- * that rate), to see before building that a setting makes training slow. Memory is checked by the
- * trainer itself (refused over 512 MB).
+ * A model's cost per training step (the lab's count of its operations) and, once this computer has
+ * trained a model of this lab, its pace: the rate measured on this model, or for other settings that
+ * rate scaled by the ratio of their operations. No pace before a measurement: a guess from the CPU's
+ * peak rate was 5 to 9 times off (issue 29: "roughly 49-89 steps/s" for a run that did 400-450).
+ * measured: {stepsPerSecond, flops} of the last run that trained enough steps, or null. Memory is
+ * checked by the trainer itself (refused over 512 MB).
  */
-function costEstimate(lab, values, gflops) {
+function costEstimate(lab, values, measured) {
   const flops = lab.trainer?.flopsPerStep?.(values);
   if (!flops) return '';
   const work = flops >= 1e9 ? `${(flops / 1e9).toFixed(1)} GFLOP` : `${Math.max(0.1, flops / 1e6).toFixed(1)} MFLOP`;
-  if (!gflops) return `About ${work} per training step.`;
-  const stepsPerSecond = (0.35 * gflops * 1e9) / flops;
-  const pace = stepsPerSecond >= 1 ? `roughly ${stepsPerSecond >= 10 ? Math.round(stepsPerSecond) : stepsPerSecond.toFixed(1)} steps/s`
-    : `roughly ${(1 / stepsPerSecond).toFixed(1)} s per step: slow; lower the batch or the width`;
-  return `About ${work} per training step: ${pace} on this machine's CPU (an estimate, within about 2x).`;
+  if (!measured) return `About ${work} per training step; its pace on this computer shows once a few steps have run.`;
+  const rate = (measured.stepsPerSecond * measured.flops) / flops;
+  const pace = rate >= 10 ? `${Math.round(rate)} steps/s` : rate >= 1 ? `${rate.toFixed(1)} steps/s` : `${(1 / rate).toFixed(1)} s per step`;
+  if (flops === measured.flops) return `About ${work} per training step: ${pace} at most on this computer (measured).`;
+  return `About ${work} per training step: roughly ${pace} at most on this computer (scaled from the current model's measured pace).`;
+}
+
+/** What a click on a preset does, true of every preset the lab has (One query's "Solve it by hand" loads a model, it does not train). */
+function presetsText(presets) {
+  const loading = presets.filter((p) => p.weights).map((p) => `“${p.label}”`);
+  if (!loading.length) return 'One click sets up, resets and trains a classic experiment.';
+  return `One click sets up, resets and trains a classic experiment; ${loading.join(', ')} loads a finished model instead, to train on or not.`;
 }
 
 export function settingsPanel(page) {
   const { lab } = page;
-  let gflops = 0;
+  let measured = null; // {stepsPerSecond, flops}: the pace of the last model that trained enough steps
   const introText = el('p', { id: 'intro' });
   const intro = el('section', { className: 'panel intro full-only', ariaLabel: 'About this lab' },
     el('h2', { textContent: `About this lab: ${lab.title}` }), introText);
@@ -43,7 +55,7 @@ export function settingsPanel(page) {
     presetButtons.append(button);
   }
   const presets = lab.presets.length ? el('section', { className: 'panel presets full-only' }, el('h2', { textContent: 'Presets' }),
-    el('p', { className: 'muted', textContent: 'One click sets up, resets and trains a classic experiment.' }), presetButtons, presetText) : '';
+    el('p', { className: 'muted', textContent: presetsText(lab.presets) }), presetButtons, presetText) : '';
 
   const controlsBox = el('section', { className: 'panel settings full-only' }, el('h2', { textContent: 'Settings' }));
   // A section's own properties sit in the section.
@@ -72,10 +84,13 @@ export function settingsPanel(page) {
     intro,
     controls,
     handles(m) {
-      if (m.type !== 'machine') return false;
-      gflops = m.gflops;
-      page.refreshControls();
-      return true;
+      // A run that stops (or a step) brings its measured pace: the estimate follows it.
+      if (m.type !== 'state' && m.type !== 'progress') return false;
+      const run = page.run;
+      const flops = lab.trainer?.flopsPerStep?.(page.applied);
+      if (!run || run.running || !flops || run.step < MEASURED_AFTER_STEPS || !run.stepsPerSecond) return false;
+      measured = { stepsPerSecond: run.stepsPerSecond, flops };
+      return false; // others take it too; refreshControls follows a stop
     },
     render() {},
     /** errors: {name: message} of the draft (the page marks them on every control). */
@@ -95,7 +110,7 @@ export function settingsPanel(page) {
           : `Changing ${labels.join(', ')} rebuilds the model — fix the settings marked in red first.`;
       }
       applyButton.disabled = !valid;
-      costText.textContent = valid ? costEstimate(lab, draft, gflops) : '';
+      costText.textContent = valid ? costEstimate(lab, draft, measured) : '';
     },
   };
 }

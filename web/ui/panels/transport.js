@@ -1,4 +1,6 @@
-// The transport panel ('transport'): play / pause, step, reset, the speed, and the progress bar.
+// The transport panel ('transport'): play / pause, step, reset, the replay of a finished run, the speed,
+// and the progress bar. Two rows of fixed size, the buttons and then the progress: nothing in it changes
+// width while training (issue 29: the bar wrapped onto two lines as the status grew, and the page jumped).
 import { ControlsPanel } from '../controls.js';
 import { el } from '../el.js';
 
@@ -13,6 +15,11 @@ export function transportPanel(page) {
   stepButton.title = 'Train one step, then pause';
   const resetButton = el('button', { type: 'button', id: 'reset', textContent: 'Reset' });
   resetButton.title = 'Start again from step 0 with the current settings';
+  // A finished run offers its replay (the timeline's, from step 0) beside Play: the pattern formed once
+  // while the student watched, or too fast to see. Disabled, not hidden, until then: nothing moves when
+  // it is offered, and it says from the start that a run can be watched again.
+  const replayButton = page.has('attention') ? el('button', { type: 'button', id: 'replay-run', className: 'full-only', textContent: '↺ Replay' }) : null;
+  if (replayButton) replayButton.title = 'Play the attention snapshots again, from step 0 to the end of the run';
   const speedBox = el('div', { className: 'speed full-only' });
   const controls = new ControlsPanel(speedBox, lab.properties.filter((p) => TRANSPORT_PROPERTIES.includes(p.name)), {
     grouped: false,
@@ -26,16 +33,27 @@ export function transportPanel(page) {
   progressBar.setAttribute('aria-label', 'training progress');
   progressBar.setAttribute('aria-valuemin', '0');
   const progressText = el('span', { id: 'progress-text', textContent: 'loading the module…' });
+  // Why Play did not start (a setting shows an error): said until the settings are fixed or it plays.
+  const refusal = el('p', { id: 'play-refused' });
+  refusal.setAttribute('role', 'alert');
   const node = el('section', { className: 'panel transport', ariaLabel: 'Training' },
-    playButton, stepButton, resetButton, speedBox, progressBar, progressText);
+    el('div', { className: 'transport-buttons' }, playButton, stepButton, resetButton, ...(replayButton ? [replayButton] : []), speedBox),
+    el('div', { className: 'transport-progress' }, progressBar, progressText), refusal);
   playButton.addEventListener('click', () => page.togglePlay());
+  replayButton?.addEventListener('click', () => page.replayRun());
   stepButton.addEventListener('click', () => page.client.send('step', { count: 1 }));
   resetButton.addEventListener('click', () => page.configure(page.validDraft() ? page.draft : page.applied));
 
   /** The buttons follow the run: disabled before the first model, Play or Pause as it trains. */
-  function refresh() {
+  function refresh(errors) {
     const running = !!page.run?.running;
+    if (running || (errors && !Object.keys(errors).length)) refusal.textContent = '';
     const label = running ? '❚❚ Pause' : '▶ Play';
+    if (replayButton) {
+      const offered = !!page.run && !running && page.run.step > 0 && page.run.step >= page.run.targetSteps;
+      replayButton.classList.toggle('offered', offered);
+      replayButton.disabled = !offered;
+    }
     if (playButton.textContent === label && playButton.disabled === !page.run) return;
     playButton.textContent = label;
     playButton.setAttribute('aria-pressed', String(running));
@@ -61,7 +79,11 @@ export function transportPanel(page) {
       progressBar.setAttribute('aria-valuemax', String(max));
       progressBar.setAttribute('aria-valuenow', String(value));
       progressFill.style.transform = `scaleX(${value / max})`;
-      const rate = run.running && run.stepsPerSecond ? ` · ${Math.round(run.stepsPerSecond)} steps/s` : '';
+      // The pace it trains at: the speed chosen, or what this computer manages when that is less
+      // (the worker measures steps per second of computing, whatever the pace).
+      const paced = lab.speedOf(page.applied);
+      const pace = paced > 0 && run.stepsPerSecond ? Math.min(paced, run.stepsPerSecond) : run.stepsPerSecond;
+      const rate = run.running && pace ? ` · ${Math.round(pace)} steps/s` : '';
       const state = run.running ? 'training' : run.step >= run.targetSteps ? 'done' : 'paused';
       progressText.textContent = `step ${run.step} of ${run.targetSteps} · ${state}${rate}`;
       progressText.dataset.step = String(run.step);
@@ -69,5 +91,9 @@ export function transportPanel(page) {
       refresh();
     },
     refresh,
+    /** Play was refused: why, in words. */
+    refused(text) {
+      refusal.textContent = text;
+    },
   };
 }

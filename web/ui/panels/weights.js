@@ -12,6 +12,7 @@ const isZip = (bytes) => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 
 export function weightsPanel(page) {
   const { lab, notices } = page;
   let importName = ''; // the file being loaded, for the messages that follow
+  let importPreset = false; // it is a preset's hand-built model, not a file
   const view = new WeightsPanel({
     onFile: (bytes, name) => load(bytes, name),
     onExport: () => { if (page.run) page.client.send('export'); },
@@ -22,9 +23,13 @@ export function weightsPanel(page) {
     notices.show(text, { kind: 'error', key: 'weights' });
   };
 
-  /** A weights file from the picker or a drop (or a preset that is a model): derive the model it fits, then load it there. */
-  async function load(bytes, name) {
+  /**
+   * A weights file from the picker or a drop (a .safetensors, or a .pt torch.save wrote), or a preset
+   * that is a model (preset true): derive the model it fits, then load it there.
+   */
+  async function load(bytes, name, { preset = false } = {}) {
     importName = name;
+    importPreset = preset;
     notices.dismiss('weights');
     let patch;
     try {
@@ -77,7 +82,11 @@ export function weightsPanel(page) {
       if (m.type === 'configured' && m.imported) {
         // How good the loaded model is, at once (the evaluation the curves panel shows).
         page.client.send('evaluate');
-        const text = `Loaded ${importName}: ${lab.weights.describe(m.config)}. Its attention is shown below; Play trains on from these weights.`;
+        // A sentence: "Loaded the weights of count-step5000.safetensors, a One query model." or, for a
+        // preset, "Loaded “Solve it by hand”: a One query model built by hand, not trained." (issue 29).
+        const what = lab.weights.describe(m.config);
+        const loaded = importPreset ? `Loaded “${importName}”: ${what} built by hand, not trained.` : `Loaded the weights of ${importName}, ${what}.`;
+        const text = `${loaded} Its attention is shown below; Play trains on from these weights.`;
         view.say(text);
         notices.show(text, { kind: 'info', key: 'weights' });
       } else if (m.type === 'weights') {
