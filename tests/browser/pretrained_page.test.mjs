@@ -213,3 +213,16 @@ test('a DistilBERT saved with torch.save (pytorch_model.bin, no head) opens in t
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the neuron view names each key by its token under its bars', async () => {
+  const { page, problems } = await openLab();
+  await dropFiles(page, TINY_BERT_FILES);
+  await waitConfigured(page);
+  await waitDrawn(page);
+  await page.waitForSelector('canvas[data-figure="neuron-scores"]');
+  const labels = await page.$eval('canvas[data-figure="neuron-scores"]', (c) => JSON.parse(c.dataset.xLabels));
+  assert.equal(labels[0], '[CLS]');
+  assert.ok(labels.some((l) => /quick/.test(l)) && labels.at(-1).startsWith('[SEP]'), labels.join(' '));
+  assert.deepEqual(problems, []);
+  await page.close();
+});

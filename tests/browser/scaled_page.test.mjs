@@ -5,7 +5,7 @@
 // bad text gets a message and the page keeps working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, setField, startLab, waitConfigured } from './support.mjs';
+import { openPage, setField, startLab, waitConfigured, waitDrawn } from './support.mjs';
 
 let lab;
 before(async () => { lab = await startLab(); });
@@ -91,6 +91,16 @@ test('scaled: without the sqrt(d_k) scale the softmax entropy falls as d_k grows
   const scaled = await entropy();
   assert.ok(scaled > 0.7 * Math.log(5), `scaled at d_k = 256: ${scaled} nats`);
   assert.match(page.url(), /dk=256/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('scaled: a short sentence\'s heatmap uses its room (large cells), not a small square beside empty space', async () => {
+  const { page, problems } = await openPage(lab, '?lab=scaled');
+  await page.waitForSelector('canvas[data-figure="sentence-0"]');
+  await waitDrawn(page);
+  const width = await page.$eval('canvas[data-figure="sentence-0"]', (c) => c.getBoundingClientRect().width);
+  assert.ok(width >= 250, `the sentence heatmap is ${width} px wide`);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -275,7 +275,9 @@ function sentenceFigures(r, v) {
     // close to uniform: on a fixed 0..1 scale they would all look the same).
     const top = Math.max(1e-6, ...w);
     const name = r.sentences.length > 1 ? `sentence ${b + 1}` : 'the sentence';
-    figures.push({ kind: 'heatmap', id: `sentence-${b}`, cell: 22, recordLabels: true,
+    // Cells as large as a short sentence allows (a 5-token one is 240 px, not 110 beside empty space),
+    // down to 22 px for a long one; the page shrinks them further where the panel is narrower.
+    figures.push({ kind: 'heatmap', id: `sentence-${b}`, cell: Math.max(22, Math.min(48, Math.floor(240 / L))), recordLabels: true,
       title: `Self-attention weights, ${name}${train ? ' (train mode: after dropout)' : ''}`,
       rows: L, cols: L, values: w, range: [0, top], xTitle: 'key (attended to)', yTitle: 'query (attending)',
       xTicks: labels, yTicks: labels, xNames: labels.map((t) => `key ${t}`), yNames: labels.map((t) => `query ${t}`) });

@@ -1,53 +1,87 @@
-// A bar chart on a canvas (a figure kind of figure_kinds.js): one bar per value, from 0.
+// A bar chart on a canvas (a figure kind of figure_kinds.js): one bar per value, from 0, up or down.
 //   {kind: 'bars', id, title, values, xTitle, yTitle, labels?, highlight?}
-// Hovering a bar names it and its value in the tooltip.
+// With labels (the neuron view's key tokens) and few enough bars, each bar is named by its label under
+// the axis, slanted; otherwise every few bars by index. Negative values hang below the zero line, which
+// stays inside the plot, so no bar reaches the labels. Hovering a bar names it and its value.
 import { FONT_PX, TITLE_H, prepareCanvas } from './figure_canvas.js';
 
-function barsLayout() {
-  return { width: 520, height: 190, left: 58, right: 10, top: TITLE_H + 6, bottom: 38 };
+const MAX_LABELLED = 40;   // more bars than this: index ticks (labels would be a few px apart)
+const LABEL_CHARS = 12;    // longer labels are cut, with an ellipsis
+const SLANT = Math.PI / 4; // labels at 45°
+
+const cut = (text) => (text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text);
+
+/**
+ * Where everything goes, from the figure alone (no canvas: tests check it in Node): the layout, the
+ * value range [lo, hi] (0 always inside), the y of the zero line and of a value, and the labels drawn.
+ */
+export function barsGeometry(f) {
+  const n = f.values.length;
+  const labels = f.labels && n <= MAX_LABELLED ? f.labels.map((l) => cut(String(l))) : null;
+  // Slanted labels take their width times sin 45° below the axis (an estimate: 0.6 em per character).
+  const labelDrop = labels ? Math.ceil(Math.max(...labels.map((l) => l.length), 1) * (FONT_PX - 1) * 0.6 * Math.sin(SLANT)) + 6 : 0;
+  const L = { width: 520, height: 190 + labelDrop, left: 58, right: 10, top: TITLE_H + 6, bottom: 38 + labelDrop };
+  let lo = 0, hi = 0;
+  for (const v of f.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (hi === lo) hi = lo + 1;
+  const plotH = L.height - L.top - L.bottom;
+  const y = (v) => L.top + plotH * ((hi - v) / (hi - lo));
+  return { L, lo, hi, y, zeroY: y(0), plotBottom: L.top + plotH, labels, barW: (L.width - L.left - L.right) / n };
 }
 
 export function drawBars(canvas, f, scale = devicePixelRatio || 1) {
-  const L = barsLayout();
+  const g = barsGeometry(f);
+  const { L, lo, hi, y, barW } = g;
   const { ctx, colors } = prepareCanvas(canvas, L, scale);
   const n = f.values.length;
-  let max = 0;
-  for (const v of f.values) max = Math.max(max, v);
-  const yMax = max > 0 ? max : 1;
-  const plotW = L.width - L.left - L.right, plotH = L.height - L.top - L.bottom;
-  const barW = plotW / n;
-  // axes and ticks
+  const plotW = L.width - L.left - L.right;
+  // grid lines at the ends of the range and at zero, each with its value
   ctx.strokeStyle = colors.grid;
   ctx.fillStyle = colors.muted;
   ctx.font = `${FONT_PX - 1}px ${colors.font}`;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (const t of [0, 0.5, 1]) {
-    const y = L.top + plotH * (1 - t);
+  for (const v of [...new Set([hi, lo < 0 ? 0 : hi / 2, lo])]) {
     ctx.beginPath();
-    ctx.moveTo(L.left, y);
-    ctx.lineTo(L.left + plotW, y);
+    ctx.moveTo(L.left, y(v));
+    ctx.lineTo(L.left + plotW, y(v));
     ctx.stroke();
-    ctx.fillText((t * yMax).toPrecision(2), L.left - 4, y);
+    ctx.fillText(v === 0 ? '0' : v.toPrecision(2), L.left - 4, y(v));
   }
-  ctx.textAlign = 'center';
-  ctx.textBaseline = 'top';
-  for (let i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) ctx.fillText(String(i), L.left + (i + 0.5) * barW, L.top + plotH + 3);
   for (let i = 0; i < n; i++) {
-    const h = (f.values[i] / yMax) * plotH;
+    const top = Math.min(y(f.values[i]), g.zeroY), h = Math.abs(y(f.values[i]) - g.zeroY);
     ctx.fillStyle = i === f.highlight ? colors.focus : colors.series[0];
-    ctx.fillRect(L.left + i * barW + (barW > 3 ? 0.5 : 0), L.top + plotH - h, Math.max(1, barW - (barW > 3 ? 1 : 0)), h);
+    ctx.fillRect(L.left + i * barW + (barW > 3 ? 0.5 : 0), top, Math.max(1, barW - (barW > 3 ? 1 : 0)), Math.max(h, 0.5));
   }
+  // the x labels, under the plot's bottom (below the lowest bar)
+  ctx.fillStyle = colors.muted;
+  if (g.labels) {
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    g.labels.forEach((label, i) => {
+      ctx.save();
+      ctx.translate(L.left + (i + 0.5) * barW, g.plotBottom + 6);
+      ctx.rotate(-SLANT);
+      ctx.fillText(label, 0, 0);
+      ctx.restore();
+    });
+  } else {
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    for (let i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) ctx.fillText(String(i), L.left + (i + 0.5) * barW, g.plotBottom + 3);
+  }
+  canvas.dataset.xLabels = JSON.stringify(g.labels ?? []);
   ctx.fillStyle = colors.text;
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   ctx.textAlign = 'left';
+  ctx.textBaseline = 'top';
   ctx.fillText(f.title ?? '', 0, 2);
   ctx.font = `${FONT_PX}px ${colors.font}`;
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';
   ctx.fillText(f.xTitle ?? '', L.left + plotW / 2, L.height - FONT_PX - 4);
   ctx.save();
-  ctx.translate(10, L.top + plotH / 2);
+  ctx.translate(10, L.top + (g.plotBottom - L.top) / 2);
   ctx.rotate(-Math.PI / 2);
   ctx.textBaseline = 'middle';
   ctx.fillText(f.yTitle ?? '', 0, 0);

@@ -20,6 +20,13 @@ function colorbar(height, width, palette) {
 import { themeColors } from './theme.js';
 
 const LEGEND_BAR = 12; // CSS px
+// The colour legend's three labels: the model's range (0..1, the range of attention weights, unless it
+// says otherwise) and its middle.
+const legendTick = (v) => (Number.isInteger(v) ? v.toFixed(1) : v.toPrecision(2));
+const legendLabels = (model) => {
+  const [min, max] = model.range ?? [0, 1];
+  return [legendTick(max), legendTick((min + max) / 2), legendTick(min)];
+};
 const GAP = 6;
 /** The size of every label of a heatmap (title one px more), whatever its cells' size: small cells thin the ticks out instead (issue 29: 11 px at least). */
 export const HEATMAP_FONT_PX = 12;
@@ -41,7 +48,8 @@ function layoutFor(ctx, model, cell, fontPx, minPlotHeight, bare = false) {
   const top = titleH;
   const plotW = model.cols * cell, plotH = model.rows * cellH;
   const xTickH = bare ? 0 : rotateX ? xTickWidth + GAP : fontPx + GAP;
-  const legendW = GAP * 2 + LEGEND_BAR + ctx.measureText('1.0').width + GAP;
+  // As wide as its widest label ("-0.56" is wider than "1.0"): a label cut at the canvas edge reads wrong.
+  const legendW = GAP * 2 + LEGEND_BAR + 3 + widest(legendLabels(model)) + GAP;
   ctx.font = `600 ${fontPx + 1}px ${themeColors().font}`;
   const titleW = ctx.measureText(model.title ?? '').width;
   ctx.font = `${fontPx}px ${themeColors().font}`;
@@ -160,14 +168,14 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
     ctx.fillText(model.yTitle ?? '', 0, 0);
     ctx.restore();
   }
-  // Legend labels: the model's range (0..1, the range of attention weights, unless it says otherwise).
+  // Legend labels.
   ctx.fillStyle = colors.text;
   ctx.textAlign = 'left';
   const legendX = left + plotW + GAP * 2 + LEGEND_BAR + 3;
-  const tick = (v) => (Number.isInteger(v) ? v.toFixed(1) : v.toPrecision(2));
-  ctx.fillText(tick(max), legendX, top + font / 2);
-  ctx.fillText(tick((min + max) / 2), legendX, top + plotH / 2);
-  ctx.fillText(tick(min), legendX, top + plotH - font / 2);
+  const [high, middle, low] = legendLabels(model);
+  ctx.fillText(high, legendX, top + font / 2);
+  ctx.fillText(middle, legendX, top + plotH / 2);
+  ctx.fillText(low, legendX, top + plotH - font / 2);
   // Text in the cells, dark on bright cells and light on dark ones; marked cells outlined.
   if (model.cellText || model.marks) {
     ctx.textAlign = 'center';

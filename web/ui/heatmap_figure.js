@@ -15,6 +15,7 @@ export const heatmapKind = {
     board.addExport(view, (c, scale) => drawHeatmap(c, withTicks(view.figure), { cell: view.figure.cell ?? 5, scale, palette: view.heatmap.palette }));
   },
   show(view, f, palette) {
+    view.heatmap.cell = f.cell ?? 5; // a figure may size its cells to what it shows (a longer sentence: smaller)
     view.heatmap.show(withTicks(f), { palette });
     // Its name follows what it shows (a stepped layer or head): the title it was created with went stale.
     view.canvas.setAttribute('aria-label', f.title);
