@@ -112,7 +112,7 @@ function boot() {
     root: $('lab'), lab, client, notices, values,
     onValues: (v) => history.replaceState(null, '', toQuery(lab, v)),
     onChoice: showChoice,
-    mode: { embed: values.embed, controls: values.controls, hide: values.hide, show: values.show, autoplay: values.autoplay,
+    mode: { embed: values.embed, controls: values.controls, hide: values.hide, show: values.show, autoplay: values.autoplay, answers: values.answers,
       linked: new Set(new URLSearchParams(location.search).keys()) }, // the settings the link gave: they win over a checkpoint's
   });
   history.replaceState(null, '', toQuery(lab, values));

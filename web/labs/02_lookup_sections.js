@@ -94,8 +94,42 @@ const database = {
 
 // ---- 2. Hard attention ----
 
+// Notebook 02's own questions, with its numbering and wording, where the lab's figures answer them
+// (web/ui/questions.js). The answers are the lab's, in a few sentences; ?answers=false hides them.
+const QUESTIONS = {
+  '3.1': { text: 'Why do K and V have the shapes that they have?',
+    answer: 'K is 100 × 100: one key per database image, each a one-hot vector as long as the database, so that a '
+      + 'one-hot query matches exactly one of them (the key\'s width must equal the query\'s). V is 100 × 784: one value per '
+      + 'image, the image itself flattened to 28 × 28 = 784 pixels. Both have a row per database entry; their widths are '
+      + 'their own: the key\'s is what queries are compared with, the value\'s is what comes back.' },
+  '3.2': { text: 'You should see that alignment_scores is a one-hot vector with a 1 at the index at which the query is located in the database. Why?',
+    answer: 'The query and every key are one-hot vectors, and the dot product of two one-hot vectors is 1 when they mark the '
+      + 'same position and 0 otherwise. The keys are all different, so exactly one key equals the query: the one that was '
+      + 'shuffled, with its image, to some slot. QK^T has its single 1 at that slot (the bars above), and QK^T V picks that row of V.' },
+  '4.1': { text: 'You should see that the retrieved image is mostly blurry (otherwise run the code block again). What is the reason for this (hint: think weighted average).',
+    answer: 'With random queries and keys, softmax(QK^T) spreads its weight over many images (the bars above): no score '
+      + 'stands far above the others. The retrieval is the weighted average of those images, and an average of different digits '
+      + 'is a blur. A sharp digit comes back only when one weight takes almost all of it: lower the temperature and watch.' },
+  '6.1': { text: 'If we denote the input data X, how do you calculate Q, K, and V for self-attention (easy question!).',
+    answer: 'From the same X for all three: Q = XW_q, K = XW_k, V = XW_v, i.e. X_q = X_k = X_v = X. (Here the queries are '
+      + 'one set of images and the keys and values the database: cross-attention, with X_k = X_v.)' },
+  '6.2': { text: 'What does the first dimension (size 4) of these arrays represent? What does attn_output represent? What does attn_output_weights represent?',
+    answer: 'The first dimension is the batch: four queries answered at once, each independently. attn_output (4, 1, 16) is, '
+      + 'for each query, the attention-weighted sum of the projected values, through the output projection: what the layer '
+      + 'retrieves in its own 16 dimensions. attn_output_weights (4, 1, 100) is the softmax: how much each query attends to each '
+      + 'of the 100 database entries (averaged over the heads); each row sums to 1.' },
+  '6.4': { text: 'See if you can understand what the AttentionTest module does.',
+    answer: 'It embeds the query image and every database image with the same Linear(784, 32); MultiheadAttention compares '
+      + 'the query embedding with the database embeddings (the keys and values are the same embeddings); then it uses only '
+      + 'the attention weights, to mix the raw database images: output = weights × image_database. Trained with the MSE '
+      + 'between that mixture and the query, the weights learn to go to database images that look like the query, so the '
+      + 'retrieval becomes a sharp, matching digit, as this section shows.' },
+};
+const questions = (...numbers) => numbers.map((number) => ({ number, ...QUESTIONS[number] }));
+
 const hard = {
   id: 'hard',
+  questions: questions('3.1', '3.2'),
   title: '2. Hard attention: one-hot keys retrieve exactly',
   text: 'Every database image gets a unique one-hot key (a row of K), and the keys are shuffled together with the '
     + 'images. The query is the one-hot vector of the image we ask for. QK^T is then a one-hot vector with its 1 '
@@ -161,6 +195,7 @@ async function randomLookup(ctx, values, T) {
 
 const soft = {
   id: 'soft',
+  questions: questions('4.1'),
   title: '3. Soft attention with random vectors: a blurry average',
   text: 'Replace the one-hot vectors by random ones: a query q (1 × d) and a key per image (100 × d). Every score q·k '
     + 'is now some number, softmax turns the scores into weights that are all above 0, and the retrieval is the '
@@ -222,6 +257,7 @@ const multi = {
 
 const trained = {
   id: 'trained',
+  questions: questions('6.1', '6.2', '6.4'),
   title: '5. A trained lookup',
   text: 'The course\'s model: a shared Linear(784, 32) embeds each query and each database image; '
     + 'MultiheadAttention(32, heads) compares them; the retrieval is the attention weights × the database images, '

@@ -18,6 +18,8 @@ export function pageProperties(lab) {
     { name: 'hide', type: 'names', default: [], effect: 'page', label: 'Hide',
       names: lab.properties.map((p) => p.name),
       help: 'Controls to hide, by property name, comma separated (classroom mode).' },
+    { name: 'answers', type: 'bool', default: true, effect: 'page', label: 'Answers',
+      help: 'Show an answer under each of the notebook\'s questions (false: the questions only, for a class working them out).' },
     { name: 'show', type: 'names', default: [], effect: 'page', label: 'Show',
       names: lab.panels ?? [],
       help: `Only these parts of the lab, comma separated, e.g. one section for a slide (${(lab.panels ?? []).join(', ')}).` },

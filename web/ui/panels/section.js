@@ -23,6 +23,7 @@ export function sectionPanel(page, section) {
     onPlay: (action) => page.sectionPlay.toggle(panel, action),
     onUserInput: () => panel.request(),
     onPick: (change) => page.changeValues(change),
+    answers: page.mode.answers !== false,
   });
 
   /** Asks the worker for the section with the values applied now, or says what it waits for. */
