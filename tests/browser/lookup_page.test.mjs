@@ -5,7 +5,12 @@
 // digit drawn on the pad is centred and looked up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { openPage, setField, startLab, waitDrawn } from './support.mjs';
+import { REPO_ROOT } from '../../web/node_loader.mjs';
+
+const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 
 let lab, gpuLab;
 before(async () => { lab = await startLab(); });
@@ -111,6 +116,14 @@ test('lookup page: the trained lookup after 300 steps beats chance and draws que
   assert.ok(greyLevels(await pixelsOf(page, 'trained-retrieval'), 112) > 10, 'the retrieval is drawn');
   assert.match(await page.getAttribute('canvas[data-figure="trained-top10"]', 'aria-label'), /\(10 images\)/);
   assert.match(await page.getAttribute('canvas[data-figure="pairs-grid"]', 'aria-label'), /\(32 images\)/);
+  // The notebook's "Minimum MSE loss": the lowest training-batch loss of the run and its step, which the
+  // CLI's run of the same seed, on the same build and backend, reports step by step.
+  const cli = await new Promise((resolve, reject) => execFile(process.execPath, [CLI, 'train', '--lab', 'lookup', '--steps', '300', '--every', '1',
+    '--json', '--build', 'simd', '--backend', 'simd'], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: 120000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
+  const losses = cli.trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.type === 'progress').map((r) => r.loss);
+  const lowest = Math.min(...losses);
+  assert.equal(await page.textContent('#lowest-loss'),
+    `Minimum MSE loss (as the notebook prints it): ${Math.fround(lowest).toPrecision(4)} (training batch of step ${losses.indexOf(lowest) + 1})`);
   // Your own digit: a "1" drawn on the pad with the mouse is centred, looked up, and its matches drawn.
   assert.match(await page.textContent('#section-own .section-status'), /Draw a digit on the pad/);
   const pad = await page.$eval('#section-own canvas.draw-pad', (c) => { c.scrollIntoView(); const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });

@@ -102,7 +102,7 @@ const percent = (x) => `${(100 * x).toFixed(1)}%`;
 
 const metrics = {
   evaluationTitle: 'Evaluation on the 2,000 held-out queries',
-  loss: { title: 'Retrieval MSE', yTitle: 'MSE', evaluation: (e) => e.mse,
+  loss: { title: 'Retrieval MSE', yTitle: 'MSE', evaluation: (e) => e.mse, lowest: 'Minimum MSE loss (as the notebook prints it)',
     references: (e) => [{ label: 'mean image', y: e.meanImageMse }] },
   accuracy: { title: 'Top-1 label match', yTitle: 'label match', evaluation: (e) => e.top1,
     references: (e) => [{ label: 'chance', y: e.chance }, { label: 'raw-pixel nearest neighbour', y: e.nearestNeighbourTop1 }] },

@@ -23,10 +23,17 @@ export class TrainingRun {
     this.accuracies = new StepSeries({ maxPoints: HISTORY_BUDGET.seriesPoints });
     this.evaluations = new ThinningList({ maxCount: HISTORY_BUDGET.evaluations });
     this.snapshots.push(m.snapshot);
+    // The lowest training-batch loss and its step, exact (the curve thins; this does not): notebook 02
+    // prints it as its "Minimum MSE loss".
+    this.lowestLoss = null;
   }
 
   /** A 'progress' message: the curves, snapshots and evaluation since the last one, and where training is. */
   progress(m) {
+    const first = m.step - m.losses.length + 1; // the step of the message's first loss
+    m.losses.forEach((loss, i) => {
+      if (Number.isFinite(loss) && (this.lowestLoss === null || loss < this.lowestLoss.value)) this.lowestLoss = { value: loss, step: first + i };
+    });
     this.losses.push(...m.losses);
     this.accuracies.push(...m.accuracies);
     this.snapshots.push(...m.snapshots);

@@ -22,7 +22,10 @@ export function curvesPanel(page) {
     addFigureButtons(bar, { what, idPrefix: `export-${id}`, message: chartMessage, figure: () => chartFigure(chart, id) });
   }
   const evaluationBox = el('div', { id: 'evaluation', className: 'full-only' });
-  const node = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts, chartMessage,
+  // The lowest training loss so far, for labs whose notebook prints it (lab.metrics.loss.lowest: its words).
+  const lowest = el('p', { id: 'lowest-loss', className: 'chart-note' });
+  lowest.hidden = !lab.metrics.loss.lowest;
+  const node = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts, lowest, chartMessage,
     el('h3', { className: 'full-only', textContent: lab.metrics.evaluationTitle }), evaluationBox);
 
   /** A chart as an exportable figure: the spec on screen, at the size on screen. */
@@ -56,6 +59,9 @@ export function curvesPanel(page) {
       ...references(m.accuracy),
     ];
     accChart.draw({ title: m.accuracy.title, xTitle: 'training step', yTitle: m.accuracy.yTitle, xMax, yMin: 0, yMax: 1, series });
+    if (m.loss.lowest) {
+      lowest.textContent = run.lowestLoss ? `${m.loss.lowest}: ${run.lowestLoss.value.toPrecision(4)} (training batch of step ${run.lowestLoss.step})` : '';
+    }
   }
 
   return {
