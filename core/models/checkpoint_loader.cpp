@@ -199,9 +199,9 @@ std::string CheckpointLoader::store(int i) {
   }
   std::string error = first_non_finite(file_, t.name, dense, n);
   if (!error.empty()) return error;
-  if (load.linear ? !model_->set_linear_weight(load.canonical, dense) : !model_->storage(load.canonical))
-    return "the model has no tensor \"" + load.canonical + "\"";
-  if (!load.linear) std::copy(dense, dense + n, model_->storage(load.canonical));
+  float* kept = load.linear ? nullptr : model_->storage(load.canonical);  // kept as stored, else packed
+  if (load.linear ? !model_->set_linear_weight(load.canonical, dense) : !kept) return "the model has no tensor \"" + load.canonical + "\"";
+  if (kept) std::copy(dense, dense + n, kept);
   staged_ = -1;
   stored_[std::size_t(i)] = true;
   return {};

@@ -18,7 +18,7 @@ import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
-import { DEFAULT_ENDPOINT, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId } from '../models/hub_ids.js';
+import { DEFAULT_ENDPOINT, authorization, contentRange, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId } from '../models/hub_ids.js';
 
 export { parseModelId };
 
@@ -95,13 +95,9 @@ class Hub {
     return hubFileUrl(this.endpoint, this.id, this.revision, file);
   }
 
-  headers() {
-    return this.token ? { authorization: `Bearer ${this.token}` } : {};
-  }
-
   // init.range: ask for the file from that byte on.
   async request(file, { range, ...init }) {
-    const headers = { ...this.headers(), ...(range ? { range: `bytes=${range}-` } : {}) };
+    const headers = { ...authorization(this.token), ...(range ? { range: `bytes=${range}-` } : {}) };
     try {
       return await fetch(this.url(file), { ...init, headers });
     } catch (error) {
@@ -169,7 +165,7 @@ class Hub {
       throw new HubError(this.refusal(response, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
     }
     // 206: the rest from byte `have` on; 200: the whole file (the server ignored the Range).
-    const resumed = have > 0 && response.status === 206 && contentRangeStart(response) === have;
+    const resumed = have > 0 && response.status === 206 && contentRange(response)?.first === have;
     const start = resumed ? have : 0;
     // The Hub named one size (X-Linked-Size) and the download brings another: the file changed between
     // the two requests (a new commit on the branch).
@@ -209,12 +205,6 @@ class Hub {
   }
 }
 
-
-// The first byte a 206 answer holds (Content-Range: bytes FIRST-LAST/SIZE), or -1.
-function contentRangeStart(response) {
-  const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
-  return m ? Number(m[1]) : -1;
-}
 
 /**
  * --model's value -> a folder to open: the folder itself when there is one; else a Hub id (ORG/NAME or

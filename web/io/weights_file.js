@@ -7,8 +7,11 @@ import { parseSafetensors } from './safetensors.js';
 
 const ZIP = [0x50, 0x4b, 0x03, 0x04]; // "PK\3\4": a ZIP archive's first local header
 
+/** Whether the bytes are torch.save's archive (else they are read as safetensors). */
+export const isTorchFile = (bytes) => ZIP.every((b, i) => bytes[i] === b);
+
 /** bytes: Uint8Array of the file; name: its name for messages; module: the loaded WASM module. */
 export function readWeightsFile(module, bytes, name = 'the weights file') {
-  if (!ZIP.every((b, i) => bytes[i] === b)) return parseSafetensors(bytes);
+  if (!isTorchFile(bytes)) return parseSafetensors(bytes);
   return { tensors: module.readTorchStateDict(bytes, name), metadata: {} };
 }

@@ -56,5 +56,17 @@ export function hubRefusal({ id, endpoint, revision, file, status, errorCode, to
   return `${id}: the Hub answered HTTP ${status} for ${file}`;
 }
 
+/** The header a token goes in ("Authorization: Bearer"), or none. */
+export const authorization = (token) => (token ? { authorization: `Bearer ${token}` } : {});
+
+/**
+ * A 206 answer's Content-Range (bytes FIRST-LAST/SIZE) -> {first, size} (size NaN for '*'), or null when
+ * there is none (or, on a page, the CDN does not expose it).
+ */
+export function contentRange(response) {
+  const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
+  return m ? { first: Number(m[1]), size: Number(m[2]) } : null;
+}
+
 /** A failed fetch that followed redirects in a loop (fetch gives up after 20) -> true. */
 export const isRedirectLoop = (error) => /redirect count exceeded|too many redirects|redirect loop/i.test(`${error?.message} ${error?.cause?.message ?? ''}`);

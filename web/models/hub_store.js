@@ -18,7 +18,7 @@
 // entry only once its whole body has arrived, a body shorter than it should be is removed, and Cancel
 // removes the parts too.
 import { CheckpointError } from './checkpoint_files.js';
-import { hubFileUrl, hubRefusal, isRedirectLoop } from './hub_ids.js';
+import { authorization, contentRange, hubFileUrl, hubRefusal, isRedirectLoop } from './hub_ids.js';
 import { MODEL_KINDS } from './registry.js';
 
 const CACHE = 'attnlab-hub-v1';
@@ -76,7 +76,7 @@ function sourcesOf(kind, found) {
 async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0, ranged = false, partBytes = PART_BYTES }) {
   if (ranged && announced > 0) return downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size: announced, partBytes });
   const url = hubFileUrl(endpoint, id, revision, file);
-  const response = await request({ fetch, url, headers: token ? { authorization: `Bearer ${token}` } : {}, signal, id, file, endpoint });
+  const response = await request({ fetch, url, headers: authorization(token), signal, id, file, endpoint });
   if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
   if (!response.body) throw new HubError(`${id}: the Hub answered HTTP ${response.status} for ${file} with no body`);
   const total = Number(response.headers.get('content-length')) || 0;
@@ -86,10 +86,15 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
     await response.body.cancel();
     throw new HubError(`${id}: ${file} changed size between two requests (${announced} bytes, then ${total}): the model was updated while it downloaded; nothing of it was kept: open it again`);
   }
-  await storeBody({ cache, key: url, response, headers: { [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) }, expected: total,
-    onBytes: (bytes) => onProgress({ file, bytes, total }), failure: (what) => failure(id, file, signal, what, 'nothing of it was kept') });
+  await storeWhole({ cache, endpoint, id, revision, file, signal, onProgress, response, total });
   return true;
 }
+
+// A file's whole body into the cache as the file's entry (what storedModels() lists it as).
+const wholeTag = (endpoint, id, revision, file) => ({ [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) });
+const storeWhole = ({ cache, endpoint, id, revision, file, signal, onProgress, response, total }) => storeBody({
+  cache, key: hubFileUrl(endpoint, id, revision, file), response, headers: wholeTag(endpoint, id, revision, file), expected: total,
+  onBytes: (bytes) => onProgress({ file, bytes, total }), failure: (what) => failure(id, file, signal, what, 'nothing of it was kept') });
 
 // A download that went wrong, as a sentence: cancelled, storage full, broken off, or short.
 function failure(id, file, signal, { error, bytes, total }, kept, next = 'open it again') {
@@ -125,13 +130,6 @@ async function storeBody({ cache, key, response, headers, expected, onBytes, fai
   return bytes;
 }
 
-// A 206 answer's Content-Range (bytes FIRST-LAST/SIZE) -> {first, size} (size NaN for '*'), or null
-// when the header is not readable (a CDN that does not expose it to the page).
-function contentRange(response) {
-  const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
-  return m ? { first: Number(m[1]), size: Number(m[2]) } : null;
-}
-
 const partKey = (url, i) => `${url}?attnlab-part=${i}`;
 
 /**
@@ -149,13 +147,12 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
       done += end - begin;
       continue;
     }
-    const headers = { range: `bytes=${begin}-${end - 1}`, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    const headers = { range: `bytes=${begin}-${end - 1}`, ...authorization(token) };
     const response = await request({ fetch, url, headers, signal, id, file, endpoint });
     if (response.status === 200) {
       // The server ignored the Range and sends the whole file: take it as the whole file.
       await removeParts(cache, url);
-      await storeBody({ cache, key: url, response, headers: { [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) }, expected: size,
-        onBytes: (bytes) => onProgress({ file, bytes, total: size }), failure: (what) => failure(id, file, signal, what, 'nothing of it was kept') });
+      await storeWhole({ cache, endpoint, id, revision, file, signal, onProgress, response, total: size });
       return true;
     }
     if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
@@ -179,7 +176,7 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
   const parts = [];
   for (let i = 0; i < count; i++) parts.push(await (await cache.match(partKey(url, i))).blob());
   try {
-    await cache.put(url, new Response(new Blob(parts), { headers: { 'content-type': 'application/octet-stream', [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) } }));
+    await cache.put(url, new Response(new Blob(parts), { headers: { 'content-type': 'application/octet-stream', ...wholeTag(endpoint, id, revision, file) } }));
   } catch (error) {
     await cache.delete(url);
     throw failure(id, file, signal, { error, bytes: size, total: size }, 'its parts are kept');
@@ -243,7 +240,7 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
   const head = async (file) => {
     if (await cache.match(hubFileUrl(endpoint, id, revision, file))) return null;
     try {
-      const r = await fetch(hubFileUrl(endpoint, id, revision, file), { method: 'HEAD', headers: token ? { authorization: `Bearer ${token}` } : {}, signal });
+      const r = await fetch(hubFileUrl(endpoint, id, revision, file), { method: 'HEAD', headers: authorization(token), signal });
       return r.ok ? Number(r.headers.get('content-length')) || 0 : null;
     } catch {
       return null;

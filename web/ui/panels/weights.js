@@ -6,8 +6,7 @@ import { download } from '../export.js';
 import { parseSafetensors } from '../../io/safetensors.js';
 import { stateDictBytes } from '../../io/state_dict.js';
 import { crossCheck } from '../properties.js';
-
-const isZip = (bytes) => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04; // torch.save's archive
+import { isTorchFile } from '../../io/weights_file.js';
 
 export function weightsPanel(page) {
   const { lab, notices } = page;
@@ -33,7 +32,7 @@ export function weightsPanel(page) {
     notices.dismiss('weights');
     let patch;
     try {
-      patch = lab.weights.valuesFromFile(isZip(bytes) ? await peek(bytes, name) : parseSafetensors(bytes));
+      patch = lab.weights.valuesFromFile(isTorchFile(bytes) ? await peek(bytes, name) : parseSafetensors(bytes));
     } catch (error) {
       refuse(`${name} was not loaded; the current model is kept. ${error.message}`);
       return;
