@@ -5,7 +5,7 @@
 // CPU kernel for the rest of the run if the GPU device goes away. So WebGPU serves every lab with no
 // per-lab code.
 import { BACKEND_LABELS, backendOfRequest } from '../backends.js';
-import { chooseBackend, cpuFallbackOf } from './backend_choice.js';
+import { cpuFallbackOf } from './backend_choice.js';
 import { KernelRunner } from './kernel_runner.js';
 
 // The WebGPU call name of a training step's kernel (a section's calls use their own).
@@ -21,12 +21,13 @@ export class BackendSteps {
     this.trainer = trainer;
     this.requested = requested;
     this.gpu = gpuAttention;
-    const choice = chooseBackend({ module: lab, requested, gpu: gpuAttention, gpuReason, gpuSoftware }, shape);
+    // The run's backend is the one its kernel runner would choose for the step's shape (one copy of the rules).
+    this.kernel = new KernelRunner({ module: lab, requested, gpuAttention, gpuReason, gpuSoftware });
+    const choice = this.kernel.choose(shape);
     this.backend = choice.backend;
     this.reason = choice.reason;
     this.cpuFallback = cpuFallbackOf(lab);
     this.fellBackAt = null;
-    this.kernel = new KernelRunner({ module: lab, requested, gpuAttention, gpuReason, gpuSoftware });
   }
 
   get step() { return this.trainer.stepsDone; }
