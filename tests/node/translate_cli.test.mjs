@@ -61,5 +61,14 @@ test('attnlab translate --png writes the cross-attention heatmap; bad folders an
   assert.match(r.stderr, /^attnlab: --beams must be an integer in \[1, 16\], got '40'\n/);
   r = run('--text', 'x');
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /--model DIR\|ID is required[\s\S]*usage: attnlab translate/);
+  assert.match(r.stderr, /--model DIR\|ID is required[\s\S]*usage: attnlab translate/);  // The layer and head pick one head only with --cross-view one (notebook 04's head mean is the default).
+  r = run('--model', FOLDER, '--layer', '1');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^attnlab: --layer applies to --cross-view one only\n/);
+  r = run('--model', FOLDER, '--cross-view', 'one', '--layer', '5');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^attnlab: --layer 5: this model's decoder has 2 layers \(0\.\.1\)/);
+  r = run('--model', FOLDER, '--cross-view', 'first');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--cross-view must be one of last, all, one/);
 });

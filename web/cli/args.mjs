@@ -89,6 +89,8 @@ export function parseCommandArgs(lab, argv) {
   });
   for (const prop of props) {
     if (prop.required && !given.has(prop.name)) throw new UsageError(`${flagOf(prop)} ${specOf(prop).meta} is required`);
+    // A flag that only some settings use (translate's --layer is for --cross-view one) is refused elsewhere.
+    if (given.has(prop.name) && prop.when && !prop.when(values)) throw new UsageError(`${flagOf(prop)} ${prop.whenText ?? 'does not apply to these settings'}`);
   }
   return { values, given };
 }

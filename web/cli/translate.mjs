@@ -34,8 +34,8 @@ export async function runTranslate(options, module) {
     } catch (error) {
       throw new TranslateInputError(error.message);
     }
-    if (!options.average && options.layer >= r.L) throw new TranslateInputError(`--layer ${options.layer}: this model's decoder has ${r.L} layers (0..${r.L - 1})`);
-    if (!options.average && options.head >= r.H) throw new TranslateInputError(`--head ${options.head}: this model's decoder has ${r.H} heads (0..${r.H - 1})`);
+    if (options.crossView === 'one' && options.layer >= r.L) throw new TranslateInputError(`--layer ${options.layer}: this model's decoder has ${r.L} layers (0..${r.L - 1})`);
+    if (options.crossView === 'one' && options.head >= r.H) throw new TranslateInputError(`--head ${options.head}: this model's decoder has ${r.H} heads (0..${r.H - 1})`);
     const S = r.sourcePieces.length;
     const record = {
       source: { text: options.text, pieces: r.sourcePieces, ids: r.sourceIds },
@@ -48,7 +48,7 @@ export async function runTranslate(options, module) {
       `translation: ${r.translation}`,
       `${r.beams === 1 ? 'greedy' : `${r.beams} beams`}, max length ${values.maxLength}${options.given?.has('beams') || options.given?.has('maxLength') ? '' : ' (the checkpoint\'s, as generate() uses them)'}`,
       `attention: ${r.choice.reason}`];
-    // The page's cross-attention heatmap: the mean of all layers and heads (notebook 04), or one layer and head.
+    // The page's cross-attention heatmap: the last layer's head mean (notebook 04), every layer's, or one layer and head.
     const heatmap = SECTIONS.find((s) => s.id === 'cross').figures(r, values).find((f) => f.id === 'cross-heatmap');
     const figures = options.png || options.svg ? await writeModelFigure({ model: heatmap, png: options.png, svg: options.svg }) : [];
     return { record, lines, figures };

@@ -11,6 +11,7 @@ const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hu
   + 'filled in), downloaded once and then kept in this browser for offline use, or open the folder of a checkpoint you have: '
   + 'config.json, source.spm, target.spm, vocab.json and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
 
+const oneHead = (v) => v.crossView === 'one';
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 
 const properties = [
@@ -26,10 +27,15 @@ const properties = [
   // at once, up to the open model's last layer and head (maxOf: the checkpoint's summary -> the largest).
   view({ name: 'shown', type: 'int', default: 0, min: 0, max: 512, stepper: true, label: 'Tokens shown', section: 'translate',
     help: 'How many generated tokens every figure shows (0 = all): "Next word" adds one, Play adds one every 0.6 s.' }),
-  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1, label: 'Layer', section: 'cross', help: 'Which decoder layer\'s cross-attention (0 = the first).' }),
-  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'cross', help: 'Which head of the layer (0 = the first).' }),
-  view({ name: 'average', type: 'bool', default: true, label: 'Average', section: 'cross',
-    help: 'The mean over all layers and heads, as notebook 04 averages the cross-attention; off: the layer and head above.' }),
+  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1, label: 'Layer', section: 'cross',
+    when: oneHead, whenText: 'applies to --cross-view one only', help: 'Which decoder layer\'s cross-attention (0 = the first).' }),
+  view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'cross',
+    when: oneHead, whenText: 'applies to --cross-view one only', help: 'Which head of the layer (0 = the first).' }),
+  // Notebook 04 draws the last layer's cross-attention averaged over its heads; that is the first view,
+  // the mean of every layer and one head a click away.
+  view({ name: 'crossView', type: 'choice', default: 'last', label: 'Show', section: 'cross',
+    help: 'The last layer\'s mean over its heads (what notebook 04 draws), the mean over all layers and heads, or one layer and head (the steppers).',
+    choices: [{ value: 'last', label: 'last layer, mean of heads' }, { value: 'all', label: 'all layers, mean' }, { value: 'one', label: 'one layer and head' }] }),
   view({ name: 'side', type: 'choice', default: 'encoder', label: 'Which attention', section: 'views',
     help: 'The encoder\'s self-attention over the source, the decoder\'s over its own words, or the cross-attention from the translation to the source.',
     choices: [{ value: 'encoder', label: 'encoder' }, { value: 'decoder', label: 'decoder' }, { value: 'cross', label: 'cross' }] }),
@@ -98,8 +104,8 @@ export const translationLab = defineLab({
     name: 'translate', module: '../cli/translate.mjs',
     about: 'a Marian (opus-mt) checkpoint, from its folder or by its Hub id, translates (the Translation lab headless): the source and target pieces '
       + 'and ids, the translation, and each generated token\'s cross-attention [token][layer][head][source]; --png/--svg '
-      + 'write the page\'s cross-attention heatmap (the mean of all layers and heads, or --no-average --layer L --head H).',
-    properties: ['text', 'beams', 'maxLength', 'layer', 'head', 'average', 'backend'],
+      + 'write the page\'s cross-attention heatmap (the last layer\'s mean over its heads as notebook 04 draws it; --cross-view all: the mean of every layer and head; --cross-view one --layer L --head H).',
+    properties: ['text', 'beams', 'maxLength', 'layer', 'head', 'crossView', 'backend'],
     options: [
       commandOptions.model('config.json, source.spm, target.spm, vocab.json, and model.safetensors or pytorch_model.bin'),
       commandOptions.json(), commandOptions.png('the cross-attention heatmap'), commandOptions.svg('the same heatmap'),

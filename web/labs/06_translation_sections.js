@@ -73,11 +73,11 @@ export async function runTranslation(ctx, v) {
 /** How many generated tokens to show: `shown` (0 = all). */
 const shownCount = (r, v) => (v.shown > 0 ? Math.min(v.shown, r.targetPieces.length) : r.targetPieces.length);
 
-function pickLayerHead(layerAsked, headAsked, L, H, { average = false } = {}) {
+function pickLayerHead(layerAsked, headAsked, L, H) {
   const layer = Math.min(layerAsked, L - 1), head = Math.min(headAsked, H - 1);
   const notes = [];
   if (layer !== layerAsked) notes.push(`layer ${layerAsked} does not exist (${L} layers): showing ${layer}`);
-  if (head !== headAsked && !average) notes.push(`head ${headAsked} does not exist (${H} heads): showing ${head}`);
+  if (head !== headAsked) notes.push(`head ${headAsked} does not exist (${H} heads): showing ${head}`);
   return { layer, head, notes };
 }
 
@@ -90,11 +90,26 @@ function crossHead(r, n, l, h) {
   return out;
 }
 
-/** The cross-attention of the first n generated tokens, the mean over all layers and heads (notebook 04): [n, S]. */
-function crossMean(r, n) {
-  const S = r.sourcePieces.length, LH = r.L * r.H, out = new Float32Array(n * S);
-  for (let t = 0; t < n; t++) for (let i = 0; i < LH * S; i++) out[t * S + (i % S)] += r.cross[t][i] / LH;
+/**
+ * The cross-attention of the first n generated tokens, the mean over the heads of layers [from, L): [n, S].
+ * from = L - 1 is notebook 04's figure (the last layer, its heads averaged); from = 0 averages every layer.
+ */
+function crossMean(r, n, from = 0) {
+  const S = r.sourcePieces.length, count = (r.L - from) * r.H, out = new Float32Array(n * S);
+  for (let t = 0; t < n; t++) {
+    for (let i = from * r.H * S; i < r.L * r.H * S; i++) out[t * S + (i % S)] += r.cross[t][i] / count;
+  }
   return out;
+}
+
+/** The cross view chosen -> {values [n, S], which (the figures' words), notes}. */
+export function crossView(r, n, v) {
+  if (v.crossView === 'one') {
+    const { layer, head, notes } = pickLayerHead(v.layer, v.head, r.L, r.H);
+    return { values: crossHead(r, n, layer, head), which: `layer ${layer}, head ${head}`, notes };
+  }
+  if (v.crossView === 'all') return { values: crossMean(r, n), which: `mean of all ${r.L} layers × ${r.H} heads`, notes: [] };
+  return { values: crossMean(r, n, r.L - 1), which: `last layer (${r.L - 1}), mean of its ${r.H} heads`, notes: [] };
 }
 
 /**
@@ -179,22 +194,28 @@ const translate = {
   },
 };
 
+// Notebook 04's cell for this figure does not run as written; what it meant, and what the lab does.
+const NOTEBOOK_NOTE = 'In notebook 04 this figure\'s cell fails: model.generate(**inputs, output_attentions=True) returns only '
+  + 'the token ids (the weights come back with return_dict_in_generate=True, in outputs.cross_attentions, one entry per '
+  + 'generated token), and tokenizer.tokenize(translation) splits the French with the English tokenizer. Here the weights '
+  + 'are those the model computed while writing each token, and the French pieces are the ones it wrote, from its target '
+  + 'vocabulary.';
+
 const cross = {
   id: 'cross',
   title: 'Cross-attention: which source tokens each generated token read',
   text: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while choosing that '
-    + 'token (one layer and head, or the mean of all heads and layers as notebook 04 draws it). The lines show the same '
-    + 'numbers between the two sentences: hover or click a generated token to keep only its lines.',
-  properties: ['layer', 'head', 'average'],
-  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'layer', 'head', 'average', 'backend'],
+    + 'token. First the last layer\'s weights averaged over its heads, as notebook 04 draws them; "Show" gives the mean '
+    + 'of every layer, or one layer and head. The lines show the same numbers between the two sentences: hover or click '
+    + 'a generated token to keep only its lines.',
+  properties: ['crossView', 'layer', 'head'],
+  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'crossView', 'layer', 'head', 'backend'],
   needsOpen: true,
   compute: (ctx, v) => runTranslation(ctx, v),
   figures(r, v) {
     const n = shownCount(r, v), S = r.sourcePieces.length;
-    const { layer, head, notes } = pickLayerHead(v.layer, v.head, r.L, r.H, { average: v.average });
-    const values = v.average ? crossMean(r, n) : crossHead(r, n, layer, head);
+    const { values, which, notes } = crossView(r, n, v);
     const xs = tokenLabels(r.sourcePieces), ys = tokenLabels(r.targetPieces).slice(0, n);
-    const which = v.average ? `mean of all ${r.L} layers × ${r.H} heads` : `layer ${layer}, head ${head}`;
     return [
       ...(notes.length ? [{ kind: 'text', id: 'cross-note', status: 'bad', text: `${notes.join('; ')}.` }] : []),
       { kind: 'heatmap', id: 'cross-heatmap', cell: S > 40 ? 12 : 22, recordLabels: true, title: `Cross-attention, ${which}`,
@@ -203,6 +224,7 @@ const cross = {
       { kind: 'headview', id: 'cross-lines', title: `Cross-attention lines, ${which}`, queryTokens: ys, keyTokens: xs, weights: values,
         queryTitle: 'generated', keyTitle: 'source',
         caption: `Line opacity = weight (1 = solid). ${n} of ${r.targetPieces.length} generated tokens; each one's lines sum to 1.` },
+      { kind: 'text', id: 'cross-notebook', text: NOTEBOOK_NOTE },
     ];
   },
 };

@@ -23,7 +23,7 @@ import { DrawScheduler } from './draw_scheduler.js';
 import { EmbedLayout } from './embed_layout.js';
 import { watchVisibility } from './visibility.js';
 import { stateDictBytes } from '../io/state_dict.js';
-import { crossCheck, defaultValues, resettingChanges } from './properties.js';
+import { crossCheck, isRelevant, defaultValues, resettingChanges } from './properties.js';
 import { TrainingRun } from './training_run.js';
 import { el } from './el.js';
 import { settingsPanel } from './panels/settings.js';
@@ -477,7 +477,11 @@ export class LabPage {
   refreshControls() {
     const errors = { ...this.fieldErrors };
     for (const { name, message } of crossCheck(this.lab, this.draft)) errors[name] ??= message;
-    for (const c of this.allControls()) c.setErrors(errors);
+    for (const c of this.allControls()) {
+      c.setErrors(errors);
+      // A setting that applies to some choices only (Translation's layer and head: one head) shows with them.
+      c.setRelevance((p) => isRelevant(p, this.draft));
+    }
     for (const panel of this.panels) panel.refresh?.(errors);
   }
 
