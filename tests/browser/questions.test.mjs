@@ -22,7 +22,7 @@ test('the Lookup lab poses notebook 02\'s six questions where its figures answer
   await page.waitForSelector('.question');
   const found = await questionsOf(page);
   assert.deepEqual(found.map((s) => [s.section, s.questions.map((q) => q.number)]),
-    [['hard', ['3.1', '3.2']], ['soft', ['4.1']], ['trained', ['6.1', '6.2', '6.4']]]);
+    [['hard', ['3.1', '3.2']], ['soft', ['4.1']], ['mha', ['6.1', '6.2']], ['trained', ['6.4']]]);
   assert.ok(found.flatMap((s) => s.questions).every((q) => q.answer && !q.answer.open && q.answer.text.length > 80), 'every answer closed, and there');
   await page.click('#question-3-1 summary');
   assert.equal(await page.$eval('#question-3-1 details', (d) => d.open), true);

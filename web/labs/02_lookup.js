@@ -32,7 +32,7 @@ const properties = [
   // 200 steps/s: the course's 9,370 steps take under a minute, the accuracy climbing as you watch.
   speedProperty({ choices: ['5', '20', '100', '200', 'max'], initial: '200',
     help: 'Steps per second; at 200 the course\'s 9,370 steps take under a minute, max trains as fast as this computer goes.' }),
-  // The explorations (sections 2-4 and the trained lookup's query): view settings, kept in links.
+  // The explorations (sections 2-5 and the trained lookup's query): view settings, kept in links.
   { name: 'query', type: 'int', default: 0, min: 0, max: 99, label: 'Query image', page: true, ...explore('hard'),
     help: 'Which database image the one-hot query asks for (0-99, in the database\'s order before shuffling).' },
   { name: 'dim', type: 'int', default: 4, min: 1, max: 64, label: 'Vector size d', page: true, ...explore('soft'),
@@ -43,8 +43,17 @@ const properties = [
     help: 'Seeds the random Q and K vectors; "New random vectors" counts it up.' },
   { name: 'queries', type: 'int', default: 8, min: 1, max: 32, label: 'Queries', page: true, ...explore('multi'),
     help: 'Random queries asked at once: Q becomes a matrix with one row per query.' },
+  // Notebook 02 uses vec_size 4 for one random query (section 3) and 16 from its many queries on (4 and 5).
+  { name: 'vecSize', type: 'int', default: 16, min: 1, max: 64, label: 'Vector size d', page: true, ...explore('multi'),
+    help: 'Length of the random query and key vectors of sections 4 and 5 (the notebook\'s vec_size 16).' },
+  { name: 'mhaMode', type: 'choice', default: 'cross', label: 'Attention', page: true, ...explore('mha'),
+    choices: [{ value: 'cross', label: 'cross' }, { value: 'self', label: 'self' }],
+    help: 'Cross-attention: one query vector per batch item (X_q) looks up 100 keys and values (X_k, X_v). Self-attention: every one of the 100 vectors of X is a query too.' },
   { name: 'heldOut', type: 'int', default: 0, min: 0, max: 1999, label: 'Held-out query', page: true, ...explore('trained'),
     help: 'Which of the 2,000 held-out digits (never trained on) the trained model looks up.' },
+  { name: 'pairCount', type: 'choice', default: '16', label: 'Pairs', page: true, ...explore('pairs'),
+    choices: [{ value: '16', label: '16' }, { value: '64', label: '64 (a batch)' }],
+    help: 'How many held-out queries the grid shows; 64 is one batch of the course, the grid of notebook 02\'s last figure.' },
 ];
 
 const checks = [
@@ -147,11 +156,11 @@ function retrievalFigures(config, result, database, caption = '', prefix = 'trai
   const P = result.P;
   const labelled = result.label >= 0; // a drawing has no label
   const figures = [
-    { kind: 'images', id: `${prefix}-query`, title: labelled ? `Query (label ${result.label})` : 'Your digit (centred)', images: [result.queryPixels],
+    { kind: 'images', id: `${prefix}-query`, title: labelled ? `Query (label ${result.label}): 1 × 784` : 'Your digit (centred): 1 × 784', images: [result.queryPixels],
       size: 28, scale: 4, captions: [labelled ? `held-out query, label ${result.label}` : 'the query'] },
-    { kind: 'images', id: `${prefix}-retrieval`, title: `Retrieval${caption}`, images: [result.retrieval], range: [-1, 1], size: 28, scale: 4,
+    { kind: 'images', id: `${prefix}-retrieval`, title: `Retrieval (1 × 784)${caption}`, images: [result.retrieval], range: [-1, 1], size: 28, scale: 4,
       captions: ['weights × database images'] },
-    { kind: 'bars', id: `${prefix}-weights`, title: 'Weights over the database', values: result.weightsMean, labels: database?.labels,
+    { kind: 'bars', id: `${prefix}-weights`, title: 'Weights over the database (1 × 100)', values: result.weightsMean, labels: database?.labels,
       xTitle: 'database image', yTitle: 'weight', highlight: result.topIndex[0] },
   ];
   if (database) {
@@ -214,7 +223,7 @@ export const lookupLab = defineLab({
   metrics,
   sections: SECTIONS,
   // Training first (the retrievals sharpen as it trains), then the lesson in the course's order.
-  panels: ['transport', 'section:pairs', 'curves', 'section:database', 'section:hard', 'section:soft', 'section:multi', 'section:trained', 'section:own'],
+  panels: ['transport', 'section:pairs', 'curves', 'section:database', 'section:hard', 'section:soft', 'section:multi', 'section:mha', 'section:trained', 'section:own'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'section:pairs'], figure: 'canvas[data-figure="pairs-grid"]', action: '#play' },

@@ -47,6 +47,9 @@ function permutation(rng, n) {
   return order;
 }
 
+/** A tensor's shape as the page writes it: 100 × 784. */
+const shape = (...dims) => dims.join(' × ');
+
 const splitImages = (pixels, n) => Array.from({ length: n }, (_, i) => pixels.subarray(i * P, (i + 1) * P));
 
 function argmax(values) {
@@ -84,7 +87,7 @@ const database = {
   figures(r) {
     const counts = Array.from({ length: 10 }, (_, d) => r.labels.filter((l) => l === d).length);
     return [
-      { kind: 'images', id: 'database-grid', title: 'Database: 100 digits (V)', images: splitImages(r.pixels, 100), size: SIDE,
+      { kind: 'images', id: 'database-grid', title: 'Database V: 100 digits, 100 × 784', images: splitImages(r.pixels, 100), size: SIDE,
         columns: 10, scale: 2, labels: r.labels, names: r.labels.map((l, i) => `database image ${i}, label ${l}`) },
       { kind: 'text', id: 'database-mix', text: `Labels in this database: ${counts.map((c, d) => `${c}×${d}`).join(', ')}. `
         + 'MNIST\'s classes are not balanced, so chance (a random pick having the query\'s label) follows this mix, not 10%.' },
@@ -165,12 +168,14 @@ const hard = {
   figures(r) {
     const slot = argmax(r.weights);
     return [
-      { kind: 'images', id: 'hard-shuffled', title: 'The database after the shuffle', images: splitImages(r.shuffled, r.order.length), size: SIDE,
+      { kind: 'images', id: 'hard-shuffled', title: 'The database after the shuffle: V, 100 × 784', images: splitImages(r.shuffled, r.order.length), size: SIDE,
         columns: 10, scale: 1.5, labels: r.shuffledLabels, highlight: slot, names: r.order.map((image, p) => `slot ${p}: database image ${image}, label ${r.shuffledLabels[p]}`) },
-      { kind: 'bars', id: 'hard-scores', title: 'QK^T: one 1, ninety-nine 0s', values: r.weights, xTitle: 'slot in the shuffled database',
+      { kind: 'bars', id: 'hard-scores', title: 'QK^T (1 × 100): one 1, ninety-nine 0s', values: r.weights, xTitle: 'slot in the shuffled database',
         yTitle: 'QK^T', highlight: slot },
       { kind: 'images', id: 'hard-original', title: `Asked for: image ${r.query} (label ${r.label})`, images: [r.original], range: [-1, 1], size: SIDE, scale: 4 },
-      { kind: 'images', id: 'hard-retrieval', title: 'Retrieved: QK^T V', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
+      { kind: 'images', id: 'hard-retrieval', title: 'Retrieved: QK^T V (1 × 784)', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
+      { kind: 'text', id: 'hard-shapes', text: `Shapes, as the notebook prints them: Q ${shape(1, r.order.length)} (one-hot), K ${shape(r.order.length, r.order.length)}, `
+        + `V ${shape(r.order.length, P)}; QK^T ${shape(1, r.order.length)}; QK^T V ${shape(1, P)}, one image.` },
       { kind: 'text', id: 'hard-exact', status: r.equal === P ? 'ok' : 'bad', ran: r.choice.backend,
         text: r.equal === P
           ? `Identical to the original: all ${P} pixels equal. The 1 of QK^T sits at slot ${slot}, where the shuffle put image ${r.query}.`
@@ -205,18 +210,19 @@ const soft = {
   dependsOn: ['dim', 'temperature', 'draw'],
   async compute(ctx, values) {
     const r = await randomLookup(ctx, values, 1);
-    return { weights: r.weights, retrieval: r.out, labels: r.labels, pixels: r.pixels, choice: r.choice };
+    return { weights: r.weights, retrieval: r.out, labels: r.labels, pixels: r.pixels, choice: r.choice, d: values.dim };
   },
   figures(r, values) {
     const best = argmax(r.weights);
     const n = effectiveCount(r.weights);
     return [
-      { kind: 'bars', id: 'soft-weights', title: 'Weights: softmax(qK^T / temperature)', values: r.weights, xTitle: 'database image',
+      { kind: 'bars', id: 'soft-weights', title: `Weights: softmax(QK^T / temperature), 1 × ${r.labels.length}`, values: r.weights, xTitle: 'database image',
         yTitle: 'weight', highlight: best, labels: r.labels },
       { kind: 'images', id: 'soft-grid', title: 'The database, each image as bright as its weight', images: splitImages(r.pixels, r.labels.length),
         size: SIDE, columns: 10, scale: 1.5, tint: relative(r.weights), labels: r.labels, highlight: best,
         names: r.labels.map((l, i) => `database image ${i}, label ${l}, weight ${r.weights[i].toFixed(4)}`) },
-      { kind: 'images', id: 'soft-retrieval', title: 'Retrieved: weighted average', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
+      { kind: 'images', id: 'soft-retrieval', title: 'Retrieved: weighted average (1 × 784)', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
+      { kind: 'text', id: 'soft-shapes', text: `Q ${shape(1, r.d)}, K ${shape(r.labels.length, r.d)}, V ${shape(r.labels.length, P)}: weights ${shape(1, r.labels.length)}, retrieval ${shape(1, P)}.` },
       { kind: 'text', id: 'soft-why', ran: r.choice.backend, text: `The largest weight is ${r.weights[best].toFixed(3)} (image ${best}, a ${r.labels[best]}); `
         + `the weights spread over about ${n.toFixed(1)} images (1 / Σw²), so the retrieval mixes that many digits: that is the blur. `
         + `Lower the temperature or lengthen the vectors (d = ${values.dim}) and one image takes over.` },
@@ -230,35 +236,113 @@ const multi = {
   id: 'multi',
   title: '4. Many queries at once',
   text: 'Stack several random queries as the rows of Q: one call of softmax(QK^T)V answers all of them, one retrieval '
-    + 'per row. Same keys, same vector size and temperature as section 3.',
-  properties: ['queries'],
-  dependsOn: ['queries', 'dim', 'temperature', 'draw'],
+    + 'per row. The vectors are longer here, 16 as in the notebook (section 3 used 4); same temperature as section 3.',
+  properties: ['queries', 'vecSize'],
+  dependsOn: ['queries', 'vecSize', 'temperature', 'draw'],
   async compute(ctx, values) {
-    const r = await randomLookup(ctx, values, values.queries);
+    const r = await randomLookup(ctx, { ...values, dim: values.vecSize }, values.queries);
     const winners = [];
     for (let t = 0; t < r.T; t++) winners.push(argmax(r.weights.subarray(t * r.S, (t + 1) * r.S)));
-    return { weights: r.weights, out: r.out, T: r.T, S: r.S, labels: r.labels, winners, choice: r.choice };
+    return { weights: r.weights, out: r.out, T: r.T, S: r.S, labels: r.labels, winners, choice: r.choice, d: values.vecSize };
   },
   figures(r) {
     const images = splitImages(r.out, r.T);
     return [
-      { kind: 'heatmap', id: 'multi-weights', title: `Weights: ${r.T} queries × 100 images`, rows: r.T, cols: r.S, values: r.weights,
+      { kind: 'heatmap', id: 'multi-weights', title: `Weights: ${r.T} queries × ${r.S} images, ${r.T} × ${r.S}`, rows: r.T, cols: r.S, values: r.weights,
         xTitle: 'database image', yTitle: 'query', yTicks: Array.from({ length: r.T }, (_, t) => `q${t}`) },
-      { kind: 'images', id: 'multi-retrievals', title: 'One retrieval per query', images, range: [-1, 1], size: SIDE, scale: 2.5,
+      { kind: 'images', id: 'multi-retrievals', title: `One retrieval per query: output ${r.T} × ${P}`, images, range: [-1, 1], size: SIDE, scale: 2.5,
         columns: Math.min(8, r.T), captions: images.map((_, t) => `q${t}`),
         names: r.winners.map((w, t) => `query ${t}: largest weight on image ${w} (a ${r.labels[w]})`) },
+      { kind: 'text', id: 'multi-shapes', text: `Q ${shape(r.T, r.d)}, K ${shape(r.S, r.d)}, V ${shape(r.S, P)} -> weights ${shape(r.T, r.S)}, output ${shape(r.T, P)}.` },
       { kind: 'text', id: 'multi-note', ran: r.choice.backend, text: `${r.T} retrievals from one kernel call (T = ${r.T}, S = ${r.S}). Random vectors make `
-        + 'the lookup arbitrary; section 5 trains the vectors so that a query finds digits like itself.' },
+        + 'the lookup arbitrary; section 6 trains the vectors so that a query finds digits like itself.' },
     ];
   },
 };
 
-// ---- 5. A trained lookup ----
+// ---- 5. PyTorch's MultiheadAttention: a batch of 4, learnable projections ----
+
+const BATCH = 4;
+const NOTEBOOK_VALUE_NOTE = 'The notebook\'s cell calls multihead_attn(X_q, X_k, X_k): it passes X_k as the values too, so its X_v '
+  + 'is never used. Here the values are X_v, as the text before that cell describes; the shapes are the same either way.';
+
+const mha = {
+  id: 'mha',
+  questions: questions('6.1', '6.2'),
+  title: '5. PyTorch\'s MultiheadAttention: a batch of 4, learnable projections',
+  text: 'nn.MultiheadAttention(16, 1, batch_first=True), as the notebook builds it: it makes Q = X_q W_q, K = X_k W_k and '
+    + 'V = X_v W_v itself, with learnable W_q, W_k, W_v (initialised at random here, as PyTorch does), then softmax(QK^T / √16) V '
+    + 'and an output projection (PyTorch stores each W as [out, in] and multiplies by its transpose). The inputs are a batch of 4: in cross-attention each batch item has one query vector X_q and '
+    + '100 key and value vectors X_k, X_v; in self-attention all three are the same 100 vectors X. Runs on the CPU kernel.',
+  properties: ['mhaMode'],
+  actions: [{ id: 'mha-redraw', label: 'New random inputs', title: 'Draw new X_q, X_k, X_v and W', change: (v) => ({ ...v, draw: v.draw + 1 }) }],
+  dependsOn: ['mhaMode', 'vecSize', 'draw'],
+  compute(ctx, values) {
+    return multiheadLookup(ctx, values);
+  },
+  figures: mhaFigures,
+};
+
+/** Notebook 02's section 6 on the module's MultiheadAttention: {E, S, T, mode, weights [B,T,S], output [B,T,E], W: {q,k,v} [E,E]}. */
+export function multiheadLookup(ctx, values) {
+  const E = values.vecSize, S = 100, self = values.mhaMode === 'self', T = self ? S : 1;
+  const rng = ctx.rng(values.draw);
+  const Xk = randomMatrix(rng, BATCH * S, E), Xv = randomMatrix(rng, BATCH * S, E), Xq = randomMatrix(rng, BATCH, E);
+  rng.delete();
+  const layer = new ctx.module.MultiheadAttention(E, 1, { seed: values.draw });
+  try {
+    const backend = ctx.backend === 'scalar' ? 'scalar' : 'simd128'; // this layer runs a CPU kernel
+    const r = layer.forward({ batch: BATCH, queryLength: T, keyLength: S, query: self ? Xk : Xq, key: Xk, value: self ? Xk : Xv, backend });
+    const w = layer.parameters().in_proj_weight; // [3E, E]: W_q, W_k, W_v stacked, as PyTorch keeps them
+    const W = { q: w.slice(0, E * E), k: w.slice(E * E, 2 * E * E), v: w.slice(2 * E * E) };
+    return { E, S, T, mode: values.mhaMode, weights: r.weightsMean, output: r.output, W,
+      ran: backend === 'scalar' || ctx.module.build === 'scalar' ? 'scalar' : 'simd128' };
+  } finally {
+    layer.delete();
+  }
+}
+
+const maxAbs = (xs) => xs.reduce((m, x) => Math.max(m, Math.abs(x)), 1e-6);
+
+function mhaFigures(r) {
+  const { E, S, T } = r, self = r.mode === 'self';
+  const tuple = (...dims) => `(${dims.join(', ')})`;
+  // Each projection as a small heatmap on one scale, so they compare. PyTorch keeps W as [out, in] and
+  // computes X Wᵀ: the notebook's X W_q with W_q transposed.
+  const wMax = maxAbs([...r.W.q, ...r.W.k, ...r.W.v]);
+  const projection = (id, label, values) => ({ kind: 'heatmap', id, title: `${label} ${shape(E, E)}`, rows: E, cols: E, values, cell: Math.max(4, Math.round(96 / E)),
+    range: [-wMax, wMax], xTitle: 'input dimension', yTitle: 'output dimension' });
+  const inputs = self ? `X_q = X_k = X_v = X ${tuple(BATCH, S, E)}` : `X_q ${tuple(BATCH, 1, E)}, X_k ${tuple(BATCH, S, E)}, X_v ${tuple(BATCH, S, E)}`;
+  const figures = [
+    { kind: 'text', id: 'mha-shapes', text: `${inputs} -> attn_output_weights ${tuple(BATCH, T, S)}, attn_output ${tuple(BATCH, T, E)}.` },
+    projection('mha-wq', 'W_q', r.W.q), projection('mha-wk', 'W_k', r.W.k), projection('mha-wv', 'W_v', r.W.v),
+  ];
+  if (self) {
+    // One batch item's 100 x 100: every vector of X asks, every vector answers.
+    const weights = r.weights.slice(0, T * S), output = r.output.slice(0, T * E);
+    figures.push(
+      { kind: 'heatmap', id: 'mha-weights', title: `attn_output_weights ${tuple(BATCH, T, S)}: batch item 0, ${T} × ${S}`, rows: T, cols: S, values: weights,
+        range: [0, maxAbs(weights)], xTitle: 'key (vector of X)', yTitle: 'query (vector of X)' },
+      { kind: 'heatmap', id: 'mha-output', title: `attn_output ${tuple(BATCH, T, E)}: batch item 0, ${T} × ${E}`, rows: T, cols: E, values: output,
+        range: [-maxAbs(output), maxAbs(output)], xTitle: 'output dimension', yTitle: 'query (vector of X)' });
+  } else {
+    const items = Array.from({ length: BATCH }, (_, b) => `item ${b}`);
+    figures.push(
+      { kind: 'heatmap', id: 'mha-weights', title: `attn_output_weights ${tuple(BATCH, 1, S)}: a row per batch item`, rows: BATCH, cols: S, values: r.weights,
+        range: [0, maxAbs(r.weights)], xTitle: 'key (vector of X_k)', yTitle: 'batch item', yTicks: items },
+      { kind: 'heatmap', id: 'mha-output', title: `attn_output ${tuple(BATCH, 1, E)}: a row per batch item`, rows: BATCH, cols: E, values: r.output,
+        range: [-maxAbs(r.output), maxAbs(r.output)], xTitle: 'output dimension', yTitle: 'batch item', yTicks: items });
+  }
+  figures.push({ kind: 'text', id: 'mha-note', ran: r.ran, text: NOTEBOOK_VALUE_NOTE });
+  return figures;
+}
+
+// ---- 6. A trained lookup ----
 
 const trained = {
   id: 'trained',
-  questions: questions('6.1', '6.2', '6.4'),
-  title: '5. A trained lookup',
+  questions: questions('6.4'),
+  title: '6. A trained lookup',
   text: 'The course\'s model: a shared Linear(784, 32) embeds each query and each database image; '
     + 'MultiheadAttention(32, heads) compares them; the retrieval is the attention weights × the database images, '
     + 'and the loss is the MSE between retrieval and query (Adam, lr 1e-4, batch 64). Train with ▶ Play, then pick any '
@@ -306,21 +390,20 @@ const own = {
 
 // ---- the retrievals of a whole batch ----
 
-const PAIRS = 16;
-
 const pairs = {
   id: 'pairs',
-  title: 'Watch it learn: 16 held-out digits and what the model retrieves',
+  title: 'Watch it learn: held-out digits and what the model retrieves',
   text: 'Each pair: a held-out query (left) and what the model retrieves for it (right), starting at the held-out '
-    + 'query chosen in section 5. Press ▶ Play: the blurry averages turn into digits of the same shape as the model learns; '
-    + 'a blurry one means its weights are spread. Sections 1 to 4 below build the lookup up from the start.',
-  properties: [],
+    + 'query chosen in section 6. Press ▶ Play: the blurry averages turn into digits of the same shape as the model learns; '
+    + 'a blurry one means its weights are spread. Sections 1 to 5 below build the lookup up from the start.',
+  properties: ['pairCount'],
   needsModel: true,
   refreshWhileTraining: true,
-  dependsOn: ['heldOut'],
+  dependsOn: ['heldOut', 'pairCount'],
   compute(ctx, values) {
     const images = [], captions = [], names = [];
-    for (let i = 0; i < PAIRS; i++) {
+    const count = Number(values.pairCount);
+    for (let i = 0; i < count; i++) {
       const index = (values.heldOut + i) % 2000;
       const r = ctx.session.inspect({ heldOut: index });
       images.push(normalise(r.queryPixels), r.retrieval);
@@ -328,12 +411,14 @@ const pairs = {
       captions.push(`${r.label}`, `${r.topLabel[0]}${ok ? ' ✓' : ' ✗'}`);
       names.push(`held-out query ${index}, label ${r.label}`, `its retrieval; top match a ${r.topLabel[0]} (${ok ? 'same label' : 'another label'})`);
     }
-    return { images, captions, names, step: ctx.session.step };
+    return { images, captions, names, step: ctx.session.step, count };
   },
   figures(r) {
-    return [{ kind: 'images', id: 'pairs-grid', title: `Query | retrieval, step ${r.step}`, images: r.images, range: [-1, 1], size: SIDE,
-      scale: 2, columns: 8, captions: r.captions, names: r.names, pairs: true }];
+    // 64 pairs (one batch, notebook 02's grid) at a smaller scale, 8 pairs a row as the notebook's make_grid.
+    const many = r.count > 16;
+    return [{ kind: 'images', id: 'pairs-grid', title: `${r.count} queries | their retrievals, step ${r.step}`, images: r.images, range: [-1, 1], size: SIDE,
+      scale: many ? 1.25 : 2, columns: many ? 16 : 8, captions: r.captions, names: r.names, pairs: true }];
   },
 };
 
-export const SECTIONS = [database, hard, soft, multi, trained, own, pairs];
+export const SECTIONS = [database, hard, soft, multi, mha, trained, own, pairs];
