@@ -100,6 +100,23 @@ export function wrapModule(mod, { build }) {
         raw.delete();
       }
     },
+    /**
+     * A file of one tensor, torch.save(t, 'step.pt') (or a state_dict of one entry) -> {name, dtype, shape,
+     * data: Float32Array}, integers included (as floats, exact up to 2^24). Throws naming `file`.
+     */
+    readTorchTensor(bytes, file = 'the .pt file') {
+      const raw = new mod._RawTorchFile();
+      try {
+        const error = raw._read(bytes);
+        if (error) throw new AttnLabError(error.replace(/^pytorch_model\.bin: /, `${file}: `));
+        if (raw._count() !== 1) throw new AttnLabError(`${file} holds ${raw._count()} tensors; save one, as torch.save(t, "step.pt") does`);
+        const data = raw._numbers(0);
+        if (!data) throw new AttnLabError(`${file}: its tensor has dtype ${raw._dtype(0)}, which is not read`);
+        return { name: raw._name(0), dtype: raw._dtype(0), shape: raw._shape(0), data };
+      } finally {
+        raw.delete();
+      }
+    },
     /** Single-thread f32x4 multiply-add rate in GFLOP/s, measured for about `seconds`. */
     simd128PeakGflops(seconds = 0.25) { return mod._simd128_peak_gflops(seconds); },
     _module: mod,

@@ -122,7 +122,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_name", &RawTorchFile::_name)
       .function("_dtype", &RawTorchFile::_dtype)
       .function("_shape", &RawTorchFile::_shape)
-      .function("_floats", &RawTorchFile::_floats);
+      .function("_floats", &RawTorchFile::_floats)
+      .function("_numbers", &RawTorchFile::_numbers);
 
   class_<RawDigits>("_RawDigits")
       .constructor<>()

@@ -21,12 +21,22 @@ val RawTorchFile::_shape(int i) const {
   return out;
 }
 
-val RawTorchFile::_floats(int i) const {
-  if (!ok(i)) return val::undefined();
-  const TorchTensor& t = index_.tensors[std::size_t(i)];
+namespace {
+
+val dense_copy(const TorchTensor& t, const std::vector<std::uint8_t>& bytes, bool integers) {
   std::vector<float> dense(std::size_t(t.numel()));
-  if (!torch_tensor_to_float(t, bytes_.data() + t.begin, t.end - t.begin, dense.data()).empty()) return val::undefined();
+  if (!torch_tensor_to_float(t, bytes.data() + t.begin, t.end - t.begin, dense.data(), integers).empty()) return val::undefined();
   return val::global("Float32Array").new_(val(emscripten::typed_memory_view(dense.size(), dense.data())));
+}
+
+}  // namespace
+
+val RawTorchFile::_floats(int i) const {
+  return ok(i) ? dense_copy(index_.tensors[std::size_t(i)], bytes_, false) : val::undefined();
+}
+
+val RawTorchFile::_numbers(int i) const {
+  return ok(i) ? dense_copy(index_.tensors[std::size_t(i)], bytes_, true) : val::undefined();
 }
 
 }  // namespace attnlab::wasm

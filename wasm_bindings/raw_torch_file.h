@@ -4,7 +4,7 @@
 // where a file is a few MB; the checkpoint models stream theirs (raw_checkpoint.h).
 //   _read(bytes) -> "" or what is wrong ("pytorch_model.bin: ..." messages, as the file is named there)
 //   _count(), _name(i), _dtype(i), _shape(i), _floats(i) (a Float32Array copy; "" / undefined for a tensor
-//   that is not a float: its dtype says which)
+//   that is not a float: its dtype says which), _numbers(i) (integers too)
 #pragma once
 
 #include <emscripten/val.h>
@@ -26,6 +26,8 @@ class RawTorchFile {
   std::string _dtype(int i) const { return ok(i) ? index_.tensors[std::size_t(i)].dtype : std::string(); }
   val _shape(int i) const;
   val _floats(int i) const;
+  // The same, integer and bool tensors included (as floats, exact up to 2^24): a student's printed tensor.
+  val _numbers(int i) const;
 
  private:
   bool ok(int i) const { return i >= 0 && i < _count(); }

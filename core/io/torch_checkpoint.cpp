@@ -106,17 +106,45 @@ std::string build_torch_checkpoint_index(const ZipDirectory& directory, const To
   return {};
 }
 
-std::string torch_tensor_to_float(const TorchTensor& t, const std::uint8_t* bytes, std::uint64_t size, float* out) {
+namespace {
+
+bool is_integer_dtype(const std::string& dtype) {
+  return dtype == "I64" || dtype == "I32" || dtype == "I16" || dtype == "I8" || dtype == "U8" || dtype == "BOOL";
+}
+
+// n little-endian integers (or bools) as torch.save writes them -> floats.
+void decode_integers(const std::string& dtype, const std::uint8_t* bytes, std::size_t n, float* out) {
+  const std::size_t size = torch_dtype_size(dtype);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t u = 0;
+    for (std::size_t b = 0; b < size; ++b) u |= std::uint64_t(bytes[i * size + b]) << (8 * b);
+    if (dtype == "U8" || dtype == "BOOL") {
+      out[i] = float(u);
+    } else {
+      const unsigned shift = unsigned(64 - 8 * size);  // sign-extend from the element's width
+      out[i] = float(std::int64_t(u << shift) >> shift);
+    }
+  }
+}
+
+}  // namespace
+
+std::string torch_tensor_to_float(const TorchTensor& t, const std::uint8_t* bytes, std::uint64_t size, float* out, bool integers) {
   const std::string tensor = kFile + "tensor " + zip_shown_name(t.name);
-  if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16" && t.dtype != "F64")
+  const bool integer = is_integer_dtype(t.dtype);
+  if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16" && t.dtype != "F64" && !(integers && integer))
     return tensor + " has dtype " + t.dtype + ", not a float";
+  const auto decode = [&](const std::uint8_t* from, std::size_t n, float* to) {
+    if (integer) decode_integers(t.dtype, from, n, to);
+    else decode_floats(t.dtype, from, n, to);
+  };
   if (size != t.end - t.begin)
     return tensor + " is read from its " + n(t.end - t.begin) + " bytes [" + n(t.begin) + ", " + n(t.end) + "); " + n(size) + " were given";
   const std::int64_t count = t.numel();
   if (count == 0) return {};
   const std::size_t element = torch_dtype_size(t.dtype);
   if (t.is_contiguous()) {
-    decode_floats(t.dtype, bytes, std::size_t(count), out);
+    decode(bytes, std::size_t(count), out);
     return {};
   }
   // An odometer over the indices, the last fastest (row-major); `at` is the element's position in
@@ -125,7 +153,7 @@ std::string torch_tensor_to_float(const TorchTensor& t, const std::uint8_t* byte
   std::vector<std::int64_t> index(rank, 0);
   std::int64_t at = 0;
   for (std::int64_t i = 0; i < count; ++i) {
-    decode_floats(t.dtype, bytes + std::size_t(at) * element, 1, out + i);
+    decode(bytes + std::size_t(at) * element, 1, out + i);
     for (std::size_t d = rank; d-- > 0;) {
       if (++index[d] < t.shape[d]) {
         at += t.stride[d];

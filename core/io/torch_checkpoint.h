@@ -55,8 +55,11 @@ std::string build_torch_checkpoint_index(const ZipDirectory& directory, const To
 
 // Tensor t's elements as a dense row-major float32 array of t.numel() values, from the file's bytes
 // [t.begin, t.end) (`size` of them), honouring its offset and strides; F16, BF16 and F64 are widened or
-// rounded to float32 as decode_floats does (safetensors.h). Integer and bool tensors are refused.
-std::string torch_tensor_to_float(const TorchTensor& t, const std::uint8_t* bytes, std::uint64_t size, float* out);
+// rounded to float32 as decode_floats does (safetensors.h). Integer and bool tensors are refused, unless
+// `integers` (a tensor a student printed, e.g. make_batch's int64 digits): then each is its value as a
+// float, exact up to 2^24.
+std::string torch_tensor_to_float(const TorchTensor& t, const std::uint8_t* bytes, std::uint64_t size, float* out,
+                                  bool integers = false);
 
 // The whole file in memory -> the index, every step above made and every entry's CRC-32 checked.
 std::string parse_torch_checkpoint(const std::uint8_t* data, std::uint64_t size, TorchCheckpointIndex& out);

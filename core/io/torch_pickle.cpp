@@ -411,6 +411,16 @@ class Unpickler {
 
   std::string finish(std::uint32_t result, TorchPickle& out) {
     const Object top = objects_[result];
+    // torch.save(tensor, 'x.pt'): one tensor, read as a state_dict of one entry named "tensor" (the
+    // build-it checker opens a student's printed intermediate this way).
+    if (top.kind == Kind::tensor) {
+      TorchPickle pickle;
+      pickle.tensors.push_back(tensors_[std::size_t(top.a)]);
+      pickle.tensors.back().name = "tensor";
+      pickle.storages = std::move(storages_);
+      out = std::move(pickle);
+      return {};
+    }
     if (top.kind != Kind::dict)
       return fail_at(size_, "the pickle holds " + describe(top) + "; a state_dict is a dict of names to tensors");
     TorchPickle pickle;

@@ -4,6 +4,7 @@
 // archives edited byte by byte here.
 #include <cstring>
 #include <fstream>
+#include <tuple>
 
 #include "io/json.h"
 #include "io/torch_checkpoint.h"
@@ -818,4 +819,57 @@ TEST_CASE("zip: local headers (a name that differs, an extra field past the room
   file = read_bin("rezipped_little.bin");  // zipfile writes the CRC and sizes into the local header
   file[local + 14] ^= 1;
   CHECK(parse_error(file).rfind("pytorch_model.bin: entry \"plain_dict/data/0\"'s local header (CRC-32 0x", 0) == 0);
+}
+
+// torch.save(tensor, 'x.pt'), as a student saves one intermediate of notebook 05 for the One query lab's
+// build-it checker (tests/fixtures/make_build_steps_fixtures.py): one entry named "tensor". make_batch's
+// digits are int64: refused as weights, read as numbers when asked for (`integers`).
+TEST_CASE("torch checkpoint (zip, pickle): a file of one tensor reads as one entry; integers on request") {
+  const std::string dir = std::string(ATTNLAB_FIXTURES_DIR) + "/build_steps/";
+  const SafeTensorsFile expected = load_fixture("build_steps/expected.safetensors");
+  for (const std::string step : {"embedding", "attention", "batch.x"}) {
+    CAPTURE(step);
+    std::ifstream in(dir + step + ".pt", std::ios::binary);
+    REQUIRE(in.good());
+    const std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    TorchCheckpointIndex index;
+    REQUIRE(parse_torch_checkpoint(file.data(), file.size(), index) == "");
+    REQUIRE(index.tensors.size() == 1);
+    const TorchTensor& t = index.tensors[0];
+    CHECK(t.name == "tensor");
+    CHECK(t.shape == expected.tensors.at(step).shape);
+    std::vector<float> got(std::size_t(t.numel()));
+    const bool integer = step == "batch.x";
+    CHECK(t.dtype == (integer ? "I64" : "F32"));
+    if (integer) {
+      CHECK(torch_tensor_to_float(t, file.data() + t.begin, t.end - t.begin, got.data()) ==
+            "pytorch_model.bin: tensor \"tensor\" has dtype I64, not a float");
+    }
+    REQUIRE(torch_tensor_to_float(t, file.data() + t.begin, t.end - t.begin, got.data(), true) == "");
+    CHECK(got == testing::tensor_f(expected, step));
+  }
+}
+
+TEST_CASE("torch checkpoint: integer tensors as numbers, sign-extended from each width") {
+  // The I64, I32, I16 and I8 of state_dict.bin (make_torch_bin_fixtures.py) are covered by the fixture
+  // above for I64; here the narrower widths, little-endian, their sign bits extended.
+  TorchTensor t;
+  t.name = "t";
+  t.shape = {2};
+  t.stride = {1};
+  for (const auto& [dtype, bytes, want] : std::vector<std::tuple<std::string, std::vector<std::uint8_t>, std::vector<float>>>{
+           {"I8", {0xff, 0x7f}, {-1.0f, 127.0f}},
+           {"U8", {0xff, 0x7f}, {255.0f, 127.0f}},
+           {"I16", {0xfe, 0xff, 0x00, 0x01}, {-2.0f, 256.0f}},
+           {"I32", {0xff, 0xff, 0xff, 0xff, 0x10, 0x00, 0x00, 0x00}, {-1.0f, 16.0f}},
+           {"BOOL", {0x01, 0x00}, {1.0f, 0.0f}}}) {
+    CAPTURE(dtype);
+    t.dtype = dtype;
+    t.span = 2;
+    t.begin = 0;
+    t.end = bytes.size();
+    std::vector<float> got(2);
+    REQUIRE(torch_tensor_to_float(t, bytes.data(), bytes.size(), got.data(), true) == "");
+    CHECK(got == want);
+  }
 }

@@ -4,6 +4,7 @@
 // This file only declares: properties, presets, texts, the trainer's calls, and pure functions from
 // the worker's data to view models. No DOM here.
 import { backendProperty, defineLab, paletteProperty, speedProperty, trainingProperties } from './common.js';
+import { buildSection, STEPS } from './03_count_build.js';
 
 const INTRO = 'Ten digits 0..9: are there more 2s than 4s? One learned query scores every position (the '
   + 'attention: where to look), each digit gets a learned value (what it is worth), and a small network turns '
@@ -26,6 +27,9 @@ const properties = [
   speedProperty({ choices: ['5', '20', '100', '500', 'max'], initial: '500',
     help: 'Steps per second; slow speeds let you watch the attention move, max trains as fast as this computer goes.' }),
   paletteProperty(['viridis', 'cividis', 'greys'], 'Colour scale of the attention map (the values use a diverging scale centred at 0).'),
+  { name: 'checkStep', type: 'choice', default: 'batch', label: 'Step', page: true, effect: 'view', group: 'Explore', section: 'build',
+    choices: STEPS.map((s) => ({ value: s.id, label: s.label })),
+    help: 'Which step of notebook 05 your pasted or opened tensor is: it is compared with the lab\'s tensor of that step.' },
 ];
 
 // The hand-built exact solution: values +1 for a 2, -1 for a 4, 0 otherwise; no keys, so the attention
@@ -226,7 +230,8 @@ export const countLab = defineLab({
   configureRequest,
   trainer,
   metrics,
-  panels: ['transport', 'attention', 'curves', 'inspect'],
+  panels: ['transport', 'attention', 'curves', 'inspect', 'section:build'],
+  sections: [buildSection],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'attention'], figure: '#heatmap-main', action: '#play' },

@@ -16,6 +16,7 @@ import { matricesKind } from './matrix_figure.js';
 import { graphKind } from './graph_figure.js';
 import { headViewKind } from './head_view_figure.js';
 import { modelGridKind } from './model_grid_figure.js';
+import { tensorKind } from './tensor_figure.js';
 
 /**
  * {kind: 'text', id, text, status? ('ok' | 'bad'), ran? (the backend that computed it)}: a line of the
@@ -53,6 +54,7 @@ const FIGURE_KINDS = {
   chart: chartKind,
   headview: headViewKind,
   modelgrid: modelGridKind,
+  tensor: tensorKind,
 };
 
 /** The kind of a figure, or a clear error naming the kinds there are. */

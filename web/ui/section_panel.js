@@ -8,6 +8,7 @@
 import { ControlsPanel } from './controls.js';
 import { FigureBoard } from './figures.js';
 import { DrawPad } from './draw_pad.js';
+import { TensorInput } from './tensor_input.js';
 import { el } from './el.js';
 import { questionsBlock } from './questions.js';
 
@@ -49,6 +50,7 @@ export class SectionPanel {
     this.message.setAttribute('role', 'status');
     this.node.append(row);
     if (section.input === 'drawing') this.pad = new DrawPad(this.node, { onDone: onUserInput, label: section.inputLabel ?? 'Draw a digit' });
+    if (section.input === 'tensor') this.tensorInput = new TensorInput(this.node, { onDone: onUserInput, label: section.inputLabel ?? 'Your tensor', id: `${section.id}-tensor` });
     this.node.append(this.status);
     // Figures left from the last input that worked, while the input now is refused (a compute error, or
     // a setting in error): dimmed, with this note, until a good result replaces them (issue 29).
@@ -84,6 +86,7 @@ export class SectionPanel {
   /** What the user made for the section (its drawing, its edited cells), or null while there is none. */
   get input() {
     if (this.section.input === 'edits') return { key: this.edits.key, cells: { ...this.edits.cells } };
+    if (this.tensorInput) return { ...this.tensorInput.value };
     if (!this.pad) return undefined;
     return this.pad.empty ? null : { pixels: Array.from(this.pad.pixels()) };
   }

@@ -1,0 +1,80 @@
+// The One query lab's "Check your build" section in the page (issue 28, item 2): with the notebook's
+// model imported (count_model.pt), each step's tensor shows its shape and PyTorch's numbers as PyTorch
+// prints them; a pasted print that matches is marked so, a wrong one says where it first differs, a
+// torch.save file of one step is read and matches, and bad input is refused with the reason while the
+// lab's tensors stay.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { openPage, startLab } from './support.mjs';
+import { parseSafetensors } from '../../web/io/safetensors.js';
+import { parsePrintedTensors } from '../../web/io/printed_tensor.js';
+
+const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
+const STEPS_DIR = path.join(FIXTURES, 'build_steps');
+const printed = JSON.parse(readFileSync(path.join(STEPS_DIR, 'printed.json'), 'utf8'));
+const expected = parseSafetensors(readFileSync(path.join(STEPS_DIR, 'expected.safetensors'))).tensors;
+
+let lab, page, problems;
+before(async () => {
+  lab = await startLab();
+  ({ page, problems } = await openPage(lab, '?lab=count&checkStep=keys'));
+  await page.setInputFiles('#weights-file', path.join(FIXTURES, 'count_model.pt'));
+  await page.waitForFunction(() => /^Loaded /.test(document.getElementById('weights-message').textContent), null, { timeout: 20000 });
+});
+after(async () => { await lab?.close(); });
+
+const figure = (id) => page.locator(`[data-figure="build-${id}"]`);
+/** Waits for the section's check to say something matching `pattern`; -> its text. */
+async function checked(pattern) {
+  await page.waitForFunction((p) => new RegExp(p).test(document.querySelector('[data-figure="build-check"]')?.textContent ?? ''), pattern.source, { timeout: 20000 });
+  return page.textContent('[data-figure="build-check"]');
+}
+
+test('each step shows its shape and the numbers PyTorch printed for the notebook\'s model', async () => {
+  await page.waitForFunction(() => document.getElementById('section-build')?.dataset.state === 'shown', null, { timeout: 30000 });
+  for (const [id, shape] of [['batch', '(4, 10)'], ['embedding', '(4, 10, 5)'], ['keys', '(4, 10, 5)'], ['values', '(4, 10, 1)'], ['attention', '(4, 1, 10)'], ['weighted', '(4, 1)'], ['forward', '(4, 1)']]) {
+    assert.match(await figure(id).locator('figcaption').first().textContent(), new RegExp(`shape \\${shape.replace(')', '\\)')}$`), id);
+  }
+  // The page's print of the embedding, read back as a student would copy it, is PyTorch's to 4 decimals.
+  for (const id of ['embedding', 'keys', 'attention', 'forward']) {
+    const [shown] = parsePrintedTensors(await figure(id).locator('pre').textContent());
+    const want = expected[id];
+    assert.deepEqual(shown.shape, want.shape, id);
+    shown.data.forEach((v, i) => assert.ok(Math.abs(v - want.data[i]) <= 5.001e-5, `${id}[${i}]: ${v} vs ${want.data[i]}`));
+  }
+  assert.match(await page.textContent('[data-figure="build-input"]'), /x = torch\.tensor\(\[\[2, 4, 2, 1, 9, 6, 3, 0, 5, 2\], \[4, 4,/);
+});
+
+test('a matching print is marked; a wrong one says where it first differs; a .pt of one step is read', async () => {
+  await page.fill('#build-tensor-text', printed.keys.replace(/\)$/, ', grad_fn=<ViewBackward0>)'));
+  await page.click('#build-tensor-check');
+  assert.match(await checked(/^Matches/), /all 200 numbers within 1e-4/);
+  assert.equal(await figure('keys').getAttribute('data-status'), 'ok');
+  // keys[0, 0, 1] printed 0.01 off, as a slip in the notebook would make it.
+  const second = printed.keys.match(/-?\d+\.\d{4}/g)[1];
+  const wrong = (Number(second) + 0.01).toFixed(4);
+  await page.fill('#build-tensor-text', printed.keys.replace(second, wrong));
+  await page.click('#build-tensor-check');
+  assert.equal(await checked(/first differ/), `The shape (4, 10, 5) is right; the numbers first differ at [0, 0, 1]: yours ${wrong}, the lab's ${second}. `
+    + 'Did your notebook load the same weights (your model.pt in this lab\'s Weights panel) and use this x?');
+  assert.equal(await figure('keys').getAttribute('data-status'), 'bad');
+  await page.selectOption('#prop-checkStep', 'attention');
+  await page.setInputFiles('#build-tensor-file', path.join(STEPS_DIR, 'attention.pt'));
+  assert.match(await checked(/^Matches: shape \(4, 1, 10\)/), /within 1e-5/);
+  await page.selectOption('#prop-checkStep', 'batch');
+  await page.fill('#build-tensor-text', 'tensor([[2, 2, 4, 0, 0, 0, 0, 0, 0, 0]]) tensor([[0.]])');
+  await page.click('#build-tensor-check');
+  assert.equal(await checked(/^Row 0/), 'Row 0 has 2 twos and 1 four: y[0] should be 1, yours is 0.');
+});
+
+test('bad input: an abbreviated print is refused with the way out, and the lab\'s tensors stay', async () => {
+  await page.selectOption('#prop-checkStep', 'keys');
+  await page.fill('#build-tensor-text', 'tensor([[0.1, ..., 0.3]])');
+  await page.click('#build-tensor-check');
+  await page.waitForFunction(() => document.getElementById('section-build').dataset.state === 'error');
+  assert.match(await page.textContent('#section-build .section-status'), /The pasted text was not read: the print is abbreviated/);
+  assert.equal(await figure('keys').isVisible(), true);
+  assert.deepEqual(problems, []);
+});

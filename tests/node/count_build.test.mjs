@@ -1,0 +1,113 @@
+// The One query lab's build-it checker (issue 28, item 2), headless: with notebook 05's model of
+// count_model.pt loaded, the lab's tensor of every step for the fixed input is PyTorch's
+// (tests/fixtures/build_steps, from make_build_steps_fixtures.py); what the notebook printed (its
+// print() text, with or without grad_fn) and what it saved (torch.save of one tensor, int64 digits
+// included) match; a wrong tensor is told where it differs; make_batch is checked against its rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fixture, FIXTURES, lab } from './support.mjs';
+import { readWeightsFile } from '../../web/io/weights_file.js';
+import { buildSection, compareStep, FIXED_INPUT, readTheirs, STEPS, stepTensors } from '../../web/labs/03_count_build.js';
+import { printTensor } from '../../web/ui/tensor_figure.js';
+import { parsePrintedTensors } from '../../web/io/printed_tensor.js';
+
+const expected = fixture('build_steps/expected.safetensors');
+const printed = JSON.parse(readFileSync(path.join(FIXTURES, 'build_steps', 'printed.json'), 'utf8'));
+const ptOf = (step) => new Uint8Array(readFileSync(path.join(FIXTURES, 'build_steps', `${step}.pt`)));
+
+/** A Count trainer holding count_model.pt, and the section's ctx around it. */
+async function notebookModel() {
+  const module = await lab('simd');
+  const trainer = new module.CountTrainer({ seed: 0 });
+  const { tensors } = readWeightsFile(module, new Uint8Array(readFileSync(path.join(FIXTURES, 'count_model.pt'))), 'count_model.pt');
+  for (const [name, t] of Object.entries(tensors)) trainer.setParameter(name, t.data);
+  return { module, trainer, ctx: { module, backend: 'auto', session: { trainer, step: 0 } } };
+}
+
+test('every step\'s tensor is PyTorch\'s for the fixed input and the notebook\'s model', async () => {
+  const { trainer } = await notebookModel();
+  assert.deepEqual(Array.from(expected['batch.x'].data), FIXED_INPUT.flat());
+  const inspection = trainer.inspect({ batch: FIXED_INPUT.flat() }, { backend: 'simd128' });
+  const mine = stepTensors(trainer.parameters(), inspection);
+  assert.deepEqual(Array.from(mine.batch.y), Array.from(expected['batch.y'].data));
+  for (const step of STEPS.filter((s) => s.id !== 'batch')) {
+    const want = expected[step.id];
+    assert.deepEqual(want.shape, step.shape, `${step.id}: the notebook's shape`);
+    let worst = 0;
+    for (let i = 0; i < want.data.length; i++) worst = Math.max(worst, Math.abs(mine[step.id][i] - want.data[i]));
+    assert.ok(worst <= 1e-5, `${step.id}: largest difference ${worst}`);
+  }
+  trainer.delete();
+});
+
+test('what the notebook printed and what it saved match, step by step; the section says so', async () => {
+  const { module, trainer, ctx } = await notebookModel();
+  for (const step of STEPS) {
+    const text = step.id === 'batch' ? `${printed['batch.x']} ${printed['batch.y']}` : printed[step.id];
+    // As a notebook prints a tensor that needs a gradient.
+    const withGrad = step.id === 'batch' ? text : text.replace(/\)$/, ', grad_fn=<ViewBackward0>)');
+    for (const input of [{ text }, { text: withGrad }]) {
+      const r = buildSection.compute(ctx, { checkStep: step.id }, input);
+      assert.equal(r.check.ok, true, `${step.id}: ${r.check.text}`);
+      assert.match(r.check.text, /^Matches/);
+    }
+    if (step.id !== 'batch') {
+      const r = buildSection.compute(ctx, { checkStep: step.id }, { bytes: ptOf(step.id), name: `${step.id}.pt` });
+      assert.equal(r.check.ok, true, `${step.id}.pt: ${r.check.text}`);
+      assert.match(r.check.text, /within 1e-5/);
+    }
+  }
+  // make_batch's X saved as torch.randint makes it (int64) reads as its digits.
+  const x = module.readTorchTensor(ptOf('batch.x'), 'batch.x.pt');
+  assert.equal(x.dtype, 'I64');
+  assert.deepEqual(Array.from(x.data), FIXED_INPUT.flat());
+  trainer.delete();
+});
+
+test('a wrong tensor is told what is wrong: the shape, or the first number that differs and where', async () => {
+  const { trainer, ctx } = await notebookModel();
+  const check = (step, text) => buildSection.compute(ctx, { checkStep: step }, { text }).check;
+  // Keys transposed (a student's keys.transpose(1, 2)): the same numbers in another arrangement.
+  const keys = parsePrintedTensors(printed.keys)[0];
+  const transposed = new Float64Array(keys.data.length);
+  for (let b = 0; b < 4; b++) for (let j = 0; j < 10; j++) for (let k = 0; k < 5; k++) transposed[(b * 5 + k) * 10 + j] = keys.data[(b * 10 + j) * 5 + k];
+  let r = check('keys', printTensor(transposed, [4, 5, 10]));
+  assert.equal(r.ok, false);
+  assert.match(r.text, /^Shape \(4, 5, 10\); the lab's model\.WK\(model\.embed\(x\)\) is \(4, 10, 5\)\. The same number of values in another arrangement/);
+  // One number off, as a forgotten bias or scale would make it.
+  const off = Float64Array.from(keys.data);
+  off[7] += 0.01;
+  r = check('keys', printTensor(off, [4, 10, 5]));
+  assert.equal(r.ok, false);
+  assert.match(r.text, /first differ at \[0, 1, 2\]: yours -?\d\.\d{4}, the lab's -?\d\.\d{4}/);
+  // The attention without the 1/sqrt(att_dim): every row differs.
+  r = check('attention', printed.embedding);
+  assert.match(r.text, /^Shape \(4, 10, 5\); the lab's model\.attention\(model\.embed\(x\)\) is \(4, 1, 10\)\.$/);
+  // make_batch: the rule, row by row.
+  r = check('batch', 'tensor([[2, 2, 4, 0, 0, 0, 0, 0, 0, 0]]) tensor([[0.]])');
+  assert.equal(r.ok, false);
+  assert.equal(r.text, 'Row 0 has 2 twos and 1 four: y[0] should be 1, yours is 0.');
+  r = check('batch', 'tensor([[2, 2, 4, 0, 0, 0, 0, 0, 0]]) tensor([[1.]])');
+  assert.match(r.text, /^X has shape \(1, 9\); it should be \(N, 10\)/);
+  r = check('batch', 'tensor([[2, 2, 4, 0, 0, 0, 0, 0, 0, 10]]) tensor([[1.]])');
+  assert.match(r.text, /X\[0, 9\] is 10: the digits are integers 0 to 9/);
+  r = check('batch', printed['batch.x']);
+  assert.match(r.text, /make_batch returns two tensors, X and y; 1 was given/);
+  // Text that is not a tensor, and a file that is not one: messages, and the lab's tensors still shown.
+  assert.throws(() => buildSection.compute(ctx, { checkStep: 'keys' }, { text: 'tensor([[0.1, 0.2], [0.3]])' }),
+    /The pasted text was not read: row \[1\] has shape \(1\), row \[0\] has \(2\)/);
+  assert.throws(() => buildSection.compute(ctx, { checkStep: 'keys' }, { bytes: new Uint8Array([1, 2, 3]), name: 'keys.pt' }), /keys\.pt/);
+  assert.throws(() => buildSection.compute(ctx, { checkStep: 'keys' }, { bytes: new Uint8Array(readFileSync(path.join(FIXTURES, 'count_model.pt'))), name: 'model.pt' }),
+    /model\.pt holds 10 tensors; save one/);
+  const r2 = buildSection.compute(ctx, { checkStep: 'keys' }, {});
+  assert.equal(r2.check, null, 'nothing given: the lab\'s tensors only');
+  trainer.delete();
+});
+
+test('readTheirs: a .pt is compared to 1e-5, a print to its 4 decimals', async () => {
+  const { module } = await notebookModel();
+  assert.equal(readTheirs(module, { text: printed.forward }).printed, true);
+  assert.equal(readTheirs(module, { bytes: ptOf('forward'), name: 'forward.pt' }).printed, false);
+});

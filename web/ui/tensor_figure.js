@@ -1,0 +1,48 @@
+// {kind: 'tensor', id, title, shape, values, integer?, extra? ({label, shape, values}: a second tensor beside it,
+// make_batch's y), status? ('ok' | 'bad'), note?}: a tensor printed as PyTorch prints it (4 decimals,
+// rows on lines, nested brackets), under its title and shape, for a student to hold beside their
+// notebook's print. A long tensor scrolls inside its box; nothing is left out.
+import { el } from './el.js';
+
+/**
+ * values (flat, row-major) of `shape` -> PyTorch's print: tensor([[ 0.1234, -0.5000], ...]). integer: an
+ * integer tensor (make_batch's X: "2"); a float tensor of whole numbers prints as PyTorch does ("1.").
+ */
+export function printTensor(values, shape, { integer = false } = {}) {
+  const whole = Array.from(values).every((v) => Number.isInteger(v));
+  const cell = (v) => (integer ? String(v) : whole ? `${v}.` : Number.isNaN(v) ? 'nan' : Number.isFinite(v) ? v.toFixed(4) : v > 0 ? 'inf' : '-inf');
+  const cells = Array.from(values, cell);
+  const width = Math.max(...cells.map((c) => c.length), 1);
+  let at = 0;
+  const prefix = 'tensor(';
+  const nest = (depth) => {
+    if (depth === shape.length) return cells[at++].padStart(width);
+    const parts = [];
+    for (let i = 0; i < shape[depth]; i++) parts.push(nest(depth + 1));
+    const indent = ' '.repeat(prefix.length + depth + 1);
+    const between = depth === shape.length - 1 ? ', ' : `,${'\n'.repeat(shape.length - depth - 1)}${indent}`;
+    return `[${parts.join(between)}]`;
+  };
+  return `${prefix}${shape.length ? nest(0) : cells[0]})`;
+}
+
+const shapeText = (shape) => `(${shape.join(', ')})`;
+
+export const tensorKind = {
+  create(view) {
+    view.node = el('figure', { className: 'tensor-figure' });
+  },
+  show(view, f) {
+    view.node.dataset.figure = f.id;
+    view.node.dataset.status = f.status ?? '';
+    const block = (label, shape, values, integer) => [
+      el('figcaption', { className: 'tensor-title', textContent: `${label} · shape ${shapeText(shape)}` }),
+      el('pre', { className: 'tensor-values', textContent: printTensor(values, shape, { integer }), tabIndex: 0 }),
+    ];
+    const parts = block(f.title, f.shape, f.values, f.integer);
+    if (f.extra) parts.push(...block(f.extra.label, f.extra.shape, f.extra.values, f.extra.integer));
+    if (f.note) parts.push(el('p', { className: 'tensor-note inline-message', textContent: f.note }));
+    view.node.replaceChildren(...parts);
+    view.node.dataset.shape = f.shape.join(',');
+  },
+};
