@@ -12,9 +12,15 @@ export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-renderer-backgrounding', '--disable-background-timer-throttling'];
 
-/** A server and a browser with a fresh profile; close() ends both. webgpu: pass --enable-unsafe-webgpu. */
-export async function startLab({ webgpu = false } = {}) {
-  const server = await startServer({ port: 0 });
+/**
+ * A server and a browser with a fresh profile; close() ends both. webgpu: pass --enable-unsafe-webgpu.
+ * serviceWorkers: 'block' (the default) keeps the site's service worker (public/sw.js) out, so a
+ * test's first load is the page itself, with no reload to become cross-origin isolated and no threads
+ * module; tests/browser/service_worker.test.mjs and threads_page.test.mjs pass 'allow'. root: serve
+ * another copy of the site.
+ */
+export async function startLab({ webgpu = false, serviceWorkers = 'block', root } = {}) {
+  const server = await startServer({ port: 0, ...(root ? { root } : {}) });
   const profile = mkdtempSync(path.join(os.tmpdir(), 'attnlab-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -22,6 +28,7 @@ export async function startLab({ webgpu = false } = {}) {
     args: [...ARGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : [])],
     env: { ...process.env, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' },
     viewport: { width: 1400, height: 1000 },
+    serviceWorkers,
   });
   return {
     url: server.url,
