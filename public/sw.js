@@ -69,7 +69,7 @@ async function respond(request) {
 
 async function embedderPolicy() {
   if (coep) return coep;
-  const kept = await (await caches.open(SETTINGS)).match(inScope(COEP_KEY));
+  const kept = await caches.match(inScope(COEP_KEY), { cacheName: SETTINGS }); // opens no empty cache
   coep = kept ? await kept.text() : 'credentialless';
   return coep;
 }

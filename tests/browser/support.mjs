@@ -14,12 +14,13 @@ const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-f
 
 /**
  * A server and a browser with a fresh profile; close() ends both. webgpu: pass --enable-unsafe-webgpu.
- * serviceWorkers: 'block' (the default) keeps the site's service worker (public/sw.js) out, so a
- * test's first load is the page itself, with no reload to become cross-origin isolated and no threads
- * module; tests/browser/service_worker.test.mjs and threads_page.test.mjs pass 'allow'. root: serve
- * another copy of the site.
+ * serviceWorker: false (the default) shows the pages a browser without service workers, so a test's
+ * first load is the page itself, with no reload to become cross-origin isolated and no threads
+ * module, as before the service worker; tests/browser/service_worker.test.mjs passes true. (Playwright's
+ * own serviceWorkers: 'block' is not used: there register() never settles.) root: serve another copy
+ * of the site.
  */
-export async function startLab({ webgpu = false, serviceWorkers = 'block', root } = {}) {
+export async function startLab({ webgpu = false, serviceWorker = false, root } = {}) {
   const server = await startServer({ port: 0, ...(root ? { root } : {}) });
   const profile = mkdtempSync(path.join(os.tmpdir(), 'attnlab-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -28,8 +29,8 @@ export async function startLab({ webgpu = false, serviceWorkers = 'block', root 
     args: [...ARGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : [])],
     env: { ...process.env, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' },
     viewport: { width: 1400, height: 1000 },
-    serviceWorkers,
   });
+  if (!serviceWorker) await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
   return {
     url: server.url,
     context,

@@ -67,13 +67,16 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
   } catch {
     return { isolated: false, reason: REASONS.sandboxed }; // an opaque origin: the getter throws
   }
-  if (!container) return { isolated: false, reason: globalThis.crossOriginIsolated ? null : REASONS.noServiceWorker, ...isolation() };
+  // A host that sends the two headers itself (docs/hosting.md) isolates the page without a worker.
+  if (!container) return globalThis.crossOriginIsolated ? isolation() : { isolated: false, reason: REASONS.noServiceWorker };
+  const deadline = new Promise((resolve) => setTimeout(() => resolve(null), INSTALL_WAIT_MS));
   let registration;
   try {
-    registration = await container.register(new URL('../../../sw.js', import.meta.url), { updateViaCache: 'none' });
+    registration = await Promise.race([container.register(new URL('../../../sw.js', import.meta.url), { updateViaCache: 'none' }), deadline]);
   } catch (error) {
     return { isolated: globalThis.crossOriginIsolated === true, reason: REASONS.failed(error?.message ?? error) };
   }
+  if (!registration) return globalThis.crossOriginIsolated ? isolation() : { isolated: false, reason: REASONS.installing };
   watchForUpdates(registration, offerUpdate);
   if (globalThis.crossOriginIsolated) return isolation();
   if (inFrame()) return { isolated: false, reason: REASONS.frame };
@@ -87,7 +90,7 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
   // A first visit: wait for the worker to take this page, then reload through it.
   const claimed = await Promise.race([
     new Promise((resolve) => container.addEventListener('controllerchange', () => resolve(true), { once: true })),
-    new Promise((resolve) => setTimeout(() => resolve(false), INSTALL_WAIT_MS)),
+    deadline.then(() => false),
   ]);
   if (!claimed) return { isolated: false, reason: REASONS.installing };
   return reloadOnce('credentialless') ? { reloading: true } : { isolated: false, reason: REASONS.ignored };
