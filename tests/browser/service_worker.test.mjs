@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, mkdirSync
 import os from 'node:os';
 import path from 'node:path';
 import { startLab, openPage, trainToEnd, waitConfigured } from './support.mjs';
-import { parentPage } from './embed_support.mjs';
+import { startServer } from '../../scripts/serve.mjs';
 
 const PUBLIC = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'public');
 // Small runs: what is checked is which module ran and its bits, not what the model learns.
@@ -100,10 +100,16 @@ test('offline: a reload opens every training lab from the cache, and each trains
   }
 });
 
-test('a sandboxed frame (allow-scripts allow-same-origin) in a page that is not isolated runs single-threaded and says why', async () => {
-  const html = `<!doctype html><iframe title="lab" sandbox="allow-scripts allow-same-origin" src="${lab.url}${RUN}&embed=1" style="width:640px;height:480px"></iframe>`;
-  const { page } = await parentPage(lab, html);
-  assert.equal(await page.evaluate(() => crossOriginIsolated), false, 'the embedding page (served by the test, not the site) is not isolated');
+test('a sandboxed frame (allow-scripts allow-same-origin) in a page that is not isolated runs single-threaded and says why', async (t) => {
+  // The embedding page is on another origin (another port: no service worker there), as a course site
+  // embeds the lab, served with no special headers.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-parent-'));
+  writeFileSync(path.join(dir, 'index.html'), `<!doctype html><iframe title="lab" sandbox="allow-scripts allow-same-origin" src="${lab.url}${RUN}&embed=1" style="width:640px;height:480px"></iframe>`);
+  const parent = await startServer({ port: 0, root: dir });
+  t.after(async () => { await parent.close(); rmSync(dir, { recursive: true, force: true }); });
+  const page = await lab.context.newPage();
+  await page.goto(parent.url);
+  assert.equal(await page.evaluate(() => crossOriginIsolated), false);
   const frame = await (await page.waitForSelector('iframe')).contentFrame();
   await frame.waitForFunction(() => document.getElementById('badge-version')?.dataset.build, null, { timeout: 30000 });
   assert.equal(await frame.evaluate(() => crossOriginIsolated), false);
