@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything, incrementally: the native core and tests (build/native), both WASM modules
 # (build/wasm -> public/build/), the generated shader module, the data assets, and copies the web
-# sources into public/build/ so that public/ is the whole static site.
+# sources into public/build/ so that public/ is the whole static site; last, the list of the site's
+# files that the service worker caches for offline use, with the build's id.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -26,4 +27,5 @@ cp -r web public/build/web
 rm -rf public/build/wasm_bindings/js
 cp -r wasm_bindings/attnlab.js wasm_bindings/js public/build/wasm_bindings/
 node scripts/build_single_file.mjs # dist/attention-lab.html: the site in one file, for file://
+node scripts/build_site_manifest.mjs # public/build/site_manifest.js (public/sw.js): after every file of public/
 echo "[build] done: public/ is the static site"

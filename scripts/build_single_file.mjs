@@ -35,6 +35,8 @@ const HOOKED = {
   // A model the user asks for by its Hub id: a request to the Hub (an https URL, which a file:// page
   // may fetch; the Hub allows any origin), never a file of the app.
   'build/web/models/hub_store.js': { fetch: 'the Hub, for a model the user names' },
+  // The service worker's URL is formed only after the ATTNLAB_INLINE check: the single file has none.
+  'build/web/site/site_worker.js': { meta: 'none: returns before it where ATTNLAB_INLINE is set' },
 };
 const isGlue = (id) => /^build\/attnlab-(simd|scalar)\.mjs$/.test(id);
 const MIME = {
@@ -345,6 +347,8 @@ export function buildSingleFile(root = path.join(REPO, 'public')) {
   html = html.replace(/<link\b[^>]*>/gi, (tag) => {
     const href = attr(tag, 'href');
     if (!href || !isLocal(href)) return tag;
+    // The web app manifest installs the hosted site (public/sw.js keeps it offline); a file needs neither.
+    if (/\brel\s*=\s*["']?manifest/i.test(tag)) return '';
     const file = path.join(root, href);
     if (/\brel\s*=\s*["']?stylesheet/i.test(tag)) {
       const css = inlineCss(root, file);

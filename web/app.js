@@ -8,6 +8,7 @@ import { setUpTheme } from './ui/theme.js';
 import { forwardDeckKeys } from './ui/deck_keys.js';
 import { LABS, labById, nextLab } from './labs/registry.js';
 import { showHome, labNavigation } from './ui/home_page.js';
+import { startSiteWorker } from './site/site_worker.js';
 
 const $ = (id) => document.getElementById(id);
 const notices = new Notices($('notices'));
@@ -37,8 +38,18 @@ const badge = {
   },
 };
 
+/** "SIMD128 + 2 threads", "SIMD128 build" or "scalar build": the module that runs, and its threads. */
+function moduleLabel(m) {
+  if (m.build === 'simd-threads') return `SIMD128 + ${m.threads.count} thread${m.threads.count === 1 ? '' : 's'}`;
+  return `${m.build === 'simd' ? 'SIMD128' : 'scalar'} build`;
+}
+
 function showReady(m) {
-  badge.set('badge-version', `v${m.version} · ${m.build === 'simd' ? 'SIMD128' : 'scalar'} build`, `WASM module ${m.version}, ${m.build} build (${m.buildNote})`);
+  const why = m.threads.reason ? `; no threads: ${m.threads.reason}` : '';
+  badge.set('badge-version', `v${m.version} · ${moduleLabel(m)}`, `WASM module ${m.version}, ${m.build} build (${m.buildNote}${why})`);
+  $('badge-version').dataset.build = m.build;
+  $('badge-version').dataset.threads = String(m.threads.count);
+  $('badge-version').dataset.noThreads = m.threads.reason ?? '';
   $('badge-version').dataset.version = m.version;
   if (m.webgpu.available) {
     badge.set('badge-webgpu', `WebGPU: ${m.webgpu.adapter || 'adapter found'}`, 'A WebGPU adapter is available for the attention kernel');
@@ -83,7 +94,7 @@ function themeButton(redraw, forced = 'auto') {
 
 const STARTUP_WATCH_MS = 30000;
 
-function boot() {
+function boot(site) {
   const lab = chooseLab(location.search);
   if (!lab) {
     bootHome();
@@ -150,7 +161,7 @@ function boot() {
     }
   });
   // The SIMD128 build also holds the scalar kernel, so 'auto' serves every backend choice.
-  client.send('init', { build: 'auto', webgpu: true });
+  client.send('init', { build: 'auto', webgpu: true, noThreads: site.reason });
   window.addEventListener('resize', () => page.redraw());
 }
 
@@ -166,4 +177,15 @@ function bootHome() {
   home = showHome($('lab'), LABS);
 }
 
-boot();
+/** A new build has been cached beside this one: offer it (switching reloads the page). */
+function offerUpdate(apply) {
+  const box = notices.show('A new version of Attention Lab is ready.', { kind: 'info', key: 'update' });
+  const button = Object.assign(document.createElement('button'), { type: 'button', id: 'reload-new-version', textContent: 'Reload for the new version' });
+  button.addEventListener('click', apply);
+  box.querySelector('p').append(' ', button);
+}
+
+// The service worker first: on a first visit the page reloads through it to become cross-origin
+// isolated (threads), and starts nothing before that.
+const site = await startSiteWorker({ offerUpdate });
+if (!site.reloading) boot(site);

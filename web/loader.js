@@ -1,6 +1,9 @@
 // Detect once, load the right build, say what ran. Works in browsers, workers and Node 20.
-//   loadAttnLab({build: 'auto' | 'simd' | 'scalar', baseUrl, wasmBinary})
-// 'auto' loads the SIMD128 module if the engine validates SIMD, else the scalar one.
+//   loadAttnLab({build: 'auto' | 'simd-threads' | 'simd' | 'scalar', baseUrl, wasmBinary})
+// 'auto' loads the SIMD128 + threads module where this context can share memory between threads
+// (crossOriginIsolated: the service worker makes the page so, public/sw.js), else the SIMD128 module if
+// the engine validates SIMD, else the scalar one. The threads module is the same bits as the SIMD128
+// one: a step's shards are the same whichever thread runs them (core/shard_runner.h).
 // Single-file mode (dist/attention-lab.html, scripts/build_single_file.mjs): the file's bootstrap sets
 // globalThis.ATTNLAB_INLINE = {modules: {simd, scalar}, wasm: {simd, scalar}} (blob: URLs of the
 // Emscripten glue, and the WASM bytes), because nothing can be fetched from a file:// page.
@@ -18,13 +21,23 @@ export function engineSupportsSimd128() {
   }
 }
 
+/** Whether this context may run the threads module: shared WASM memory needs cross-origin isolation. */
+export function contextSharesMemory() {
+  return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && !globalThis.ATTNLAB_INLINE;
+}
+
 export async function loadAttnLab({ build = 'auto', baseUrl, wasmBinary } = {}) {
-  if (!['auto', 'simd', 'scalar'].includes(build)) {
-    throw new Error(`build must be auto, simd or scalar, got '${build}'`);
+  if (!['auto', 'simd-threads', 'simd', 'scalar'].includes(build)) {
+    throw new Error(`build must be auto, simd-threads, simd or scalar, got '${build}'`);
   }
   const simd = engineSupportsSimd128();
-  let chosen = build === 'auto' ? (simd ? 'simd' : 'scalar') : build;
-  let note = build === 'auto' ? (simd ? 'engine validates SIMD128' : 'engine lacks SIMD128') : 'forced';
+  const threads = simd && contextSharesMemory();
+  let chosen = build === 'auto' ? (threads ? 'simd-threads' : simd ? 'simd' : 'scalar') : build;
+  let note = build === 'auto' ? (threads ? 'cross-origin isolated, engine validates SIMD128' : simd ? 'engine validates SIMD128' : 'engine lacks SIMD128') : 'forced';
+  if (chosen === 'simd-threads' && !threads) {
+    chosen = simd ? 'simd' : 'scalar';
+    note = 'threads forced, but this context cannot share memory (not cross-origin isolated)';
+  }
   if (chosen === 'simd' && !simd) {
     chosen = 'scalar';
     note = 'SIMD128 forced, but this engine does not validate it';

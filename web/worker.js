@@ -47,13 +47,29 @@ async function readAsset(file) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-async function init({ build = 'auto', webgpu = true }) {
+// A training step splits its batch into two shards (core/trainers/sharded_step.h, kShards = 2), so a
+// third thread would have nothing to run: the pool is this thread and one pthread at most, fewer on a
+// one-core machine. (docs/benchmarks.md, "Threads in the page", has the measurement.)
+const THREADS_CAP = 2;
+
+/** Sizes the threads module's pool to the machine; -> the threads a step runs on (1 in other builds). */
+function sizeThreadPool(mod) {
+  if (mod.build !== 'simd-threads') return 1;
+  const threads = Math.max(1, Math.min(navigator.hardwareConcurrency || 1, THREADS_CAP, mod.workerThreads.available + 1));
+  mod.setWorkerThreads(threads - 1);
+  return threads;
+}
+
+// noThreads: the page's reason why this page cannot run threads (web/site/site_worker.js), if any.
+async function init({ build = 'auto', webgpu = true, noThreads = null }) {
   buildRequested = build;
   module = await loadAttnLab({ build });
+  const threads = sizeThreadPool(module);
   assets = new AssetCache(module, readAsset);
   gpu = webgpu ? await WebGpuProbe.probe(globalThis.navigator?.gpu) : { available: false, reason: 'disabled', attention: null, adapter: '' };
   post({
     type: 'ready', version: module.version, build: module.build, buildNote: module.buildNote,
+    threads: { count: threads, reason: module.build === 'simd-threads' ? null : noThreads ?? module.buildNote },
     cpuBackends: module.cpuBackends, webgpu: { available: gpu.available, reason: gpu.reason, adapter: gpu.adapter },
   });
 }
@@ -101,6 +117,7 @@ async function recover(error) {
   session = null; // the old one lives in the dead module: never touch it again
   opened.clear(); // so do the opened checkpoints: the page asks for them again
   module = await loadAttnLab({ build: buildRequested });
+  sizeThreadPool(module);
   assets = new AssetCache(module, readAsset);
   if (!lastGood) {
     post({ type: 'error', request: 'recover', message: `the training module stopped (${what}) and was restarted; build a model to go on` });

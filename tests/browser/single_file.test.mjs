@@ -35,6 +35,8 @@ test('single file from file://, network blocked: copy[seed=0,steps=200] trains t
   const { page, problems } = await openFile(offline, `${pathToFileURL(FILE).href}?lab=alignment&task=copy&seed=0&steps=200&speed=max`);
   t.diagnostic(`configured ${((Date.now() - started) / 1000).toFixed(1)} s after opening; badge: ${(await page.textContent('#badge')).replace(/\s+/g, ' ').trim()}`);
   assert.match(await page.textContent('#badge-version'), /SIMD128 build/);
+  // No service worker on file://, so no cross-origin isolation and no threads: the badge says why.
+  assert.match(await page.getAttribute('#badge-version', 'data-no-threads'), /^the single file runs from file:\/\//);
   const trainStart = Date.now();
   await trainToEnd(page);
   t.diagnostic(`trained 200 steps in ${((Date.now() - trainStart) / 1000).toFixed(1)} s`);

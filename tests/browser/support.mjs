@@ -12,9 +12,16 @@ export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-renderer-backgrounding', '--disable-background-timer-throttling'];
 
-/** A server and a browser with a fresh profile; close() ends both. webgpu: pass --enable-unsafe-webgpu. */
-export async function startLab({ webgpu = false } = {}) {
-  const server = await startServer({ port: 0 });
+/**
+ * A server and a browser with a fresh profile; close() ends both. webgpu: pass --enable-unsafe-webgpu.
+ * serviceWorker: false (the default) shows the pages a browser without service workers, so a test's
+ * first load is the page itself, with no reload to become cross-origin isolated and no threads
+ * module, as before the service worker; tests/browser/service_worker.test.mjs passes true. (Playwright's
+ * own serviceWorkers: 'block' is not used: there register() never settles.) root: serve another copy
+ * of the site.
+ */
+export async function startLab({ webgpu = false, serviceWorker = false, root } = {}) {
+  const server = await startServer({ port: 0, ...(root ? { root } : {}) });
   const profile = mkdtempSync(path.join(os.tmpdir(), 'attnlab-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -23,6 +30,7 @@ export async function startLab({ webgpu = false } = {}) {
     env: { ...process.env, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' },
     viewport: { width: 1400, height: 1000 },
   });
+  if (!serviceWorker) await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
   return {
     url: server.url,
     context,

@@ -11,6 +11,7 @@ const MIME = {
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
   '.svg': 'image/svg+xml', '.bin': 'application/octet-stream', '.wgsl': 'text/plain',
   '.safetensors': 'application/octet-stream', '.ico': 'image/x-icon',
+  '.webmanifest': 'application/manifest+json',
 };
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
