@@ -14,6 +14,7 @@ import { REPO_ROOT } from '../../web/node_loader.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { checkpointKind, openCheckpoint } from '../../web/models/registry.js';
+import { KernelRunner } from '../../web/training/kernel_runner.js';
 
 const ref = fixture('gpt2_tiny_reference.safetensors');
 const meta = parseSafetensors(readFileSync(path.join(FIXTURES, 'gpt2_tiny_reference.safetensors'))).metadata;
@@ -51,6 +52,21 @@ test('gpt2: every fixture folder opens as its kind and the prompt\'s pass matche
     } finally {
       gpt2.delete();
     }
+  }
+});
+
+test('gpt2: the prompt\'s pass through the staged calls (the page\'s kernel, its causal mask) gives the CPU pass\'s results', async () => {
+  const { gpt2, tokenizer } = await open('lm');
+  try {
+    const ids = tokenizer.encode(PROMPT).ids;
+    const module = await lab('simd');
+    const runner = new KernelRunner({ module, requested: 'scalar' });
+    const last = await gpt2.forwardWith(ids, (args) => runner.forward(args));
+    assert.equal(last.choice.backend, 'scalar');
+    assert.ok(maxAbsDiff(layersOf(2, (l) => gpt2.attention(l)), ref['prompt.attentions'].data) <= tol('prompt.attentions'));
+    assert.ok(maxAbsDiff(gpt2.logits(), ref['prompt.logits'].data.subarray((ids.length - 1) * 407)) <= tol('prompt.logits'));
+  } finally {
+    gpt2.delete();
   }
 });
 
