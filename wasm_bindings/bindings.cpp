@@ -6,6 +6,7 @@
 #include "raw_api.h"
 #include "raw_kernel.h"
 #include "raw_bert.h"
+#include "raw_gpt2.h"
 #include "raw_checkpoint.h"
 #include "raw_marian.h"
 #include "raw_scaled.h"
@@ -100,6 +101,23 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_decoder_attention", &RawMarian::_decoder_attention)
       .function("_cross_attention", &RawMarian::_cross_attention)
       .function("_logits", &RawMarian::_logits);
+
+  class_<RawGpt2, base<RawCheckpoint>>("_RawGpt2")
+      .constructor<>()
+      .function("_forward", &RawGpt2::_forward)
+      .function("_begin_forward", &RawGpt2::_begin_forward)
+      .function("_step", &RawGpt2::_step)
+      .function("_cached", &RawGpt2::_cached)
+      .function("_pass_length", &RawGpt2::_pass_length)
+      .function("_attention", &RawGpt2::_attention)
+      .function("_residual", &RawGpt2::_residual)
+      .function("_logits", &RawGpt2::_logits)
+      .function("_begin_writing", &RawGpt2::_begin_writing)
+      .function("_next_token", &RawGpt2::_next_token)
+      .function("_stop_reason", &RawGpt2::_stop_reason)
+      .function("_distribution", &RawGpt2::_distribution)
+      .function("_head_roles", &RawGpt2::_head_roles)
+      .function("_logit_lens", &RawGpt2::_logit_lens);
 
   auto raw_self_attention = class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention");
   raw_self_attention

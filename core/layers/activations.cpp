@@ -27,4 +27,13 @@ void gelu_forward(ConstMatrixRef x, MatrixRef y) {
     }
 }
 
+void gelu_tanh_forward(ConstMatrixRef x, MatrixRef y) {
+  constexpr float kSqrt2OverPi = 0.79788456080286536f;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+      const float v = x(i, j);
+      y(i, j) = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
+    }
+}
+
 }  // namespace attnlab

@@ -21,4 +21,8 @@ inline void sigmoid_backward(ConstMatrixRef y, ConstMatrixRef dy, MatrixRef dx) 
 // tanh approximation). Forward only: the pretrained labs look at models, nothing trains them.
 void gelu_forward(ConstMatrixRef x, MatrixRef y);
 
+// gelu_new(x) = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))): GPT-2's activation (HF's
+// NewGELUActivation, F.gelu(approximate="tanh")), the tanh approximation of the one above. Forward only.
+void gelu_tanh_forward(ConstMatrixRef x, MatrixRef y);
+
 }  // namespace attnlab

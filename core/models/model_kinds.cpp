@@ -2,6 +2,7 @@
 
 #include "bert_checkpoint.h"
 #include "distilbert_checkpoint.h"
+#include "gpt2_checkpoint.h"
 #include "marian_checkpoint.h"
 
 namespace attnlab {
@@ -18,6 +19,7 @@ const Entry kKinds[] = {
     {"bert", make_bert_kind},
     {"distilbert", make_distilbert_kind},
     {"marian", make_marian_kind},
+    {"gpt2", make_gpt2_kind},
 };
 
 }  // namespace

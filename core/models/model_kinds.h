@@ -12,9 +12,9 @@ namespace attnlab {
 
 // A fresh kind (it keeps the config and plan of one load), or nullptr for an unknown id.
 std::unique_ptr<ModelKind> make_model_kind(const std::string& id);
-// The ids, in the registry's order: "bert", "distilbert", "marian".
+// The ids, in the registry's order: "bert", "distilbert", "marian", "gpt2".
 std::vector<std::string> model_kind_ids();
-// "bert, distilbert or marian", for messages.
+// "bert, distilbert, marian or gpt2", for messages.
 std::string model_kind_names();
 
 }  // namespace attnlab

@@ -37,8 +37,9 @@ function withConfig(from, edit) {
 test('checkpointKind: the kind from config.json\'s model_type', async () => {
   assert.equal((await checkpointKind(await folderSources(BERT))).kind.kind, 'bert');
   assert.equal((await checkpointKind(await folderSources(MARIAN))).kind.kind, 'marian');
-  const gpt2 = await checkpointKind(await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'gpt2' }))));
-  assert.deepEqual([gpt2.kind, gpt2.modelType], [null, 'gpt2']);
+  assert.equal((await checkpointKind(await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'lm')))).kind.kind, 'gpt2');
+  const llama = await checkpointKind(await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'llama' }))));
+  assert.deepEqual([llama.kind, llama.modelType], [null, 'llama']);
   assert.deepEqual(await checkpointKind(await folderSources(FIXTURES)), { kind: null, modelType: null }, 'no config.json');
   await assert.rejects(checkpointKind(await folderSources(withConfig(BERT, () => '{"model_type": '))), /^CheckpointError: config\.json is not JSON/);
   for (const kind of MODEL_KINDS) assert.equal(typeof kind.open, 'function', kind.kind);
@@ -50,8 +51,10 @@ test('openCheckpoint refuses another kind with the lab that reads it, and opens 
     { name: 'CheckpointError', message: 'This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT one: open it in the Translation lab (attnlab translate).' });
   await assert.rejects(openCheckpoint(module, await folderSources(BERT), { expect: 'marian' }),
     { name: 'CheckpointError', message: 'This folder holds a BERT model (config.json\'s model_type is "bert"), not a Marian (opus-mt) one: open it in the Pretrained lab (attnlab pretrained).' });
-  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'gpt2' }))), { expect: 'bert' }),
-    { name: 'CheckpointError', message: 'config.json\'s model_type is "gpt2": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
+  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'llama' }))), { expect: 'bert' }),
+    { name: 'CheckpointError', message: 'config.json\'s model_type is "llama": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
+  await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'hub')), { expect: 'bert' }),
+    { name: 'CheckpointError', message: 'This folder holds a GPT-2 model (config.json\'s model_type is "gpt2"), not a BERT one: open it in the Writing lab (attnlab generate).' });
   // A config.json without model_type (older exports) goes to the lab's own kind.
   const { kind, opened } = await openCheckpoint(module, await folderSources(withConfig(BERT, ({ model_type: _, ...c }) => c)), { expect: 'bert' });
   assert.equal(kind.kind, 'bert');

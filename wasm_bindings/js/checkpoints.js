@@ -1,5 +1,5 @@
-// The models read from checkpoints (core/models/model_kinds.h): BERT (and DistilBERT, a BertModel) and
-// Marian, and the one streamed loader every kind shares (loadCheckpoint; raw_checkpoint.h).
+// The models read from checkpoints (core/models/model_kinds.h): BERT (and DistilBERT, a BertModel),
+// Marian and GPT-2, and the one streamed loader every kind shares (loadCheckpoint; raw_checkpoint.h).
 // checkpointModels(mod) makes them for one loaded module.
 import { AttnLabError, BACKEND_CODES, backendCode, check, checkInteger } from './checks.js';
 import { Owned } from './owned.js';
@@ -101,11 +101,83 @@ export function checkpointModels(mod) {
     logits() { return this.#view('logits', this.raw._logits()); }
   }
 
+  /**
+   * A GPT-2 (core/models/gpt2.h) read from a checkpoint: loadCheckpoint('gpt2', ...) makes one. A pass
+   * takes n new tokens after the cache's S - n: forward(ids) starts from an empty cache (the prompt),
+   * step(id) appends one. Shapes: H heads, E = n_embd, L layers, V the vocabulary.
+   */
+  class Gpt2 extends Owned {
+    constructor(raw) {
+      super(raw, 'GPT-2 model');
+      this.summary = JSON.parse(raw._summary());
+      this.config = this.summary.config;
+    }
+    /** The prompt's ids -> one pass on a CPU backend (the cache holds them). */
+    forward(ids, { backend } = {}) { check(this.raw._forward(ids, this.#cpu(backend))); }
+    /** forward() with every layer's attention call run by `attention` (the page's kernel; staged_calls.js). */
+    async forwardWith(ids, attention) {
+      check(this.raw._begin_forward(ids));
+      return (await runStagedCalls(this.raw, attention, check)).last;
+    }
+    /** One more token through the cache (its attention row is then attention(l) [H, 1, S]). */
+    step(id, { backend } = {}) { check(this.raw._step(checkInteger('id', id, { min: 0 }), this.#cpu(backend))); }
+    #cpu(backend) {
+      const code = backendCode(backend);
+      if (code === BACKEND_CODES.webgpu) throw new AttnLabError('GPT-2 writes on scalar or simd128; WebGPU runs the prompt through forwardWith(ids, attention)');
+      return code;
+    }
+    /** Tokens in the cache (S). */
+    get cached() { return this.raw._cached(); }
+    /** Tokens of the last pass (n). */
+    get passLength() { return this.raw._pass_length(); }
+    #view(what, v) {
+      if (v === undefined) throw new AttnLabError(`no ${what}: run forward() first, with a layer of this model (0..${this.config.layers - 1})`);
+      return v.slice();
+    }
+    /** [H, n, S] of the last pass */
+    attention(layer) { return this.#view('attention', this.raw._attention(checkInteger('layer', layer))); }
+    /** [n, E]: the residual stream before the block (layer 0: the embeddings; L: after the last block) */
+    residual(layer) { return this.#view('residual', this.raw._residual(checkInteger('layer', layer))); }
+    /** [V] at a row of the last pass (its last: the next token's) */
+    logits(row = this.passLength - 1) { return this.#view('logits', this.raw._logits(checkInteger('row', row))); }
+    /**
+     * Starts writing after the prompt `ids`: {temperature (0: greedy), topK (0: none), topP (1: none),
+     * maxNewTokens, seed, stopAtEos, top (how many of each step's likeliest tokens to keep)}.
+     */
+    beginWriting(ids, settings = {}, { backend } = {}) { check(this.raw._begin_writing(ids, settings, this.#cpu(backend))); }
+    /** The next token: {id, probability, position, top: [{id, probability, logit}], attention [L*H*(position+1)]}, or null when done. */
+    nextToken() { return this.raw._next_token(); }
+    /** 'eos', 'max_new_tokens' or 'n_positions' once writing stopped ('' while it goes on). */
+    get stopReason() { return this.raw._stop_reason(); }
+    /** The next token's distribution under other settings (the temperature slider): the k likeliest. */
+    distribution({ temperature = 1, topK = 0, topP = 1, k = 10 } = {}) {
+      const out = this.raw._distribution(Number(temperature), checkInteger('topK', topK, { min: 0 }), Number(topP), checkInteger('k', k, { min: 0 }));
+      if (!Array.isArray(out)) check(out.error);
+      return out;
+    }
+    /** beginWriting + nextToken until done -> {ids, steps, stopReason}. */
+    generate(ids, settings = {}, options = {}) {
+      this.beginWriting(ids, settings, options);
+      const steps = [];
+      for (let s = this.nextToken(); s; s = this.nextToken()) steps.push(s);
+      return { ids: steps.map((s) => s.id), steps, stopReason: this.stopReason };
+    }
+    /** Head roles on [eos] + r + r (core/models/gpt2_probes.h): {layers, heads, tokens, previous, first, induction [L*H], firstCopyLoss, secondCopyLoss}. */
+    headRoles({ n = 20, seed = 0, backend } = {}) {
+      const out = this.raw._head_roles(checkInteger('n', n, { min: 2 }), checkInteger('seed', seed, { min: 0 }), this.#cpu(backend));
+      check(out.error);
+      return out;
+    }
+    /** The last pass's logit lens: [layer 0..L][position] -> {id, probability}. */
+    logitLens() { return this.raw._logit_lens(); }
+  }
+
   // The checkpoint models of the registry (core/models/model_kinds.h): their raw class and JS class.
   const CHECKPOINT_KINDS = {
     bert: { Raw: () => new mod._RawBert('bert'), make: (raw) => new Bert(raw) },
     distilbert: { Raw: () => new mod._RawBert('distilbert'), make: (raw) => new Bert(raw) }, // a BertModel under DistilBERT's names
     marian: { Raw: () => new mod._RawMarian(), make: (raw) => new Marian(raw) },
+    gpt2: { Raw: () => new mod._RawGpt2(), make: (raw) => new Gpt2(raw) },
   };
   const WEIGHT_FORMATS = { safetensors: 'safetensors', 'model.safetensors': 'safetensors', bin: 'bin', 'pytorch_model.bin': 'bin' };
   // Index reads run this many at once (a .bin's local headers come ~1,000 ranges to a request).
@@ -175,5 +247,5 @@ export function checkpointModels(mod) {
   /** loadCheckpoint('marian', ...): a Marian (opus-mt) model from model.safetensors or pytorch_model.bin. */
   const loadMarian = (options) => loadCheckpoint('marian', options);
 
-  return { Bert, Marian, loadCheckpoint, loadBert, loadMarian };
+  return { Bert, Marian, Gpt2, loadCheckpoint, loadBert, loadMarian };
 }

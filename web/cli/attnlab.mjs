@@ -19,6 +19,7 @@ import { AssetCache } from '../training/assets.js';
 import { probeGpu } from './kernel.mjs';
 import { loadStateDict, saveStateDict } from '../io/state_dict.js';
 import { readWeightsFile } from '../io/weights_file.js';
+import { GPT2_COMMANDS, Gpt2InputError, runGpt2Command } from './gpt2_commands.mjs';
 
 /**
  * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
@@ -84,7 +85,21 @@ async function runLabCommand(lab, rest) {
   return 0;
 }
 
+/** `attnlab generate` and `attnlab heads` (web/cli/gpt2_commands.mjs): exit 2 with one line for a bad flag or input. */
+async function runGpt2(name, rest) {
+  try {
+    const { help, lines } = await runGpt2Command(name, rest, () => load('auto'));
+    for (const line of help ? [help] : lines) await output.out(`${line}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof Gpt2InputError)) throw error;
+    await output.err(`attnlab: ${error.message}\n`);
+    return 2;
+  }
+}
+
 async function main(argv) {
+  if (Object.hasOwn(GPT2_COMMANDS, argv[0] ?? '')) return runGpt2(argv[0], argv.slice(1));
   const commandLab = LABS.find((lab) => lab.command?.name === argv[0]);
   if (commandLab) return runLabCommand(commandLab, argv.slice(1));
   let args;

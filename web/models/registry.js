@@ -7,6 +7,7 @@
 import { CheckpointError, WEIGHT_FILES, filesByName, readSmallText } from './checkpoint_files.js';
 import { openBertCheckpoint } from './bert_checkpoint.js';
 import { openMarianCheckpoint } from './marian_checkpoint.js';
+import { GPT2_FILES, openGpt2Checkpoint } from './gpt2_checkpoint.js';
 import { checkTokenizer } from '../tokenizers/tokenizer.js';
 
 const WEIGHTS = WEIGHT_FILES.map(([name]) => name);
@@ -21,6 +22,9 @@ export const MODEL_KINDS = [
   { kind: 'marian', title: 'Marian (opus-mt)', modelTypes: ['marian'], lab: { id: 'translation', title: 'Translation', command: 'attnlab translate' },
     files: { required: ['config.json', 'source.spm', 'target.spm', 'vocab.json'], optional: [], weights: WEIGHTS },
     open: openMarianCheckpoint },
+  // GPT-2 (core/models/gpt2*): the Writing lab; its tokenizer is byte-level BPE (web/tokenizers/gpt2_bpe.js).
+  { kind: 'gpt2', title: 'GPT-2', modelTypes: ['gpt2'], lab: { id: 'writing', title: 'Writing', command: 'attnlab generate' },
+    files: { required: GPT2_FILES, optional: [], weights: WEIGHTS }, open: openGpt2Checkpoint },
 ];
 
 const CONFIG_BYTES = 1 << 20;

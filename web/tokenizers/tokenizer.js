@@ -1,5 +1,5 @@
 // The one interface every checkpoint model's tokenizer has (WordPiece for BERT: wordpiece.js;
-// SentencePiece unigram for Marian: sentencepiece.js; the byte-level BPE of GPT-2 is next), so a lab,
+// SentencePiece unigram for Marian: sentencepiece.js; byte-level BPE for GPT-2: gpt2_bpe.js), so a lab,
 // the CLI and the registry treat them alike:
 //
 //   size                       the vocabulary's size (ids run 0..size-1)

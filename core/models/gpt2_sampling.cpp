@@ -1,0 +1,97 @@
+#include "gpt2_sampling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace attnlab {
+
+std::string check_sampling(const Sampling& s) {
+  if (!(s.temperature >= 0 && s.temperature <= 100)) return "temperature must be in [0, 100], got " + std::to_string(s.temperature);
+  if (s.top_k < 0) return "top-k must be 0 (no limit) or more, got " + std::to_string(s.top_k);
+  if (!(s.top_p > 0 && s.top_p <= 1)) return "top-p must be in (0, 1], got " + std::to_string(s.top_p);
+  return {};
+}
+
+namespace {
+
+// Ids by logit, largest first, ties to the lower id.
+std::vector<int> by_logit(const float* logits, int V) {
+  std::vector<int> order(std::size_t(V), 0);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [logits](int a, int b) { return logits[a] > logits[b]; });
+  return order;
+}
+
+int argmax(const float* logits, int V) {
+  int best = 0;
+  for (int v = 1; v < V; ++v)
+    if (logits[v] > logits[best]) best = v;  // strictly greater: the first maximum wins
+  return best;
+}
+
+}  // namespace
+
+std::vector<double> next_token_distribution(const float* logits, int V, const Sampling& s) {
+  std::vector<double> p(std::size_t(V), 0.0);
+  if (V < 1) return p;
+  if (s.temperature == 0) {
+    p[std::size_t(argmax(logits, V))] = 1.0;
+    return p;
+  }
+  const std::vector<int> order = by_logit(logits, V);
+  const int kept = s.top_k > 0 ? std::min(s.top_k, V) : V;
+  // Softmax over the kept ids at this temperature, the largest logit subtracted first.
+  const double top = double(logits[order[0]]) / s.temperature;
+  double sum = 0.0;
+  for (int i = 0; i < kept; ++i) {
+    const int v = order[std::size_t(i)];
+    p[std::size_t(v)] = std::exp(double(logits[v]) / s.temperature - top);
+    sum += p[std::size_t(v)];
+  }
+  for (int i = 0; i < kept; ++i) p[std::size_t(order[std::size_t(i)])] /= sum;
+  if (s.top_p < 1) {
+    // The nucleus: keep ids while the mass before them is below top_p, then renormalise.
+    double before = 0.0, nucleus = 0.0;
+    int i = 0;
+    for (; i < kept && before < s.top_p; ++i) {
+      before += p[std::size_t(order[std::size_t(i)])];
+      nucleus = before;
+    }
+    for (int j = i; j < kept; ++j) p[std::size_t(order[std::size_t(j)])] = 0.0;
+    for (int j = 0; j < i; ++j) p[std::size_t(order[std::size_t(j)])] /= nucleus;
+  }
+  return p;
+}
+
+int draw_token(const std::vector<double>& p, const float* logits, const Sampling& s, Rng& rng) {
+  const int V = int(p.size());
+  if (s.temperature == 0) return argmax(logits, V);
+  const double u = double(rng.uniform());
+  double cumulative = 0.0;
+  int last = 0;
+  for (int v = 0; v < V; ++v) {
+    if (p[std::size_t(v)] <= 0) continue;
+    cumulative += p[std::size_t(v)];
+    last = v;
+    if (cumulative > u) return v;
+  }
+  return last;  // u within rounding of 1: the last id with mass
+}
+
+std::vector<TokenChance> top_tokens(const std::vector<double>& p, const float* logits, int k) {
+  const int V = int(p.size());
+  std::vector<int> order(std::size_t(V), 0);
+  std::iota(order.begin(), order.end(), 0);
+  const int n = std::max(0, std::min(k, V));
+  std::partial_sort(order.begin(), order.begin() + n, order.end(), [&](int a, int b) {
+    if (p[std::size_t(a)] != p[std::size_t(b)]) return p[std::size_t(a)] > p[std::size_t(b)];
+    if (logits[a] != logits[b]) return logits[a] > logits[b];
+    return a < b;
+  });
+  std::vector<TokenChance> out;
+  for (int i = 0; i < n; ++i) out.push_back({order[std::size_t(i)], float(p[std::size_t(order[std::size_t(i)])]), logits[order[std::size_t(i)]]});
+  return out;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,205 @@
+#include "raw_gpt2.h"
+
+#include <cmath>
+#include <tuple>
+
+#include "models/gpt2_probes.h"
+#include "raw_api.h"
+
+namespace attnlab::wasm {
+
+namespace {
+
+val floats_of(const std::vector<float>& v) {
+  return val::global("Float32Array").new_(val(emscripten::typed_memory_view(v.size(), v.data())));
+}
+
+val error_record(const std::string& message) {
+  val out = val::object();
+  out.set("error", message);
+  return out;
+}
+
+std::string check_backend(int backend) {
+  return backend == 0 || backend == 1 ? "" : "the backend must be scalar or simd128 (WebGPU runs the staged calls)";
+}
+
+// A whole number in [0, 2^53): JS numbers hold those exactly.
+bool whole(double x) { return x >= 0 && x < 9007199254740992.0 && x == std::floor(x); }
+
+// settings[name] as a number, or `fallback` when undefined; "" or "<name> must be a number, got ...".
+std::string number_field(const val& settings, const char* name, double fallback, double& out) {
+  const val v = settings[name];
+  if (v.isUndefined()) {
+    out = fallback;
+    return {};
+  }
+  if (!v.isNumber()) return std::string(name) + " must be a number, got " + v.typeOf().as<std::string>();
+  out = v.as<double>();
+  if (!std::isfinite(out)) return std::string(name) + " must be finite";
+  return {};
+}
+
+val chances(const std::vector<TokenChance>& top) {
+  val out = val::array();
+  for (const TokenChance& c : top) {
+    val item = val::object();
+    item.set("id", c.id);
+    item.set("probability", c.probability);
+    item.set("logit", c.logit);
+    out.call<void>("push", item);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RawGpt2::read_ids(const val& ids, std::vector<std::int32_t>& out) const {
+  if (!gpt2()) return "no model is loaded";
+  std::string error = check_array("ids", ids);
+  if (!error.empty()) return error;
+  error = to_int32s("ids", ids, out);
+  if (!error.empty()) return error;
+  return gpt2()->check_prompt(out.data(), int(out.size()));
+}
+
+std::string RawGpt2::_forward(const val& ids, int backend) {
+  std::vector<std::int32_t> i;
+  std::string error = read_ids(ids, i);
+  if (error.empty()) error = check_backend(backend);
+  if (!error.empty()) return error;
+  writer_.reset();  // the cache is the prompt's now
+  gpt2()->forward(Backend(backend), i.data(), int(i.size()));
+  return {};
+}
+
+std::string RawGpt2::_begin_forward(const val& ids) {
+  std::vector<std::int32_t> i;
+  std::string error = read_ids(ids, i);
+  if (!error.empty()) return error;
+  writer_.reset();
+  gpt2()->begin_forward(i.data(), int(i.size()));
+  return {};
+}
+
+std::string RawGpt2::_step(double id, int backend) {
+  if (!gpt2()) return "no model is loaded";
+  if (!(id == std::floor(id)) || id < 0 || id > 2e9) return "the token id must be a whole number, got " + std::to_string(id);
+  std::string error = check_backend(backend);
+  if (error.empty()) error = gpt2()->check_step(std::int32_t(id));
+  if (!error.empty()) return error;
+  writer_.reset();
+  gpt2()->step(Backend(backend), std::int32_t(id));
+  return {};
+}
+
+val RawGpt2::_attention(int layer) const {
+  if (!gpt2() || !gpt2()->computed() || layer < 0 || layer >= gpt2()->config().n_layer) return val::undefined();
+  return view_of(gpt2()->attention(layer));
+}
+
+val RawGpt2::_residual(int layer) const {
+  if (!gpt2() || !gpt2()->computed() || layer < 0 || layer > gpt2()->config().n_layer) return val::undefined();
+  return view_of(gpt2()->residual(layer));
+}
+
+val RawGpt2::_logits(int row) const {
+  if (!gpt2() || !gpt2()->computed() || row < 0 || row >= gpt2()->pass_length()) return val::undefined();
+  return floats_of(gpt2()->logits(row));
+}
+
+std::string RawGpt2::_begin_writing(const val& ids, const val& settings, int backend) {
+  std::vector<std::int32_t> i;
+  std::string error = read_ids(ids, i);
+  if (error.empty()) error = check_backend(backend);
+  if (!error.empty()) return error;
+  if (settings.typeOf().as<std::string>() != "object" || settings.isNull()) return "the settings must be an object {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top}";
+  double temperature, top_k, top_p, max_new, seed, top;
+  for (auto [name, fallback, out] : {std::tuple<const char*, double, double*>{"temperature", 1.0, &temperature}, {"topK", 0.0, &top_k},
+                                     {"topP", 1.0, &top_p}, {"maxNewTokens", 20.0, &max_new}, {"seed", 0.0, &seed}, {"top", 10.0, &top}}) {
+    error = number_field(settings, name, fallback, *out);
+    if (!error.empty()) return error;
+  }
+  if (!whole(top_k) || top_k > 1e9) return "topK must be a whole number, 0 (no limit) or more";
+  if (!whole(max_new) || max_new > 1e6) return "maxNewTokens must be a whole number, 0 or more";
+  if (!whole(seed)) return "seed must be a whole number in [0, 2^53)";
+  if (!whole(top) || top > 1e6) return "top must be a whole number, 0 or more";
+  WritingSettings s;
+  s.sampling = {temperature, int(top_k), top_p};
+  s.max_new_tokens = int(max_new);
+  s.seed = std::uint64_t(seed);
+  s.top = int(top);
+  const val stop = settings["stopAtEos"];
+  if (!stop.isUndefined()) {
+    if (!(stop.isTrue() || stop.isFalse())) return "stopAtEos must be true or false";
+    s.stop_at_eos = stop.isTrue();
+  }
+  auto writer = std::make_unique<Gpt2Writer>(*gpt2());
+  error = writer->begin(Backend(backend), i.data(), int(i.size()), s);
+  if (!error.empty()) return error;
+  writer_ = std::move(writer);
+  return {};
+}
+
+val RawGpt2::_next_token() {
+  WritingStep step;
+  if (!writer_ || !writer_->next(step)) return val::null();
+  val out = val::object();
+  out.set("id", step.id);
+  out.set("probability", step.probability);
+  out.set("position", step.position);
+  out.set("top", chances(step.top));
+  out.set("attention", floats_of(step.attention));
+  return out;
+}
+
+val RawGpt2::_distribution(double temperature, int top_k, double top_p, int k) const {
+  if (!writer_) return error_record("begin writing first");
+  const Sampling s{temperature, top_k, top_p};
+  std::string error = check_sampling(s);
+  if (!error.empty()) return error_record(error);
+  if (k < 0) return error_record("k must be 0 or more");
+  const std::vector<float>& z = writer_->logits();
+  return chances(top_tokens(next_token_distribution(z.data(), int(z.size()), s), z.data(), k));
+}
+
+val RawGpt2::_head_roles(int n, double seed, int backend) {
+  if (!gpt2()) return error_record("no model is loaded");
+  if (!whole(seed)) return error_record("seed must be a whole number in [0, 2^53)");
+  std::string error = check_backend(backend);
+  if (!error.empty()) return error_record(error);
+  writer_.reset();
+  HeadRoles r;
+  error = head_roles(*gpt2(), Backend(backend), n, std::uint64_t(seed), r);
+  if (!error.empty()) return error_record(error);
+  val out = val::object();
+  out.set("layers", r.layers);
+  out.set("heads", r.heads);
+  val tokens = val::array();
+  for (int id : r.tokens) tokens.call<void>("push", id);
+  out.set("tokens", tokens);
+  out.set("previous", floats_of(r.previous));
+  out.set("first", floats_of(r.first));
+  out.set("induction", floats_of(r.induction));
+  out.set("firstCopyLoss", r.first_copy_loss);
+  out.set("secondCopyLoss", r.second_copy_loss);
+  return out;
+}
+
+val RawGpt2::_logit_lens() const {
+  val out = val::array();
+  if (!gpt2()) return out;
+  for (const auto& row : logit_lens(*gpt2())) {
+    val cells = val::array();
+    for (const LensCell& c : row) {
+      val cell = val::object();
+      cell.set("id", c.id);
+      cell.set("probability", c.probability);
+      cells.call<void>("push", cell);
+    }
+    out.call<void>("push", cells);
+  }
+  return out;
+}
+
+}  // namespace attnlab::wasm

@@ -1,0 +1,54 @@
+// The Writing lab's GPT-2, callable from JS: loaded as every checkpoint model is (raw_checkpoint.h),
+// then a prompt's pass (_forward on a CPU backend, or _begin_forward and the staged calls of
+// raw_staged.h: one attention call per layer), cached steps, writing one token at a time
+// (core/models/gpt2_writer.h), the head roles and the logit lens (gpt2_probes.h). Same rules as
+// raw_api.h: every method returns "" or a message (or {error}), nothing throws; the inputs are checked
+// here, at the edge, before the core sees them.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/gpt2.h"
+#include "models/gpt2_writer.h"
+#include "raw_checkpoint.h"
+
+namespace attnlab::wasm {
+
+class RawGpt2 : public RawCheckpoint {
+ public:
+  RawGpt2() : RawCheckpoint("gpt2") {}
+
+  std::string _forward(const val& ids, int backend);
+  std::string _begin_forward(const val& ids);
+  std::string _step(double id, int backend);
+  int _cached() const { return gpt2() ? gpt2()->cached() : 0; }
+  int _pass_length() const { return gpt2() && gpt2()->computed() ? gpt2()->pass_length() : 0; }
+  val _attention(int layer) const;  // [H, n, S] of the last pass (a view)
+  val _residual(int layer) const;   // [n, E], layer 0 the embeddings .. L (a view)
+  val _logits(int row) const;       // [V] at a row of the last pass (a copy)
+
+  // settings: {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top}; "" or what is wrong.
+  std::string _begin_writing(const val& ids, const val& settings, int backend);
+  // {id, probability, position, top: [{id, probability, logit}], attention [L*H*(position+1)]}, or null when done.
+  val _next_token();
+  std::string _stop_reason() const { return writer_ ? writer_->stop_reason() : "not begun"; }
+  // The next token's distribution over the writer's current logits under other settings (the
+  // temperature slider): [{id, probability, logit}] of the k most likely, or {error}.
+  val _distribution(double temperature, int top_k, double top_p, int k) const;
+
+  // {layers, heads, tokens, previous, first, induction, firstCopyLoss, secondCopyLoss} or {error}.
+  val _head_roles(int n, double seed, int backend);
+  // [[{id, probability}] per position] per layer 0..L of the last pass.
+  val _logit_lens() const;
+
+ private:
+  Gpt2Model* gpt2() const { return static_cast<Gpt2Model*>(model()); }  // nullptr until loaded
+  std::string read_ids(const val& ids, std::vector<std::int32_t>& out) const;
+  std::unique_ptr<Gpt2Writer> writer_;
+};
+
+}  // namespace attnlab::wasm
