@@ -146,6 +146,33 @@ async function importWeights({ lab: id, config, backend = 'auto', steps, bytes, 
   rememberWeights();
 }
 
+/**
+ * A student's model beside the run (issue 28: panels/compare.js): built from its file once, asked the
+ * run's fixed sample (or, where its settings make that sample not fit, its own) and evaluated on fresh
+ * held-out data, then dropped. The run and its session are not touched. A file that does not fit throws
+ * as an import does.
+ */
+async function compareWeights({ lab: id, config, bytes, name }) {
+  const lab = labOf(id);
+  if (sessionLab !== lab) throw new Error(`build the ${lab.title} lab's model first`);
+  const { tensors } = readWeightsFile(module, bytes, name);
+  const theirs = await newSession(lab, config, 'auto');
+  try {
+    theirs.loadStateDict(tensors);
+    let sample = session.fixedSample(), ownSample = false, inspection;
+    try {
+      inspection = theirs.inspect(lab.trainer.sampleArgs(theirs.config, sample));
+    } catch {
+      sample = theirs.fixedSample();
+      ownSample = true;
+      inspection = theirs.inspect(lab.trainer.sampleArgs(theirs.config, sample));
+    }
+    post({ type: 'compared', config: theirs.config, sample, ownSample, snapshot: { step: 0, ...inspection }, evaluation: theirs.evaluate() });
+  } finally {
+    theirs.dispose();
+  }
+}
+
 /** Makes `next` the session (dropping the old one) and tells the page: `configured`. */
 function adopt(lab, next, { steps }, extra = {}) {
   session?.dispose();
@@ -239,6 +266,7 @@ const handlers = {
   init,
   configure,
   import: importWeights,
+  compare: compareWeights,
   play() {
     if (session.step >= targetSteps) targetSteps = session.step + session.defaultSteps;
     running = true;

@@ -373,7 +373,7 @@ export const alignmentLab = {
   speedOf,
   trainer,
   metrics,
-  panels: ['transport', 'attention', 'curves', 'rows', 'inspect'],
+  panels: ['transport', 'attention', 'curves', 'compare', 'rows', 'inspect'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'attention'], figure: '#heatmap-main', action: '#play' },

@@ -223,7 +223,7 @@ export const lookupLab = defineLab({
   metrics,
   sections: SECTIONS,
   // Training first (the retrievals sharpen as it trains), then the lesson in the course's order.
-  panels: ['transport', 'section:pairs', 'curves', 'section:database', 'section:hard', 'section:soft', 'section:multi', 'section:mha', 'section:trained', 'section:own'],
+  panels: ['transport', 'section:pairs', 'curves', 'compare', 'section:database', 'section:hard', 'section:soft', 'section:multi', 'section:mha', 'section:trained', 'section:own'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'section:pairs'], figure: 'canvas[data-figure="pairs-grid"]', action: '#play' },

@@ -230,7 +230,7 @@ export const countLab = defineLab({
   configureRequest,
   trainer,
   metrics,
-  panels: ['transport', 'attention', 'curves', 'inspect', 'section:build'],
+  panels: ['transport', 'attention', 'curves', 'compare', 'inspect', 'section:build'],
   sections: [buildSection],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).

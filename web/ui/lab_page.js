@@ -28,6 +28,7 @@ import { TrainingRun } from './training_run.js';
 import { el } from './el.js';
 import { settingsPanel } from './panels/settings.js';
 import { weightsPanel } from './panels/weights.js';
+import { comparePanel } from './panels/compare.js';
 import { openPanel } from './panels/open.js';
 import { transportPanel } from './panels/transport.js';
 import { curvesPanel } from './panels/curves.js';
@@ -38,7 +39,7 @@ import { sectionPanel } from './panels/section.js';
 import { SectionPlay } from './panels/section_play.js';
 
 // The worker's answers the page follows (web/protocol.md); 'ready' is the app's (app.js).
-const ANSWERS = ['configured', 'progress', 'state', 'inspection', 'weights', 'weights-peeked', 'section', 'open-progress', 'opened', 'hub-stored', 'error'];
+const ANSWERS = ['configured', 'progress', 'state', 'inspection', 'weights', 'weights-peeked', 'compared', 'section', 'open-progress', 'opened', 'hub-stored', 'error'];
 
 export class LabPage {
   /**
@@ -104,6 +105,7 @@ export class LabPage {
       attention: listed('attention', attentionPanel),
       rows: listed('rows', rowsPanel),
       inspect: listed('inspect', inspectPanel),
+      compare: lab.weights ? listed('compare', comparePanel) : null,
     };
     this.sectionPanels = [];
     for (const section of lab.sections ?? []) {
@@ -113,7 +115,8 @@ export class LabPage {
     this.curves = byId.curves;
     this.attention = byId.attention;
     this.transport = byId.transport;
-    this.panels = [this.settings, this.weights, byId.open, byId.transport, byId.curves, byId.attention, byId.rows, byId.inspect, ...this.sectionPanels]
+    this.compare = byId.compare;
+    this.panels = [this.settings, this.weights, byId.open, byId.transport, byId.curves, byId.attention, byId.compare, byId.rows, byId.inspect, ...this.sectionPanels]
       .filter(Boolean);
 
     if (this.weights) this.settings.node.append(this.weights.node); // at the foot of the sidebar

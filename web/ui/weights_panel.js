@@ -14,8 +14,9 @@ export class WeightsPanel {
    * onFile(bytes, fileName) when a file is chosen or dropped; onExport() for the export button;
    * maxBytes: files larger than this are refused before they are read. The panel is `node`.
    */
-  constructor({ onFile, onExport, maxBytes = MAX_WEIGHTS_BYTES }) {
+  constructor({ onFile, onCompare, onExport, maxBytes = MAX_WEIGHTS_BYTES }) {
     this.onFile = onFile;
+    this.onCompare = onCompare;
     this.maxBytes = maxBytes;
     const panel = document.createElement('section');
     panel.className = 'panel weights full-only';
@@ -33,8 +34,13 @@ export class WeightsPanel {
     this.exportButton.title = 'Download this model\'s weights as a .safetensors file with PyTorch\'s names';
     this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'weights-message' });
     this.message.setAttribute('role', 'status');
+    // A notebook's model beside the lab's run, which it leaves as it is (panels/compare.js).
+    this.compareInput = Object.assign(document.createElement('input'), { type: 'file', id: 'compare-file', accept: this.input.accept, className: 'visually-hidden' });
+    const compareLabel = Object.assign(document.createElement('label'), { htmlFor: 'compare-file', className: 'button-like', id: 'weights-compare', textContent: 'Compare beside this run…' });
+    compareLabel.title = 'Show a model you trained in the notebook beside this lab\'s run: its attention and its accuracy; this run is not changed';
     const buttons = Object.assign(document.createElement('div'), { className: 'weights-buttons' });
     buttons.append(this.input, importLabel, this.exportButton);
+    if (onCompare) buttons.append(this.compareInput, compareLabel);
     panel.append(text, buttons, this.message);
     this.node = panel;
 
@@ -42,6 +48,11 @@ export class WeightsPanel {
       const file = this.input.files?.[0];
       if (file) this.read(file);
       this.input.value = ''; // choosing the same file again still reports it
+    });
+    this.compareInput.addEventListener('change', () => {
+      const file = this.compareInput.files?.[0];
+      if (file) this.read(file, { compare: true });
+      this.compareInput.value = '';
     });
     this.exportButton.addEventListener('click', () => onExport());
     panel.addEventListener('dragover', (e) => {
@@ -58,7 +69,7 @@ export class WeightsPanel {
   }
 
   // Every path ends in a result or a message: never a "Reading…" that stays.
-  async read(file) {
+  async read(file, { compare = false } = {}) {
     if (file.size > this.maxBytes) {
       this.message.textContent = `${file.name} is ${megabytes(file.size)}: a weights file for this lab is at most ${megabytes(this.maxBytes)}. Nothing was loaded; the current model is kept.`;
       return;
@@ -71,7 +82,7 @@ export class WeightsPanel {
       this.message.textContent = `${file.name} could not be read (${error?.message ?? error}). Nothing was loaded; the current model is kept.`;
       return;
     }
-    this.onFile(bytes, file.name);
+    (compare ? this.onCompare : this.onFile)(bytes, file.name);
   }
 
   say(text) {

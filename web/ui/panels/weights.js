@@ -14,6 +14,7 @@ export function weightsPanel(page) {
   let importPreset = false; // it is a preset's hand-built model, not a file
   const view = new WeightsPanel({
     onFile: (bytes, name) => load(bytes, name),
+    onCompare: lab.panels?.includes('compare') ? (bytes, name) => load(bytes, name, { compare: true }) : null,
     onExport: () => { if (page.run) page.client.send('export'); },
   });
 
@@ -26,15 +27,16 @@ export function weightsPanel(page) {
    * A weights file from the picker or a drop (a .safetensors, or a .pt torch.save wrote), or a preset
    * that is a model (preset true): derive the model it fits, then load it there.
    */
-  async function load(bytes, name, { preset = false } = {}) {
+  async function load(bytes, name, { preset = false, compare = false } = {}) {
     importName = name;
     importPreset = preset;
     notices.dismiss('weights');
+    const [not, kept] = compare ? ['was not compared', 'this run is unchanged'] : ['was not loaded', 'the current model is kept'];
     let patch;
     try {
       patch = lab.weights.valuesFromFile(isTorchFile(bytes) ? await peek(bytes, name) : parseSafetensors(bytes));
     } catch (error) {
-      refuse(`${name} was not loaded; the current model is kept. ${error.message}`);
+      refuse(`${name} ${not}; ${kept}. ${error.message}`);
       return;
     }
     // What a change implies (a task brings its step count), then the file's values win.
@@ -43,7 +45,17 @@ export function weightsPanel(page) {
     values = { ...values, ...patch };
     const problems = crossCheck(lab, values);
     if (problems.length) {
-      refuse(`${name} was not loaded: ${problems.map((p) => p.message).join('; ')}; the current model is kept.`);
+      refuse(`${name} ${not}: ${problems.map((p) => p.message).join('; ')}; ${kept}.`);
+      return;
+    }
+    if (compare) {
+      // Beside the run, not instead of it: the worker builds this model once and answers 'compared'.
+      if (!page.run) {
+        refuse(`${name} cannot be compared yet: wait for this lab's model to be built.`);
+        return;
+      }
+      view.say(`Comparing ${name}…`);
+      page.client.send('compare', { lab: lab.id, ...lab.configureRequest(values), bytes, name });
       return;
     }
     page.expectModel(values);
@@ -88,6 +100,12 @@ export function weightsPanel(page) {
         const text = `${loaded} Its attention is shown below; Play trains on from these weights.`;
         view.say(text);
         notices.show(text, { kind: 'info', key: 'weights' });
+      } else if (m.type === 'compared') {
+        view.say(`${importName} is shown beside this run (Your model beside this run); this run is unchanged.`);
+        page.compare?.show({ ...m, name: importName, what: lab.weights.describe(m.config) });
+        page.client.send('evaluate'); // the run's evaluation now, for the column beside it
+      } else if (m.type === 'error' && m.request === 'compare') {
+        refuse(`${importName} was not compared; this run is unchanged. ${m.message}`);
       } else if (m.type === 'weights') {
         save(m);
       } else if (m.type === 'error' && m.request === 'import') {
