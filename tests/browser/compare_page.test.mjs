@@ -13,6 +13,7 @@ import { openPage, paletteValue, readHeatmap, startLab } from './support.mjs';
 import { PALETTES } from '../../web/ui/palette.js';
 import { REPO_ROOT, loadAttnLabNode } from '../../web/node_loader.mjs';
 import { readWeightsFile } from '../../web/io/weights_file.js';
+import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures');
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
@@ -89,5 +90,16 @@ test('Alignment: the notebook\'s copy model beside a run of other settings; a fi
   assert.match(await page.textContent('.notice[data-key="weights"]'), /^count_model\.pt was not compared; this run is unchanged\. not the notebook's CrossAttnSeqClassifier: missing tok_emb\.weight/);
   assert.equal(await page.inputValue('#prop-heads'), '2');
   assert.deepEqual(problems.filter((p) => !/count_model/.test(p)), []);
+  await page.close();
+});
+
+test('Lookup: notebook 02\'s model beside the run: PyTorch\'s own top-1 on the lab\'s held-out queries', async () => {
+  const { page, problems } = await openPage(lab, '?lab=lookup');
+  await page.setInputFiles('#compare-file', path.join(FIXTURES, 'notebook_lookup_model.pt'));
+  await page.waitForFunction(() => document.querySelector('#compare-yours-evaluation [data-metric="top1"]'), null, { timeout: 60000 });
+  const want = parseSafetensors(readFileSync(path.join(FIXTURES, 'notebook_lookup_expected.safetensors'))).tensors;
+  assert.equal(Math.round(await metric(page, 'yours', 'top1') * 2000), Math.round(want.top1.data[0] * 2000));
+  assert.match(await page.textContent('#compare-intro'), /^notebook_lookup_model\.pt: a Lookup model/);
+  assert.deepEqual(problems, []);
   await page.close();
 });
