@@ -78,3 +78,8 @@ test('bad input: an abbreviated print is refused with the way out, and the lab\'
   assert.equal(await figure('keys').isVisible(), true);
   assert.deepEqual(problems, []);
 });
+
+test('notebook 05\'s question sits with the steps, its answer closed until asked', async () => {
+  assert.match(await page.textContent('#section-build #question-Embedding'), /Does the output dimension make sense\?/);
+  assert.equal(await page.$eval('#question-Embedding details', (d) => d.open), false);
+});

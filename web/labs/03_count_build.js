@@ -138,6 +138,11 @@ export const buildSection = {
     + 'load your notebook\'s model first (Weights, Import weights…: your model.pt), so that both use the same weights; '
     + 'make_batch is random, so it is checked against its rule instead.',
   properties: ['checkStep'],
+  // Notebook 05's one question, in its "Embedding the Integers" step (it has no numbers: the step's name).
+  questions: [{ number: 'Embedding', text: 'Take a random vector of integers of shape (N,M) and evaluate them through an embedding module. Does the output dimension make sense?',
+    answer: 'Yes: torch.nn.Embedding(10, embed_dim) is a table of 10 rows, one vector of embed_dim numbers per digit, and it replaces '
+      + 'each integer by its row. Every one of the N × M integers becomes a vector, so (N, M) becomes (N, M, embed_dim): here x (4, 10) '
+      + 'gives (4, 10, 5), as step 2 above shows. The same digit always gets the same vector (look at the rows of the 2s).' }],
   needsModel: true,
   refreshWhileTraining: true,
   input: 'tensor',
