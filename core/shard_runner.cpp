@@ -1,5 +1,7 @@
 #include "shard_runner.h"
 
+#include <algorithm>
+
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 #define ATTNLAB_HAS_THREADS 1
 #include <atomic>
@@ -134,9 +136,22 @@ void ShardRunner::run(int shards, const std::function<void(int)>& job) {
   for (int i = 0; i < threaded; ++i) workers_[i]->wait();
 }
 
+int default_worker_threads() {
+#if ATTNLAB_HAS_THREADS
+  // One worker per core beyond the caller's, at most kMaxWorkerThreads. The WASM threads builds
+  // pre-start the same number of pthreads (CMakeLists.txt: PTHREAD_POOL_SIZE is this formula in JS),
+  // since a pthread started later could not begin before the caller returned to the event loop.
+  const unsigned cores = std::thread::hardware_concurrency();
+  const int beyond = cores < 2 ? 1 : int(cores) - 1;
+  return beyond < kMaxWorkerThreads ? beyond : kMaxWorkerThreads;
+#else
+  return 0;
+#endif
+}
+
 ShardRunner& shard_runner() {
   static ShardRunner& runner = [] () -> ShardRunner& {
-    static ShardRunner r(1);  // no thread where the build has none
+    static ShardRunner r(std::max(1, default_worker_threads()));  // no thread where the build has none
 #if ATTNLAB_HAS_THREADS
     if (std::thread::hardware_concurrency() < 2) r.set_active_workers(0);  // one core: no gain
 #endif

@@ -38,8 +38,14 @@ class ShardRunner {
 
 // True when this build can start threads.
 bool threads_available();
-// The process-wide runner: one worker thread (the trainers split a batch into two shards) where the
-// build has threads, active when the machine has more than one core.
+// Worker threads at most: the packed Linear products of the checkpoint models (BERT, Marian, GPT-2)
+// split their columns over every active worker, the same bits for any count; the trainers' steps use
+// two shards whatever the count (their sum order, so every seed's run, stays as it was).
+constexpr int kMaxWorkerThreads = 7;
+// The workers this machine gets: its cores less the caller's, at most kMaxWorkerThreads (0 without threads).
+int default_worker_threads();
+// The process-wide runner: default_worker_threads() workers (at least one) where the build has
+// threads, active when the machine has more than one core.
 ShardRunner& shard_runner();
 
 }  // namespace attnlab

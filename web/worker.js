@@ -47,15 +47,15 @@ async function readAsset(file) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-// A training step splits its batch into two shards (core/trainers/sharded_step.h, kShards = 2), so a
-// third thread would have nothing to run: the pool is this thread and one pthread at most, fewer on a
-// one-core machine. (docs/benchmarks.md, "Threads in the page", has the measurement.)
-const THREADS_CAP = 2;
+// The pool: this thread and one pthread per other core, at most 7 (core/shard_runner.h). A training
+// step uses two of them (its batch splits into two shards: core/trainers/sharded_step.h, kShards = 2,
+// which keeps every seed's bits); the checkpoint models' Linear products use all of them, with the same
+// bits for any count (core/layers/packed_linear.h). docs/benchmarks.md has the measurements.
 
 /** Sizes the threads module's pool to the machine; -> the threads a step runs on (1 in other builds). */
 function sizeThreadPool(mod) {
   if (mod.build !== 'simd-threads') return 1;
-  const threads = Math.max(1, Math.min(navigator.hardwareConcurrency || 1, THREADS_CAP, mod.workerThreads.available + 1));
+  const threads = Math.max(1, Math.min(navigator.hardwareConcurrency || 1, mod.workerThreads.available + 1));
   mod.setWorkerThreads(threads - 1);
   return threads;
 }
