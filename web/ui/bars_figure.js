@@ -71,6 +71,8 @@ export function drawBars(canvas, f, scale = devicePixelRatio || 1) {
     for (let i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) ctx.fillText(String(i), L.left + (i + 0.5) * barW, g.plotBottom + 3);
   }
   canvas.dataset.xLabels = JSON.stringify(g.labels ?? []);
+  // Where the bars are (CSS px), so a test can read each bar's height back from the pixels.
+  canvas.dataset.bars = JSON.stringify({ n, left: L.left, barW, zeroY: g.zeroY, lo, hi, top: y(hi), highlight: f.highlight ?? null });
   ctx.fillStyle = colors.text;
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   ctx.textAlign = 'left';
