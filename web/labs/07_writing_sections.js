@@ -250,19 +250,19 @@ const write = {
     const labels = top.map((t) => visibleToken(t.text));
     const how = v.temperature === 0 ? 'temperature 0: greedy, all on the likeliest'
       : `temperature ${v.temperature}${v.topK ? `, top-k ${v.topK}` : ''}${v.topP < 1 ? `, top-p ${v.topP}` : ''}`;
-    const title = drawn
-      ? `Token ${step + 1} was drawn from these (${how}): “${visibleToken(drawn.text)}” ${percent(drawn.probability)}`
-      : `The first token will be drawn from these (${how})`;
+    const said = drawn
+      ? `Token ${step + 1} was drawn from these (${how}): “${visibleToken(drawn.text)}” ${percent(drawn.probability)}${drawn.at < 0 ? ' (not in the ten)' : ' (marked)'}. `
+      : `The first token will be drawn from these (${how}). `;
+    const title = drawn ? `Token ${step + 1}: the ten likeliest` : 'Token 1: the ten likeliest';
     return [
       { kind: 'text', id: 'written', text: `${r.promptTexts.join('')}${written ? `⟨${written}⟩` : ''}${stopped}` },
+      { kind: 'bars', id: 'next-bars', title, values: top.map((t) => t.probability), labels, xTitle: 'next token',
+        yTitle: 'probability', highlight: drawn && drawn.at >= 0 ? drawn.at : undefined },
+      { kind: 'text', id: 'next-top', text: `${said}${top.map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(' · ')}` },
       { kind: 'text', id: 'written-tokens',
         text: `Prompt (${r.promptIds.length} tokens): ${r.promptTexts.map(visibleToken).join(' | ')} · written (${r.written.length}): `
           + `${r.written.map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(' | ') || 'none yet: press Play or Next token'}` },
       { kind: 'text', id: 'written-ids', text: `ids: ${r.promptIds.join(' ')} · written: ${r.written.map((t) => t.id).join(' ')}` },
-      { kind: 'bars', id: 'next-bars', title, values: top.map((t) => t.probability), labels, xTitle: 'token (the ten likeliest)',
-        yTitle: 'probability', highlight: drawn && drawn.at >= 0 ? drawn.at : undefined },
-      { kind: 'text', id: 'next-top', text: top.map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(' · ')
-        + (drawn && drawn.at < 0 ? ` · drawn “${visibleToken(drawn.text)}” ${percent(drawn.probability)} (not in the ten)` : '') },
     ];
   },
 };
