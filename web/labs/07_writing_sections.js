@@ -364,7 +364,7 @@ const roles = {
       L: c.layers, H: c.heads, n, layer, head, S, tokens: Array.from(r.tokens).map((id) => opened.tokenizer.tokenText(id)),
       previous: Float32Array.from(r.previous), first: Float32Array.from(r.first), induction: Float32Array.from(r.induction),
       firstCopyLoss: r.firstCopyLoss, secondCopyLoss: r.secondCopyLoss,
-      head: attention[layer].slice(head * S * S, (head + 1) * S * S),
+      headAttention: attention[layer].slice(head * S * S, (head + 1) * S * S),
     };
   },
   figures(r, v) {
@@ -382,7 +382,7 @@ const roles = {
         values: scores, range: [0, 1], xTitle: 'head', yTitle: 'layer', xTicks: heads.map((_, h) => String(h)), yTicks: layers.map((_, l) => String(l)),
         xNames: heads, yNames: layers, picks: { row: 'roleLayer', col: 'roleHead' } },
       { kind: 'heatmap', id: 'roles-head', cell: r.S > 60 ? 5 : 8, title: `Layer ${r.layer}, head ${r.head} on the repeated sequence (${r.S} tokens)`,
-        rows: r.S, cols: r.S, values: r.head, range: [0, Math.max(1e-6, maxOf(r.head))], xTitle: 'key position', yTitle: 'query position',
+        rows: r.S, cols: r.S, values: r.headAttention, range: [0, Math.max(1e-6, maxOf(r.headAttention))], xTitle: 'key position', yTitle: 'query position',
         xTicks: pos, yTicks: pos, xNames: tokens.map((t, i) => `key ${i} ${t}`), yNames: tokens.map((t, i) => `query ${i} ${t}`) },
     ];
   },
