@@ -421,7 +421,7 @@ const lens = {
     const L = r.rows.length - 1;
     return [
       { kind: 'table', id: 'lens-table', title: `Logit lens: the top token after each layer (${L} layers), at each of ${r.positions.length} positions`,
-        corner: 'after layer ↓ · reading →',
+        corner: 'layer',
         columns: r.positions.map((p, i) => ({ text: visibleToken(p), title: `position ${i}${i < r.T ? ' (prompt)' : ' (written)'}` })),
         rows: r.rows.map((row, l) => ({
           header: l === 0 ? 'embeddings' : l === L ? `${l} (output)` : String(l),
