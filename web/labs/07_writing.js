@@ -92,4 +92,8 @@ export const writingLab = defineLab({
   // panel steps down under the stage (lab_page.js).
   firstScreen: { panels: ['open', 'section:write'], figure: '[data-figure="next-bars"]', action: '#action-play' },
   figureStem: () => 'writing',
+  // Its headless side: `attnlab generate` and `attnlab heads` (web/cli/gpt2_commands.mjs), dispatched
+  // outside the registry with flags of their own (their ranges and defaults are generate()'s: greedy by
+  // default, temperature up to 100), not a `command` block made from this lab's properties.
+  headless: { commands: ['generate', 'heads'], module: '../cli/gpt2_commands.mjs' },
 });
