@@ -68,7 +68,9 @@ export const TINY_BERT_FILES = ['config.json', 'vocab.txt', 'model.safetensors',
 
 export const TINY_MARIAN = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'marian_tiny');
 export const TINY_MARIAN_FILES = ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors'].map((f) => path.join(TINY_MARIAN, f));
-const TINY_FILES = { pretrained: TINY_BERT_FILES, translation: TINY_MARIAN_FILES };
+export const TINY_GPT2 = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'gpt2_tiny', 'hub');
+export const TINY_GPT2_FILES = ['config.json', 'vocab.json', 'merges.txt', 'model.safetensors'].map((f) => path.join(TINY_GPT2, f));
+const TINY_FILES = { pretrained: TINY_BERT_FILES, translation: TINY_MARIAN_FILES, writing: TINY_GPT2_FILES };
 
 /** Drops files on the open panel's drop zone, as a user drags them from a file manager. */
 export async function dropFiles(page, files) {

@@ -6,8 +6,9 @@ import { countLab } from './03_count.js';
 import { scaledLab } from './04_scaled.js';
 import { pretrainedLab } from './05_pretrained.js';
 import { translationLab } from './06_translation.js';
+import { writingLab } from './07_writing.js';
 
-export const LABS = [alignmentLab, lookupLab, countLab, scaledLab, pretrainedLab, translationLab];
+export const LABS = [alignmentLab, lookupLab, countLab, scaledLab, pretrainedLab, translationLab, writingLab];
 
 /** The lab with this id, or undefined. */
 export const labById = (id) => LABS.find((lab) => lab.id === id);

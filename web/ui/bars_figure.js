@@ -1,5 +1,5 @@
 // A bar chart on a canvas (a figure kind of figure_kinds.js): one bar per value, from 0, up or down.
-//   {kind: 'bars', id, title, values, xTitle, yTitle, labels?, highlight?}
+//   {kind: 'bars', id, title, values, xTitle, yTitle, labels?, highlight?, room? (the board's width: the figure fits it)}
 // With labels (the neuron view's key tokens) and few enough bars, each bar is named by its label under
 // the axis, slanted; otherwise every few bars by index. Negative values hang below the zero line, which
 // stays inside the plot, so no bar reaches the labels. Hovering a bar names it and its value.
@@ -20,7 +20,8 @@ export function barsGeometry(f) {
   const labels = f.labels && n <= MAX_LABELLED ? f.labels.map((l) => cut(String(l))) : null;
   // Slanted labels take their width times sin 45° below the axis (an estimate: 0.6 em per character).
   const labelDrop = labels ? Math.ceil(Math.max(...labels.map((l) => l.length), 1) * (FONT_PX - 1) * 0.6 * Math.sin(SLANT)) + 6 : 0;
-  const L = { width: 520, height: 190 + labelDrop, left: 58, right: 10, top: TITLE_H + 6, bottom: 38 + labelDrop };
+  // As wide as the board allows (f.room, CSS px: a phone), up to 520: its text stays at full size.
+  const L = { width: Math.max(240, Math.min(520, f.room ?? 520)), height: 190 + labelDrop, left: 58, right: 10, top: TITLE_H + 6, bottom: 38 + labelDrop };
   let lo = 0, hi = 0;
   for (const v of f.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   if (hi === lo) hi = lo + 1;
@@ -71,6 +72,8 @@ export function drawBars(canvas, f, scale = devicePixelRatio || 1) {
     for (let i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) ctx.fillText(String(i), L.left + (i + 0.5) * barW, g.plotBottom + 3);
   }
   canvas.dataset.xLabels = JSON.stringify(g.labels ?? []);
+  // Where the bars are (CSS px), so a test can read each bar's height back from the pixels.
+  canvas.dataset.bars = JSON.stringify({ n, left: L.left, barW, zeroY: g.zeroY, lo, hi, top: y(hi), highlight: f.highlight ?? null });
   ctx.fillStyle = colors.text;
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   ctx.textAlign = 'left';

@@ -1,5 +1,5 @@
 // The figure kinds a lab's sections can ask for (figures.js draws them), by the `kind` of a figure:
-//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid
+//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid, table
 // (each kind's file documents its figure's fields). A kind is one of:
 //   an element:  {create(view, figure, board) (sets view.node), show(view, figure, palette)}
 //   a canvas:    {draw(canvas, figure, scale?) -> layout ({width, height, ...} in CSS px),
@@ -17,6 +17,7 @@ import { graphKind } from './graph_figure.js';
 import { headViewKind } from './head_view_figure.js';
 import { modelGridKind } from './model_grid_figure.js';
 import { tensorKind } from './tensor_figure.js';
+import { tableKind } from './table_figure.js';
 
 /**
  * {kind: 'text', id, text, status? ('ok' | 'bad'), ran? (the backend that computed it)}: a line of the
@@ -55,6 +56,7 @@ const FIGURE_KINDS = {
   headview: headViewKind,
   modelgrid: modelGridKind,
   tensor: tensorKind,
+  table: tableKind,
 };
 
 /** The kind of a figure, or a clear error naming the kinds there are. */

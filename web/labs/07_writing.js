@@ -1,0 +1,99 @@
+// Lab 07, "Writing" (issue 26): a GPT-2 the user opens (gpt2, distilgpt2, gpt2-medium, a fine-tune
+// saved with save_pretrained) writes after a prompt, token by token, and the page shows the next-token
+// distribution, the attention of every layer and head over the text so far, what each head does (head
+// roles) and what each layer would predict (logit lens). Nothing trains; nothing is uploaded. This file
+// only declares; the sections are in 07_writing_sections.js. No DOM here.
+import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { SECTIONS } from './07_writing_sections.js';
+import { openCheckpoint } from '../models/registry.js';
+
+const INTRO = 'A language model writing: GPT-2 reads your prompt and adds one token at a time. Each time it gives every possible '
+  + 'next token a probability (the bars) and one is drawn; watch which earlier words each layer and head looked at, find the heads '
+  + 'with a job (looking at the previous word, or repeating a pattern), and see the guess form layer by layer. Open it by its Hub id '
+  + '(gpt2 is filled in), downloaded once and then kept in this browser, or open the folder of a GPT-2 checkpoint you have: config.json, '
+  + 'vocab.json, merges.txt and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
+
+const view = (extra) => ({ effect: 'view', page: true, ...extra });
+
+const properties = [
+  view({ name: 'text', type: 'text', default: 'The quick brown fox', maxLength: 2000, label: 'Prompt', section: 'write',
+    help: 'Split into tokens by the checkpoint\'s byte-level BPE (vocab.json and merges.txt); a space belongs to the word after it.' }),
+  view({ name: 'maxNewTokens', type: 'int', default: 20, min: 1, max: 200, label: 'Max new tokens', section: 'write',
+    help: 'Tokens to write at most; writing stops earlier at <|endoftext|> or at the model\'s last position (n_positions).' }),
+  view({ name: 'temperature', type: 'number', default: 0.8, min: 0, max: 2, step: 0.05, slider: true, label: 'Temperature', section: 'write',
+    help: 'The logits are divided by it before the softmax: below 1 sharper, above 1 flatter; 0 is greedy (always the likeliest). The bars follow it at once; the tokens already shown stay.' }),
+  view({ name: 'topK', type: 'int', default: 50, min: 0, max: 1000000, label: 'Top-k', section: 'write',
+    help: 'Draw among the k likeliest tokens only (0: all). 50 is what Hugging Face\'s generate() uses when it samples.' }),
+  view({ name: 'topP', type: 'number', default: 1, min: 0.01, max: 1, step: 0.01, label: 'Top-p', section: 'write',
+    help: 'Nucleus: draw within the smallest set of likeliest tokens whose probabilities add up to p (1: all).' }),
+  view({ name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Seed', section: 'write',
+    help: 'The draws\' random numbers: the same prompt, settings and seed write the same text (as attnlab generate does).' }),
+  view({ name: 'shown', type: 'int', default: 0, min: 0, max: 200, stepper: true, label: 'Tokens written', section: 'write',
+    help: 'How many tokens are written after the prompt: Next token adds one, Play adds one every 0.6 s, From the start goes back to 0.' }),
+  view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1, label: 'Layer', section: 'attention',
+    help: 'Which layer the head view and the heatmap show (0 = the first). Click a thumbnail of the model view to choose.' }),
+  view({ name: 'head', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'attention',
+    help: 'Which head of the layer (0 = the first).' }),
+  view({ name: 'role', type: 'choice', default: 'induction', label: 'Score', section: 'roles',
+    help: 'Which score the grid shows: previous-token, first-token (the "attention sink") or induction.',
+    choices: [{ value: 'induction', label: 'induction' }, { value: 'previous', label: 'previous token' }, { value: 'first', label: 'first token (sink)' }] }),
+  view({ name: 'roleTokens', type: 'int', default: 0, min: 0, max: 1000, label: 'Random tokens', section: 'roles',
+    help: 'Tokens in each copy of the random sequence (0: min(50, (n_positions − 1) / 2), as attnlab heads).' }),
+  view({ name: 'roleSeed', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Sequence seed', section: 'roles',
+    help: 'The random tokens\' seed (the core\'s PCG32: attnlab heads --seed gives the same sequence).' }),
+  view({ name: 'roleLayer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1, label: 'Layer', section: 'roles',
+    help: 'The head opened on the repeated sequence: its layer. Click a cell of the grid to choose.' }),
+  view({ name: 'roleHead', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'roles',
+    help: 'The head opened on the repeated sequence.' }),
+  { ...backendProperty('The CPU kernel that runs the model (GPT-2 writes one token at a time through its key/value cache, on SIMD128 or scalar; WebGPU falls back to SIMD128).'), effect: 'view', page: true },
+  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps and the head-role grid, 0 (dark) to the largest weight (bright).'),
+];
+
+export const writingLab = defineLab({
+  id: 'writing',
+  title: 'Writing',
+  subtitle: 'Lab 7 — a GPT-2 from the Hub or your disk writes token by token; its heads at work',
+  notebook: 'beyond the notebooks: GPT-2 (decoder-only attention)',
+  summary: 'Open a GPT-2 (gpt2, distilgpt2, a fine-tune) by its Hub id or from your disk and watch it write: the next-token probabilities, temperature, top-k and top-p, the attention of every head as each token is written, head roles and the logit lens.',
+  thumbnail: {
+    label: 'Causal self-attention while writing: each token looks back, never ahead',
+    cells: () => [[1, 0, 0, 0, 0], [0.6, 0.4, 0, 0, 0], [0.3, 0.5, 0.2, 0, 0], [0.4, 0.1, 0.3, 0.2, 0], [0.2, 0.1, 0.1, 0.5, 0.1]],
+  },
+  properties,
+  presets: [],
+  intro: () => INTRO,
+  open: {
+    title: 'Open a checkpoint',
+    kind: 'gpt2', // web/models/registry.js: what a Hub id opened here must be
+    hubExample: 'gpt2', // the Hub id the field starts with
+    hubSuggestions: ['distilgpt2', 'gpt2-medium'], // others this lab reads
+    text: 'Open a GPT-2 by its Hub id, or choose the folder of a GPT-2 checkpoint, or drop it (or its files) here. Read: config.json, vocab.json and '
+      + 'merges.txt (or tokenizer.json), and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
+    files: ['config.json', 'vocab.json', 'merges.txt', 'tokenizer.json', 'model.safetensors', 'pytorch_model.bin'],
+    async load(module, sources, { onProgress, name } = {}) {
+      const { opened } = await openCheckpoint(module, sources, { expect: 'gpt2', onProgress, name });
+      const c = opened.summary.config;
+      const label = name || 'checkpoint';
+      const summary = {
+        name: label, layers: c.layers, heads: c.heads, maxPositions: c.maxPositions,
+        text: `${label}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, vocabulary ${c.vocabSize}, ${c.maxPositions} positions, `
+          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}.`,
+      };
+      return { state: { ...opened, name: label, writing: null, cacheIds: null, roles: null, lens: null }, summary };
+    },
+    dispose(state) {
+      state?.gpt2?.delete();
+    },
+  },
+  sections: SECTIONS,
+  panels: ['open', 'section:write', 'section:attention', 'section:roles', 'section:lens'],
+  // The first screen (issue 29): the main figure (the next-token bars) and the main action (Play) in view
+  // at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs). Once a checkpoint is open, the open
+  // panel steps down under the stage (lab_page.js).
+  firstScreen: { panels: ['open', 'section:write'], figure: '[data-figure="next-bars"]', action: '#action-play' },
+  figureStem: () => 'writing',
+  // Its headless side: `attnlab generate` and `attnlab heads` (web/cli/gpt2_commands.mjs), dispatched
+  // outside the registry with flags of their own (their ranges and defaults are generate()'s: greedy by
+  // default, temperature up to 100), not a `command` block made from this lab's properties.
+  headless: { commands: ['generate', 'heads'], module: '../cli/gpt2_commands.mjs' },
+});
