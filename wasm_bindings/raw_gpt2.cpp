@@ -202,4 +202,51 @@ val RawGpt2::_logit_lens() const {
   return out;
 }
 
+namespace {
+
+// logits (a Float32Array) and the settings -> "" and the distribution, or what is wrong.
+std::string sampling_of(const val& logits, double temperature, int top_k, double top_p, std::vector<float>& z,
+                        Sampling& s, std::vector<double>& p) {
+  std::string error = check_array("logits", logits);
+  if (!error.empty()) return error;
+  z = to_floats(logits);
+  if (z.empty()) return "logits must hold at least one number";
+  for (float x : z)
+    if (!std::isfinite(x)) return "logits must be finite";
+  s = Sampling{temperature, top_k, top_p};
+  error = check_sampling(s);
+  if (!error.empty()) return error;
+  p = next_token_distribution(z.data(), int(z.size()), s);
+  return {};
+}
+
+}  // namespace
+
+val _sampling_top(const val& logits, double temperature, int top_k, double top_p, int k) {
+  std::vector<float> z;
+  Sampling s;
+  std::vector<double> p;
+  std::string error = sampling_of(logits, temperature, top_k, top_p, z, s, p);
+  if (!error.empty()) return error_record(error);
+  if (k < 0) return error_record("k must be 0 or more");
+  return chances(top_tokens(p, z.data(), k));
+}
+
+val _sampling_draw(const val& logits, double temperature, int top_k, double top_p, double seed, int index) {
+  std::vector<float> z;
+  Sampling s;
+  std::vector<double> p;
+  std::string error = sampling_of(logits, temperature, top_k, top_p, z, s, p);
+  if (!error.empty()) return error_record(error);
+  if (!whole(seed)) return error_record("seed must be a whole number in [0, 2^53)");
+  if (index < 0) return error_record("index must be 0 or more");
+  Rng rng(static_cast<std::uint64_t>(seed));
+  for (int i = 0; i < index; ++i) rng.uniform();  // the uniforms of the tokens before this one
+  const int id = draw_token(p, z.data(), s, rng);
+  val out = val::object();
+  out.set("id", id);
+  out.set("probability", p[std::size_t(id)]);
+  return out;
+}
+
 }  // namespace attnlab::wasm

@@ -10,104 +10,16 @@
 // token's pass (one token through the key/value cache) gives its row [H, 1, S] with S = its position + 1.
 //
 // How a token is chosen. The model gives the logits of the next token; temperature, top-k and top-p
-// turn them into the distribution (the bars); one uniform number draws from it. That is
-// core/models/gpt2_sampling.cpp's rule, written again here (nextTokenDistribution, drawToken) because
-// the page keeps every step's logits: a moved slider redraws the bars from the kept logits at once,
-// without running the model again. Token k's uniform is the k-th of the core's PCG32 (core/rng.h) on
-// the seed, so a run whose settings do not change is `attnlab generate`'s run, token for token.
+// turn them into the distribution (the bars); one uniform number draws from it: the core's rule
+// (core/models/gpt2_sampling.h, through module.sampling), on logits the page keeps for every step, so a
+// moved slider redraws the bars from the kept logits at once, without running the model again. Token
+// k's uniform is the k-th of the core's Rng on the seed (sampling.draw's index), so a run whose
+// settings do not change is `attnlab generate`'s run, token for token.
 // Changing a setting keeps the tokens already shown and forgets those written past them.
 import { tokenLabels } from './token_labels.js';
 
 const cpuKernel = (backend) => (backend === 'scalar' ? 'scalar' : 'simd128');
 const CPU_LABELS = { scalar: 'scalar', simd128: 'SIMD128' };
-
-// ---- The core's random numbers and sampling, in JS (core/rng.h, core/models/gpt2_sampling.cpp) ----
-
-const MASK64 = (1n << 64n) - 1n;
-const PCG_MULT = 6364136223846793005n;
-
-/** PCG32 as core/rng.h (pcg32_srandom_r with stream 54): the same numbers natively, in WASM and here. */
-export class Pcg32 {
-  constructor(seed, stream = 54n) {
-    this.increment = ((BigInt(stream) << 1n) | 1n) & MASK64;
-    this.state = 0n;
-    this.nextU32();
-    this.state = (this.state + BigInt(seed)) & MASK64;
-    this.nextU32();
-  }
-  nextU32() {
-    const old = this.state;
-    this.state = (old * PCG_MULT + this.increment) & MASK64;
-    const xorshifted = Number((((old >> 18n) ^ old) >> 27n) & 0xffffffffn);
-    const rot = Number(old >> 59n);
-    return ((xorshifted >>> rot) | (xorshifted << ((32 - rot) & 31))) >>> 0;
-  }
-  /** Uniform float in [0, 1) with 24 random bits (exact in float32, as Rng::uniform). */
-  uniform() { return (this.nextU32() >>> 8) / 16777216; }
-}
-
-/** The k-th uniform (from 0) of PCG32(seed): token k's draw. */
-export function uniformAt(seed, k) {
-  const rng = new Pcg32(seed);
-  for (let i = 0; i < k; i++) rng.nextU32();
-  return rng.uniform();
-}
-
-function argmax(z) {
-  let best = 0;
-  for (let v = 1; v < z.length; v++) if (z[v] > z[best]) best = v;
-  return best;
-}
-
-/**
- * The distribution the next token is drawn from [V] (Float64Array): temperature 0 is greedy (all the
- * mass on the first maximum); else softmax(z / temperature) over the top-k (0: all), then the nucleus
- * of top-p, renormalised. Ties in the order go to the lower id.
- */
-export function nextTokenDistribution(z, { temperature, topK, topP }) {
-  const V = z.length, p = new Float64Array(V);
-  if (!V) return p;
-  if (temperature === 0) {
-    p[argmax(z)] = 1;
-    return p;
-  }
-  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => z[b] - z[a] || a - b);
-  const kept = topK > 0 ? Math.min(topK, V) : V;
-  const top = z[order[0]] / temperature;
-  let sum = 0;
-  for (let i = 0; i < kept; i++) {
-    const v = order[i];
-    p[v] = Math.exp(z[v] / temperature - top);
-    sum += p[v];
-  }
-  for (let i = 0; i < kept; i++) p[order[i]] /= sum;
-  if (topP < 1) {
-    let before = 0, i = 0;
-    for (; i < kept && before < topP; i++) before += p[order[i]];
-    for (let j = i; j < kept; j++) p[order[j]] = 0;
-    for (let j = 0; j < i; j++) p[order[j]] /= before;
-  }
-  return p;
-}
-
-/** One id from p with the uniform u (greedy: the argmax of z, no u used). */
-export function drawToken(p, z, temperature, u) {
-  if (temperature === 0) return argmax(z);
-  let cumulative = 0, last = 0;
-  for (let v = 0; v < p.length; v++) {
-    if (p[v] <= 0) continue;
-    cumulative += p[v];
-    last = v;
-    if (cumulative > u) return v;
-  }
-  return last;
-}
-
-/** The k likeliest ids of p, likeliest first (ties: larger logit, then lower id): [{id, probability, logit}]. */
-export function topTokens(p, z, k) {
-  const order = Array.from({ length: p.length }, (_, i) => i).sort((a, b) => p[b] - p[a] || z[b] - z[a] || a - b);
-  return order.slice(0, Math.min(k, p.length)).map((id) => ({ id, probability: p[id], logit: z[id] }));
-}
 
 // ---- Writing ----
 
@@ -173,14 +85,13 @@ export function runWriting(ctx, v) {
     if (T + k >= c.maxPositions) { w.stop = 'n_positions'; break; }
     const z = k === 0 ? w.logits : w.steps[k - 1].logits;
     const s = settingsOf(v);
-    const p = nextTokenDistribution(z, s);
-    const id = drawToken(p, z, s.temperature, s.temperature === 0 ? 0 : uniformAt(s.seed, k));
+    const { id, probability } = ctx.module.sampling.draw(z, s, s.seed, k);
     cacheHolds(opened, [...w.ids, ...w.steps.map((st) => st.id)], backend);
     gpt2.step(id, { backend });
     opened.cacheIds.push(id);
     const attention = new Float32Array(c.layers * c.heads * (T + k + 1)); // [L, H, S] the row of its position
     for (let l = 0; l < c.layers; l++) attention.set(gpt2.attention(l), l * c.heads * (T + k + 1));
-    w.steps.push({ id, text: tokenizer.tokenText(id), probability: p[id], attention, logits: gpt2.logits() });
+    w.steps.push({ id, text: tokenizer.tokenText(id), probability, attention, logits: gpt2.logits() });
     if (id === c.eosId) w.stop = 'eos';
   }
   if (!w.stop && w.steps.length >= v.maxNewTokens) w.stop = 'max_new_tokens';
@@ -204,8 +115,9 @@ function writeResult(ctx, v) {
   // The bars: the distribution token n-1 was drawn from (marked), or, before any, the first token's.
   const k = Math.max(0, n - 1);
   const z = k === 0 ? w.logits : w.steps[k - 1].logits;
-  const p = nextTokenDistribution(z, settingsOf(v));
-  const top = topTokens(p, z, 10).map((t) => ({ ...t, text: tokenizer.tokenText(t.id) }));
+  const top = ctx.module.sampling.top(z, settingsOf(v), 10).map((t) => ({ ...t, text: tokenizer.tokenText(t.id) }));
+  // The drawn token's chance under these settings when it is not among the ten (a moved slider).
+  const chanceOf = (id) => ctx.module.sampling.top(z, settingsOf(v), z.length).find((t) => t.id === id)?.probability ?? 0;
   const drawn = n > 0 ? w.steps[n - 1] : null;
   const drawnAt = drawn ? top.findIndex((t) => t.id === drawn.id) : -1;
   const backend = cpuKernel(ctx.backend);
@@ -213,7 +125,7 @@ function writeResult(ctx, v) {
     name: ctx.opened.name, promptTexts: w.texts, promptIds: w.ids, eosId: gpt2.config.eosId,
     written: w.steps.slice(0, n).map((s) => ({ id: s.id, text: s.text, probability: s.probability })),
     total: w.steps.length, stop: n === w.steps.length ? w.stop : null, more,
-    bars: { step: n > 0 ? n - 1 : 0, top, drawn: drawn ? { id: drawn.id, text: drawn.text, probability: p[drawn.id], at: drawnAt } : null },
+    bars: { step: n > 0 ? n - 1 : 0, top, drawn: drawn ? { id: drawn.id, text: drawn.text, probability: drawnAt >= 0 ? top[drawnAt].probability : chanceOf(drawn.id), at: drawnAt } : null },
     choice: { backend, reason: `${CPU_LABELS[backend]} ran the model (GPT-2 writes on a CPU kernel: one token at a time through its key/value cache)` },
   };
 }
