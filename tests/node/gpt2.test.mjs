@@ -186,3 +186,18 @@ test('gpt2: module.sampling on kept logits is the writer\'s rule: step k drawn w
     gpt2.delete();
   }
 });
+
+test('attnlab generate --png writes the whole text\'s attention heatmap as the page draws it; a missing folder is refused first', async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { PNG } = await import('pngjs');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'attnlab-gen-')), 'attention.png');
+  let r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--max-new-tokens', '5', '--png', file);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /wrote .*attention\.png/);
+  const image = PNG.sync.read(readFileSync(file));
+  assert.ok(image.width > 200 && image.height > 200, `${image.width}x${image.height}`);
+  r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--png', '/no/such/folder/a.png');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^attnlab: --png \/no\/such\/folder\/a\.png: the folder \/no\/such\/folder does not exist\n/);
+});

@@ -11,9 +11,12 @@
 // The flags are declared here until the Writing lab's declaration carries them (as 06_translation.js
 // does for `attnlab translate`). Exit codes as every command's: 2 for a bad flag or input, one line.
 import path from 'node:path';
+import { tokenLabels } from '../labs/token_labels.js';
 import { folderSources } from './file_source.mjs';
 import { HubError, resolveModelFolder } from './hub.mjs';
 import { openCheckpoint } from '../models/registry.js';
+import { existsSync, statSync } from 'node:fs';
+import { writeModelFigure } from './figure.mjs';
 
 export class Gpt2InputError extends Error {}
 
@@ -31,7 +34,8 @@ export const GPT2_COMMANDS = {
       { name: 'top-k', type: 'int', default: 0, min: 0, max: 1000000, help: 'draw among the k likeliest tokens only (0: all)' },
       { name: 'top-p', type: 'number', default: 1, min: 1e-9, max: 1, help: 'draw within the smallest set of likeliest tokens whose mass reaches p (1: all)' },
       { name: 'seed', type: 'int', default: 0, min: 0, max: Number.MAX_SAFE_INTEGER, help: 'the draws\' seed: the same seed writes the same text' },
-      BACKEND, JSON_FLAG],
+      BACKEND, JSON_FLAG,
+      { name: 'png', type: 'string', help: 'write the attention heatmap of the whole text (prompt and written tokens; the last layer, its heads averaged) as the page draws it, at 2x' }],
   },
   heads: {
     about: 'score every head of a GPT-2 checkpoint: previous-token, first-token (sink) and induction',
@@ -75,6 +79,11 @@ export function parseGpt2Args(name, argv) {
     values[flag.name] = x;
   }
   for (const f of flags) if (f.required && values[f.name] === undefined) throw new Gpt2InputError(`--${f.name} is required (${f.help})`);
+  // Checked before the model runs: a figure whose folder does not exist would be lost after the work.
+  if (values.png !== undefined) {
+    const folder = path.dirname(path.resolve(values.png));
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new Gpt2InputError(`--png ${values.png}: the folder ${folder} does not exist`);
+  }
   return values;
 }
 
@@ -142,10 +151,44 @@ export async function runGenerate(values, module) {
       `${values.temperature === 0 ? 'greedy' : `temperature ${values.temperature}, top-k ${values['top-k'] || 'all'}, top-p ${values['top-p']}, seed ${values.seed}`}`,
       ...writing.steps.map((s, i) => `  ${String(s.position).padStart(4)} ${visible(texts[i]).padEnd(16)} p=${s.probability.toFixed(4)}  top: ${s.top.slice(0, 5).map((t) => `${visible(tokenizer.tokenText(t.id))} ${t.probability.toFixed(3)}`).join(', ')}`),
     ];
+    if (values.png) lines.push(...await writeModelFigure({ model: textHeatmap(record, L, H), png: values.png }));
     return { record, lines };
   } finally {
     gpt2.delete();
   }
+}
+
+/**
+ * The whole text's attention (the prompt's rows, then each written token's row), the last layer's heads
+ * averaged, as a heatmap model: [N, N], causal (a row sees its own position and those before it).
+ */
+function textHeatmap(record, L, H) {
+  const tokens = [...record.prompt.tokens, ...record.generated.tokens];
+  const N = tokens.length, T = record.prompt.ids.length;
+  const values = new Float32Array(N * N);
+  const last = L - 1;
+  for (let t = 0; t < T; t++) {
+    for (let s = 0; s <= t; s++) {
+      let sum = 0;
+      for (let h = 0; h < H; h++) sum += record.promptAttention[last][h][t][s];
+      values[t * N + s] = sum / H;
+    }
+  }
+  record.steps.forEach((step, i) => {
+    if (!step.attention || T + i >= N) return; // the last token drawn is fed through no pass
+    const row = T + i;
+    for (let s = 0; s <= row && s < step.attention[last][0].length; s++) {
+      let sum = 0;
+      for (let h = 0; h < H; h++) sum += step.attention[last][h][s];
+      values[row * N + s] = sum / H;
+    }
+  });
+  const labels = tokenLabels(tokens.map((t) => (t === '' ? '∅' : t.replace(/ /g, '␣').replace(/\n/g, '↵'))));
+  let max = 1e-6;
+  for (const x of values) max = Math.max(max, x);
+  return { kind: 'heatmap', id: 'writing-attention', cell: N > 40 ? 12 : 22, title: `Attention, last layer (${last}), mean of its ${H} heads`,
+    rows: N, cols: N, values, range: [0, max], xTitle: 'key (token read)', yTitle: 'query (token writing the next)',
+    xTicks: labels, yTicks: labels };
 }
 
 /** `attnlab heads`: {record, lines}. */
