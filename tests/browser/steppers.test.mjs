@@ -64,7 +64,7 @@ test('pretrained: layer, head and query token step with − and + (and the arrow
 });
 
 test('translation: tokens shown, layer and head step at once; the layer stops at the decoder\'s last', async () => {
-  const { page, problems } = await openWith('?lab=translation&maxLength=32&average=false', TINY_MARIAN_FILES);
+  const { page, problems } = await openWith('?lab=translation&maxLength=32&crossView=one', TINY_MARIAN_FILES);
   assert.match(await labelOf(page, 'cross-heatmap'), /layer 0, head 0/);
   await page.click(more('layer'));
   await page.waitForFunction(() => /layer 1, head 0/.test(document.querySelector('canvas[data-figure="cross-heatmap"]')?.getAttribute('aria-label') ?? ''));

@@ -113,18 +113,22 @@ test('notebook 04\'s figure first (the last layer, its heads averaged); every la
   const note = await page.textContent('[data-figure="cross-notebook"]');
   assert.match(note, /returns only the token ids/);
   assert.match(note, /English tokenizer/);
-  const shown = async (view, want) => {
+  // Each change is waited for by the figure's title, which names the view: a redraw, not the old one.
+  const titled = (pattern) => page.waitForFunction((p) => new RegExp(p).test(document.querySelector('canvas[data-figure="cross-heatmap"]')?.getAttribute('aria-label') ?? ''),
+    pattern.source, { timeout: 20000 });
+  const shown = async (view, title, want) => {
     await page.selectOption('#prop-crossView', view);
-    await waitDrawn(page);
+    await titled(title);
     assert.deepEqual(await crossHeatmapFailures(page, want), [], view);
   };
-  await shown('all', (t, s) => crossMean(t, s, 0));
-  await shown('one', (t, s) => crossAt(t, 0, 0, s));
+  await shown('all', /mean of all 2 layers × 2 heads/, (t, s) => crossMean(t, s, 0));
+  await shown('one', /layer 0, head 0/, (t, s) => crossAt(t, 0, 0, s));
   await setField(page, 'head', '1');
-  await waitDrawn(page);
+  await titled(/layer 0, head 1/);
   assert.deepEqual(await crossHeatmapFailures(page, (t, s) => crossAt(t, 0, 1, s)), []);
   await setField(page, 'head', '0');
-  await shown('last', crossMean);
+  await titled(/layer 0, head 0/);
+  await shown('last', /last layer \(1\), mean of its 2 heads/, crossMean);
 });
 
 test('on WebGPU (SwiftShader): the attention shown runs there, the badge says so and that the decoding loop ran on the CPU; the pixels are still PyTorch\'s', async () => {

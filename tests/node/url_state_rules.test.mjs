@@ -31,3 +31,14 @@ test('echo escapes control characters, so a notice stays one line', () => {
   assert.equal(echo('z'.repeat(41)), `${'z'.repeat(39)}…`);
   assert.equal(echo('z'.repeat(40)), 'z'.repeat(40));
 });
+
+test('a renamed setting in an older link opens the view it was made for (Translation: average=false is one layer and head)', async () => {
+  const { translationLab } = await import('../../web/labs/06_translation.js');
+  const { fromQuery } = await import('../../web/ui/url_state.js');
+  let r = fromQuery(translationLab, '?lab=translation&average=false&layer=1&head=1');
+  assert.deepEqual([r.values.crossView, r.values.layer, r.values.head, r.problems], ['one', 1, 1, []]);
+  r = fromQuery(translationLab, '?lab=translation&average=true');
+  assert.deepEqual([r.values.crossView, r.problems], ['all', []]);
+  r = fromQuery(translationLab, '?lab=translation&average=false&crossView=last');
+  assert.equal(r.values.crossView, 'last', 'the new name wins where both are given');
+});

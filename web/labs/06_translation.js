@@ -61,6 +61,8 @@ export const translationLab = defineLab({
     cells: () => [[0.8, 0.1, 0.05, 0.05, 0], [0.1, 0.7, 0.1, 0.05, 0.05], [0.05, 0.1, 0.1, 0.7, 0.05], [0.05, 0.05, 0.7, 0.1, 0.1], [0.05, 0.05, 0.1, 0.1, 0.7]],
   },
   properties,
+  // Links made before "Show" (crossView) had average=true|false: false was one layer and head.
+  renamedLinks: { average: (text) => ({ crossView: text === 'false' ? 'one' : 'all' }) },
   presets: [],
   intro: () => INTRO,
   open: {

@@ -61,6 +61,13 @@ export function fromQuery(lab, search) {
     const all = params.getAll(name);
     const text = all.at(-1);
     const prop = byName.get(name);
+    // A setting a lab has renamed (lab.renamedLinks: {old: (text) -> {new: text}}): an older link, in
+    // a slide deck, still opens the view it was made for.
+    const renamed = lab.renamedLinks?.[name];
+    if (!prop && renamed) {
+      for (const [to, value] of Object.entries(renamed(text))) if (!params.has(to)) params.append(to, value);
+      continue;
+    }
     if (!prop) {
       problems.push(`Unknown parameter '${echo(name)}' was ignored.`);
       continue;
