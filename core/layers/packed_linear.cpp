@@ -39,19 +39,6 @@ void panel_tile(const float* x, int ldx, int rows, const float* panel, int K, fl
   }
 }
 
-// One row (a decoding step's) against two full panels: four sums in flight instead of two, so the
-// multiplier is not left waiting on a chain of dependent adds. Each column's sum is the same sequence of
-// adds as panel_tile<1>'s, so pairing never changes a bit.
-void panel_pair_row(const float* x, const float* panel0, const float* panel1, int K, float* out0, float* out1) {
-  f32x4 c00 = zero4(), c01 = zero4(), c10 = zero4(), c11 = zero4();
-  for (int k = 0; k < K; ++k) {
-    const f32x4 s = load_splat4(x + k);
-    c00 = add4(c00, mul4(s, load4(panel0 + k * kPanel))), c01 = add4(c01, mul4(s, load4(panel0 + k * kPanel + 4)));
-    c10 = add4(c10, mul4(s, load4(panel1 + k * kPanel))), c11 = add4(c11, mul4(s, load4(panel1 + k * kPanel + 4)));
-  }
-  store4(out0, c00), store4(out0 + 4, c01), store4(out1, c10), store4(out1 + 4, c11);
-}
-
 }  // namespace
 
 PackedLinear::PackedLinear(int in_features, int out_features)
@@ -83,17 +70,7 @@ void PackedLinear::forward(ConstMatrixRef x, MatrixRef y) const {
   runner.run(shards, [&](int shard) {
     const int p0 = panels_ * shard / shards, p1 = panels_ * (shard + 1) / shards;
     alignas(16) float spill[4][kPanel];
-    int p = p0;
-    if (M == 1) {
-      // A single row: full panels two at a time (panel_pair_row), then the rest as below.
-      for (; p + 1 < p1 && (p + 2) * kPanel <= out_; p += 2) {
-        const float* panel = packed_.data() + std::size_t(p) * in_ * kPanel;
-        float* dst = &y(0, p * kPanel);
-        panel_pair_row(x.data(), panel, panel + std::size_t(in_) * kPanel, in_, dst, dst + kPanel);
-        for (int j = 0; j < 2 * kPanel; ++j) dst[j] += bias_[p * kPanel + j];
-      }
-    }
-    for (; p < p1; ++p) {
+    for (int p = p0; p < p1; ++p) {
       const float* panel = packed_.data() + std::size_t(p) * in_ * kPanel;
       const int j0 = p * kPanel, width = std::min(kPanel, out_ - j0);
       for (int r = 0; r < M; r += 4) {
