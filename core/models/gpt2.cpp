@@ -206,36 +206,16 @@ namespace {
 
 // logits[v] = wte[v] . x for every row of wte [V, E]: one streaming pass over the 150 MB of gpt2-small's
 // embeddings per written token, four lanes at a time (Eigen has no WASM SIMD path), a scalar tail.
-// Four rows go together so that four sums are in flight at once: one row's chain of dependent adds
-// would leave the multiplier idle (about 3x slower here). Each row's sum is the same sequence of adds
-// either way, so the bits do not depend on the grouping.
 void unembed_rows(const RowMatrix& wte, const float* x, float* logits) {
   using namespace vec4;
   const int V = int(wte.rows()), E = int(wte.cols()), E4 = E - E % 4;
-  auto finish = [&](f32x4 acc, const float* w) {
-    float sum = (lane(acc, 0) + lane(acc, 1)) + (lane(acc, 2) + lane(acc, 3));
-    for (int e = E4; e < E; ++e) sum += w[e] * x[e];
-    return sum;
-  };
-  int v = 0;
-  for (; v + 4 <= V; v += 4) {
-    const float* w0 = wte.data() + std::size_t(v) * E;
-    const float *w1 = w0 + E, *w2 = w1 + E, *w3 = w2 + E;
-    f32x4 a0 = zero4(), a1 = zero4(), a2 = zero4(), a3 = zero4();
-    for (int e = 0; e < E4; e += 4) {
-      const f32x4 xe = load4(x + e);
-      a0 = add4(a0, mul4(load4(w0 + e), xe));
-      a1 = add4(a1, mul4(load4(w1 + e), xe));
-      a2 = add4(a2, mul4(load4(w2 + e), xe));
-      a3 = add4(a3, mul4(load4(w3 + e), xe));
-    }
-    logits[v] = finish(a0, w0), logits[v + 1] = finish(a1, w1), logits[v + 2] = finish(a2, w2), logits[v + 3] = finish(a3, w3);
-  }
-  for (; v < V; ++v) {
+  for (int v = 0; v < V; ++v) {
     const float* w = wte.data() + std::size_t(v) * E;
     f32x4 acc = zero4();
     for (int e = 0; e < E4; e += 4) acc = add4(acc, mul4(load4(w + e), load4(x + e)));
-    logits[v] = finish(acc, w);
+    float sum = (lane(acc, 0) + lane(acc, 1)) + (lane(acc, 2) + lane(acc, 3));
+    for (int e = E4; e < E; ++e) sum += w[e] * x[e];
+    logits[v] = sum;
   }
 }
 
