@@ -93,12 +93,19 @@ test('Alignment: the notebook\'s copy model beside a run of other settings; a fi
   await page.close();
 });
 
-test('Lookup: notebook 02\'s model beside the run: PyTorch\'s own top-1 on the lab\'s held-out queries', async () => {
+test('Lookup: notebook 02\'s model beside the run: PyTorch\'s own top-1 on the lab\'s held-out queries, and what it retrieves for the run\'s query', async () => {
   const { page, problems } = await openPage(lab, '?lab=lookup');
   await page.setInputFiles('#compare-file', path.join(FIXTURES, 'notebook_lookup_model.pt'));
   await page.waitForFunction(() => document.querySelector('#compare-yours-evaluation [data-metric="top1"]'), null, { timeout: 60000 });
   const want = parseSafetensors(readFileSync(path.join(FIXTURES, 'notebook_lookup_expected.safetensors'))).tensors;
   assert.equal(Math.round(await metric(page, 'yours', 'top1') * 2000), Math.round(want.top1.data[0] * 2000));
+  // What it looks at for the run's fixed query (held-out query 0): its weights over the database, the
+  // largest where PyTorch's largest is, and its retrieval beside the run's.
+  const w0 = Array.from(want.weights.data.subarray(0, 100));
+  const bars = JSON.parse(await page.getAttribute('canvas[data-figure="compare-yours-weights"]', 'data-bars'));
+  assert.equal(bars.highlight, w0.indexOf(Math.max(...w0)));
+  assert.ok(await page.isVisible('canvas[data-figure="compare-run-retrieval"]'));
+  assert.ok(await page.isVisible('canvas[data-figure="compare-yours-retrieval"]'));
   assert.match(await page.textContent('#compare-intro'), /^notebook_lookup_model\.pt: a Lookup model/);
   assert.deepEqual(problems, []);
   await page.close();

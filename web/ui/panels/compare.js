@@ -7,6 +7,7 @@
 import { HeatmapView } from '../heatmap.js';
 import { renderEvaluation } from '../evaluation_panel.js';
 import { el } from '../el.js';
+import { FigureBoard } from '../figures.js';
 
 export function comparePanel(page) {
   const { lab } = page;
@@ -20,10 +21,12 @@ export function comparePanel(page) {
     box.append(heading);
     const map = new HeatmapView(box, { cell: 18, label: title });
     map.canvas.id = `compare-${side}-heatmap`;
+    // A lab whose attention is a retrieval (Lookup): its own figures of the fixed query instead.
+    const figures = lab.views.retrievalFigures ? new FigureBoard(box, { stem: `${lab.id}-compare-${side}` }) : null;
     const evaluation = el('div', { className: 'compare-evaluation', id: `compare-${side}-evaluation` });
     box.append(evaluation);
     columns.append(box);
-    return { heading, map, evaluation };
+    return { heading, map, figures, evaluation };
   };
   const run = column('run', 'This lab\'s run');
   const theirs = column('yours', 'Your model');
@@ -48,6 +51,8 @@ export function comparePanel(page) {
     theirs.map.figure.hidden = !yourModel;
     if (runModel) run.map.show(runModel, { palette });
     if (yourModel) theirs.map.show(yourModel, { palette });
+    if (run.figures && snapshot) run.figures.show(lab.views.retrievalFigures(page.run.config, snapshot, null, ' — this run', 'compare-run'), { palette });
+    if (theirs.figures) theirs.figures.show(lab.views.retrievalFigures(compared.config, compared.snapshot, null, ' — your model', 'compare-yours'), { palette });
     renderEvaluation(run.evaluation, lab.views.evaluation(page.run.config, page.run.evaluations.at(-1)));
     renderEvaluation(theirs.evaluation, lab.views.evaluation(compared.config, compared.evaluation));
   }
