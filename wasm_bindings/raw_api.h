@@ -43,6 +43,20 @@ std::string check_additive_mask(const char* name, const std::vector<float>& v);
 // "" or "<name> must be a Float32Array (or an array of numbers), got <type>"
 std::string check_array(const char* name, const val& v);
 
+// Likeliest tokens ({id, probability, logit} each: BERT's predictions, GPT-2's chances) -> JS records.
+template <class Chances>
+val chance_records(const Chances& chances) {
+  val out = val::array();
+  for (const auto& c : chances) {
+    val item = val::object();
+    item.set("id", c.id);
+    item.set("probability", c.probability);
+    item.set("logit", c.logit);
+    out.call<void>("push", item);
+  }
+  return out;
+}
+
 // Layers with parameters share this face so Adam can take any of them.
 class RawLayer {
  public:

@@ -61,16 +61,8 @@ val RawBert::_hidden(int layer) const {
 }
 
 val RawBert::_predict(int position, int k) const {
-  val out = val::array();
-  if (!bert() || !bert()->computed()) return out;
-  for (const auto& p : bert()->predict(position, k)) {
-    val item = val::object();
-    item.set("id", p.id);
-    item.set("probability", p.probability);
-    item.set("logit", p.logit);
-    out.call<void>("push", item);
-  }
-  return out;
+  if (!bert() || !bert()->computed()) return val::array();
+  return chance_records(bert()->predict(position, k));
 }
 
 }  // namespace attnlab::wasm

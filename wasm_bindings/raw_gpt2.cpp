@@ -40,18 +40,6 @@ std::string number_field(const val& settings, const char* name, double fallback,
   return {};
 }
 
-val chances(const std::vector<TokenChance>& top) {
-  val out = val::array();
-  for (const TokenChance& c : top) {
-    val item = val::object();
-    item.set("id", c.id);
-    item.set("probability", c.probability);
-    item.set("logit", c.logit);
-    out.call<void>("push", item);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string RawGpt2::read_ids(const val& ids, std::vector<std::int32_t>& out) const {
@@ -148,7 +136,7 @@ val RawGpt2::_next_token() {
   out.set("id", step.id);
   out.set("probability", step.probability);
   out.set("position", step.position);
-  out.set("top", chances(step.top));
+  out.set("top", chance_records(step.top));
   out.set("attention", floats_of(step.attention));
   return out;
 }
@@ -160,7 +148,7 @@ val RawGpt2::_distribution(double temperature, int top_k, double top_p, int k) c
   if (!error.empty()) return error_record(error);
   if (k < 0) return error_record("k must be 0 or more");
   const std::vector<float>& z = writer_->logits();
-  return chances(top_tokens(next_token_distribution(z.data(), int(z.size()), s), z.data(), k));
+  return chance_records(top_tokens(next_token_distribution(z.data(), int(z.size()), s), z.data(), k));
 }
 
 val RawGpt2::_head_roles(int n, double seed, int backend) {
@@ -229,7 +217,7 @@ val _sampling_top(const val& logits, double temperature, int top_k, double top_p
   std::string error = sampling_of(logits, temperature, top_k, top_p, z, s, p);
   if (!error.empty()) return error_record(error);
   if (k < 0) return error_record("k must be 0 or more");
-  return chances(top_tokens(p, z.data(), k));
+  return chance_records(top_tokens(p, z.data(), k));
 }
 
 val _sampling_draw(const val& logits, double temperature, int top_k, double top_p, double seed, int index) {

@@ -131,8 +131,7 @@ async function recover(error) {
 
 // A session from the config, with the file's weights loaded into it. A file that does not fit throws
 // (StateDictError: every missing, unexpected and mis-shaped tensor), and the current session stays.
-async function importWeights({ lab: id, config, backend = 'auto', steps, bytes, name }) {
-  const lab = labOf(id);
+async function sessionFromFile(lab, config, backend, bytes, name) {
   const { tensors } = readWeightsFile(module, bytes, name);
   const next = await newSession(lab, config, backend);
   try {
@@ -141,6 +140,12 @@ async function importWeights({ lab: id, config, backend = 'auto', steps, bytes, 
     next.dispose();
     throw error;
   }
+  return next;
+}
+
+async function importWeights({ lab: id, config, backend = 'auto', steps, bytes, name }) {
+  const lab = labOf(id);
+  const next = await sessionFromFile(lab, config, backend, bytes, name);
   adopt(lab, next, { steps }, { imported: true });
   lastGood = { lab, config, backend, steps, tensors: null, step: 0 };
   rememberWeights();
@@ -155,19 +160,18 @@ async function importWeights({ lab: id, config, backend = 'auto', steps, bytes, 
 async function compareWeights({ lab: id, config, bytes, name }) {
   const lab = labOf(id);
   if (sessionLab !== lab) throw new Error(`build the ${lab.title} lab's model first`);
-  const { tensors } = readWeightsFile(module, bytes, name);
-  const theirs = await newSession(lab, config, 'auto');
+  const theirs = await sessionFromFile(lab, config, 'auto', bytes, name);
   try {
-    theirs.loadStateDict(tensors);
-    let sample = session.fixedSample(), ownSample = false, inspection;
+    let sample = session.fixedSample(), ownSample = false, snapshot;
     try {
-      inspection = theirs.inspect(lab.trainer.sampleArgs(theirs.config, sample));
+      snapshot = { step: 0, ...theirs.inspect(lab.trainer.sampleArgs(theirs.config, sample)) };
     } catch {
+      // Loading took a snapshot of its own fixed sample already (TrainingSession.loadStateDict).
       sample = theirs.fixedSample();
       ownSample = true;
-      inspection = theirs.inspect(lab.trainer.sampleArgs(theirs.config, sample));
+      snapshot = theirs.lastSnapshot;
     }
-    post({ type: 'compared', config: theirs.config, sample, ownSample, snapshot: { step: 0, ...inspection }, evaluation: theirs.evaluate() });
+    post({ type: 'compared', config: theirs.config, sample, ownSample, snapshot, evaluation: theirs.evaluate() });
   } finally {
     theirs.dispose();
   }

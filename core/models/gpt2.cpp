@@ -15,7 +15,7 @@ Gpt2Model::Gpt2Model(const Gpt2Config& config) : c_(config) {
   const int E = c_.n_embd, F = c_.n_inner;
   wte_ = RowMatrix::Zero(c_.vocab_size, E);
   wpe_ = RowMatrix::Zero(c_.n_positions, E);
-  auto norm = [E] { return Norm{std::vector<float>(std::size_t(E), 1.0f), std::vector<float>(std::size_t(E), 0.0f)}; };
+  auto norm = [E] { return Norm::identity(E); };
   for (int l = 0; l < c_.n_layer; ++l)
     blocks_.push_back(Block{norm(), PackedLinear(E, 3 * E), PackedLinear(E, E), norm(), PackedLinear(E, F), PackedLinear(F, E)});
   ln_f_ = norm();
@@ -23,16 +23,10 @@ Gpt2Model::Gpt2Model(const Gpt2Config& config) : c_(config) {
 }
 
 void Gpt2Model::index_tensors() {
-  auto linear = [this](const std::string& name, PackedLinear& p) {
-    linears_[name + ".weight"] = &p;
-    storage_[name + ".bias"] = p.bias_data();
-  };
-  auto norm = [this](const std::string& name, Norm& n) {
-    storage_[name + ".weight"] = n.weight.data();
-    storage_[name + ".bias"] = n.bias.data();
-  };
-  storage_["wte.weight"] = wte_.data();
-  storage_["wpe.weight"] = wpe_.data();
+  auto linear = [this](const std::string& name, PackedLinear& p) { tensors_.linear(name, p); };
+  auto norm = [this](const std::string& name, Norm& n) { tensors_.norm(name, n); };
+  tensors_.tensor("wte.weight", wte_.data());
+  tensors_.tensor("wpe.weight", wpe_.data());
   for (int l = 0; l < c_.n_layer; ++l) {
     const std::string p = "h." + std::to_string(l) + ".";
     Block& b = blocks_[std::size_t(l)];
@@ -46,15 +40,12 @@ void Gpt2Model::index_tensors() {
   norm("ln_f", ln_f_);
 }
 
-float* Gpt2Model::storage(const std::string& canonical) {
-  auto it = storage_.find(canonical);
-  return it == storage_.end() ? nullptr : it->second;
-}
+float* Gpt2Model::storage(const std::string& canonical) { return tensors_.storage(canonical); }
 
 bool Gpt2Model::set_linear_weight(const std::string& canonical, const float* w) {
-  auto it = linears_.find(canonical);
-  if (it == linears_.end()) return false;
-  PackedLinear& p = *it->second;
+  PackedLinear* packed = tensors_.packed(canonical);
+  if (!packed) return false;
+  PackedLinear& p = *packed;
   // Conv1D's [in, out] -> nn.Linear's [out, in], which PackedLinear packs (one weight's copy, freed here).
   const int in = p.in_features(), out = p.out_features();
   std::vector<float> transposed(std::size_t(in) * out);

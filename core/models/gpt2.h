@@ -26,6 +26,7 @@
 #include "../tensor.h"
 #include "checkpoint_model.h"
 #include "gpt2_config.h"
+#include "named_tensors.h"
 
 namespace attnlab {
 
@@ -67,9 +68,7 @@ class Gpt2Model : public CheckpointModel {
   std::vector<float> unembed(const float* residual) const;
 
  private:
-  struct Norm {
-    std::vector<float> weight, bias;
-  };
+  using Norm = LayerNormWeights;
   struct Block {
     Norm ln_1;
     PackedLinear attn, attn_proj;  // c_attn [E -> 3E], c_proj [E -> E]
@@ -85,8 +84,7 @@ class Gpt2Model : public CheckpointModel {
   RowMatrix wte_, wpe_;
   std::vector<Block> blocks_;
   Norm ln_f_;
-  std::map<std::string, float*> storage_;
-  std::map<std::string, PackedLinear*> linears_;
+  NamedTensors tensors_;
 
   // The cache and the last pass.
   std::vector<std::int32_t> tokens_;

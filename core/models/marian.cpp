@@ -44,7 +44,7 @@ void layer_norm(RowMatrix& x, const std::vector<float>& weight, const std::vecto
 MarianModel::MarianModel(const MarianConfig& config) : c_(config) {
   const int E = c_.d_model;
   output_ = PackedLinear(E, c_.vocab_size);
-  auto norm = [E] { return Norm{std::vector<float>(std::size_t(E), 1.0f), std::vector<float>(std::size_t(E), 0.0f)}; };
+  auto norm = [E] { return Norm::identity(E); };
   auto attention = [E] { return Attention{PackedLinear(E, E), PackedLinear(E, E), PackedLinear(E, E), PackedLinear(E, E)}; };
   encoder_.reserve(std::size_t(c_.encoder_layers));
   for (int l = 0; l < c_.encoder_layers; ++l)
@@ -65,22 +65,16 @@ MarianModel::MarianModel(const MarianConfig& config) : c_(config) {
 }
 
 void MarianModel::index_tensors() {
-  auto linear = [this](const std::string& name, PackedLinear& p) {
-    linears_[name + ".weight"] = &p;
-    storage_[name + ".bias"] = p.bias_data();
-  };
-  auto norm = [this](const std::string& name, Norm& n) {
-    storage_[name + ".weight"] = n.weight.data();
-    storage_[name + ".bias"] = n.bias.data();
-  };
+  auto linear = [this](const std::string& name, PackedLinear& p) { tensors_.linear(name, p); };
+  auto norm = [this](const std::string& name, Norm& n) { tensors_.norm(name, n); };
   auto attention = [&](const std::string& name, Attention& a) {
     linear(name + ".q_proj", a.q);
     linear(name + ".k_proj", a.k);
     linear(name + ".v_proj", a.v);
     linear(name + ".out_proj", a.out);
   };
-  linears_["model.shared.weight"] = &output_;
-  storage_["final_logits_bias"] = output_.bias_data();
+  tensors_.linear_weight("model.shared.weight", output_);
+  tensors_.tensor("final_logits_bias", output_.bias_data());
   for (int l = 0; l < c_.encoder_layers; ++l) {
     const std::string p = "model.encoder.layers." + std::to_string(l) + ".";
     EncoderLayer& e = encoder_[std::size_t(l)];
@@ -103,15 +97,12 @@ void MarianModel::index_tensors() {
   }
 }
 
-float* MarianModel::storage(const std::string& canonical) {
-  auto it = storage_.find(canonical);
-  return it == storage_.end() ? nullptr : it->second;
-}
+float* MarianModel::storage(const std::string& canonical) { return tensors_.storage(canonical); }
 
 bool MarianModel::set_linear_weight(const std::string& canonical, const float* w) {
-  auto it = linears_.find(canonical);
-  if (it == linears_.end()) return false;
-  it->second->set_weight(w);
+  PackedLinear* p = tensors_.packed(canonical);
+  if (!p) return false;
+  p->set_weight(w);
   return true;
 }
 

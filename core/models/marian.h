@@ -21,6 +21,7 @@
 #include "../tensor.h"
 #include "checkpoint_model.h"
 #include "marian_config.h"
+#include "named_tensors.h"
 
 namespace attnlab {
 
@@ -82,9 +83,7 @@ class MarianModel : public CheckpointModel {
   struct Attention {
     PackedLinear q, k, v, out;
   };
-  struct Norm {
-    std::vector<float> weight, bias;
-  };
+  using Norm = LayerNormWeights;
   struct EncoderLayer {
     Attention self;
     Norm self_norm;
@@ -135,8 +134,7 @@ class MarianModel : public CheckpointModel {
   RowMatrix positions_;  // [max_positions, E], computed
   std::vector<EncoderLayer> encoder_;
   std::vector<DecoderLayer> decoder_;
-  std::map<std::string, float*> storage_;
-  std::map<std::string, PackedLinear*> linears_;
+  NamedTensors tensors_;
 
   int S_ = 0, T_ = 0;
   RowMatrix encoder_out_, logits_;
