@@ -1,9 +1,15 @@
 // nn.Linear for inference on large weights (a pretrained BERT: 768 x 3072):
 //   y [M, out] = x [M, in] W^T + b,   W [out, in] as PyTorch stores it.
 // The weight is packed once, when it is loaded, into panels of eight output columns: panel p holds
-// W^T[k][8p .. 8p+7] for k = 0 .. in-1, contiguous. The product then streams each panel once per four
-// rows of x, in the vec4 tiles of gemm.cpp (4 rows x 8 columns), instead of striding through W.
-// Packing replaces the file's layout (no second copy of the weight is kept).
+// W^T[k][8p .. 8p+7], contiguous. The product then streams each panel once per four rows of x, in the
+// vec4 tiles of gemm.cpp (4 rows x 8 columns), instead of striding through W. Packing replaces the
+// file's layout (no second copy of the weight is kept).
+//
+// k runs in blocks of kBlock (768) rows, block after block in memory: [block][panel][k][8]. A wide
+// input (GPT-2's and BERT's 3,072 -> 768) then reuses 3 KB of x for every panel of a block, which stays
+// in the L1 cache, where a whole 12 KB row of x was pushed out by each 96 KB panel and read again
+// (measured on a decoding step: about 13% off that product's time). The sums carry over from block to
+// block in y, so every element is still one sum over k ascending from zero: the blocks change no bit.
 //
 // Each output element is summed over k in ascending order from zero, so the result does not depend
 // on how the panels are split between threads (shard_runner: the threads build splits them in two).
@@ -34,8 +40,11 @@ class PackedLinear {
   void forward(ConstMatrixRef x, MatrixRef y) const;
 
  private:
+  static constexpr int kBlock = 768;
+  std::size_t index(int o, int i) const;  // W[o][i]'s place in packed_
+
   int in_ = 0, out_ = 0, panels_ = 0;
-  std::vector<float> packed_;  // [panels, in, 8]; columns past out_ are zero
+  std::vector<float> packed_;  // [blocks of k][panels][k in the block][8]; columns past out_ are zero
   std::vector<float> bias_;
 };
 

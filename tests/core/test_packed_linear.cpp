@@ -54,3 +54,31 @@ TEST_CASE("PackedLinear: the same bits on one thread and on two") {
   runner.set_active_workers(active);
   CHECK(one == two);
 }
+
+// Inputs wider than one block of k (768 rows: 1,600 = 768 + 768 + 64) carry each sum from block to
+// block, so every output is still the plain float sum over k ascending from zero, plus the bias: the
+// same bits as the loop below (and as before the blocks), at every row count and with a ragged panel.
+TEST_CASE("PackedLinear: blocks of k give the bits of one float sum over k ascending") {
+  Rng rng(11);
+  const int in = 1600, out = 19;
+  const std::vector<float> w = random_vector(std::size_t(out) * in, rng), b = random_vector(std::size_t(out), rng);
+  PackedLinear layer(in, out);
+  layer.set_weight(w.data());
+  std::copy(b.begin(), b.end(), layer.bias_data());
+  for (int o = 0; o < out; ++o)
+    for (int i : {0, 767, 768, 1535, 1536, 1599}) REQUIRE(layer.weight(o, i) == w[std::size_t(o) * in + i]);
+  for (int M : {1, 2, 5}) {
+    const std::vector<float> x = random_vector(std::size_t(M) * in, rng);
+    RowMatrix y(M, out);
+    layer.forward(ConstMatrixMap(x.data(), M, in), y);
+    int differ = 0;
+    for (int r = 0; r < M; ++r)
+      for (int o = 0; o < out; ++o) {
+        float sum = 0.0f;
+        for (int i = 0; i < in; ++i) sum += x[std::size_t(r) * in + i] * w[std::size_t(o) * in + i];
+        differ += y(r, o) != sum + b[std::size_t(o)];
+      }
+    INFO("M=" << M);
+    CHECK(differ == 0);
+  }
+}
