@@ -34,6 +34,11 @@ struct AttentionForward {
   AttentionMask mask;
   float* weights = nullptr;
   float* out = nullptr;
+  // Floats from one (b, h) problem's keys (and values) to the next's; 0 means S * D, the contiguous
+  // [B, H, S, D]. A key/value cache with room to grow passes its capacity times D, so that appending a
+  // token moves nothing (gpt2.h).
+  std::size_t kv_stride = 0;
+  std::size_t kv_problem_stride() const { return kv_stride ? kv_stride : std::size_t(shape.S) * shape.D; }
 };
 
 // Gradients of a loss L with respect to q, k and v, given dL/d(out) and, optionally, dL/d(weights)

@@ -163,6 +163,9 @@ void row_dots(const float* x, const float* rows, int S, int D, float* dots) {
   }
 }
 
+// From this many keys on, one query's dots transpose the keys first (same sums, same order: same bits).
+constexpr int kTransposeFromKeys = 32;
+
 // c [S, D] = x [S] y [D]^T, each element 0 + x_s y_d: the product of a one-row matmul (the 0 turns a
 // -0 product into +0, as the tiled path's sum from 0 does).
 void outer_product(const float* x, const float* y, int S, int D, float* c) {
@@ -192,8 +195,8 @@ void attention_forward_simd128(const AttentionForward& a) {
     for (int h = 0; h < H; ++h) {
       const std::size_t bh = std::size_t(b) * H + h;
       const float* q = a.q + bh * T * D;
-      const float* k = a.k + bh * S * D;
-      const float* v = a.v + bh * S * D;
+      const float* k = a.k + bh * a.kv_problem_stride();
+      const float* v = a.v + bh * a.kv_problem_stride();
       float* weights = a.weights + bh * T * S;
       float* out = a.out + bh * T * D;
       const float* mask = a.mask.data
@@ -201,7 +204,14 @@ void attention_forward_simd128(const AttentionForward& a) {
                                     std::size_t(h) * a.mask.stride_h
                               : nullptr;
       if (T == 1) {  // one query: the passes below on one row
-        row_dots(q, k, S, D, weights);
+        // Few keys (the Count lab's 10): four scalar sums in flight beat moving the keys. Many (a GPT-2
+        // step sees every token so far): transposed once, the dots run four keys per vector.
+        if (S < kTransposeFromKeys) {
+          row_dots(q, k, S, D, weights);
+        } else {
+          transpose(k, S, D, k_t.data());
+          one_row_product(q, k_t.data(), D, S, weights);
+        }
         softmax_row(weights, mask, a.scale, S);
         one_row_product(weights, v, S, D, out);
         continue;

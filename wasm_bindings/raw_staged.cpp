@@ -17,14 +17,25 @@ std::size_t mask_elements(const AttentionForward& call) {
   return std::size_t(s.B - 1) * call.mask.stride_b + std::size_t(s.H - 1) * call.mask.stride_h + std::size_t(s.T) * s.S;
 }
 
+// Keys or values [B, H, S, D] for JS: a view of the heap when contiguous, else (a cache with room to
+// grow: `stride` floats from one problem to the next) a packed copy.
+val kv_floats(const float* p, const AttentionShape& s, std::size_t stride) {
+  const std::size_t block = std::size_t(s.S) * s.D;
+  if (stride == 0 || stride == block) return floats(p, s.kv_size());
+  val out = val::global("Float32Array").new_(double(s.kv_size()));
+  for (std::size_t problem = 0; problem < s.problems(); ++problem)
+    out.call<void>("set", floats(p + problem * stride, block), double(problem * block));
+  return out;
+}
+
 // What a forward and a backward call both carry: the shape, the scale and the forward's q, k, v.
-val call_record(const AttentionShape& s, float scale, const float* q, const float* k, const float* v) {
+val call_record(const AttentionShape& s, float scale, const float* q, const float* k, const float* v, std::size_t kv_stride = 0) {
   val out = val::object();
   out.set("B", s.B), out.set("H", s.H), out.set("T", s.T), out.set("S", s.S), out.set("D", s.D);
   out.set("scale", scale);
   out.set("q", floats(q, s.q_size()));
-  out.set("k", floats(k, s.kv_size()));
-  out.set("v", floats(v, s.kv_size()));
+  out.set("k", kv_floats(k, s, kv_stride));
+  out.set("v", kv_floats(v, s, kv_stride));
   return out;
 }
 
@@ -33,7 +44,7 @@ val call_record(const AttentionShape& s, float scale, const float* q, const floa
 val next_call_record(StagedForward* model) {
   AttentionForward call;
   if (!model || !model->next_call(call)) return val::null();
-  val out = call_record(call.shape, call.scale, call.q, call.k, call.v);
+  val out = call_record(call.shape, call.scale, call.q, call.k, call.v, call.kv_stride);
   out.set("mask", call.mask.data ? floats(call.mask.data, mask_elements(call)) : val::null());
   out.set("maskStrideB", double(call.mask.stride_b));
   out.set("maskStrideH", double(call.mask.stride_h));

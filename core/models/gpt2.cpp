@@ -1,7 +1,7 @@
 #include "gpt2.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "../attention.h"
@@ -91,15 +91,21 @@ void Gpt2Model::embed(const std::int32_t* ids, int n) {
     for (int t = 0; t < n; ++t)
       for (int s = past_ + t + 1; s < S; ++s) mask_[std::size_t(t) * S + s] = -std::numeric_limits<float>::infinity();
   }
-  // Grow each layer's cache from [H, past, D] to [H, S, D] in place, heads moved back to front.
+  // Room for S keys per head: a prompt's cache is exactly S; a step past the capacity doubles it, and
+  // each head's past rows move to their new place once.
   cache_k_.resize(std::size_t(L));
   cache_v_.resize(std::size_t(L));
-  for (int l = 0; l < L; ++l)
-    for (auto* cache : {&cache_k_[std::size_t(l)], &cache_v_[std::size_t(l)]}) {
-      cache->resize(std::size_t(H) * S * D);
-      for (int h = H - 1; h > 0; --h)
-        std::memmove(cache->data() + std::size_t(h) * S * D, cache->data() + std::size_t(h) * past_ * D, sizeof(float) * past_ * D);
-    }
+  if (S > capacity_) {
+    const int grown = past_ == 0 ? S : std::min(c_.n_positions, std::max(S, 2 * capacity_));
+    for (int l = 0; l < L; ++l)
+      for (auto* cache : {&cache_k_[std::size_t(l)], &cache_v_[std::size_t(l)]}) {
+        std::vector<float> moved(std::size_t(H) * grown * D, 0.0f);
+        for (int h = 0; h < H; ++h)
+          std::copy_n(cache->data() + std::size_t(h) * capacity_ * D, std::size_t(past_) * D, moved.data() + std::size_t(h) * grown * D);
+        *cache = std::move(moved);
+      }
+    capacity_ = grown;
+  }
   next_layer_ = 0;
   projected_ = false;
 }
@@ -108,6 +114,7 @@ void Gpt2Model::begin_forward(const std::int32_t* ids, int T) {
   tokens_.clear();
   cache_k_.clear();
   cache_v_.clear();
+  capacity_ = 0;
   embed(ids, T);
 }
 
@@ -115,7 +122,7 @@ void Gpt2Model::begin_step(std::int32_t id) { embed(&id, 1); }
 
 void Gpt2Model::project(int layer) {
   const Block& b = blocks_[std::size_t(layer)];
-  const int n = n_, E = c_.n_embd, H = c_.n_head, D = c_.head_dim(), S = past_ + n_;
+  const int n = n_, E = c_.n_embd, H = c_.n_head, D = c_.head_dim(), C = capacity_;
   RowMatrix a(n, E), qkv(n, 3 * E);
   layer_norm_forward(residual_[std::size_t(layer)], b.ln_1.weight.data(), b.ln_1.bias.data(), c_.layer_norm_epsilon, a);
   b.attn.forward(a, qkv);
@@ -127,8 +134,8 @@ void Gpt2Model::project(int layer) {
     for (int t = 0; t < n; ++t)
       for (int d = 0; d < D; ++d) {
         q_[(std::size_t(h) * n + t) * D + d] = qkv(t, h * D + d);
-        k[(std::size_t(h) * S + past_ + t) * D + d] = qkv(t, E + h * D + d);
-        v[(std::size_t(h) * S + past_ + t) * D + d] = qkv(t, 2 * E + h * D + d);
+        k[(std::size_t(h) * C + past_ + t) * D + d] = qkv(t, E + h * D + d);
+        v[(std::size_t(h) * C + past_ + t) * D + d] = qkv(t, 2 * E + h * D + d);
       }
 }
 
@@ -166,6 +173,7 @@ bool Gpt2Model::next_call(AttentionForward& call) {
   call.q = q_.data();
   call.k = cache_k_[std::size_t(next_layer_)].data();
   call.v = cache_v_[std::size_t(next_layer_)].data();
+  call.kv_stride = std::size_t(capacity_) * D;
   if (!mask_.empty()) call.mask = {mask_.data(), 0, 0};  // one [n, S] mask for every head
   return true;
 }
@@ -196,16 +204,24 @@ void Gpt2Model::step(Backend backend, std::int32_t id) {
 namespace {
 
 // logits[v] = wte[v] . x for every row of wte [V, E]: one streaming pass over the 150 MB of gpt2-small's
-// embeddings per written token, four lanes at a time (Eigen has no WASM SIMD path), a scalar tail.
+// embeddings per written token (Eigen has no WASM SIMD path). Four sums in flight per row (e mod 16 in
+// [0, 4), [4, 8), [8, 12), [12, 16)), so that the adds do not wait on one another and the loop keeps up
+// with memory; they are added in a fixed order, so every call gives the same bits.
 void unembed_rows(const RowMatrix& wte, const float* x, float* logits) {
   using namespace vec4;
-  const int V = int(wte.rows()), E = int(wte.cols()), E4 = E - E % 4;
+  const int V = int(wte.rows()), E = int(wte.cols()), E16 = E - E % 16;
   for (int v = 0; v < V; ++v) {
     const float* w = wte.data() + std::size_t(v) * E;
-    f32x4 acc = zero4();
-    for (int e = 0; e < E4; e += 4) acc = add4(acc, mul4(load4(w + e), load4(x + e)));
+    f32x4 a0 = zero4(), a1 = zero4(), a2 = zero4(), a3 = zero4();
+    for (int e = 0; e < E16; e += 16) {
+      a0 = add4(a0, mul4(load4(w + e), load4(x + e)));
+      a1 = add4(a1, mul4(load4(w + e + 4), load4(x + e + 4)));
+      a2 = add4(a2, mul4(load4(w + e + 8), load4(x + e + 8)));
+      a3 = add4(a3, mul4(load4(w + e + 12), load4(x + e + 12)));
+    }
+    const f32x4 acc = add4(add4(a0, a1), add4(a2, a3));
     float sum = (lane(acc, 0) + lane(acc, 1)) + (lane(acc, 2) + lane(acc, 3));
-    for (int e = E4; e < E; ++e) sum += w[e] * x[e];
+    for (int e = E16; e < E; ++e) sum += w[e] * x[e];
     logits[v] = sum;
   }
 }

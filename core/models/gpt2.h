@@ -4,7 +4,7 @@
 //
 //   embeddings   x = wte[ids] + wpe[past .. past+n)                                        [n, E]
 //   each block   a = LayerNorm_1(x);  q, k, v = a W_attn + b_attn  (Conv1D: W is [in, out]) [H, n, D]
-//                k, v appended to the layer's cache                                      [H, S, D]
+//                k, v appended to the layer's cache                               [H, S, D] of [H, C, D]
 //                w = softmax(q k^T / sqrt D + causal mask)  (the attention kernel)        [H, n, S]
 //                x = x + (w v, heads merged) W_proj + b_proj
 //                x = x + gelu_new(LayerNorm_2(x) W_fc + b_fc) W_proj2 + b_proj2           [n, E]
@@ -88,7 +88,12 @@ class Gpt2Model : public CheckpointModel {
 
   // The cache and the last pass.
   std::vector<std::int32_t> tokens_;
-  std::vector<std::vector<float>> cache_k_, cache_v_;  // per layer [H, S, D]
+  // Per layer [H, C, D]: each head's first S rows are its keys (values); C, the capacity, at least S.
+  // A prompt's pass gets C = S (the contiguous layout a WebGPU call copies); a step that outgrows C
+  // doubles it (up to n_positions), so writing a token moves the cache only at those steps, not at every
+  // one (it moved every head's keys and values each step: a millisecond at 128 tokens).
+  std::vector<std::vector<float>> cache_k_, cache_v_;
+  int capacity_ = 0;
   int past_ = 0, n_ = 0;
   std::vector<float> q_;     // the layer being computed: [H, n, D]
   std::vector<float> mask_;  // [n, S]: 0 or -inf (none when n = 1: one query sees every key)

@@ -241,7 +241,7 @@ TEST_CASE("simd128 matches scalar around every vector width, with guard values u
 TEST_CASE("simd128 one query (T=1) gives the bits of the tiled path's first row") {
   std::uint64_t seed = 500;
   for (int D : {1, 3, 4, 5, 7, 8, 9, 17})
-    for (int S : {1, 3, 4, 5, 8, 10, 13}) {
+    for (int S : {1, 3, 4, 5, 8, 10, 13, 32, 35}) {  // from 32 keys the dots go through the keys transposed
       const AttentionShape one{3, 2, 1, S, D}, two{3, 2, 2, S, D};
       Problem a(one, seed), b(two, seed + 1);
       ++seed;
@@ -288,4 +288,32 @@ TEST_CASE("simd128 one query (T=1) gives the bits of the tiled path's first row"
         for (std::size_t i = 0; i < one.kv_size(); ++i) differ += grads[0][j][i] != grads[1][j][i];
       CHECK(differ == 0);
     }
+}
+
+// A key/value cache with room to grow (gpt2.h) hands the kernel keys and values kv_stride floats apart
+// per (b, h) problem, rows past S unused: both CPU kernels must read only the first S rows of each
+// problem, and give the bits of the same problem packed contiguously.
+TEST_CASE("attention forward reads keys and values kv_stride apart (a cache with room) with the packed bits") {
+  for (Backend backend : {Backend::scalar, Backend::simd128})
+    for (int T : {1, 3})
+      for (int S : {5, 40}) {
+        const int D = 6, room = 7;  // each problem has S + room rows of keys and values
+        const AttentionShape shape{2, 3, T, S, D};
+        Problem packed(shape, 900 + std::uint64_t(S) + std::uint64_t(T));
+        std::vector<float> k_room(shape.problems() * (S + room) * D, std::nanf("")), v_room = k_room;
+        for (std::size_t p = 0; p < shape.problems(); ++p) {
+          std::copy_n(&packed.k[p * S * D], S * D, &k_room[p * (S + room) * D]);
+          std::copy_n(&packed.v[p * S * D], S * D, &v_room[p * (S + room) * D]);
+        }
+        std::vector<float> weights(shape.weights_size(), -7.0f), out(shape.q_size(), -7.0f);
+        AttentionForward roomy = packed.forward_args();
+        roomy.k = k_room.data(), roomy.v = v_room.data();
+        roomy.kv_stride = std::size_t(S + room) * D;
+        roomy.weights = weights.data(), roomy.out = out.data();
+        attention_forward(backend, packed.forward_args());
+        attention_forward(backend, roomy);
+        INFO("backend " << int(backend) << " T=" << T << " S=" << S);
+        CHECK(weights == packed.weights);  // the unused rows are NaN: any read of them would show
+        CHECK(out == packed.out);
+      }
 }
