@@ -163,9 +163,6 @@ void row_dots(const float* x, const float* rows, int S, int D, float* dots) {
   }
 }
 
-// From this many keys on, one query's dots transpose the keys first (same sums, same order: same bits).
-constexpr int kTransposeFromKeys = 32;
-
 // c [S, D] = x [S] y [D]^T, each element 0 + x_s y_d: the product of a one-row matmul (the 0 turns a
 // -0 product into +0, as the tiled path's sum from 0 does).
 void outer_product(const float* x, const float* y, int S, int D, float* c) {
@@ -204,14 +201,7 @@ void attention_forward_simd128(const AttentionForward& a) {
                                     std::size_t(h) * a.mask.stride_h
                               : nullptr;
       if (T == 1) {  // one query: the passes below on one row
-        // Few keys (the Count lab's 10): four scalar sums in flight beat moving the keys. Many (a GPT-2
-        // step sees every token so far): transposed once, the dots run four keys per vector.
-        if (S < kTransposeFromKeys) {
-          row_dots(q, k, S, D, weights);
-        } else {
-          transpose(k, S, D, k_t.data());
-          one_row_product(q, k_t.data(), D, S, weights);
-        }
+        row_dots(q, k, S, D, weights);
         softmax_row(weights, mask, a.scale, S);
         one_row_product(weights, v, S, D, out);
         continue;
