@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <numeric>
 #include <set>
 
 #include "models/checkpoint_loader.h"
@@ -259,4 +260,52 @@ TEST_CASE("gpt2: config.json and checkpoint messages name the field and the tens
   CHECK(model->check_prompt(bad, 2) == "token id 407 at position 1 is outside the vocabulary [0, 407)");
   CHECK(model->check_prompt(bad, 0) == "the text has no tokens");
   CHECK(model->check_step(1) == "no text yet: run the prompt first");
+}
+
+// next_token_distribution sorts only what a setting needs (nothing for a temperature alone, the top k
+// for top-k) and top_tokens keeps the best k in one pass: both against plain full sorts, on logits
+// with many ties (eight distinct values over 3,000 ids), where the order's tie rules decide.
+TEST_CASE("gpt2: the partial orders of sampling equal full sorts, ties included") {
+  Rng rng(99);
+  const int V = 3000;
+  std::vector<float> z(V);
+  for (float& v : z) v = float(int(rng.uniform() * 8.0f)) * 0.5f;
+  for (const Sampling s : {Sampling{1.0, 0, 1.0}, Sampling{0.7, 5, 1.0}, Sampling{1.3, 0, 0.6}, Sampling{0.9, 100, 0.8}, Sampling{0.0, 0, 1.0}}) {
+    INFO("temperature " << s.temperature << " top-k " << s.top_k << " top-p " << s.top_p);
+    // The reference: every id stably sorted by logit, then the formula of gpt2_sampling.h.
+    std::vector<int> order(V);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return z[std::size_t(a)] > z[std::size_t(b)]; });
+    std::vector<double> want(V, 0.0);
+    if (s.temperature == 0) {
+      want[std::size_t(order[0])] = 1.0;
+    } else {
+      const int kept = s.top_k > 0 ? s.top_k : V;
+      double sum = 0;
+      for (int i = 0; i < kept; ++i) sum += want[std::size_t(order[std::size_t(i)])] = std::exp((double(z[std::size_t(order[std::size_t(i)])]) - z[std::size_t(order[0])]) / s.temperature);
+      double mass = 0, nucleus = 0;
+      for (int i = 0; i < kept; ++i) {
+        double& p = want[std::size_t(order[std::size_t(i)])];
+        p /= sum;
+        if (mass >= s.top_p) p = 0;
+        else nucleus = mass += p;
+      }
+      for (double& p : want) p /= nucleus;
+    }
+    const std::vector<double> p = next_token_distribution(z.data(), V, s);
+    for (int v = 0; v < V; ++v) REQUIRE(p[std::size_t(v)] == doctest::Approx(want[std::size_t(v)]).epsilon(1e-12));
+    // top_tokens against a full sort with its own rule: more likely, larger logit, lower id.
+    std::vector<int> all(V);
+    std::iota(all.begin(), all.end(), 0);
+    std::sort(all.begin(), all.end(), [&](int a, int b) {
+      if (p[std::size_t(a)] != p[std::size_t(b)]) return p[std::size_t(a)] > p[std::size_t(b)];
+      if (z[std::size_t(a)] != z[std::size_t(b)]) return z[std::size_t(a)] > z[std::size_t(b)];
+      return a < b;
+    });
+    for (int k : {0, 1, 10, 37}) {
+      const std::vector<TokenChance> top = top_tokens(p, z.data(), k);
+      REQUIRE(int(top.size()) == k);
+      for (int i = 0; i < k; ++i) CHECK(top[std::size_t(i)].id == all[std::size_t(i)]);
+    }
+  }
 }
