@@ -12,7 +12,7 @@
 // token's attention row, for the page); time to first token is from the files (config.json + model.safetensors) to the first written
 // token; peak memory is WebAssembly's memory after the run (it never shrinks) against the weights file.
 // The greedy ids of every runner are checked against PyTorch's.
-// Usage: node benchmarks/gpt2.mjs [--dir /tmp/attnlab-gpt2] [--prompts 32,128] [--new 32] [--small]
+// Usage: node benchmarks/gpt2.mjs [--dir /tmp/attnlab-gpt2] [--prompts 32,128] [--new 32] [--rounds 5] [--small]
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,11 @@ const SMALL = process.argv.includes('--small');
 const DIR = arg('--dir', SMALL ? '/tmp/attnlab-gpt2-small' : '/tmp/attnlab-gpt2');
 const PROMPTS = arg('--prompts', '32,128').split(',').map(Number);
 const NEW = Number(arg('--new', 32));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ROUNDS = Number(arg('--rounds', 5));
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b), mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 const readIds = () => JSON.parse(readFileSync(path.join(DIR, 'ids.json'), 'utf8')).prompts;
 
 async function ours() {
@@ -106,22 +110,32 @@ if (process.argv.includes('--child')) {
 
 const torch = spawnSync('/usr/bin/python3', [path.join(REPO_ROOT, 'benchmarks', 'gpt2_torch.py'), '--out', DIR, '--prompts', PROMPTS.join(','), '--new', String(NEW), ...(SMALL ? ['--small'] : [])], { encoding: 'utf8', maxBuffer: 1 << 26 });
 if (torch.status !== 0) throw new Error(`gpt2_torch.py failed: ${torch.stderr}`);
-const runs = [JSON.parse(torch.stdout.trim().split('\n').pop())];
-for (const kind of ['ours', 'ort']) {
-  const r = spawnSync(process.execPath, [SCRIPT, '--child', kind, '--dir', DIR, '--prompts', PROMPTS.join(','), '--new', String(NEW)], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (r.status !== 0) { console.error(`${kind} failed: ${r.stderr}`); continue; }
-  runs.push(JSON.parse(r.stdout.trim().split('\n').pop()));
-}
-const weightsBytes = statSync(path.join(DIR, 'model.safetensors')).size;
-const reference = runs[0].results;
-console.log(`GPT-2 ${SMALL ? '(small test shape)' : 'small shape'}, random weights (${(weightsBytes / 2 ** 20).toFixed(0)} MB model.safetensors), greedy, ${NEW} new tokens\n`);
-console.log('| runner | prompt | prompt pass (ms) | decode per token (ms, median) | time to first token from files (ms) | greedy = PyTorch |');
-console.log('|---|---|---|---|---|---|');
-for (const run of runs) {
-  for (const r of run.results) {
-    const same = JSON.stringify(r.greedy) === JSON.stringify(reference.find((x) => x.prompt === r.prompt).greedy);
-    console.log(`| ${run.runner} | ${r.prompt} | ${r.prompt_ms.toFixed(1)} | ${r.decode_ms_median.toFixed(2)} | ${r.first_token_ms ? r.first_token_ms.toFixed(0) : '-'} | ${same ? 'yes' : 'no'} |`);
+const pytorch = JSON.parse(torch.stdout.trim().split('\n').pop());
+// Ours and onnxruntime-web alternate, one fresh process each, in the order ours-ort, ort-ours, ...: the
+// machine's memory bandwidth drifts by several percent over a minute, and neither runner should always
+// go first.
+const rounds = { ours: [], ort: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const kind of round % 2 === 0 ? ['ours', 'ort'] : ['ort', 'ours']) {
+    const r = spawnSync(process.execPath, [SCRIPT, '--child', kind, '--dir', DIR, '--prompts', PROMPTS.join(','), '--new', String(NEW)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error(`${kind} failed: ${r.stderr}`);
+    rounds[kind].push(JSON.parse(r.stdout.trim().split('\n').pop()));
   }
 }
-const mine = runs.find((r) => r.peak_heap_bytes);
-if (mine) console.log(`\nPeak WebAssembly memory (ours): ${(mine.peak_heap_bytes / 2 ** 20).toFixed(0)} MB = ${(mine.peak_heap_bytes / weightsBytes).toFixed(2)} x the checkpoint`);
+const weightsBytes = statSync(path.join(DIR, 'model.safetensors')).size;
+const reference = pytorch.results;
+console.log(`GPT-2 ${SMALL ? '(small test shape)' : 'small shape'}, random weights (${(weightsBytes / 2 ** 20).toFixed(0)} MB model.safetensors), greedy, ${NEW} new tokens, ${ROUNDS} alternating rounds\n`);
+console.log('| runner | prompt | prompt pass (ms, median) | decode per token (ms): each round\'s median | their median | time to first token from files (ms, median) | greedy = PyTorch |');
+console.log('|---|---|---|---|---|---|---|');
+const fmt = (x, digits = 1) => (x ? x.toFixed(digits) : '-');
+for (const run of [[pytorch], rounds.ours, rounds.ort]) {
+  for (const prompt of PROMPTS) {
+    const results = run.map((r) => r.results.find((x) => x.prompt === prompt));
+    const want = JSON.stringify(reference.find((x) => x.prompt === prompt).greedy);
+    const decode = results.map((r) => r.decode_ms_median);
+    const same = results.every((r) => JSON.stringify(r.greedy) === want);
+    console.log(`| ${run[0].runner} | ${prompt} | ${fmt(median(results.map((r) => r.prompt_ms)))} | ${decode.map((x) => x.toFixed(2)).join(', ')} | **${median(decode).toFixed(2)}** | ${fmt(median(results.map((r) => r.first_token_ms ?? 0)), 0)} | ${same ? 'yes' : 'no'} |`);
+  }
+}
+const peak = Math.max(...rounds.ours.map((r) => r.peak_heap_bytes));
+console.log(`\nPeak WebAssembly memory (ours): ${(peak / 2 ** 20).toFixed(0)} MB = ${(peak / weightsBytes).toFixed(2)} x the checkpoint`);
