@@ -15,13 +15,16 @@ std::string check_sampling(const Sampling& s) {
 
 namespace {
 
-// The `count` largest logits' ids, largest first, ties to the lower id (a strict order, so partial_sort
-// gives what a stable sort's first `count` would, without sorting the other 50,000 of GPT-2's ids).
+// The `count` largest logits' ids, largest first, ties to the lower id (a strict order, so either sort
+// gives what a stable sort's first `count` would). A partial sort for a few (top-k: the other 50,000 of
+// GPT-2's ids stay unsorted); a plain sort for all of them, where partial_sort's heap sort is about 40%
+// slower.
 std::vector<int> by_logit(const float* logits, int V, int count) {
   std::vector<int> order(std::size_t(V), 0);
   std::iota(order.begin(), order.end(), 0);
-  std::partial_sort(order.begin(), order.begin() + count, order.end(),
-                    [logits](int a, int b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  const auto larger = [logits](int a, int b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
+  if (count < V) std::partial_sort(order.begin(), order.begin() + count, order.end(), larger);
+  else std::sort(order.begin(), order.end(), larger);
   order.resize(std::size_t(count));
   return order;
 }
@@ -46,14 +49,17 @@ std::vector<double> next_token_distribution(const float* logits, int V, const Sa
   // The kept ids, in descending order where top-p needs the order; with neither limit, every id in id
   // order (the common case, a temperature alone: no sort of the vocabulary per token).
   std::vector<int> ids;
+  int largest = 0;
   if (kept < V || s.top_p < 1) {
     ids = by_logit(logits, V, kept);
+    largest = ids.front();
   } else {
     ids.resize(std::size_t(V));
     std::iota(ids.begin(), ids.end(), 0);
+    largest = argmax(logits, V);
   }
   // Softmax over the kept ids at this temperature, the largest logit subtracted first.
-  const double top = double(logits[argmax(logits, V)]) / s.temperature;
+  const double top = double(logits[largest]) / s.temperature;
   double sum = 0.0;
   for (const int v : ids) {
     p[std::size_t(v)] = std::exp(double(logits[v]) / s.temperature - top);
