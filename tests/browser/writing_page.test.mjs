@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, waitConfigured, waitDrawn, setField, readHeatmap, dropFiles, TINY_GPT2_FILES } from './support.mjs';
+import { startLab, openPage, waitDrawn, setField, readHeatmap } from './support.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
@@ -28,17 +28,11 @@ function topTen(z, temperature) {
   return e.map((x, id) => ({ id, p: x / sum })).sort((a, b) => b.p - a.p || a.id - b.id).slice(0, 10);
 }
 
-let lab, page;
-const problems = [];
+let lab, page, problems;
 before(async () => {
   lab = await startLab();
-  page = await lab.context.newPage();
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-  await page.goto(`${lab.url}?lab=writing&temperature=0&topK=0&maxNewTokens=12&roleTokens=20&roleSeed=7&text=${encodeURIComponent(PROMPT)}`);
-  await page.waitForSelector('#open-drop');
-  await dropFiles(page, TINY_GPT2_FILES);
-  await waitConfigured(page);
+  // openPage opens the lab's tiny checkpoint (support.mjs's TINY_FILES) and waits for every section.
+  ({ page, problems } = await openPage(lab, `?lab=writing&temperature=0&topK=0&maxNewTokens=12&roleTokens=20&roleSeed=7&text=${encodeURIComponent(PROMPT)}`));
   await waitDrawn(page);
 });
 after(async () => { await lab?.close(); });
@@ -160,12 +154,7 @@ test('the bars are softmax(logits / T) of the reference\'s logits, and follow th
 });
 
 test('on a phone (390x844) the logit lens table scrolls in its own box: the page does not scroll sideways', async () => {
-  const phone = await lab.context.newPage();
-  await phone.setViewportSize({ width: 390, height: 844 });
-  await phone.goto(`${lab.url}?lab=writing&text=${encodeURIComponent(PROMPT)}`);
-  await phone.waitForSelector('#open-drop');
-  await dropFiles(phone, TINY_GPT2_FILES);
-  await waitConfigured(phone);
+  const { page: phone } = await openPage(lab, `?lab=writing&text=${encodeURIComponent(PROMPT)}`, { viewport: { width: 390, height: 844 } });
   await phone.locator('[data-figure="lens-table"]').scrollIntoViewIfNeeded();
   const widths = await phone.evaluate(() => ({ page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
     box: document.querySelector('[data-figure="lens-table"] .figure-table-scroll').getBoundingClientRect().right }));
