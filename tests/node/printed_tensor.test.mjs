@@ -43,10 +43,34 @@ test('what is not a tensor is refused with the reason', () => {
   assert.throws(() => parsePrintedTensors(42), PrintedTensorError);
 });
 
+// Two inputs that once never finished (issue 35): "]tensor()" was read from character 0 again and again
+// (an empty tensor pushed each time until the heap ran out), and the shape check of a nest cost 3^depth.
+// Each input is small, so the fixed parser answers in milliseconds; the timeout only turns a relapse into
+// a failure instead of a hung suite.
+test('"]tensor()" and "]array( )" are refused, not read forever', { timeout: 20_000 }, () => {
+  const refused = (text, pattern) => assert.throws(() => parsePrintedTensors(text), (e) => e instanceof PrintedTensorError && pattern.test(e.message), text);
+  refused(']tensor()', /^"tensor\(\)" at character 2 holds no numbers$/);
+  refused(']array( )', /^"array\( \)" at character 2 holds no numbers$/);
+  refused('tensor(, [1])', /^"tensor\(, \[1\]\)" at character 1 holds no numbers$/);
+  assert.deepEqual(one('tensor( [1, 2])'), { shape: [2], data: [1, 2] });
+  assert.deepEqual(one('tensor(\n  3.)'), { shape: [], data: [3] });
+});
+
+test('a 16-deep nest two wide is read in one pass over its 65,536 numbers', { timeout: 20_000 }, () => {
+  const nest = (depth) => (depth === 0 ? '1' : `[${nest(depth - 1)}, ${nest(depth - 1)}]`);
+  const t = one(nest(16));
+  assert.deepEqual(t.shape, new Array(16).fill(2));
+  assert.equal(t.data.length, 65536);
+  // One row deep inside the nest is short: named by its whole index.
+  const bad = nest(16).replace(/\[1, 1\]\]*$/, (m) => `[1]${m.slice(6)}`);
+  assert.throws(() => parsePrintedTensors(bad), (e) => e instanceof PrintedTensorError && /^row \[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1\] has shape \(1\), row \[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0\] has \(2\)/.test(e.message));
+});
+
 test('fuzz: 3,000 mutated prints give a tensor or a PrintedTensorError', () => {
   let seed = 12345;
   const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
-  const seeds = Object.values(printed);
+  // The prints of the fixtures, and the two inputs that once never finished (see above).
+  const seeds = [...Object.values(printed), ']tensor()', ']array( )', `${'[1, '.repeat(16)}2${']'.repeat(16)}`];
   const alphabet = '[](),. -+e0123456789naif\n\ttensor';
   let parsed = 0, refused = 0;
   for (let i = 0; i < 3000; i++) {

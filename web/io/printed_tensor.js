@@ -33,18 +33,22 @@ export function parsePrintedTensors(text) {
     if (start < 0) break;
     at += start;
     if (text.startsWith('tensor(', at) || text.startsWith('array(', at)) {
+      const opened = at;
       at = text.indexOf('(', at) + 1;
-      const scalar = text.slice(at).match(/^\s*([^,\s)[\]]+)/);
-      if (scalar && !text.slice(at).trimStart().startsWith('[')) {
-        // tensor(0.5000) or tensor(3): a 0-d tensor.
-        const value = numberOf(scalar[1], text, at);
-        tensors.push({ shape: [], data: Float64Array.of(value) });
+      while (at < text.length && /\s/.test(text[at])) at++;
+      if (text[at] !== '[') {
+        // tensor(0.5000) or tensor(3): a 0-d tensor. Anything else inside the parentheses holds no
+        // numbers ("tensor()", "array( )"): refused here, since reading on from the next "[" would
+        // take a bracket of the words around it (and "]tensor()" would be read again and again).
+        const scalar = text.slice(at).match(/^([^,\s)[\]]+)/);
+        if (!scalar) throw new PrintedTensorError(`"${text.slice(opened, opened + 20).trimEnd()}" at character ${opened + 1} holds no numbers`);
+        tensors.push({ shape: [], data: Float64Array.of(numberOf(scalar[1], text, at)) });
         at += scalar[0].length;
         continue;
       }
     }
     const { value, end } = readList(text, text.indexOf('[', at), 0);
-    const shape = shapeOf(value, []);
+    const shape = shapeOf(value);
     const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
     total += data.length;
     if (total > MAX_NUMBERS) throw new PrintedTensorError(`more than ${MAX_NUMBERS} numbers were pasted; save a large tensor with torch.save and open the file`);
@@ -92,18 +96,39 @@ function numberOf(word, text, at) {
   return x;
 }
 
-/** Nested arrays -> their shape, checking that every row at a depth has the same length. */
-function shapeOf(value, path) {
-  if (!Array.isArray(value)) return [];
-  if (value.length === 0) return [0];
-  const inner = shapeOf(value[0], [...path, 0]);
-  value.forEach((item, i) => {
-    const other = shapeOf(item, [...path, i]);
-    if (Array.isArray(item) !== Array.isArray(value[0]) || other.join() !== inner.join()) {
-      throw new PrintedTensorError(`row [${[...path, i].join(', ')}] has shape (${other.join(', ')}), row [${[...path, 0].join(', ')}] has (${inner.join(', ')}): the rows of a tensor have one length`);
+/**
+ * Nested arrays -> their shape: the lengths along the first item at each depth, then one walk over every
+ * item that checks each row against them (linear in the number of items and brackets).
+ */
+function shapeOf(value) {
+  const shape = [];
+  for (let v = value; Array.isArray(v); v = v[0]) {
+    shape.push(v.length);
+    if (!v.length) break;
+  }
+  checkRows(value, shape, []);
+  return shape;
+}
+
+function checkRows(value, shape, path) {
+  const depth = path.length;
+  const expected = shape.slice(depth);
+  const row = (p) => `[${p.join(', ')}]`;
+  const mismatch = (item, i) => {
+    const other = [];
+    for (let v = item; Array.isArray(v); v = v[0]) {
+      other.push(v.length);
+      if (!v.length) break;
     }
-  });
-  return [value.length, ...inner];
+    throw new PrintedTensorError(`row ${row([...path, i])} has shape (${other.join(', ')}), row ${row([...path, 0])} has (${expected.slice(1).join(', ')}): the rows of a tensor have one length`);
+  };
+  if (!Array.isArray(value)) return;
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i];
+    const inner = expected.length > 1;
+    if (Array.isArray(item) !== inner || (inner && item.length !== expected[1])) mismatch(item, i);
+    if (inner) checkRows(item, shape, [...path, i]);
+  }
 }
 
 function flatten(value, out, at) {
