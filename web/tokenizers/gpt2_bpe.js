@@ -39,6 +39,11 @@ export function bytesToUnicode() {
 const BYTE_TO_CHAR = bytesToUnicode();
 const CHAR_TO_BYTE = new Map(BYTE_TO_CHAR.map((c, b) => [c, b]));
 const encoder = new TextEncoder();
+// A token or merge as a message shows it: quoted, on one line, at most about 40 characters.
+const show = (value) => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length <= 42 ? text : `${text.slice(0, 40)}…"`;
+};
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** The pre-tokenizer's pieces of `text` (no special tokens in it). */
@@ -51,23 +56,36 @@ export class Gpt2BpeTokenizer {
    * vocab: {token: id} (vocab.json); merges: [[a, b], ...] in rank order; specials: the added tokens
    * cut out of the text first ({content: id}; <|endoftext|> from the vocabulary by default).
    */
-  constructor(vocab, merges, { specials = null } = {}) {
+  constructor(vocab, merges, { specials = null, files = { vocab: 'vocab.json', merges: 'merges.txt' } } = {}) {
     this.vocab = new Map(Object.entries(vocab));
     this.tokens = [];
+    // Checked when the folder opens, so that a broken file is named there and not met as an id without a
+    // token in the middle of writing. `files` names them as the user has them (vocab.json and merges.txt,
+    // or tokenizer.json).
     for (const [token, id] of this.vocab) {
-      if (!Number.isInteger(id) || id < 0) throw new Error(`vocab.json: the id of ${JSON.stringify(token)} must be a whole number, got ${JSON.stringify(id)}`);
+      if (!Number.isInteger(id) || id < 0) throw new Error(`${files.vocab}: the id of ${show(token)} must be a whole number, got ${show(id)}`);
+      if (this.tokens[id] !== undefined) throw new Error(`${files.vocab}: ${show(this.tokens[id])} and ${show(token)} have the same id ${id}: each token needs its own`);
       this.tokens[id] = token;
     }
+    for (const c of BYTE_TO_CHAR) {
+      if (!this.vocab.has(c)) throw new Error(`${files.vocab} lacks the byte token ${JSON.stringify(c)}: is it a byte-level BPE (GPT-2) vocabulary?`);
+    }
     this.ranks = new Map();
-    merges.forEach(([a, b], rank) => { if (!this.ranks.has(`${a} ${b}`)) this.ranks.set(`${a} ${b}`, rank); });
+    // Each merge's two tokens and what they make must be in the vocabulary, as the tokenizers library's
+    // BPE builder requires (MergeTokenOutOfVocabulary): a merge to a token without an id would write ids
+    // that are not the model's.
+    merges.forEach(([a, b], rank) => {
+      for (const token of [a, b, a + b]) {
+        if (!this.vocab.has(token)) throw new Error(`${files.merges}: merge ${rank + 1} (${show(`${a} ${b}`)}) needs the token ${show(token)}, which ${files.vocab} lacks`);
+      }
+      if (!this.ranks.has(`${a} ${b}`)) this.ranks.set(`${a} ${b}`, rank);
+    });
     const added = specials ?? (this.vocab.has(END_OF_TEXT) ? { [END_OF_TEXT]: this.vocab.get(END_OF_TEXT) } : {});
     this.specials = new Map(Object.entries(added));
     for (const [content, id] of this.specials) { this.vocab.set(content, id); this.tokens[id] = content; }
-    for (const c of BYTE_TO_CHAR) {
-      if (!this.vocab.has(c)) throw new Error(`vocab.json lacks the byte token ${JSON.stringify(c)}: is it a byte-level BPE (GPT-2) vocabulary?`);
-    }
     this.eosId = this.specials.get(END_OF_TEXT) ?? null;
     this.cache = new Map();
+    this.work = 0;
   }
 
   /** From vocab.json's and merges.txt's texts. */
@@ -99,31 +117,64 @@ export class Gpt2BpeTokenizer {
     });
     const specials = {};
     for (const t of json.added_tokens ?? []) if (t?.special && typeof t.content === 'string' && Number.isInteger(t.id)) specials[t.content] = t.id;
-    return new Gpt2BpeTokenizer(model.vocab, merges, { specials: Object.keys(specials).length ? specials : null });
+    return new Gpt2BpeTokenizer(model.vocab, merges, { specials: Object.keys(specials).length ? specials : null,
+      files: { vocab: 'tokenizer.json (model.vocab)', merges: 'tokenizer.json (model.merges)' } });
   }
 
   get size() { return this.tokens.length; }
 
-  /** A piece's byte characters -> its BPE tokens (cached: texts repeat their words). */
+  /**
+   * A piece's byte characters -> its BPE tokens (cached: texts repeat their words).
+   *
+   * GPT2Tokenizer's rule: merge every occurrence, left to right, of the adjacent pair of lowest rank, then
+   * look again. Rescanning the whole piece for each merge is quadratic (a 1 MB run of letters took 71 s),
+   * so the pairs wait in a heap ordered by (rank, position) on a linked list of symbols: each merge costs
+   * O(log n) and adds at most two pairs, O(n log n) in all, with no recursion and no spread. One round
+   * takes every pair of the lowest rank before merging any (the pass of the plain rule: a pair that a
+   * merge of this round forms waits for the next round), and merges them left to right, skipping one
+   * that an earlier merge of the round took a symbol of (the plain rule's "aaa" -> "aa a").
+   * `this.work` counts heap pushes and pops (tests bound it by the input's size).
+   */
   bpe(word) {
     const hit = this.cache.get(word);
     if (hit) return hit;
-    let parts = [...word];
-    while (parts.length > 1) {
-      let best = Infinity, at = -1;
-      for (let k = 0; k + 1 < parts.length; k++) {
-        const rank = this.ranks.get(`${parts[k]} ${parts[k + 1]}`);
-        if (rank !== undefined && rank < best) { best = rank; at = k; }
+    const sym = [...word];
+    const n = sym.length;
+    const next = new Int32Array(n), prev = new Int32Array(n);
+    for (let i = 0; i < n; i++) { next[i] = i + 1 < n ? i + 1 : -1; prev[i] = i - 1; }
+    const heap = new PairHeap();
+    // A pair is still there when both symbols are as long as they were when it was pushed (a symbol only
+    // grows, by taking its right neighbour) and the right one still follows the left.
+    const push = (i) => {
+      const j = next[i];
+      if (i < 0 || j < 0) return;
+      const rank = this.ranks.get(`${sym[i]} ${sym[j]}`);
+      if (rank === undefined) return;
+      heap.push(rank, i, j, sym[i].length, sym[j].length);
+      this.work++;
+    };
+    const current = (e) => sym[e.i] !== null && next[e.i] === e.j && sym[e.j] !== null && sym[e.i].length === e.leftLength && sym[e.j].length === e.rightLength;
+    for (let i = 0; i + 1 < n; i++) push(i);
+    const round = [];
+    while (heap.size > 0) {
+      const rank = heap.top().rank;
+      round.length = 0;
+      while (heap.size > 0 && heap.top().rank === rank) { round.push(heap.pop()); this.work++; }
+      for (const e of round) {  // in position order: the heap's tie-break
+        if (!current(e)) continue;
+        const { i, j } = e;
+        sym[i] += sym[j];
+        sym[j] = null;
+        next[i] = next[j];
+        if (next[j] >= 0) prev[next[j]] = i;
+        push(prev[i]);
+        push(i);
       }
-      if (at < 0) break;
-      const [a, b] = [parts[at], parts[at + 1]];
-      const merged = [];
-      for (let k = 0; k < parts.length; k++) {
-        if (k + 1 < parts.length && parts[k] === a && parts[k + 1] === b) { merged.push(a + b); k++; } else merged.push(parts[k]);
-      }
-      parts = merged;
     }
-    if (this.cache.size < 100000) this.cache.set(word, parts);
+    const parts = [];
+    for (let i = n > 0 ? 0 : -1; i >= 0; i = next[i]) parts.push(sym[i]);  // node 0 is never merged away
+    // Texts repeat their words, not their megabyte runs: long pieces are not kept.
+    if (this.cache.size < 100000 && n <= 256) this.cache.set(word, parts);
     return parts;
   }
 
@@ -135,7 +186,7 @@ export class Gpt2BpeTokenizer {
       for (const word of pretokenize(piece)) {
         let chars = '';
         for (const b of encoder.encode(word)) chars += BYTE_TO_CHAR[b];
-        out.push(...this.bpe(chars));
+        for (const token of this.bpe(chars)) out.push(token);  // no spread: a piece can be 100,000s of tokens
       }
     }
     return out;
@@ -199,6 +250,50 @@ export class Gpt2BpeTokenizer {
     }
     return this.tokens[id];
   }
+}
+
+/**
+ * The BPE's waiting pairs: a binary min-heap on (rank, left position), so that a round takes the pairs
+ * of one rank left to right.
+ */
+class PairHeap {
+  constructor() { this.items = []; }
+
+  get size() { return this.items.length; }
+
+  top() { return this.items[0]; }
+
+  push(rank, i, j, leftLength, rightLength) {
+    const a = this.items;
+    a.push({ rank, i, j, leftLength, rightLength });
+    for (let k = a.length - 1; k > 0;) {
+      const parent = (k - 1) >> 1;
+      if (!PairHeap.before(a[k], a[parent])) break;
+      [a[k], a[parent]] = [a[parent], a[k]];
+      k = parent;
+    }
+  }
+
+  pop() {
+    const a = this.items;
+    const first = a[0];
+    const last = a.pop();
+    if (a.length > 0) {
+      a[0] = last;
+      for (let k = 0; ;) {
+        const l = 2 * k + 1, r = l + 1;
+        let m = k;
+        if (l < a.length && PairHeap.before(a[l], a[m])) m = l;
+        if (r < a.length && PairHeap.before(a[r], a[m])) m = r;
+        if (m === k) break;
+        [a[k], a[m]] = [a[m], a[k]];
+        k = m;
+      }
+    }
+    return first;
+  }
+
+  static before(x, y) { return x.rank < y.rank || (x.rank === y.rank && x.i < y.i); }
 }
 
 /** merges.txt's text -> [[a, b], ...]: one merge a line, "#version" lines and blank lines skipped. */
