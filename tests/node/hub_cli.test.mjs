@@ -70,7 +70,7 @@ const server = http.createServer((req, res) => {
   if (!model.files.includes(file)) return res.writeHead(404, { 'x-repo-commit': COMMIT }).end('Entry not found');
   const bytes = model.configText && file === 'config.json' ? Buffer.from(model.configText) : readFileSync(path.join(model.folder, file));
   if (LARGE.has(file)) {
-    res.writeHead(302, { location: `/cdn/${encodeURIComponent(m[1])}/${file}`, 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(bytes)}"`, 'x-linked-size': bytes.length });
+    res.writeHead(302, { location: `${ENDPOINT}/cdn/${encodeURIComponent(m[1])}/${file}`, 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(bytes)}"`, 'x-linked-size': bytes.length });
     return res.end();
   }
   res.writeHead(200, { 'x-repo-commit': COMMIT, etag: `"${sha1(bytes)}"`, 'content-length': bytes.length });

@@ -8,6 +8,19 @@
 //   download  {HF_ENDPOINT or https://huggingface.co}/ID/resolve/REVISION/FILE, redirects followed (the
 //             weights sit behind a redirect to a CDN), HF_TOKEN sent as "Authorization: Bearer"
 //   offline   HF_HUB_OFFLINE=1: the cache only, never the network
+//   renamed   a HEAD answered with a relative redirect (a renamed repository: "gpt2" is now
+//             "openai-community/gpt2") is followed on the same host; the commit and ETag come from
+//             the last answer; the files are kept under the id the user typed
+//   timeouts  HF_HUB_ETAG_TIMEOUT (10 s) for a HEAD's answer; HF_HUB_DOWNLOAD_TIMEOUT (10 s): a download
+//             that brings less than STALL_BYTES in that many seconds is stopped as stalled (what
+//             arrived is kept for the resume)
+//   what is sent  Accept-Encoding: identity (the sizes are the files' own; a body is never inflated)
+//
+// What the Hub sends is checked before it becomes a path or fills the disk: the revision before any
+// request (git's rules for a ref name), the commit (40 hex digits) and the ETag (a sha1 or sha256);
+// a small file is capped at its opener's limit (checkpoint_files.js) while it arrives, a weights file
+// announced larger than a lab can hold is refused before its body, and a body longer than announced is
+// stopped; nothing refused is kept.
 //
 // A model already complete in the cache is used as it is (no network). A download goes to a temporary
 // name and is renamed only once its size, and its sha256 where the Hub gives one (the ETag of a large
@@ -18,7 +31,9 @@ import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
-import { DEFAULT_ENDPOINT, authorization, contentRange, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId } from '../models/hub_ids.js';
+import { MAX_WEIGHT_BYTES, WEIGHT_FILES, limitWords, smallFileLimit } from '../models/checkpoint_files.js';
+import { DEFAULT_ENDPOINT, authorization, blobName, contentRange, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
+  revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS, stallWatch } from '../models/hub_ids.js';
 
 export { parseModelId };
 
@@ -39,6 +54,10 @@ export function hubCacheDir(env = process.env) {
 const repoDir = (cache, id) => path.join(cache, `models--${id.replace('/', '--')}`);
 const exists = async (file) => !!(await stat(file).catch(() => null));
 const isCommit = (revision) => /^[0-9a-f]{40}$/.test(revision);
+const isWeights = (file) => WEIGHT_FILES.some(([name]) => name === file);
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+/** How many relative redirects a HEAD follows (a renamed repository needs one). */
+const MAX_RELATIVE_REDIRECTS = 10;
 
 /** The files a kind needs, as a list of alternatives: [['config.json'], ..., ['model.safetensors', 'pytorch_model.bin']]. */
 const neededFiles = (kind) => [...kind.files.required.map((f) => [f]), kind.files.weights];
@@ -89,22 +108,53 @@ class Hub {
     this.endpoint = (env.HF_ENDPOINT || DEFAULT_ENDPOINT).replace(/\/+$/, '');
     this.token = env.HF_TOKEN || null;
     this.commit = null;
+    try {
+      this.headSeconds = secondsSetting('HF_HUB_ETAG_TIMEOUT', env.HF_HUB_ETAG_TIMEOUT, 10);
+      this.stallSeconds = secondsSetting('HF_HUB_DOWNLOAD_TIMEOUT', env.HF_HUB_DOWNLOAD_TIMEOUT, STALL_SECONDS);
+    } catch (error) {
+      throw new HubError(error.message);
+    }
   }
 
   url(file) {
     return hubFileUrl(this.endpoint, this.id, this.revision, file);
   }
 
-  // init.range: ask for the file from that byte on.
-  async request(file, { range, ...init }) {
-    const headers = { ...authorization(this.token), ...(range ? { range: `bytes=${range}-` } : {}) };
+  // One request; a failure to connect (or a signal's abort) becomes a HubError. init.range: ask for the
+  // file from that byte on.
+  async request(url, file, { range, signal, ...init }) {
+    const headers = { ...authorization(this.token), 'accept-encoding': 'identity', ...(range ? { range: `bytes=${range}-` } : {}) };
     try {
-      return await fetch(this.url(file), { ...init, headers });
+      return await fetch(url, { ...init, headers, signal });
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       if (isRedirectLoop(error)) throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
       throw new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
         + 'a model opens offline once it is in the cache (HF_HUB_OFFLINE=1 never uses the network)');
     }
+  }
+
+  /**
+   * The file's metadata: a HEAD that follows relative redirects on the same host (a renamed
+   * repository) and no other -> {response, url} (url: where the file is on the Hub now, which the
+   * download asks). HF_HUB_ETAG_TIMEOUT bounds each answer.
+   */
+  async head(file) {
+    let url = this.url(file);
+    for (let hop = 0; hop <= MAX_RELATIVE_REDIRECTS; hop++) {
+      const signal = AbortSignal.timeout(this.headSeconds * 1000);
+      const response = await this.request(url, file, { method: 'HEAD', redirect: 'manual', signal }).catch((error) => {
+        if (error?.name === 'TimeoutError') {
+          throw new HubError(`${this.id}: ${this.endpoint} did not answer for ${file} within ${this.headSeconds} s (HF_HUB_ETAG_TIMEOUT); `
+            + 'a model opens offline once it is in the cache');
+        }
+        throw error;
+      });
+      const next = response.status >= 300 && response.status < 400 ? relativeRedirect(url, response.headers.get('location')) : null;
+      if (!next) return { response, url };
+      url = next;
+    }
+    throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
   }
 
   // A refused answer as a sentence (hub_ids.js: the status and the Hub's X-Error-Code), or null for a 404.
@@ -118,10 +168,10 @@ class Hub {
    * when the Hub has no such file (404).
    */
   async fetchFile(file) {
-    // First the metadata, without following the redirect: the commit the revision points to, and the
-    // blob's name and size (for a large file: X-Linked-Etag, its sha256, and X-Linked-Size; the CDN
-    // behind the redirect has ETags of its own), as huggingface_hub reads them.
-    const head = await this.request(file, { method: 'HEAD', redirect: 'manual' });
+    // First the metadata, following only relative redirects: the commit the revision points to, and the
+    // blob's name and size (for a large file: X-Linked-Etag, its sha256, and X-Linked-Size, on the
+    // redirect to the CDN, whose ETags are its own), as huggingface_hub reads them.
+    const { response: head, url } = await this.head(file);
     if (head.status >= 400) {
       const why = this.refusal(head, file);
       if (why) throw new HubError(why);
@@ -132,13 +182,15 @@ class Hub {
     if (!this.commit || !isCommit(this.commit)) {
       throw new HubError(`${this.id}: the Hub's answer for ${file} names no commit (X-Repo-Commit): is ${this.endpoint} a Hugging Face endpoint?`);
     }
-    const etag = (h.get('x-linked-etag') ?? h.get('etag') ?? '').replace(/^W\//, '').replace(/"/g, '');
-    if (!/^[A-Za-z0-9._-]{1,128}$/.test(etag)) throw new HubError(`${this.id}: the Hub's answer for ${file} has no usable ETag`);
+    const etag = blobName(h.get('x-linked-etag') ?? h.get('etag'));
+    if (!etag) throw new HubError(`${this.id}: the Hub's answer for ${file} has no usable ETag (a sha1 or sha256 of the file): is ${this.endpoint} a Hugging Face endpoint?`);
     const size = Number(h.get('x-linked-size') ?? h.get('content-length') ?? NaN);
+    const limit = isWeights(file) ? MAX_WEIGHT_BYTES : smallFileLimit(file);
+    if (size > limit) throw new HubError(this.tooLarge(file, size));
     const repo = repoDir(this.cache, this.id);
     const blob = path.join(repo, 'blobs', etag);
     await mkdir(path.dirname(blob), { recursive: true });
-    if (!(await exists(blob))) await this.fetchBlob(file, blob, etag, size);
+    if (!(await exists(blob))) await this.fetchBlob({ file, url, blob, etag, size, limit });
     const link = path.join(repo, 'snapshots', this.commit, file);
     await mkdir(path.dirname(link), { recursive: true });
     const target = path.relative(path.dirname(link), blob);
@@ -149,17 +201,53 @@ class Hub {
     return true;
   }
 
+  // The sentence for a file larger than a lab holds (`bytes`: announced, or what arrived so far).
+  tooLarge(file, bytes, { arrived = false } = {}) {
+    const said = arrived ? `more than ${limitWords(bytes)} of ${file} arrived` : `${file} is ${mb(bytes)}`;
+    return isWeights(file)
+      ? `${this.id}: ${said}: its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds `
+        + '(a browser tab\'s WebAssembly memory beside its work); nothing was downloaded or kept'
+      : `${this.id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`;
+  }
+
   /**
-   * The file's bytes into blobs/ETAG, through ETAG.incomplete: a download that broke off keeps what
-   * arrived there, and the next run asks only for the rest (HTTP Range: bytes=N-), as huggingface_hub
-   * resumes. A server that answers the Range with the whole file (200) is read from its first byte
-   * again. The blob appears, by rename, only when its size and (for a large file) its sha256 check out.
+   * The file's bytes into blobs/ETAG, through ETAG.incomplete: a download that broke off or stalled
+   * keeps what arrived there, and the next run asks only for the rest (HTTP Range: bytes=N-), as
+   * huggingface_hub resumes. A server that answers the Range with the whole file (200) is read from its
+   * first byte again. The blob appears, by rename, only when its size and (for a large file) its sha256
+   * check out. url: the file's URL after the HEAD's relative redirects.
    */
-  async fetchBlob(file, blob, etag, size) {
+  async fetchBlob({ file, url, blob, etag, size, limit }) {
     const partial = `${blob}.incomplete`;
     let have = (await stat(partial).catch(() => null))?.size ?? 0;
     if (Number.isFinite(size) && have >= size) have = 0; // not a part of this file: start again
-    const response = await this.request(file, { redirect: 'follow', ...(have ? { range: have } : {}) });
+    // Stalled: fewer than STALL_BYTES in a window of HF_HUB_DOWNLOAD_TIMEOUT seconds, the answer's
+    // headers included (a server that never answers, or trickles a byte at a time).
+    const watch = stallWatch(this.stallSeconds);
+    let bytes = have;
+    // Ctrl-C: what arrived is on disk as .incomplete (never the blob); say so, and stop as a shell expects.
+    const interrupted = () => {
+      process.stderr.write(`\nattnlab: interrupted: ${bytes} bytes of ${file} are kept as ${path.basename(partial)}; run the command again to go on from there\n`);
+      process.exit(130);
+    };
+    process.once('SIGINT', interrupted);
+    try {
+      await this.download({ file, url, partial, etag, size, limit, have, signal: watch.signal, onBytes: (n) => { bytes = n; watch.progress(n - have); } });
+    } catch (error) {
+      if (!watch.stalled) throw error;
+      throw new HubError(`${this.id}: the download of ${file} stalled: less than ${STALL_BYTES} bytes arrived in ${this.stallSeconds} s (HF_HUB_DOWNLOAD_TIMEOUT); `
+        + `${bytes} bytes are kept as ${path.basename(partial)}: run the command again to go on from there`);
+    } finally {
+      watch.stop();
+      process.removeListener('SIGINT', interrupted);
+    }
+    await rename(partial, blob);
+  }
+
+  // fetchBlob's request and body; onBytes(total so far). Refusals and a body that is not the file remove
+  // the part; a break or stall keeps it.
+  async download({ file, url, partial, etag, size, limit, have, signal, onBytes }) {
+    const response = await this.request(url, file, { redirect: 'follow', signal, ...(have ? { range: have } : {}) });
     if (!response.ok) {
       await response.body?.cancel();
       throw new HubError(this.refusal(response, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
@@ -169,30 +257,50 @@ class Hub {
     const start = resumed ? have : 0;
     // The Hub named one size (X-Linked-Size) and the download brings another: the file changed between
     // the two requests (a new commit on the branch).
-    const length = start + Number(response.headers.get('content-length') ?? NaN);
+    // (A compressed answer's Content-Length is the compressed body's: it says nothing of the file.)
+    const encoded = !/^(?:identity)?$/i.test(response.headers.get('content-encoding') ?? '');
+    const length = encoded ? NaN : start + Number(response.headers.get('content-length') ?? NaN);
     if (Number.isFinite(size) && Number.isFinite(length) && length !== size) {
       await response.body?.cancel();
       await rm(partial, { force: true });
       throw new HubError(`${this.id}: ${file} changed size between two requests (${size} bytes, then ${length}): the model was updated while it downloaded; nothing was kept: run the command again`);
+    }
+    if (length > limit) {
+      await response.body?.cancel();
+      await rm(partial, { force: true });
+      throw new HubError(this.tooLarge(file, length));
     }
     const hash = createHash('sha256');
     if (resumed) for await (const chunk of createReadStream(partial)) hash.update(chunk);
     const out = createWriteStream(partial, { flags: resumed ? 'a' : 'w' });
     const bar = progressBar(file, size);
     let bytes = start;
+    // A body longer than announced (or, unannounced, than the file's limit) is not the file: a server
+    // that compresses although asked not to can inflate 1 MB into gigabytes.
+    const most = Number.isFinite(size) ? size : limit;
     try {
       for await (const chunk of response.body) {
         hash.update(chunk);
         bytes += chunk.length;
+        onBytes(bytes);
+        if (bytes > most) break;
         if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
         bar.update(bytes);
       }
     } catch (error) {
       await new Promise((resolve) => out.end(resolve));
+      if (signal.aborted) throw signal.reason;
       throw new HubError(`${this.id}: the download of ${file} broke off after ${bytes} bytes (${error.cause?.code ?? error.message}); `
         + `what arrived is kept as ${path.basename(partial)}: run the command again to go on from there`);
     }
     await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
+    if (bytes > most) {
+      await response.body?.cancel().catch(() => {});
+      await rm(partial, { force: true });
+      throw new HubError(Number.isFinite(size)
+        ? `${this.id}: more than the ${size} bytes announced for ${file} arrived (a compressed answer, or not the file); nothing of it was kept`
+        : this.tooLarge(file, limit, { arrived: true }));
+    }
     bar.done(bytes);
     const sha256 = hash.digest('hex');
     const problem = Number.isFinite(size) && bytes !== size ? `${bytes} bytes arrived of the ${size} announced`
@@ -201,7 +309,6 @@ class Hub {
       await rm(partial, { force: true });
       throw new HubError(`${this.id}: the download of ${file} is not whole (${problem}); nothing was kept: run the command again`);
     }
-    await rename(partial, blob);
   }
 }
 
@@ -215,6 +322,10 @@ class Hub {
 export async function resolveModelFolder(model, { expect, env = process.env } = {}) {
   if ((await stat(model).catch(() => null))?.isDirectory()) return model;
   const parsed = parseModelId(model);
+  const at = model.lastIndexOf('@');
+  if (!parsed && at > 0 && parseModelId(model.slice(0, at)) && revisionProblem(model.slice(at + 1))) {
+    throw new HubError(`--model ${model.slice(0, 200)}: ${revisionProblem(model.slice(at + 1))}`);
+  }
   if (!parsed) throw new HubError(`--model ${model}: not a folder, and not a Hub model id (ORG/NAME or NAME, optionally @REVISION)`);
   const { id, revision } = parsed;
   const cache = hubCacheDir(env);

@@ -7,13 +7,12 @@
 //
 // A source is {name, size, read(offset, length) -> Promise<Uint8Array>, text() -> Promise<string>}.
 import { WordPieceTokenizer, tokenizerOptions } from '../tokenizers/wordpiece.js';
-import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText, smallFileLimit } from './checkpoint_files.js';
 
 export { CheckpointError };
 
 const REQUIRED = ['config.json', 'vocab.txt'];
 // Reading past this is a mistake (a wrong file with the right name), not a config or a vocabulary.
-const MAX_TEXT_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 20, 'vocab.txt': 64 << 20 };
 
 /**
  * The checkpoint's files among `sources` (by base name; a dropped folder may hold others), or a
@@ -38,7 +37,7 @@ export function pickCheckpointFiles(sources) {
   };
 }
 
-const readText = (source, name) => readSmallText(source, name, MAX_TEXT_BYTES[name]);
+const readText = (source, name) => readSmallText(source, name, smallFileLimit(name));
 
 /**
  * Opens a checkpoint (kind: the registry's 'bert' or 'distilbert', whose model is a BertModel): {bert (module.loadBert's model), tokenizer, options (with notes on where each

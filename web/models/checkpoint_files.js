@@ -41,6 +41,27 @@ export function pickWeights(byName) {
   return found ? { name: found[0], format: found[1], source: byName.get(found[0]) } : null;
 }
 
+/**
+ * The most bytes each small file of a checkpoint may have: a config 1 MB (real ones are a few KB), every
+ * tokenizer file 64 MB (the largest real ones, Gemma's tokenizer.json, are about 33 MB). The openers
+ * read with these limits and the Hub clients download with them, so a file that one refuses the other
+ * never keeps.
+ */
+const SMALL_FILE_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 20, 'generation_config.json': 1 << 20 };
+const TOKENIZER_FILE_BYTES = 64 << 20;
+export const smallFileLimit = (name) => SMALL_FILE_BYTES[name] ?? TOKENIZER_FILE_BYTES;
+
+/** A limit for a message: "1 MB", "64 MB". */
+export const limitWords = (bytes) => `${Math.round(bytes / (1 << 20))} MB`;
+
+/**
+ * The most bytes of weights a lab can hold: core/models/bert_config.h's kMaxBertWeightBytes, which every
+ * kind's config check applies to its weights as float32 (tests/node/hub_hostile.test.mjs checks that the
+ * two agree). A weights file larger than this needs at least its own size in memory, so it is refused
+ * before its body comes.
+ */
+export const MAX_WEIGHT_BYTES = 1600 * 1024 * 1024;
+
 /** A small file's bytes, refused by name when it is larger than maxBytes. */
 export async function readSmallFile(source, name, maxBytes) {
   if (source.size > maxBytes) {

@@ -4,12 +4,11 @@
 // model.safetensors is read, as from_pretrained does), streamed tensor by tensor into the WASM module
 // (module.loadCheckpoint('gpt2')). The tokenizer is web/tokenizers/gpt2_bpe.js. No DOM and no Node API:
 // sources as in checkpoint_files.js.
-import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText, smallFileLimit } from './checkpoint_files.js';
 import { Gpt2BpeTokenizer } from '../tokenizers/gpt2_bpe.js';
 
 export const GPT2_FILES = ['config.json', 'vocab.json', 'merges.txt'];
-const MAX_TEXT_BYTES = { 'config.json': 1 << 20, 'vocab.json': 64 << 20, 'merges.txt': 64 << 20, 'tokenizer.json': 64 << 20 };
-const readText = (source, name) => readSmallText(source, name, MAX_TEXT_BYTES[name]);
+const readText = (source, name) => readSmallText(source, name, smallFileLimit(name));
 
 /** The folder's files, or a CheckpointError saying which are missing: {config, vocab, merges, tokenizerJson, weights}. */
 export function pickGpt2Files(sources) {

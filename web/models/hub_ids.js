@@ -14,8 +14,88 @@ export function parseModelId(text) {
   const id = at > 0 ? value.slice(0, at) : value;
   const revision = at > 0 ? value.slice(at + 1) : 'main';
   if (!MODEL_ID.test(id) || id.includes('--') || id.includes('..')) return null;
-  if (!REVISION.test(revision) || revision.includes('..')) return null;
+  if (revisionProblem(revision)) return null;
   return { id, revision };
+}
+
+/**
+ * Why `revision` is not a name git gives a branch, tag or commit (git check-ref-format's rules, which
+ * the Hub's refs follow; "refs/pr/1" is one), as a sentence; null when it is one. A revision becomes a
+ * path in the cache (refs/REVISION), so "a/.", "x/" or "./." must never reach the disk.
+ */
+export function revisionProblem(revision) {
+  const r = String(revision);
+  const why = !REVISION.test(r) ? 'only letters, digits and . _ - / (at most 100)'
+    : r.includes('..') ? 'no ".."'
+      : r.split('/').some((part) => part === '') ? 'no empty part (a "/" at either end, or "//")'
+        : r.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock')) ? 'no part that starts with "." or ends with ".lock"'
+          : r.endsWith('.') ? 'no "." at the end' : null;
+  return why && `revision "${r.slice(0, 100)}" is not a branch, tag or commit name (${why})`;
+}
+
+/**
+ * The name of a file's blob as the Hub gives it (X-Linked-Etag or ETag; W/ and quotes removed) -> the
+ * name, when it is a file hash as the Hub's always are (git's sha1, 40 hex digits, or LFS's sha256, 64);
+ * else null. The name becomes a path (blobs/ETAG): "." or ".." would be the folder itself.
+ */
+export function blobName(etag) {
+  const name = String(etag ?? '').replace(/^W\//, '').replace(/"/g, '');
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(name) ? name : null;
+}
+
+/**
+ * A redirect's Location -> the URL it leads to when it is relative (no scheme, no host: the Hub's answer
+ * for a renamed repository, "/google-bert/bert-base-uncased/resolve/main/config.json"), else null. A
+ * HEAD follows such redirects on the same host, as huggingface_hub does, and never an absolute one (the
+ * CDN's: its headers are not the Hub's).
+ */
+export function relativeRedirect(url, location) {
+  if (!location || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(location) || location.startsWith('//')) return null;
+  const next = new URL(location, url);
+  return next.origin === new URL(url).origin ? next.href : null;
+}
+
+/**
+ * A download that brings fewer than STALL_BYTES in STALL_SECONDS has stalled (a server that sends
+ * nothing, or a byte at a time): the CLI stops it (HF_HUB_DOWNLOAD_TIMEOUT sets the seconds, 10 by
+ * default as huggingface_hub's), the page tries the part again and then stops.
+ */
+export const STALL_BYTES = 1024;
+export const STALL_SECONDS = 10;
+
+/**
+ * Watches a download's pace: progress(bytes so far) as bytes arrive; every `seconds` a window that
+ * brought fewer than STALL_BYTES aborts `signal` (a merge of the caller's signal and the watch's) with
+ * an Error named 'StallError'. stop() ends the watch. Timers only: no DOM and no Node API.
+ */
+export function stallWatch(seconds, outer = null) {
+  const controller = new AbortController();
+  const abort = () => controller.abort(outer.reason);
+  outer?.addEventListener('abort', abort, { once: true });
+  let bytes = 0, windowStart = 0;
+  const stalled = () => Object.assign(new Error(`less than ${STALL_BYTES} bytes arrived in ${seconds} s`), { name: 'StallError' });
+  const timer = setInterval(() => {
+    if (bytes - windowStart < STALL_BYTES) controller.abort(stalled());
+    windowStart = bytes;
+  }, seconds * 1000);
+  timer.unref?.();
+  return {
+    signal: controller.signal,
+    progress(n) { bytes = n; },
+    get stalled() { return controller.signal.aborted && controller.signal.reason?.name === 'StallError'; },
+    stop() {
+      clearInterval(timer);
+      outer?.removeEventListener('abort', abort);
+    },
+  };
+}
+
+/** Seconds from an environment variable such as HF_HUB_DOWNLOAD_TIMEOUT (unset: the default) -> a number, or a thrown message. */
+export function secondsSetting(name, value, fallback) {
+  if (value === undefined || value === '') return fallback;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`${name} must be a number of seconds above 0, got "${String(value).slice(0, 40)}"`);
+  return seconds;
 }
 
 /** An endpoint as typed -> its canonical form (no trailing slash), or null when it is not an http(s) URL. */

@@ -2,11 +2,10 @@
 // source.spm, target.spm, vocab.json, and the weights as model.safetensors or pytorch_model.bin (most
 // opus-mt folders have only the latter; with both, model.safetensors is read), streamed tensor by tensor
 // into the WASM module (module.loadMarian). No DOM and no Node API: sources as in checkpoint_files.js.
-import { CheckpointError, filesByName, givenNames, pickWeights, readSmallFile } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, readSmallFile, smallFileLimit } from './checkpoint_files.js';
 import { MarianTokenizer } from '../tokenizers/sentencepiece.js';
 
 const REQUIRED = ['config.json', 'source.spm', 'target.spm', 'vocab.json'];
-const MAX_SMALL_BYTES = { 'config.json': 1 << 20, 'vocab.json': 64 << 20, 'source.spm': 64 << 20, 'target.spm': 64 << 20 };
 
 /**
  * The checkpoint's files among `sources`, or a CheckpointError saying which are missing:
@@ -24,7 +23,7 @@ export function pickMarianFiles(sources) {
   return { ...Object.fromEntries(REQUIRED.map((n) => [n, byName.get(n)])), weights };
 }
 
-const readSmall = (source, name) => readSmallFile(source, name, MAX_SMALL_BYTES[name]);
+const readSmall = (source, name) => readSmallFile(source, name, smallFileLimit(name));
 
 /** -> {marian (module.loadMarian's model), tokenizer (MarianTokenizer), summary ({file, config, parameters, skipped}), files (those read)}. */
 export async function openMarianCheckpoint(module, sources, { onProgress } = {}) {

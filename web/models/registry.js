@@ -4,7 +4,7 @@
 // what a download from the Hub fetches, the weights in the order from_pretrained prefers them), so a folder dropped on the
 // wrong lab is named for what it is ("a Marian model: open it in the Translation lab") instead of being
 // refused for files it was never meant to have. Adding a model kind: its opener and one entry here.
-import { CheckpointError, WEIGHT_FILES, filesByName, readSmallText } from './checkpoint_files.js';
+import { CheckpointError, WEIGHT_FILES, filesByName, readSmallText, smallFileLimit } from './checkpoint_files.js';
 import { openBertCheckpoint } from './bert_checkpoint.js';
 import { openMarianCheckpoint } from './marian_checkpoint.js';
 import { GPT2_FILES, openGpt2Checkpoint } from './gpt2_checkpoint.js';
@@ -27,8 +27,6 @@ export const MODEL_KINDS = [
     files: { required: GPT2_FILES, optional: [], weights: WEIGHTS }, open: openGpt2Checkpoint },
 ];
 
-const CONFIG_BYTES = 1 << 20;
-
 /**
  * sources -> {kind, modelType} from config.json's model_type: a kind of MODEL_KINDS, or null (no
  * config.json, or a model_type no kind reads: modelType says which). A config.json that is not JSON is
@@ -39,7 +37,7 @@ export async function checkpointKind(sources) {
   if (!config) return { kind: null, modelType: null };
   let parsed;
   try {
-    parsed = JSON.parse(await readSmallText(config, 'config.json', CONFIG_BYTES));
+    parsed = JSON.parse(await readSmallText(config, 'config.json', smallFileLimit('config.json')));
   } catch (error) {
     if (error instanceof CheckpointError) throw error;
     throw new CheckpointError(`config.json is not JSON (${error.message})`);
