@@ -56,7 +56,7 @@ test('the heatmap as a table of values; a head chosen with the keyboard; focus i
   await page.focus('#head-grid canvas');
   const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
   await page.keyboard.press('Enter');
-  assert.equal(await page.inputValue('#heatmap-select'), 'head-1');
+  assert.equal(await page.inputValue('#heatmap-select'), 'head-0', 'the first head, numbered from 0 as the CLI numbers it');
   assert.notEqual(outline, 'none', 'a visible focus ring');
   assert.deepEqual(problems, []);
   await page.close();

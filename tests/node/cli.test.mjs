@@ -119,23 +119,62 @@ test('a seed reproduces a run bit for bit on the same backend', () => {
   assert.ok(a.some((line, i) => line !== c[i]), 'seeds 5 and 6 give different runs');
 });
 
-test('bad flags get the usage text and exit code 2', () => {
+test('bad flags get one line on stderr (no usage) and exit code 2', () => {
   for (const [args, message] of [
-    [['train'], '--task is required'],
     [['train', '--task', 'sort'], "--task must be one of copy, reverse, pointer, got 'sort'"],
-    [['train', '--task', 'copy', '--steps', 'ten'], "--steps must be an integer in [1, 100000], got 'ten'"],
+    [['train', '--task', 'copy', '--steps', 'ten'], "--steps must be an integer in [1, 100000], got 'ten' (plain decimal digits)"],
     [['train', '--task', 'copy', '--seed', '-1'], "--seed must be an integer in [0, 4294967295], got '-1'"],
     [['train', '--task', 'copy', '--backend', 'cuda'], "--backend must be one of auto, webgpu, simd, scalar, got 'cuda'"],
     [['train', '--task', 'copy', '--frobnicate'], "unknown flag '--frobnicate'"],
     [['train', '--task', 'copy', '--unique-keys'], '--unique-keys applies to --task pointer only'],
     [['fly'], "unknown command 'fly'"],
+    [['pretrained', '--frobnicate'], "unknown flag '--frobnicate' for attnlab pretrained (it takes --text --pair --hide-special --layer --head --average --backend --model --json --png --svg)"],
+    [['generate', '--temperature', '3'], "--temperature must be a number in [0, 2], got '3'"],
+    [['heads', '--role-seed', 'x'], "--role-seed must be an integer in [0, 4294967295], got 'x' (plain decimal digits)"],
   ]) {
     const r = attnlab(...args);
     assert.equal(r.code, 2, `${args.join(' ')} exits 2`);
-    assert.ok(r.stderr.includes(message), `${args.join(' ')}: ${r.stderr.split('\n')[0]}`);
-    assert.ok(r.stderr.includes('usage: attnlab train'), 'prints the usage');
+    assert.equal(r.stderr, `attnlab: ${message}\n`, `${args.join(' ')}: one line, as docs/cli.md promises`);
+    assert.equal(r.stdout, '');
   }
   const r = attnlab('train', '--task', 'copy', '--heads', '5');
   assert.equal(r.code, 2);
   assert.match(r.stderr, /dModel \(32\) must be divisible by heads \(5\)/);
+});
+
+test('attnlab says what it has: no arguments prints the usage; --help and labs list every command', () => {
+  const bare = attnlab();
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.equal(bare.stderr, '');
+  const help = attnlab('--help');
+  assert.equal(bare.stdout, help.stdout, 'no arguments: the same usage as --help');
+  for (const name of ['attention', 'pretrained', 'translate', 'generate', 'heads']) {
+    assert.match(help.stdout, new RegExp(`^       attnlab ${name} \\.\\.\\.$`, 'm'), `--help lists attnlab ${name}`);
+    assert.match(help.stdout, new RegExp(`\\(attnlab ${name} --help\\)`), `--help says where ${name}'s flags are`);
+  }
+  const labs = attnlab('labs');
+  assert.equal(labs.code, 0);
+  assert.doesNotMatch(labs.stdout, /on the page only/);
+  assert.match(labs.stdout, /^writing +Writing .*\[no training: attnlab generate --help, attnlab heads --help\]$/m);
+});
+
+test('attnlab train without --task trains the task --help names as the default (copy), as the page starts', () => {
+  assert.match(attnlab('--help').stdout, /--task copy\|reverse\|pointer\n[^-]*\(default copy\)/);
+  const r = attnlab('train', '--steps', '1', '--json', '--backend', 'scalar');
+  assert.equal(r.code, 0, r.stderr);
+  const start = JSON.parse(r.stdout.split('\n')[0]);
+  assert.equal(start.type, 'start');
+  assert.equal(start.task, 'copy');
+});
+
+test('heads are numbered from 0 in the CLI\'s text, its JSON and the page\'s labels', async () => {
+  const r = attnlab('train', '--task', 'copy', '--steps', '5', '--backend', 'scalar', '--json');
+  const final = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  const text = attnlab('train', '--task', 'copy', '--steps', '5', '--backend', 'scalar').stdout;
+  assert.match(text, new RegExp(`best head ${final.bestHead}: ${final.bestHeadMass.toFixed(3)}`), 'the text says the JSON\'s bestHead');
+  // The page's words for the same evaluation (the lab's own panel function) say the same head.
+  const { alignmentLab } = await import('../../web/labs/01_alignment.js');
+  const panel = alignmentLab.views.evaluation({ task: 'copy' }, { ...final, step: 5, samples: final.evaluatedOn, headMass: Float32Array.from(final.headMass) });
+  assert.match(panel.headline, new RegExp(`^Best head ${final.bestHead} puts`));
+  assert.deepEqual(panel.heads.map((h) => h.label), final.headMass.map((_, h) => `head ${h}`));
 });

@@ -116,7 +116,7 @@ test('gpt2: head roles match the script\'s', async () => {
 });
 
 test('attnlab generate --json: the prompt\'s tokens and ids, the greedy continuation, every attention; text mode; heads --json', () => {
-  let r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--max-new-tokens', '12', '--json');
+  let r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--max-new-tokens', '12', '--temperature', '0', '--json');
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.deepEqual(out.prompt.ids, Array.from(ref['prompt.input_ids'].data));
@@ -126,11 +126,14 @@ test('attnlab generate --json: the prompt\'s tokens and ids, the greedy continua
   assert.equal(out.steps.length, 12);
   assert.equal(out.steps[3].attention.length, 2);
   assert.equal(out.steps[3].attention[0][0].length, out.steps[3].position + 1);
+  assert.deepEqual(Object.keys(out).sort(), ['generated', 'prompt', 'promptAttention', 'settings', 'steps']);
+  assert.deepEqual(Object.keys(out.steps[0]), ['id', 'token', 'probability', 'position', 'top', 'attention']);
+  assert.deepEqual(out.settings, { temperature: 0, topK: 50, topP: 1, maxNewTokens: 12, seed: 0 });
   r = run('generate', '--model', folder('lm'), '--text', PROMPT, '--max-new-tokens', '5', '--temperature', '0.8', '--top-k', '20', '--seed', '3');
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^prompt \(10 tokens\): "The" " quick"/);
   assert.match(r.stdout, /temperature 0.8, top-k 20, top-p 1, seed 3/);
-  r = run('heads', '--model', folder('hub_bin'), '--n', '20', '--seed', '7', '--json');
+  r = run('heads', '--model', folder('hub_bin'), '--role-tokens', '20', '--role-seed', '7', '--json');
   assert.equal(r.status, 0, r.stderr);
   const heads = JSON.parse(r.stdout);
   assert.ok(maxAbsDiff(Float32Array.from(heads.induction.flat()), ref['roles.induction'].data) <= tol('roles.induction'));
@@ -139,14 +142,18 @@ test('attnlab generate --json: the prompt\'s tokens and ids, the greedy continua
 
 test('attnlab generate and heads: bad flags and bad folders exit 2 with one line', () => {
   const cases = [
-    [['generate', '--text', 'hi'], /^attnlab: --model is required/],
-    [['generate', '--model', folder('hub')], /^attnlab: --text is required/],
-    [['generate', '--model', folder('hub'), '--text', 'x', '--top-p', '0'], /^attnlab: --top-p must be a number in \[1e-9, 1\], got "0"/],
-    [['generate', '--model', folder('hub'), '--text', 'x', '--max-new-tokens', '2.5'], /^attnlab: --max-new-tokens must be a whole number/],
-    [['generate', '--model', folder('hub'), '--text', 'x', '--bogus'], /^attnlab: unknown argument "--bogus"/],
-    [['generate', '--model', folder('hub'), '--text', ''], /^attnlab: --text has no tokens/],
+    [['generate', '--text', 'hi'], /^attnlab: --model DIR\|ID is required/],
+    [['generate', '--model', folder('hub'), '--text', 'x', '--top-p', '0'], /^attnlab: --top-p must be a number in \[0.01, 1\], got '0'/],
+    [['generate', '--model', folder('hub'), '--text', 'x', '--max-new-tokens', '2.5'], /^attnlab: --max-new-tokens must be an integer in \[1, 200\], got '2.5'/],
+    [['generate', '--model', folder('hub'), '--text', 'x', '--bogus'], /^attnlab: unknown flag '--bogus' for attnlab generate \(it takes --text /],
+    [['generate', '--model', folder('hub'), '--text', ''], /^attnlab: --text is empty/],
+    // The lab's cap on the prompt, checked before anything is read or tokenised (as pretrained and translate).
+    [['generate', '--model', '/no/such/model', '--text', 'x'.repeat(131000)], /^attnlab: --text is 131000 characters long: at most 2000\n$/],
+    // Longer in tokens than the model's positions (48): refused before the model runs.
+    [['generate', '--model', folder('hub'), '--text', 'x '.repeat(40)], /^attnlab: --text is \d+ tokens: this model reads at most 48 \(n_positions\)\n$/],
     [['generate', '--model', path.join(FIXTURES, 'bert_tiny', 'modern'), '--text', 'x'], /^attnlab: This folder holds a BERT model .*open it in the Pretrained lab/],
-    [['heads', '--model', folder('hub'), '--n', '40'], /^attnlab: 1 \+ 2 x 40 tokens: this model has position embeddings for 48/],
+    [['heads', '--model', folder('hub'), '--role-tokens', '40'], /^attnlab: 1 \+ 2 x 40 tokens: this model has position embeddings for 48/],
+    [['heads', '--model', folder('hub'), '--n', '20'], /^attnlab: unknown flag '--n' for attnlab heads \(it takes --role-tokens --role-seed --backend --model --json\)/],
   ];
   for (const [args, message] of cases) {
     const r = run(...args);
@@ -156,7 +163,8 @@ test('attnlab generate and heads: bad flags and bad folders exit 2 with one line
   }
   const help = run('generate', '--help');
   assert.equal(help.status, 0);
-  assert.match(help.stdout, /--top-p N/);
+  assert.match(help.stdout, /--top-p X/);
+  assert.match(help.stdout, /--temperature X .*\(range \[0, 2\]; default 0\.8\)/s);
 });
 
 test('gpt2: module.sampling on kept logits is the writer\'s rule: step k drawn with index k is generate()\'s token, the bars its top', async () => {
@@ -199,5 +207,66 @@ test('attnlab generate --png writes the whole text\'s attention heatmap as the p
   assert.ok(image.width > 200 && image.height > 200, `${image.width}x${image.height}`);
   r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--png', '/no/such/folder/a.png');
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /^attnlab: --png \/no\/such\/folder\/a\.png: the folder \/no\/such\/folder does not exist\n/);
+  assert.match(r.stderr, /^attnlab: \/no\/such\/folder\/a\.png: its folder does not exist\n$/);
+});
+
+test('attnlab generate: the Writing lab\'s defaults (temperature 0.8, top-k 50, seed 0) apply without flags, and the seed reproduces the run', () => {
+  const bare = run('generate', '--model', folder('hub'), '--text', PROMPT, '--json');
+  assert.equal(bare.status, 0, bare.stderr);
+  const out = JSON.parse(bare.stdout);
+  assert.deepEqual(out.settings, { temperature: 0.8, topK: 50, topP: 1, maxNewTokens: 20, seed: 0 });
+  const spelled = run('generate', '--model', folder('hub'), '--text', PROMPT, '--json', '--temperature', '0.8', '--top-k', '50', '--top-p', '1', '--max-new-tokens', '20', '--seed', '0');
+  assert.equal(spelled.stdout, bare.stdout, 'the defaults are the page\'s, flag for flag');
+  assert.equal(run('generate', '--model', folder('hub'), '--text', PROMPT, '--json').stdout, bare.stdout, 'the same seed, the same text');
+  const other = JSON.parse(run('generate', '--model', folder('hub'), '--text', PROMPT, '--json', '--seed', '1').stdout);
+  assert.notDeepEqual(other.generated.ids, out.generated.ids, 'another seed draws other tokens');
+});
+
+test('attnlab generate --json is written in pieces of at most one attention row, and they make the whole record', async () => {
+  const { runGenerate } = await import('../../web/cli/gpt2_commands.mjs');
+  const { writingLab } = await import('../../web/labs/07_writing.js');
+  const { defaultValues } = await import('../../web/ui/properties.js');
+  const module = await lab('simd');
+  const pieces = [];
+  // Writing to n_positions (48): the prompt's [2][2][10][10], then 38 steps of [2][2][position + 1] each.
+  const values = { ...defaultValues(writingLab.properties), model: folder('hub'), text: PROMPT, maxNewTokens: 200, temperature: 0, json: true, given: new Set() };
+  await runGenerate(values, module, async (text) => { pieces.push(text); });
+  const whole = pieces.join('');
+  assert.ok(whole.endsWith('}\n'));
+  const record = JSON.parse(whole);
+  assert.equal(record.generated.stopReason, 'n_positions');
+  assert.equal(record.prompt.ids.length + record.steps.length, 48, 'a token at every position');
+  // Nothing held or written at once beyond one step's fields or one row of at most 48 numbers.
+  const longest = Math.max(...pieces.map((p) => p.length));
+  const rowBound = 2 + 48 * 24;  // "[" + 48 float32 values as JSON numbers (at most 24 characters each) + "]"
+  const stepFields = Math.max(...record.steps.map((s) => JSON.stringify({ ...s, attention: null }).length));
+  assert.ok(longest <= Math.max(rowBound, stepFields + 2, JSON.stringify(record.generated).length + 40), `the longest piece is ${longest} characters`);
+  assert.ok(whole.length > 20 * longest, `${whole.length} characters in ${pieces.length} pieces`);
+  // The same record as the command prints.
+  const r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--max-new-tokens', '200', '--temperature', '0', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, whole);
+});
+
+test('attnlab generate: broken tokenizer files are refused when the folder opens: exit 2, one line naming the file', async () => {
+  const { mkdtempSync, copyFileSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const broken = (name, text) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-gpt2-'));
+    for (const f of ['config.json', 'vocab.json', 'merges.txt', 'model.safetensors']) copyFileSync(path.join(folder('hub'), f), path.join(dir, f));
+    writeFileSync(path.join(dir, name), text);
+    return dir;
+  };
+  const vocab = JSON.parse(readFileSync(path.join(folder('hub'), 'vocab.json'), 'utf8'));
+  const zeros = JSON.stringify(Object.fromEntries(Object.keys(vocab).map((t) => [t, 0])));
+  const merges = readFileSync(path.join(folder('hub'), 'merges.txt'), 'utf8');
+  for (const [dir, message] of [
+    [broken('vocab.json', zeros), /^attnlab: vocab\.json: "0" and "1" have the same id 0: each token needs its own\n$/],
+    [broken('merges.txt', `${merges.trimEnd()}\nq z\n`), /^attnlab: merges\.txt: merge 151 \("q z"\) needs the token "qz", which vocab\.json lacks\n$/],
+  ]) {
+    const r = run('generate', '--model', dir, '--text', PROMPT, '--max-new-tokens', '3');
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, message);
+    assert.equal(r.stdout, '');
+  }
 });

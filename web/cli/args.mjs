@@ -41,11 +41,18 @@ export function flagsOf(lab) {
   return flags;
 }
 
-// ---- the labs' own commands (a lab's `command` block: pretrained, translate, attention) ----
+// ---- the labs' own commands (a lab's `command` block: pretrained, translate, attention; or its
+// `commands`: the Writing lab's generate and heads) ----
+
+/** A lab's headless commands: its `commands`, or its one `command`, or none. */
+export const labCommands = (lab) => lab.commands ?? (lab.command ? [lab.command] : []);
+
+/** Every lab's commands, in course order: [{lab, command}]. */
+export const LAB_COMMANDS = LABS.flatMap((lab) => labCommands(lab).map((command) => ({ lab, command })));
 
 /** A lab command's properties: the lab's settings it names (the page's own), then its own options. */
-export function commandProperties(lab) {
-  const { properties = [], options = [] } = lab.command;
+export function commandProperties(lab, command) {
+  const { properties = [], options = [] } = command;
   const own = properties.map((name) => {
     const prop = lab.properties.find((p) => p.name === name);
     if (!prop) throw new Error(`lab ${lab.id}: its command names a property '${name}' it does not have`);
@@ -55,21 +62,21 @@ export function commandProperties(lab) {
 }
 
 /** The command's one-line synopsis: its required flags, then the others in brackets. */
-export function synopsisOf(lab) {
-  const props = commandProperties(lab);
+export function synopsisOf(lab, command) {
+  const props = commandProperties(lab, command);
   const words = [...props.filter((p) => p.required), ...props.filter((p) => !p.required)].map((prop) => {
     const spec = specOf(prop);
     const word = spec.type === 'bool' ? flagOf(prop) : `${flagOf(prop)} ${spec.type === 'choice' ? spec.choices.join('|') : spec.meta}`;
     return prop.required ? word : `[${word}]`;
   });
-  return wrap(`attnlab ${lab.command.name} ${words.join(' ')}`, 100, 8 + lab.command.name.length);
+  return wrap(`attnlab ${command.name} ${words.join(' ')}`, 100, 8 + command.name.length);
 }
 
 /** `attnlab NAME --help`: the synopsis, what the command does, and every flag with its range and default. */
-export function commandUsage(lab) {
-  const lines = [`usage: ${synopsisOf(lab)}`, '', wrap(`${lab.title} lab: ${lab.command.about}`, 100, 0), ''];
-  const own = new Set(lab.command.properties ?? []);
-  const props = commandProperties(lab);
+export function commandUsage(lab, command) {
+  const lines = [`usage: ${synopsisOf(lab, command)}`, '', wrap(`${lab.title} lab: ${command.about}`, 100, 0), ''];
+  const own = new Set(command.properties ?? []);
+  const props = commandProperties(lab, command);
   lines.push(`the lab's settings (as on the page, web/labs/):`);
   for (const prop of props.filter((p) => own.has(p.name))) lines.push(flagLine(flagOf(prop), specOf(prop)));
   lines.push('', 'the command\'s own:');
@@ -80,12 +87,12 @@ export function commandUsage(lab) {
 }
 
 /** argv after the command's name -> {values: the flags over the defaults, given}; throws UsageError. */
-export function parseCommandArgs(lab, argv) {
-  const props = commandProperties(lab);
+export function parseCommandArgs(lab, command, argv) {
+  const props = commandProperties(lab, command);
   const flags = flagsFrom(props);
   const { values, given } = parseFlags(argv, flags, {
     defaults: defaultValues(props),
-    unknown: (name) => `unknown flag ${shown(name)} for attnlab ${lab.command.name} (it takes ${Object.keys(flags).join(' ')})`,
+    unknown: (name) => `unknown flag ${shown(name)} for attnlab ${command.name} (it takes ${Object.keys(flags).join(' ')})`,
   });
   for (const prop of props) {
     if (prop.required && !given.has(prop.name)) throw new UsageError(`${flagOf(prop)} ${specOf(prop).meta} is required`);
@@ -97,20 +104,17 @@ export function parseCommandArgs(lab, argv) {
 
 /** The help text, from the registry: one section per lab, with its flags. */
 function usage() {
-  const commands = LABS.filter((lab) => lab.command);
   const lines = ['usage: attnlab train [--lab LAB] [options]',
     '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or a torch.save .pt)',
     '       attnlab labs',
-    ...commands.map((lab) => `       attnlab ${lab.command.name} ...`), '',
-    ...commands.map((lab) => `${wrap(`attnlab ${lab.command.name}: ${lab.command.about} (attnlab ${lab.command.name} --help)`, 100, 0)}`), '',
+    ...LAB_COMMANDS.map(({ command }) => `       attnlab ${command.name} ...`), '',
+    ...LAB_COMMANDS.map(({ lab, command }) => `${wrap(`attnlab ${command.name} (${lab.title} lab): ${command.about} (attnlab ${command.name} --help)`, 100, 0)}`), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
   for (const lab of TRAINABLE) {
     const first = lab === LABS[0] ? ' (the default)' : '';
     lines.push(`--lab ${lab.id}${first}: ${lab.title}, course notebook ${lab.notebook}`);
     lines.push(`  ${wrap(lab.summary, 96, 2)}`);
-    const required = lab.cli?.required ?? [];
-    if (required.length) lines.push(`  required: ${required.map((n) => flagOf(lab.properties.find((p) => p.name === n))).join(' ')}`);
     for (const prop of cliProperties(lab)) lines.push(flagLine(flagOf(prop), specOf(prop)));
     if (lab.cli?.heatmapFigure) for (const [flag, spec] of Object.entries(FIGURE_FLAGS)) lines.push(flagLine(flag, spec));
     lines.push('');
@@ -156,7 +160,8 @@ export function parseArgs(argv) {
   if (labId === undefined || labId.startsWith('--')) throw new UsageError('--lab needs a value');
   const lab = TRAINABLE.find((l) => l.id === labId);
   const viewer = LABS.find((l) => l.id === labId && !l.trainer);
-  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${viewer.command ? `; its headless side is \`attnlab ${viewer.command.name}\` (attnlab ${viewer.command.name} --help)` : ''}`);
+  const headless = viewer ? labCommands(viewer).map((c) => `\`attnlab ${c.name}\` (attnlab ${c.name} --help)`) : [];
+  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${headless.length ? `; its headless side is ${headless.join(' and ')}` : ''}`);
   if (!lab) throw new UsageError(`--lab must be one of ${TRAINABLE.map((l) => l.id).join(', ')}, got ${shown(labId)}`);
   const flags = flagsOf(lab);
   const unknown = (name) => {
@@ -172,9 +177,6 @@ export function parseArgs(argv) {
     values: Object.fromEntries(Object.entries(parsed.values).filter(([name]) => own(name))),
     given: new Set([...parsed.given].filter(own)),
   };
-  for (const name of lab.cli?.required ?? []) {
-    if (!out.given.has(name)) throw new UsageError(`${flagOf(lab.properties.find((p) => p.name === name))} is required`);
-  }
   // What a choice implies (a task brings its step count), unless the flag was given too.
   for (const name of out.given) {
     const implied = lab.afterChange(name, out.values);

@@ -9,7 +9,7 @@
 // never by process.exit() with output still held; a reader that leaves early ends it quietly.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkFiles, commandUsage, cut, FileError, parseArgs, parseCommandArgs, shown, USAGE, UsageError } from './args.mjs';
+import { checkFiles, commandUsage, cut, LAB_COMMANDS, labCommands, parseArgs, parseCommandArgs, shown, USAGE, UsageError } from './args.mjs';
 import { Output, OutputClosed } from './output.mjs';
 import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
@@ -19,7 +19,6 @@ import { AssetCache } from '../training/assets.js';
 import { probeGpu } from './kernel.mjs';
 import { loadStateDict, saveStateDict } from '../io/state_dict.js';
 import { readWeightsFile } from '../io/weights_file.js';
-import { GPT2_COMMANDS, Gpt2InputError, runGpt2Command } from './gpt2_commands.mjs';
 
 /**
  * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
@@ -52,63 +51,55 @@ const load = async (build) => {
 };
 
 /**
- * A lab's own command (a lab file's `command`: {name, module, about, properties, options}; the module,
- * relative to web/labs/, exports `command` = {output(values (given: the names set by a flag), module) ->
- * lines, InputError}): its flags,
- * their checks and its --help come from the declaration (args.mjs); a bad flag exits 2 with the
- * usage, a bad input 2 with its message alone.
+ * A lab's own command (a lab file's `command`, or one of its `commands`: {name, module, about,
+ * properties, options}; the module, relative to web/labs/, exports `command`, or `commands` by name,
+ * = {output(values (given: the names set by a flag), module) -> lines, or write(values, module,
+ * write(text)) for a command that writes as it computes, InputError}): its flags, their checks and its
+ * --help come from the declaration (args.mjs); a bad flag or input exits 2 with one line.
  */
-async function runLabCommand(lab, rest) {
+async function runLabCommand(lab, declared, rest) {
   if (rest.includes('-h') || rest.includes('--help')) {
-    await output.out(`${commandUsage(lab)}\n`);
+    await output.out(`${commandUsage(lab, declared)}\n`);
     return 0;
   }
   let values, given;
   try {
-    ({ values, given } = parseCommandArgs(lab, rest));
+    ({ values, given } = parseCommandArgs(lab, declared, rest));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    await output.err(`attnlab: ${error.message}\n\n${commandUsage(lab)}\n`);
+    await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }
-  const { command } = await import(new URL(lab.command.module, new URL('../labs/registry.js', import.meta.url)).href);
+  const loadedModule = await import(new URL(declared.module, new URL('../labs/registry.js', import.meta.url)).href);
+  const command = loadedModule.commands?.[declared.name] ?? loadedModule.command;
   const module = await load('auto');
-  let lines;
   try {
-    lines = await command.output({ ...values, given }, module);
+    if (command.write) await command.write({ ...values, given }, module, (text) => output.out(text));
+    else for (const line of await command.output({ ...values, given }, module)) await output.out(`${line}\n`);
   } catch (error) {
     if (!(error instanceof command.InputError) && !(error instanceof UsageError)) throw error;
     await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }
-  for (const line of lines) await output.out(`${line}\n`);
   return 0;
 }
 
-/** `attnlab generate` and `attnlab heads` (web/cli/gpt2_commands.mjs): exit 2 with one line for a bad flag or input. */
-async function runGpt2(name, rest) {
-  try {
-    const { help, lines } = await runGpt2Command(name, rest, () => load('auto'));
-    for (const line of help ? [help] : lines) await output.out(`${line}\n`);
-    return 0;
-  } catch (error) {
-    if (!(error instanceof Gpt2InputError)) throw error;
-    await output.err(`attnlab: ${error.message}\n`);
-    return 2;
-  }
-}
-
 async function main(argv) {
-  if (Object.hasOwn(GPT2_COMMANDS, argv[0] ?? '')) return runGpt2(argv[0], argv.slice(1));
-  const commandLab = LABS.find((lab) => lab.command?.name === argv[0]);
-  if (commandLab) return runLabCommand(commandLab, argv.slice(1));
+  // No command at all: what there is to run (not an error).
+  if (argv.length === 0) {
+    await output.out(`${USAGE}\n`);
+    return 0;
+  }
+  const found = LAB_COMMANDS.find(({ command }) => command.name === argv[0]);
+  if (found) return runLabCommand(found.lab, found.command, argv.slice(1));
   let args;
   try {
     args = parseArgs(argv);
     if (!args.help && !args.labs && !args.version) checkFiles(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    await output.err(error instanceof FileError ? `attnlab: ${error.message}\n` : `attnlab: ${error.message}\n\n${USAGE}\n`);
+    // One line, as docs/cli.md promises (attnlab --help has the usage).
+    await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }
   if (args.help) {
@@ -117,7 +108,8 @@ async function main(argv) {
   }
   if (args.labs) {
     for (const lab of LABS) {
-      const how = lab.trainer ? '' : ` [no training: ${lab.command ? `attnlab ${lab.command.name} --help` : 'on the page only'}]`;
+      const commands = labCommands(lab).map((c) => `attnlab ${c.name} --help`);
+      const how = lab.trainer ? '' : ` [no training: ${commands.length ? commands.join(', ') : 'on the page only'}]`;
       await output.out(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}${how}\n`);
     }
     return 0;

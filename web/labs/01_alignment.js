@@ -179,7 +179,7 @@ function axesOf(config, sample, T) {
 
 /**
  * inspection ({H, T, S, weights [H,T,S], weightsMean [T,S]}) -> heatmap models for the head mean and
- * each head. Heads are numbered from 1 on the page.
+ * each head. Heads are numbered from 0, as the CLI's records and PyTorch's index count them.
  */
 function heatmapModels(config, sample, inspection, caption) {
   const { H, T, S } = inspection;
@@ -187,7 +187,7 @@ function heatmapModels(config, sample, inspection, caption) {
   const base = { rows: T, cols: S, xTitle: 'key = input position', yTitle: 'query = output position', ...axes };
   const heads = [];
   for (let h = 0; h < H; h++) {
-    heads.push({ ...base, id: `head-${h + 1}`, title: `Head ${h + 1}${caption}`,
+    heads.push({ ...base, id: `head-${h}`, title: `Head ${h}${caption}`,
       values: inspection.weights.slice(h * T * S, (h + 1) * T * S) });
   }
   return { mean: { ...base, id: 'mean', title: `Head mean${caption}`, values: inspection.weightsMean }, heads };
@@ -237,7 +237,7 @@ function evaluationModel(config, evaluation) {
     items.push({ id: 'bayes-ceiling', label: 'Bayes ceiling', value: percent(evaluation.bayesCeiling),
       raw: evaluation.bayesCeiling, help: 'The best accuracy any model can reach on these samples.' });
   }
-  const heads = list(evaluation.headMass).map((mass, h) => ({ label: `head ${h + 1}`, mass, best: h === evaluation.bestHead }));
+  const heads = list(evaluation.headMass).map((mass, h) => ({ label: `head ${h}`, mass, best: h === evaluation.bestHead }));
   const explanation = pointer && !config.uniqueKeys
     ? `Keys are drawn with repetition, so a query often matches two or more pairs with different values. Attention `
       + `can only split its weight between the matching keys, and the model must guess: no model can beat the Bayes `
@@ -246,7 +246,7 @@ function evaluationModel(config, evaluation) {
   return {
     step: evaluation.step,
     items,
-    headline: `Best head ${evaluation.bestHead + 1} puts ${evaluation.bestHeadMass.toFixed(2)} of its weight on ${what}.`,
+    headline: `Best head ${evaluation.bestHead} puts ${evaluation.bestHeadMass.toFixed(2)} of its weight on ${what}.`,
     heads,
     explanation,
   };
@@ -322,7 +322,6 @@ function weightsMetadata(config, step) {
 const PATTERN = { copy: 'diagonal', reverse: 'anti-diagonal', pointer: 'matching keys' };
 
 const cli = {
-  required: ['task'],
   heatmapFigure: true, // --png / --svg: the head-mean heatmap of the fixed sample
   startRecord: (c) => ({ task: c.task }),
   startText: (c, steps, seed) => `${c.task}, ${steps} steps, seed ${seed}`,

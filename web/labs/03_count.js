@@ -143,7 +143,7 @@ function heatmapModels(config, sample, inspection, caption = '') {
     ...base, id: 'values', title: `Values (weight > 0.1)${caption}`, values, range: [-reach, reach], palette: 'diverging',
     blank: weights.map((w) => w <= 0.1), cellText: values.map((v, i) => (weights[i] > 0.1 ? signed(v) : '')),
   };
-  return { mean, heads: [{ ...mean, id: 'head-1', title: `Head 1${caption}` }], extra: [valueMap] };
+  return { mean, heads: [{ ...mean, id: 'head-0', title: `Head 0${caption}` }], extra: [valueMap] };
 }
 
 /** The playground's answer: digits, their values and attention, and what the model concludes. */

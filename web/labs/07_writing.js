@@ -3,7 +3,7 @@
 // distribution, the attention of every layer and head over the text so far, what each head does (head
 // roles) and what each layer would predict (logit lens). Nothing trains; nothing is uploaded. This file
 // only declares; the sections are in 07_writing_sections.js. No DOM here.
-import { backendProperty, defineLab, paletteProperty } from './common.js';
+import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './07_writing_sections.js';
 import { openCheckpoint } from '../models/registry.js';
 
@@ -13,6 +13,7 @@ const INTRO = 'A language model writing: GPT-2 reads your prompt and adds one to
   + '(gpt2 is filled in), downloaded once and then kept in this browser, or open the folder of a GPT-2 checkpoint you have: config.json, '
   + 'vocab.json, merges.txt and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
 
+const GPT2_FOLDER = 'config.json, vocab.json and merges.txt (or tokenizer.json), and model.safetensors or pytorch_model.bin';
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 
 const properties = [
@@ -92,8 +93,28 @@ export const writingLab = defineLab({
   // panel steps down under the stage (lab_page.js).
   firstScreen: { panels: ['open', 'section:write'], figure: '[data-figure="next-bars"]', action: '#action-play' },
   figureStem: () => 'writing',
-  // Its headless side: `attnlab generate` and `attnlab heads` (web/cli/gpt2_commands.mjs), dispatched
-  // outside the registry with flags of their own (their ranges and defaults are generate()'s: greedy by
-  // default, temperature up to 100), not a `command` block made from this lab's properties.
-  headless: { commands: ['generate', 'heads'], module: '../cli/gpt2_commands.mjs' },
+  // Its headless side (web/cli/attnlab.mjs runs a lab's commands from this declaration alone): the
+  // settings each takes are the page's own (same names, ranges and defaults: a run is sampled at
+  // temperature 0.8 and top-k 50 unless told otherwise, and its seed reproduces it), then its own options.
+  commands: [
+    {
+      name: 'generate', module: '../cli/gpt2_commands.mjs',
+      about: 'a GPT-2 checkpoint, from its folder or by its Hub id, writes after --text token by token (the Writing lab headless): the prompt\'s '
+        + 'tokens and ids, each written token with its probability and the likeliest alternatives; --json adds every layer\'s and head\'s '
+        + 'attention over the prompt and each written token\'s attention row; --png the whole text\'s attention (the last layer, its heads averaged).',
+      properties: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'backend'],
+      options: [
+        commandOptions.model(GPT2_FOLDER),
+        commandOptions.json('One JSON record on stdout instead of text, written as it is computed (docs/cli.md has its fields).'),
+        commandOptions.png('the attention heatmap of the whole text (the prompt\'s rows, then each written token\'s; the last layer, its heads averaged)'),
+      ],
+    },
+    {
+      name: 'heads', module: '../cli/gpt2_commands.mjs',
+      about: 'score every head of a GPT-2 checkpoint (the Writing lab\'s head roles): previous-token, first-token (sink) and induction '
+        + 'on [eos] + r + r, r random tokens, and the loss on each copy; layers and heads numbered from 0.',
+      properties: ['roleTokens', 'roleSeed', 'backend'],
+      options: [commandOptions.model(GPT2_FOLDER), commandOptions.json()],
+    },
+  ],
 });
