@@ -41,7 +41,7 @@ const properties = [
   view({ name: 'roleTokens', type: 'int', default: 0, min: 0, max: 1000, label: 'Random tokens', section: 'roles',
     help: 'Tokens in each copy of the random sequence (0: min(50, (n_positions − 1) / 2), as attnlab heads).' }),
   view({ name: 'roleSeed', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Sequence seed', section: 'roles',
-    help: 'The random tokens\' seed (the core\'s PCG32: attnlab heads --seed gives the same sequence).' }),
+    help: 'The random tokens\' seed (the core\'s PCG32: attnlab heads --role-seed gives the same sequence).' }),
   view({ name: 'roleLayer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1, label: 'Layer', section: 'roles',
     help: 'The head opened on the repeated sequence: its layer. Click a cell of the grid to choose.' }),
   view({ name: 'roleHead', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'roles',
