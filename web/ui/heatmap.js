@@ -6,7 +6,9 @@
 //         xNames?, yNames?, tokens?, range? ([min, max], default [0, 1]), palette? (the model's own
 //         scale, e.g. 'diverging' for signed values), cellText? (a string per cell, written in it),
 //         marks? (true per cell: outlined, so a marked cell shows without relying on colour),
-//         blank? (true per cell: drawn grey, no value)} — labels are prepared by the lab; this file
+//         blank? (true per cell: drawn grey, no value), selected? ({row, col}: the cell the figure
+//         stands for, outlined thick in the focus colour as the model view outlines its selected head;
+//         the keyboard's place is then dashed, as there)} — labels are prepared by the lab; this file
 //         only draws them.
 import { rasterizeColorbar, rasterizeHeatmap } from './heatmap_raster.js';
 
@@ -32,30 +34,54 @@ const GAP = 6;
 export const HEATMAP_FONT_PX = 12;
 
 /**
+ * The title's lines within `room` CSS px (Infinity: one line): at its " — " first (a caption such as
+ * " — step 200" goes to a line of its own), then between words. Numbers are measured as six digits
+ * wide, so a title whose step count grows while training keeps the lines it started with, and the
+ * figure its height (issue 38: a step count that outgrew a phone's panel shrank the cells to 4 px).
+ */
+function titleLines(ctx, title, room) {
+  if (!title) return [];
+  // A whole number (a step count), not a decimal's digits ("weight > 0.1").
+  const width = (t) => ctx.measureText(t.replace(/(?<![\d.])\d+(?![\d.])/g, (d) => '0'.repeat(Math.max(6, d.length)))).width;
+  if (!(room < Infinity) || width(title) <= room) return [title];
+  const dash = title.lastIndexOf(' — ');
+  if (dash > 0 && width(title.slice(0, dash + 2)) <= room && width(title.slice(dash + 3)) <= room) return [title.slice(0, dash + 2), title.slice(dash + 3)];
+  const lines = [];
+  for (const word of title.split(' ')) {
+    const last = lines.length ? `${lines[lines.length - 1]} ${word}` : null;
+    if (last !== null && width(last) <= room) lines[lines.length - 1] = last;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+/**
  * Where things go, in CSS pixels (multiply by `scale` for canvas pixels). Cells are `cell` wide and
  * at least `cell` tall; a matrix with few rows (pointer: one query) gets taller cells, so that the
- * colour legend and the y title have room.
+ * colour legend and the y title have room. maxWidth (CSS px, optional): the room the figure has on the
+ * page; a title wider than that wraps instead of widening the figure.
  */
-function layoutFor(ctx, model, cell, fontPx, minPlotHeight, bare = false) {
+function layoutFor(ctx, model, cell, fontPx, minPlotHeight, bare = false, maxWidth = Infinity) {
   ctx.font = `${fontPx}px ${themeColors().font}`;
   const widest = (labels) => Math.max(0, ...labels.map((t) => ctx.measureText(t).width));
   const yTickWidth = bare ? 0 : widest(model.yTicks ?? []);
   const xTickWidth = bare ? 0 : widest(model.xTicks ?? []);
   const rotateX = xTickWidth > cell - 2; // labels wider than a cell stand vertically
   const cellH = Math.max(cell, Math.ceil(minPlotHeight / model.rows));
-  const titleH = model.title ? fontPx + 10 : 4;
   const left = bare ? 2 : fontPx + 4 + GAP + yTickWidth + GAP;
+  ctx.font = `600 ${fontPx + 1}px ${themeColors().font}`;
+  const title = titleLines(ctx, model.title, maxWidth - left - 4);
+  const titleW = Math.max(0, ...title.map((t) => ctx.measureText(t).width));
+  ctx.font = `${fontPx}px ${themeColors().font}`;
+  const titleH = title.length ? title.length * (fontPx + 4) + 6 : 4;
   const top = titleH;
   const plotW = model.cols * cell, plotH = model.rows * cellH;
   const xTickH = bare ? 0 : rotateX ? xTickWidth + GAP : fontPx + GAP;
   // As wide as its widest label ("-0.56" is wider than "1.0"): a label cut at the canvas edge reads wrong.
   const legendW = GAP * 2 + LEGEND_BAR + 3 + widest(legendLabels(model)) + GAP;
-  ctx.font = `600 ${fontPx + 1}px ${themeColors().font}`;
-  const titleW = ctx.measureText(model.title ?? '').width;
-  ctx.font = `${fontPx}px ${themeColors().font}`;
   const xTitleW = bare ? 0 : ctx.measureText(model.xTitle ?? '').width;
   return {
-    left, top, cell, cellW: cell, cellH, fontPx, rotateX, plotW, plotH, bare,
+    left, top, cell, cellW: cell, cellH, fontPx, rotateX, plotW, plotH, bare, title,
     width: Math.ceil(Math.max(left + plotW + legendW, left + titleW, left + plotW / 2 + xTitleW / 2) + 4),
     height: Math.ceil(top + plotH + (bare ? 4 : GAP + xTickH + fontPx + 10)),
   };
@@ -76,10 +102,10 @@ function drawCells(ctx, image, x, y, width, height) {
  * Draws the heatmap onto `canvas`, sizing it: CSS size from the layout, backing store x `scale`
  * (devicePixelRatio on the page, 2 for the exported PNG). Returns the layout (CSS px).
  */
-export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx = HEATMAP_FONT_PX, focus = null, minPlotHeight = 130, bare = false } = {}) {
+export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx = HEATMAP_FONT_PX, focus = null, minPlotHeight = 130, bare = false, maxWidth } = {}) {
   const ctx = canvas.getContext('2d');
   const font = fontPx;
-  const layout = layoutFor(ctx, model, cell, font, minPlotHeight, bare);
+  const layout = layoutFor(ctx, model, cell, font, minPlotHeight, bare, maxWidth);
   // Resize only when the size changes: a new backing store per frame costs more than the drawing.
   const width = Math.round(layout.width * scale), height = Math.round(layout.height * scale);
   if (canvas.width !== width || canvas.height !== height) {
@@ -108,17 +134,18 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   const barX = Math.round((layout.left + layout.plotW + GAP * 2) * scale);
   ctx.putImageData(bar, barX, y0);
   canvas.dataset.layout = JSON.stringify({ x: x0, y: y0, cellW, cellH, rows: model.rows, cols: model.cols,
-    ...(model.marks ? { marks: model.marks.flatMap((m, i) => (m ? [i] : [])) } : {}) });
+    ...(model.marks ? { marks: model.marks.flatMap((m, i) => (m ? [i] : [])) } : {}),
+    ...(selectedCell(model) ? { selected: selectedCell(model) } : {}) });
 
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   const { left, top, plotW, plotH } = layout;
   ctx.font = `${font}px ${colors.font}`;
   ctx.fillStyle = colors.text;
   ctx.textBaseline = 'middle';
-  if (model.title) {
+  if (layout.title.length) {
     ctx.font = `600 ${font + 1}px ${colors.font}`;
     ctx.textAlign = 'left';
-    ctx.fillText(model.title, left, (top - 4) / 2 + 1);
+    layout.title.forEach((line, i) => ctx.fillText(line, left, (font + 4) * i + (font + 8) / 2));
     ctx.font = `${font}px ${colors.font}`;
   }
   // Tick labels: every cell's when they fit, else every stride-th (small cells, long sequences).
@@ -208,19 +235,39 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;
   ctx.strokeRect(left - 0.5, top - 0.5, plotW + 1, plotH + 1);
-  if (focus) {
+  // The selected cell: 3 CSS px of the focus colour inside its edge (model_grid_figure.js's selected head),
+  // on the cells' pixel grid as the marks are.
+  const selected = selectedCell(model);
+  if (selected) {
+    const x = (x0 + selected.col * cellW) / scale, y = (y0 + selected.row * cellH) / scale;
     ctx.strokeStyle = colors.focus;
-    ctx.lineWidth = 2;
-    ctx.strokeRect(left + focus.col * cell + 1, top + focus.row * layout.cellH + 1, cell - 2, layout.cellH - 2);
+    ctx.lineWidth = 3;
+    ctx.strokeRect(x + 1.5, y + 1.5, cellW / scale - 3, cellH / scale - 3);
+  }
+  if (focus) {
+    ctx.strokeStyle = selected ? colors.text : colors.focus;
+    ctx.lineWidth = selected ? 1.5 : 2;
+    if (selected) ctx.setLineDash([3, 2]);
+    // Inside the selected cell's outline when the keyboard is on it.
+    const inset = selected && selected.row === focus.row && selected.col === focus.col ? 5 : 1;
+    ctx.strokeRect(left + focus.col * cell + inset, top + focus.row * layout.cellH + inset, cell - 2 * inset, layout.cellH - 2 * inset);
+    ctx.setLineDash([]);
   }
   return layout;
 }
 
+/** model.selected where it names a cell of the model, else null. */
+function selectedCell(model) {
+  const s = model.selected;
+  return s && Number.isInteger(s.row) && Number.isInteger(s.col) && s.row >= 0 && s.row < model.rows && s.col >= 0 && s.col < model.cols
+    ? { row: s.row, col: s.col } : null;
+}
+
 /** The figure's size in CSS px for this model, without drawing it. */
 let measuring = null;
-export function measureHeatmap(model, { cell = 20, fontPx = HEATMAP_FONT_PX, minPlotHeight = 130, bare = false } = {}) {
+export function measureHeatmap(model, { cell = 20, fontPx = HEATMAP_FONT_PX, minPlotHeight = 130, bare = false, maxWidth } = {}) {
   measuring ??= document.createElement('canvas').getContext('2d');
-  const layout = layoutFor(measuring, model, cell, fontPx, minPlotHeight, bare);
+  const layout = layoutFor(measuring, model, cell, fontPx, minPlotHeight, bare, maxWidth);
   return { width: layout.width, height: layout.height };
 }
 
@@ -243,6 +290,8 @@ export function cellAt(canvas, layout, clientX, clientY) {
 export class HeatmapView {
   constructor(container, { cell = 20, minPlotHeight = 130, label = 'attention heatmap', onSelect, bare = false } = {}) {
     this.cell = cell;
+    // The room the figure has on the page (CSS px; undefined: none given): a longer title wraps.
+    this.maxWidth = undefined;
     this.bare = bare;
     this.minPlotHeight = minPlotHeight;
     this.figure = document.createElement('figure');
@@ -288,7 +337,7 @@ export class HeatmapView {
   /** How much the figure is scaled to fit its box (1 without a box). */
   fitScale() {
     if (!this.fit || !this.model) return 1;
-    const size = measureHeatmap(this.model, { cell: this.cell, minPlotHeight: this.minPlotHeight, bare: this.bare });
+    const size = measureHeatmap(this.model, { cell: this.cell, minPlotHeight: this.minPlotHeight, bare: this.bare, maxWidth: this.maxWidth });
     // 0.25..3: below a quarter nothing is legible; above 3x the pixels only get bigger.
     return Math.max(0.25, Math.min(3, this.fit.width / size.width, this.fit.height / size.height));
   }
@@ -298,6 +347,7 @@ export class HeatmapView {
     const fit = this.fitScale();
     this.layout = drawHeatmap(this.canvas, this.model, {
       cell: this.cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus, minPlotHeight: this.minPlotHeight, bare: this.bare,
+      maxWidth: this.maxWidth,
     });
     // The backing store is at devicePixelRatio x fit; the CSS box is the layout x fit.
     this.canvas.style.width = `${this.layout.width * fit}px`;

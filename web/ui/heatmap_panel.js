@@ -16,10 +16,14 @@ const cellFor = (rows, cols, span, lo, hi) => Math.max(lo, Math.min(hi, Math.flo
 const LARGE_MARGINS = 125;
 const LARGE_SPAN = 360;
 
-/** The largest cell up to `cell` at which the whole figure (labels, title, colour bar) fits `room` CSS px. */
+/**
+ * The largest cell up to `cell` at which the whole figure (labels, colour bar) fits `room` CSS px. The
+ * title wraps within the room instead (heatmap.js): a step count growing in it while training must not
+ * shrink the cells (issue 38: 17 -> 4 px on a phone).
+ */
 function fitCell(model, cell, room) {
   let c = cell;
-  while (c > 4 && measureHeatmap(model, { cell: c }).width > room) c--;
+  while (c > 4 && measureHeatmap(model, { cell: c, maxWidth: room }).width > room) c--;
   return c;
 }
 
@@ -108,6 +112,7 @@ export class HeatmapPanel {
       this.select.value = this.selected;
     }
     this.large.cell = fitCell(this.pick(models), this.large.cell, room);
+    this.large.maxWidth = room;
     this.large.show(this.pick(models), { palette });
     const extra = models.extra ?? [];
     if (extra.length !== this.extra.length) {
@@ -119,7 +124,10 @@ export class HeatmapPanel {
       });
     }
     // The same cells as the large map where they fit the panel, smaller where this map's labels are wider.
-    extra.forEach((m, i) => { this.extra[i].cell = fitCell(m, this.large.cell, room); this.extra[i].show(m, { palette }); });
+    extra.forEach((m, i) => {
+      Object.assign(this.extra[i], { cell: fitCell(m, this.large.cell, room), maxWidth: room });
+      this.extra[i].show(m, { palette });
+    });
     if (this.tableBox.checked) this.renderTable();
   }
 
