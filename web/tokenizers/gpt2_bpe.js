@@ -222,6 +222,15 @@ export class Gpt2BpeTokenizer {
     return decoder.decode(this.#bytes([token]));
   }
 
+  /**
+   * A token's own bytes (Uint8Array), or null for a special token (its text is its name): what a figure
+   * shows of a token that holds part of a character (web/labs/visible_text.js: <0xE2>, not "�").
+   */
+  tokenBytes(id) {
+    const token = this.idToToken(id);
+    return this.specials.has(token) ? null : this.#bytes([token]);
+  }
+
   #bytes(tokens) {
     const bytes = [];
     for (const t of tokens) for (const c of t) bytes.push(CHAR_TO_BYTE.get(c) ?? 0x3f);
