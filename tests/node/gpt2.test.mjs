@@ -205,6 +205,13 @@ test('attnlab generate --png writes the whole text\'s attention heatmap as the p
   assert.match(r.stdout, /wrote .*attention\.png/);
   const image = PNG.sync.read(readFileSync(file));
   assert.ok(image.width > 200 && image.height > 200, `${image.width}x${image.height}`);
+  // With --json: the record, then the figure as its own JSON line, as pretrained and translate report it.
+  r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--max-new-tokens', '5', '--png', file, '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const [record, figure, ...rest] = r.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+  assert.equal(record.steps.length, 5);
+  assert.match(figure.figure, /attention\.png/);
+  assert.deepEqual(rest, []);
   r = run('generate', '--model', folder('hub'), '--text', PROMPT, '--png', '/no/such/folder/a.png');
   assert.equal(r.status, 2);
   assert.match(r.stderr, /^attnlab: \/no\/such\/folder\/a\.png: its folder does not exist\n$/);

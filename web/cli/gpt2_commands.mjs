@@ -132,7 +132,11 @@ export async function runGenerate(values, module, write) {
         `${values.temperature === 0 ? 'greedy' : `temperature ${values.temperature}, top-k ${values.topK || 'all'}, top-p ${values.topP}, seed ${values.seed}`}`,
         ...steps.map((s, i) => `  ${String(s.position).padStart(4)} ${visible(texts[i]).padEnd(16)} p=${s.probability.toFixed(4)}  top: ${s.top.slice(0, 5).map((t) => `${visible(tokenizer.tokenText(t.id))} ${t.probability.toFixed(3)}`).join(', ')}`));
     }
-    if (values.png) lines.push(...await writeModelFigure({ model: textHeatmap([...prompt.texts, ...texts], T, lastRows, L, H), png: values.png }));
+    if (values.png) {
+      const figures = await writeModelFigure({ model: textHeatmap([...prompt.texts, ...texts], T, lastRows, L, H), png: values.png });
+      // As the other commands report a figure: a {"figure"} line after the record with --json.
+      lines.push(...(json ? figures.map((f) => JSON.stringify({ figure: f })) : figures));
+    }
     for (const line of lines) await write(`${line}\n`);
   } finally {
     gpt2.delete();
