@@ -1,7 +1,7 @@
 // Batched multi-head scaled dot-product attention: the one kernel interface every backend implements.
 //
 //   q        [B, H, T, D]      queries
-//   k, v     [B, H, S, D]      keys, values
+//   k, v     [B, H, S, D]      keys, values (or [B, Hkv, S, D]: grouped-query attention, kv_heads)
 //   mask     additive, broadcast: element (b, h, t, s) is at b*stride_b + h*stride_h + t*S + s;
 //            -inf means "may not attend". nullptr means no mask.
 //   weights  [B, H, T, S]      softmax(scale * q k^T + mask) over s
@@ -39,6 +39,15 @@ struct AttentionForward {
   // token moves nothing (gpt2.h).
   std::size_t kv_stride = 0;
   std::size_t kv_problem_stride() const { return kv_stride ? kv_stride : std::size_t(shape.S) * shape.D; }
+  // Key/value heads per batch: 0 means H. Fewer (grouped-query attention; H a multiple of them): k and v
+  // are [B, kv_heads, S, D], and query head h reads key/value head h / (H / kv_heads) where it lies, so
+  // a group shares one head's rows without a copy (decoder.h).
+  int kv_heads = 0;
+  // Where problem (b, h)'s keys and values start.
+  std::size_t kv_offset(int b, int h) const {
+    const int Hkv = kv_heads > 0 ? kv_heads : shape.H;
+    return (std::size_t(b) * Hkv + std::size_t(h / (shape.H / Hkv))) * kv_problem_stride();
+  }
 };
 
 // Gradients of a loss L with respect to q, k and v, given dL/d(out) and, optionally, dL/d(weights)

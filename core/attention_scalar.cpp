@@ -25,8 +25,8 @@ void attention_forward_scalar(const AttentionForward& a) {
     for (int h = 0; h < H; ++h) {
       const std::size_t bh = std::size_t(b) * H + h;
       const float* q = a.q + bh * T * D;
-      const float* k = a.k + bh * a.kv_problem_stride();
-      const float* v = a.v + bh * a.kv_problem_stride();
+      const float* k = a.k + a.kv_offset(b, h);
+      const float* v = a.v + a.kv_offset(b, h);
       float* weights = a.weights + bh * T * S;
       float* out = a.out + bh * T * D;
       for (int t = 0; t < T; ++t) {

@@ -18,6 +18,7 @@ fi
 cmake --build build/wasm -j"$jobs"
 
 [ -f scripts/gen_shaders.mjs ] && node scripts/gen_shaders.mjs
+node scripts/gen_model_kinds.mjs # web/models/model_kinds.generated.js: the C++ registry's rows, for the JS tables
 [ -f scripts/build_assets.mjs ] && node scripts/build_assets.mjs
 
 # public/build/ mirrors the repository's layout so relative imports work in both places.

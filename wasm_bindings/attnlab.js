@@ -28,7 +28,7 @@ export function wrapModule(mod, { build }) {
     // Digits, Trainer, AlignmentTrainer, LookupTrainer, CountTrainer; trainerIds() (the registered ids:
     // ['alignment', 'lookup', 'count']); createTrainer(id, config, assets) (js/trainers.js)
     ...trainers,
-    // Bert, Marian, Gpt2; loadCheckpoint(kind, ...), loadBert, loadMarian (js/checkpoints.js)
+    // Bert, Marian, Decoder; loadCheckpoint(kind, ...), loadBert, loadMarian; modelKinds: the registry's rows (js/checkpoints.js)
     ...checkpoints,
     relu(input) { check(mod._relu(input)); return values(); },
     reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },
@@ -118,11 +118,11 @@ export function wrapModule(mod, { build }) {
       }
     },
     /**
-     * The next-token rule of core/models/gpt2_sampling.h on any logits [V] (the Writing lab keeps each
-     * written step's logits): settings {temperature (0: greedy), topK (0: none), topP (1: none)}.
+     * The writer's next-token rule (core/models/sampling.h) on any logits [V] a caller holds: settings
+     * {temperature (0: greedy), topK (0: none), topP (1: none)}.
      *   top(logits, settings, k) -> the k likeliest [{id, probability, logit}]
      *   draw(logits, settings, seed, index) -> {id, probability}: written token `index`'s draw, with the
-     *     index-th uniform of Rng(seed), as Gpt2.beginWriting's writer draws it.
+     *     index-th uniform of Rng(seed), as Decoder.beginWriting's writer draws it.
      */
     sampling: {
       top(logits, { temperature = 1, topK = 0, topP = 1 } = {}, k = 10) {

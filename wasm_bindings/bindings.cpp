@@ -6,7 +6,7 @@
 #include "raw_api.h"
 #include "raw_kernel.h"
 #include "raw_bert.h"
-#include "raw_gpt2.h"
+#include "raw_decoder.h"
 #include "raw_checkpoint.h"
 #include "raw_marian.h"
 #include "raw_scaled.h"
@@ -96,28 +96,30 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_generate", &RawMarian::_generate)
       .function("_begin_encode", &RawMarian::_begin_encode)
       .function("_begin_decode", &RawMarian::_begin_decode)
-      .function("_source_length", &RawMarian::_source_length)
       .function("_encoder_attention", &RawMarian::_encoder_attention)
       .function("_decoder_attention", &RawMarian::_decoder_attention)
       .function("_cross_attention", &RawMarian::_cross_attention)
       .function("_logits", &RawMarian::_logits);
 
-  class_<RawGpt2, base<RawCheckpoint>>("_RawGpt2")
-      .constructor<>()
-      .function("_forward", &RawGpt2::_forward)
-      .function("_begin_forward", &RawGpt2::_begin_forward)
-      .function("_step", &RawGpt2::_step)
-      .function("_cached", &RawGpt2::_cached)
-      .function("_pass_length", &RawGpt2::_pass_length)
-      .function("_attention", &RawGpt2::_attention)
-      .function("_residual", &RawGpt2::_residual)
-      .function("_logits", &RawGpt2::_logits)
-      .function("_begin_writing", &RawGpt2::_begin_writing)
-      .function("_next_token", &RawGpt2::_next_token)
-      .function("_stop_reason", &RawGpt2::_stop_reason)
-      .function("_distribution", &RawGpt2::_distribution)
-      .function("_head_roles", &RawGpt2::_head_roles)
-      .function("_logit_lens", &RawGpt2::_logit_lens);
+  class_<RawDecoder, base<RawCheckpoint>>("_RawDecoder")
+      .constructor<std::string>()
+      .function("_forward", &RawDecoder::_forward)
+      .function("_begin_forward", &RawDecoder::_begin_forward)
+      .function("_step", &RawDecoder::_step)
+      .function("_cached", &RawDecoder::_cached)
+      .function("_pass_length", &RawDecoder::_pass_length)
+      .function("_attention", &RawDecoder::_attention)
+      .function("_residual", &RawDecoder::_residual)
+      .function("_logits", &RawDecoder::_logits)
+      .function("_begin_writing", &RawDecoder::_begin_writing)
+      .function("_next_token", &RawDecoder::_next_token)
+      .function("_write_to", &RawDecoder::_write_to)
+      .function("_written_step", &RawDecoder::_written_step)
+      .function("_stop_reason", &RawDecoder::_stop_reason)
+      .function("_distribution", &RawDecoder::_distribution)
+      .function("_chance", &RawDecoder::_chance)
+      .function("_head_roles", &RawDecoder::_head_roles)
+      .function("_logit_lens", &RawDecoder::_logit_lens);
 
   auto raw_self_attention = class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention");
   raw_self_attention
@@ -164,12 +166,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_set_lr", &RawTrainer::_set_lr)
       .function("_config", &RawTrainer::_config)
       .function("_begin_step", &RawTrainer::_begin_step)
-      .function("_middle_step", &RawTrainer::_middle_step)
       .function("_end_step", &RawTrainer::_end_step)
-      .function("_kernel_shape", &RawTrainer::_kernel_shape)
-      .function("_kernel_view", &RawTrainer::_kernel_view)
-      .function("_run_kernel_forward", &RawTrainer::_run_kernel_forward)
-      .function("_run_kernel_backward", &RawTrainer::_run_kernel_backward)
       .function("_evaluate", &RawTrainer::_evaluate)
       .function("_inspect", &RawTrainer::_inspect)
       .function("_data", &RawTrainer::_data)
@@ -207,8 +204,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_result_grad", &_result_grad);
   function("_result_loss", &_result_loss);
   function("_version", &_version);
+  function("_model_kinds", &_model_kinds);
   function("_backends", &_backends);
-  function("_simd128_native", &_simd128_native);
   function("_select_backend", &_select_backend);
   function("_heap_bytes_in_use", &_heap_bytes_in_use);
   function("_abort_for_tests", &_abort_for_tests);

@@ -534,7 +534,6 @@ val _backends() {
   return list;
 }
 
-bool _simd128_native() { return simd128_is_native_wasm_simd(); }
 
 val _select_backend(const std::string& requested, const val& env, const val& shape) {
   BackendEnvironment e;

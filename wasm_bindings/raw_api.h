@@ -170,7 +170,6 @@ double _result_loss();
 
 std::string _version();
 val _backends();  // CPU backends this build offers: ["scalar", "simd128"] or ["scalar"]
-bool _simd128_native();
 val _select_backend(const std::string& requested, const val& env, const val& shape);
 double _heap_bytes_in_use();
 // Tests only: aborts the module as a failed allocation would, so that the worker's recovery (a fresh

@@ -62,4 +62,6 @@ std::string RawCheckpoint::_write(int i, const val& bytes, double offset) {
 
 std::string RawCheckpoint::_summary() const { return write_json(loader_.summary()); }
 
+std::string _model_kinds() { return write_json(model_kinds_record()); }
+
 }  // namespace attnlab::wasm

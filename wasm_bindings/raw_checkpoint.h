@@ -50,4 +50,7 @@ class RawCheckpoint {
   CheckpointLoader loader_;
 };
 
+// The model registry's rows (core/models/model_kinds.h) as JSON: what the JS tables derive from.
+std::string _model_kinds();
+
 }  // namespace attnlab::wasm

@@ -31,7 +31,6 @@ class RawMarian : public RawCheckpoint {
   // The views of the attentions are then as after _encode and _decode.
   std::string _begin_encode(const val& ids);
   std::string _begin_decode(const val& target);
-  int _source_length() const { return marian() ? marian()->source_length() : 0; }
   val _encoder_attention(int layer) const;  // [H, S, S]
   val _decoder_attention(int layer) const;  // [H, T, T] of the last _decode
   val _cross_attention(int layer) const;    // [H, T, S] of the last _decode

@@ -18,24 +18,28 @@ std::size_t mask_elements(const AttentionForward& call) {
 }
 
 // Keys or values [B, H, S, D] for JS: a view of the heap when contiguous, else (a cache with room to
-// grow: `stride` floats from one problem to the next) a packed copy.
-val kv_floats(const float* p, const AttentionShape& s, std::size_t stride) {
+// grow: `stride` floats from one problem to the next; key/value heads shared by a group of query heads)
+// a packed copy, each query head given its group's rows.
+val kv_floats(const float* p, const AttentionForward& call) {
+  const AttentionShape& s = call.shape;
   const std::size_t block = std::size_t(s.S) * s.D;
-  if (stride == 0 || stride == block) return floats(p, s.kv_size());
+  const bool grouped = call.kv_heads > 0 && call.kv_heads != s.H;
+  if (!grouped && (call.kv_stride == 0 || call.kv_stride == block)) return floats(p, s.kv_size());
   val out = val::global("Float32Array").new_(double(s.kv_size()));
-  for (std::size_t problem = 0; problem < s.problems(); ++problem)
-    out.call<void>("set", floats(p + problem * stride, block), double(problem * block));
+  for (int b = 0; b < s.B; ++b)
+    for (int h = 0; h < s.H; ++h)
+      out.call<void>("set", floats(p + call.kv_offset(b, h), block), double((std::size_t(b) * s.H + h) * block));
   return out;
 }
 
 // What a forward and a backward call both carry: the shape, the scale and the forward's q, k, v.
-val call_record(const AttentionShape& s, float scale, const float* q, const float* k, const float* v, std::size_t kv_stride = 0) {
+val call_record(const AttentionShape& s, float scale, const float* q, const val& k, const val& v) {
   val out = val::object();
   out.set("B", s.B), out.set("H", s.H), out.set("T", s.T), out.set("S", s.S), out.set("D", s.D);
   out.set("scale", scale);
   out.set("q", floats(q, s.q_size()));
-  out.set("k", kv_floats(k, s, kv_stride));
-  out.set("v", kv_floats(v, s, kv_stride));
+  out.set("k", k);
+  out.set("v", v);
   return out;
 }
 
@@ -44,7 +48,7 @@ val call_record(const AttentionShape& s, float scale, const float* q, const floa
 val next_call_record(StagedForward* model) {
   AttentionForward call;
   if (!model || !model->next_call(call)) return val::null();
-  val out = call_record(call.shape, call.scale, call.q, call.k, call.v, call.kv_stride);
+  val out = call_record(call.shape, call.scale, call.q, kv_floats(call.k, call), kv_floats(call.v, call));
   out.set("mask", call.mask.data ? floats(call.mask.data, mask_elements(call)) : val::null());
   out.set("maskStrideB", double(call.mask.stride_b));
   out.set("maskStrideH", double(call.mask.stride_h));
@@ -80,7 +84,7 @@ val next_backward_record(StagedForward* model) {
   AttentionBackward call;
   if (!model || !model->next_backward(call)) return val::null();
   const AttentionShape& s = call.shape;
-  val out = call_record(s, call.scale, call.q, call.k, call.v);
+  val out = call_record(s, call.scale, call.q, floats(call.k, s.kv_size()), floats(call.v, s.kv_size()));
   out.set("weights", call.weights ? floats(call.weights, s.weights_size()) : val::null());
   out.set("dOut", floats(call.d_out, s.q_size()));
   out.set("dWeights", call.d_weights ? floats(call.d_weights, s.weights_size()) : val::null());

@@ -88,47 +88,6 @@ std::string RawTrainer::_end_step() {
   return write_json(out);
 }
 
-std::string RawTrainer::_kernel_shape() {
-  const AttentionForward a = trainer_->kernel_forward_args();
-  Json out = Json::object();
-  out.set("B", a.shape.B);
-  out.set("H", a.shape.H);
-  out.set("T", a.shape.T);
-  out.set("S", a.shape.S);
-  out.set("D", a.shape.D);
-  out.set("scale", a.scale);
-  out.set("readWeights", trainer_->kernel_reads_weights());
-  return write_json(out);
-}
-
-val RawTrainer::_kernel_view(const std::string& which) {
-  const AttentionForward f = trainer_->kernel_forward_args();
-  const AttentionShape& s = f.shape;
-  auto view = [](std::size_t n, const float* p) {
-    return val(emscripten::typed_memory_view(n, const_cast<float*>(p)));
-  };
-  if (which == "q") return view(s.q_size(), f.q);
-  if (which == "k") return view(s.kv_size(), f.k);
-  if (which == "v") return view(s.kv_size(), f.v);
-  if (which == "weights") return view(s.weights_size(), f.weights);
-  if (which == "out") return view(s.q_size(), f.out);
-  const AttentionBackward b = trainer_->kernel_backward_args();
-  if (which == "dOut") return view(s.q_size(), b.d_out);
-  if (which == "dWeights") return b.d_weights ? view(s.weights_size(), b.d_weights) : val::undefined();
-  if (which == "dQ") return view(s.q_size(), b.d_q);
-  if (which == "dK") return view(s.kv_size(), b.d_k);
-  if (which == "dV") return view(s.kv_size(), b.d_v);
-  return val::undefined();
-}
-
-void RawTrainer::_run_kernel_forward(int backend) {
-  attention_forward(cpu_backend(backend), trainer_->kernel_forward_args());
-}
-
-void RawTrainer::_run_kernel_backward(int backend) {
-  attention_backward(cpu_backend(backend), trainer_->kernel_backward_args());
-}
-
 std::string RawTrainer::keep(std::string error, Json record) {
   blobs_.clear();
   result_ = error.empty() ? std::move(record) : Json();

@@ -43,18 +43,10 @@ class RawTrainer : public RawLayer {
 
   // Staged step (the WebGPU path): _begin_step, then its two calls through raw_staged.h's protocol
   // (_next_call/_finish_call, _next_backward/_finish_backward: core/trainers/staged_step.h), then
-  // _end_step. The kernel can also be run on the trainer's own buffers: begin -> _run_kernel_forward
-  // -> _middle_step -> _run_kernel_backward -> end (the kernel views below).
+  // _end_step.
   void _begin_step() { step_->begin(); }
-  void _middle_step() { step_->middle(); }
   std::string _end_step();     // JSON text: {step, epoch?, loss, accuracy}; epoch for trainers that have them
   StagedForward* staged() { return step_.get(); }  // for the protocol's calls
-  std::string _kernel_shape();  // JSON text: {B, H, T, S, D, scale, readWeights}
-  // A live, writable heap view: q k v weights out dOut dWeights dQ dK dV; undefined for another name
-  // (and for dWeights when the loss gives the weights no gradient).
-  val _kernel_view(const std::string& which);
-  void _run_kernel_forward(int backend);
-  void _run_kernel_backward(int backend);
 
   // Record calls: "" and the record in _result() / _blob(i), or what is wrong with the input.
   std::string _evaluate(const std::string& options, int backend);

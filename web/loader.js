@@ -26,8 +26,11 @@ export function contextSharesMemory() {
   return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && !globalThis.ATTNLAB_INLINE;
 }
 
+// The builds a loader may be asked for ('auto': the best this context runs), the one list of them.
+export const BUILDS = ['auto', 'simd-threads', 'simd', 'scalar'];
+
 export async function loadAttnLab({ build = 'auto', baseUrl, wasmBinary } = {}) {
-  if (!['auto', 'simd-threads', 'simd', 'scalar'].includes(build)) {
+  if (!BUILDS.includes(build)) {
     throw new Error(`build must be auto, simd-threads, simd or scalar, got '${build}'`);
   }
   const simd = engineSupportsSimd128();

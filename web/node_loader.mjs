@@ -9,14 +9,13 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
-import { loadAttnLab, engineSupportsSimd128 } from './loader.js';
+import { BUILDS, loadAttnLab, engineSupportsSimd128 } from './loader.js';
 import { wrapModule } from '../wasm_bindings/attnlab.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // ATTNLAB_BUILD_DIR points at another build's output (CMake's ATTNLAB_WASM_OUT).
 export const BUILD_DIR = process.env.ATTNLAB_BUILD_DIR ?? path.join(REPO_ROOT, 'public', 'build');
 const THREADS_MODULE = path.join(BUILD_DIR, 'node', 'attnlab-simd-threads.js');
-const BUILDS = ['auto', 'simd-threads', 'simd', 'scalar'];
 
 export async function loadAttnLabNode({ build = 'auto' } = {}) {
   if (!BUILDS.includes(build)) throw new Error(`build must be ${BUILDS.join(', ')}; got '${build}'`);

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "utf8.h"
+
 namespace attnlab {
 
 namespace {
@@ -19,30 +21,6 @@ std::size_t dtype_size(const std::string& dtype) {
 }
 
 // ---- text: UTF-8 and JSON strings
-
-// Well-formed UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF), as the reference's
-// str::from_utf8 and the JS parser's TextDecoder({fatal: true}) require.
-bool is_utf8(const std::uint8_t* s, std::size_t n) {
-  std::size_t i = 0;
-  while (i < n) {
-    const std::uint8_t c = s[i];
-    std::size_t extra;
-    std::uint32_t cp, min;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { extra = 1; cp = c & 0x1F; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { extra = 2; cp = c & 0x0F; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { extra = 3; cp = c & 0x07; min = 0x10000; }
-    else return false;
-    if (n - i <= extra) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += extra + 1;
-  }
-  return true;
-}
 
 void append_utf8(std::string& s, std::uint32_t cp) {
   if (cp < 0x80) {
@@ -373,7 +351,6 @@ static float bf16_to_float(std::uint16_t b) {
   return f;
 }
 
-std::size_t safetensors_dtype_size(const std::string& dtype) { return dtype_size(dtype); }
 
 bool decode_floats(const std::string& dtype, const std::uint8_t* bytes, std::size_t n, float* out) {
   if (dtype == "F32") {

@@ -67,8 +67,6 @@ std::string safetensors_header_length(const std::uint8_t* first8, std::uint64_t 
 std::string parse_safetensors_index(const std::uint8_t* header, std::uint64_t header_size, std::uint64_t file_size,
                                     SafeTensorsIndex& out);
 
-// Bytes per element of a dtype; 0 for one the format does not know.
-std::size_t safetensors_dtype_size(const std::string& dtype);
 // n little-endian elements of a float dtype (F32, F16, BF16, F64) as float32; false for other dtypes.
 bool decode_floats(const std::string& dtype, const std::uint8_t* bytes, std::size_t n, float* out);
 

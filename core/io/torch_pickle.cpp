@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "utf8.h"
 #include "zip_reader.h"
 
 namespace attnlab {
@@ -188,7 +189,7 @@ class Unpickler {
         if (length > kTorchPickleMaxString)
           return fail("BINUNICODE of " + std::to_string(length) + " bytes: names in a state_dict are shorter than " +
                       std::to_string(kTorchPickleMaxString));
-        if (!zip_is_utf8(data_ + at_, std::size_t(length))) return fail("BINUNICODE holds text that is not UTF-8");
+        if (!is_utf8(data_ + at_, std::size_t(length))) return fail("BINUNICODE holds text that is not UTF-8");
         Object s{Kind::string, 0, std::uint32_t(text_.size()), std::uint32_t(length)};
         text_.append(reinterpret_cast<const char*>(data_ + at_), std::size_t(length));
         at_ += length;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "utf8.h"
+
 namespace attnlab {
 
 namespace {
@@ -90,34 +92,11 @@ std::string read_zip64_extra(const std::uint8_t* extra, std::uint64_t extra_size
 
 }  // namespace
 
-bool zip_is_utf8(const std::uint8_t* s, std::size_t size) {
-  // Well-formed UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF (as safetensors.cpp).
-  std::size_t i = 0;
-  while (i < size) {
-    const std::uint8_t c = s[i];
-    std::size_t extra;
-    std::uint32_t cp, min;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { extra = 1; cp = c & 0x1F; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { extra = 2; cp = c & 0x0F; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { extra = 3; cp = c & 0x07; min = 0x10000; }
-    else return false;
-    if (size - i <= extra) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += extra + 1;
-  }
-  return true;
-}
-
 std::string zip_shown_name(const std::string& s) {
   // Quoted and escaped like a JSON string, cut near 60 bytes on a UTF-8 boundary (as safetensors.cpp's
   // shown()); bytes that are not UTF-8 are shown as \xNN so a message is always valid UTF-8.
   static const char* xdigits = "0123456789abcdef";
-  const bool utf8 = zip_is_utf8(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+  const bool utf8 = is_utf8(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
   std::string q = "\"";
   for (unsigned char c : s) {
     if (c == '"') q += "\\\"";
@@ -265,7 +244,7 @@ std::string parse_zip_directory(const std::uint8_t* directory, std::uint64_t siz
       return kFile + which + "'s name, extra field and comment run past the central directory";
     entry.name.assign(reinterpret_cast<const char*>(h + kCentralHeaderBytes), std::size_t(name_size));
     const std::string what = entry_text(entry);
-    if (!zip_is_utf8(h + kCentralHeaderBytes, std::size_t(name_size))) return kFile + what + " has a name that is not UTF-8";
+    if (!is_utf8(h + kCentralHeaderBytes, std::size_t(name_size))) return kFile + what + " has a name that is not UTF-8";
     if (entry.name.empty()) return kFile + which + " has an empty name";
     std::string error = read_zip64_extra(h + kCentralHeaderBytes + name_size, extra_size, what, entry.size, compressed,
                                          entry.local_header_offset, disk, entry.size == kMax32, compressed == kMax32,

@@ -91,9 +91,8 @@ std::uint32_t zip_crc32_update(std::uint32_t crc, const std::uint8_t* bytes, std
 // "" when the entry's bytes (all of them) match its CRC-32, else a message naming the entry.
 std::string zip_check_crc(const ZipEntry& entry, const std::uint8_t* bytes, std::uint64_t size);
 
-// Helpers the torch reader shares: the entry's name as messages show it (quoted, escaped, cut at about
-// 60 bytes: a hostile name can be 65,535 bytes), and well-formed UTF-8.
+// A helper the torch reader shares: the entry's name as messages show it (quoted, escaped, cut at about
+// 60 bytes: a hostile name can be 65,535 bytes). Well-formed UTF-8 is utf8.h's.
 std::string zip_shown_name(const std::string& name);
-bool zip_is_utf8(const std::uint8_t* s, std::size_t n);
 
 }  // namespace attnlab

@@ -59,4 +59,12 @@ void gelu_tanh_forward(ConstMatrixRef x, MatrixRef y) {
   }
 }
 
+void silu_gate_forward(MatrixRef gate, ConstMatrixRef up) {
+  for (Eigen::Index i = 0; i < gate.rows(); ++i)
+    for (Eigen::Index j = 0; j < gate.cols(); ++j) {
+      const float g = gate(i, j);
+      gate(i, j) = g / (1.0f + std::exp(-g)) * up(i, j);
+    }
+}
+
 }  // namespace attnlab

@@ -9,36 +9,6 @@ namespace attnlab {
 
 namespace {
 
-struct Spec {
-  std::string name;  // GPT2Model's
-  std::vector<std::int64_t> shape;
-  bool conv1d;  // a Conv1D weight [in, out]: the model packs it
-};
-
-std::vector<Spec> gpt2_specs(const Gpt2Config& c) {
-  const std::int64_t E = c.n_embd, F = c.n_inner;
-  std::vector<Spec> specs = {{"wte.weight", {c.vocab_size, E}, false}, {"wpe.weight", {c.n_positions, E}, false}};
-  auto norm = [&](const std::string& name) {
-    specs.push_back({name + ".weight", {E}, false});
-    specs.push_back({name + ".bias", {E}, false});
-  };
-  auto conv1d = [&](const std::string& name, std::int64_t in, std::int64_t out) {
-    specs.push_back({name + ".weight", {in, out}, true});
-    specs.push_back({name + ".bias", {out}, false});
-  };
-  for (int l = 0; l < c.n_layer; ++l) {
-    const std::string p = "h." + std::to_string(l) + ".";
-    norm(p + "ln_1");
-    conv1d(p + "attn.c_attn", E, 3 * E);
-    conv1d(p + "attn.c_proj", E, E);
-    norm(p + "ln_2");
-    conv1d(p + "mlp.c_fc", E, F);
-    conv1d(p + "mlp.c_proj", F, E);
-  }
-  norm("ln_f");
-  return specs;
-}
-
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
@@ -52,7 +22,8 @@ std::string plan_gpt2_load(const Gpt2Config& c, const std::vector<CheckpointTens
   const bool prefixed = index.count("transformer.wte.weight") != 0;
   const std::string prefix = prefixed ? "transformer." : "";
   std::set<std::string> used;
-  for (const Spec& spec : gpt2_specs(c)) {
+  // The decoder's tensors for GPT-2's row, under the "gpt2" table's names (Conv1D weights [in, out]).
+  for (const DecoderTensorShape& spec : decoder_tensors(gpt2_spec(c), *decoder_names("gpt2"))) {
     auto it = index.find(prefix + spec.name);
     if (it == index.end())
       return file + " has no tensor " + quoted(prefix + spec.name) + ": is it a GPT-2 checkpoint with config.json's " +
@@ -64,7 +35,7 @@ std::string plan_gpt2_load(const Gpt2Config& c, const std::vector<CheckpointTens
       return tensor + " has shape " + shape_string(t.shape) + " but config.json (n_embd " + std::to_string(c.n_embd) + ", n_inner " +
              std::to_string(c.n_inner) + ", vocab_size " + std::to_string(c.vocab_size) + ", n_positions " +
              std::to_string(c.n_positions) + ") needs " + shape_string(spec.shape);
-    p.loads.push_back({spec.name, t.name, t.shape, spec.conv1d});
+    p.loads.push_back({spec.name, t.name, t.shape, spec.linear});
     used.insert(t.name);
   }
   for (const auto& t : tensors)

@@ -149,13 +149,19 @@ bool MarianModel::next_call(AttentionForward& call) {
   if (pending_ == Pending::none) return false;
   if (!projected_) {
     const int l = pending_layer_;
-    call_ = pending_ == Pending::encoder_self ? encoder_project(l)
-            : pending_ == Pending::decoder_self ? decoder_project_self(l)
-                                                : decoder_project_cross(l);
+    switch (pending_) {
+      case Pending::encoder_self: call_ = encoder_project(l); break;
+      case Pending::decoder_self: call_ = decoder_project_self(l); break;
+      case Pending::decoder_cross: call_ = decoder_project_cross(l); break;
+      case Pending::step_self: call_ = step_project_self(l); break;
+      case Pending::step_cross: call_ = step_project_cross(l, pending_beam_); break;
+      case Pending::none: break;
+    }
   }
   const StagedAttention& s = call_;
   call = {};
-  call.shape = {1, s.H, s.T, s.S, s.D};
+  call.shape = {s.B, s.H, s.T, s.S, s.D};
+  call.kv_stride = s.kv_stride;
   call.scale = 1.0f / std::sqrt(float(s.D));
   call.q = s.q;
   call.k = s.k;
@@ -170,6 +176,8 @@ void MarianModel::finish_call(const float* weights, const float* out) {
     case Pending::encoder_self: encoder_finish(l, weights, out); break;
     case Pending::decoder_self: decoder_finish_self(l, weights, out); break;
     case Pending::decoder_cross: decoder_finish_cross(l, weights, out); break;
+    case Pending::step_self: step_finish_self(l, weights, out); break;
+    case Pending::step_cross: step_finish_cross(l, pending_beam_, weights, out); break;
     case Pending::none: break;
   }
   call_ = {};
@@ -304,83 +312,103 @@ void MarianModel::project_logits(ConstMatrixRef x, RowMatrix& logits) const {
   output_.forward(x, logits);
 }
 
-void MarianModel::step(Backend backend, const std::vector<int>& tokens, int t, RowMatrix& logits,
-                       std::vector<std::vector<float>>& cross) {
-  const int B = int(tokens.size()), E = c_.d_model, H = c_.decoder_heads, D = E / H, S = S_, L = c_.decoder_layers;
-  std::vector<std::int32_t> ids(tokens.begin(), tokens.end());
-  RowMatrix x(B, E), one;
+// ---- generation's decoding steps, in stages through the key/value cache ------------------------------
+
+void MarianModel::start_steps(int beams) {
+  cache_.reset(c_.decoder_layers, beams, c_.decoder_heads, c_.d_model / c_.decoder_heads, c_.max_positions);
+}
+
+void MarianModel::begin_step(const std::vector<int>& tokens, int t) {
+  const int B = int(tokens.size());
+  stage_x_.resize(B, c_.d_model);
+  RowMatrix one;
   for (int b = 0; b < B; ++b) {
-    embed(&ids[std::size_t(b)], 1, t, one);
-    x.row(b) = one.row(0);
+    const std::int32_t id = tokens[std::size_t(b)];
+    embed(&id, 1, t, one);
+    stage_x_.row(b) = one.row(0);
   }
-  cross.assign(std::size_t(B), std::vector<float>(std::size_t(L) * H * S));
-  RowMatrix q(B, E), k(B, E), v(B, E), context(B, E), attended(B, E);
-  const int before = t, after = t + 1;  // cached positions before and after this step
-  for (int l = 0; l < L; ++l) {
-    const DecoderLayer& layer = decoder_[std::size_t(l)];
-    layer.self.q.forward(x, q);
-    layer.self.k.forward(x, k);
-    layer.self.v.forward(x, v);
-    // Append this step's key and value to each beam's cache: [B, H, t, D] -> [B, H, t + 1, D].
-    std::vector<float> keys(std::size_t(B) * H * after * D), values(keys.size());
-    const std::vector<float>& old_k = cache_k_[std::size_t(l)];
-    const std::vector<float>& old_v = cache_v_[std::size_t(l)];
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < H; ++h) {
-        const std::size_t from = (std::size_t(b) * H + h) * before * D, to = (std::size_t(b) * H + h) * after * D;
-        std::copy(old_k.begin() + long(from), old_k.begin() + long(from + std::size_t(before) * D), keys.begin() + long(to));
-        std::copy(old_v.begin() + long(from), old_v.begin() + long(from + std::size_t(before) * D), values.begin() + long(to));
-        for (int d = 0; d < D; ++d) {
-          keys[to + std::size_t(before) * D + d] = k(b, h * D + d);
-          values[to + std::size_t(before) * D + d] = v(b, h * D + d);
-        }
+  step_position_ = t;
+  cache_.truncate(t);
+  cache_.extend(1);
+  step_context_.resize(B, c_.d_model);
+  step_cross_.assign(std::size_t(B), std::vector<float>(std::size_t(c_.decoder_layers) * c_.decoder_heads * S_));
+  pending_ = Pending::step_self;
+  pending_layer_ = 0;
+  projected_ = false;
+}
+
+MarianModel::StagedAttention MarianModel::step_project_self(int l) {
+  // q, k, v of each beam's token; k and v appended to its rows of the cache: [B, H, t + 1, D] in place.
+  const Attention& self = decoder_[std::size_t(l)].self;
+  const int B = int(stage_x_.rows()), E = c_.d_model, H = c_.decoder_heads, D = E / H, t = step_position_;
+  RowMatrix q(B, E), k(B, E), v(B, E);
+  self.q.forward(stage_x_, q);
+  self.k.forward(stage_x_, k);
+  self.v.forward(stage_x_, v);
+  stage_q_.assign(std::size_t(B) * H * D, 0.0f);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int d = 0; d < D; ++d) {
+        stage_q_[(std::size_t(b) * H + h) * D + d] = q(b, h * D + d);
+        cache_.key(l, b, h, t)[d] = k(b, h * D + d);
+        cache_.value(l, b, h, t)[d] = v(b, h * D + d);
       }
-    std::vector<float> qh(std::size_t(B) * H * D), out(std::size_t(B) * H * D), weights(std::size_t(B) * H * after);
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < H; ++h)
-        for (int d = 0; d < D; ++d) qh[(std::size_t(b) * H + h) * D + d] = q(b, h * D + d);
-    AttentionForward a;
-    a.shape = {B, H, 1, after, D};
-    a.scale = 1.0f / std::sqrt(float(D));
-    a.q = qh.data();
-    a.k = keys.data();
-    a.v = values.data();
-    a.weights = weights.data();
-    a.out = out.data();
-    attention_forward(backend, a);
-    cache_k_[std::size_t(l)] = std::move(keys);
-    cache_v_[std::size_t(l)] = std::move(values);
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < H; ++h)
-        for (int d = 0; d < D; ++d) context(b, h * D + d) = out[(std::size_t(b) * H + h) * D + d];
-    layer.self.out.forward(context, attended);
-    x += attended;
-    layer_norm(x, layer.self_norm.weight, layer.self_norm.bias);
-    // Cross-attention: every beam reads the same encoder keys and values.
-    layer.cross.q.forward(x, q);
-    std::vector<float> cross_weights(std::size_t(H) * S);
-    for (int b = 0; b < B; ++b) {
-      for (int h = 0; h < H; ++h)
-        for (int d = 0; d < D; ++d) qh[std::size_t(h) * D + d] = q(b, h * D + d);
-      AttentionForward c;
-      c.shape = {1, H, 1, S, D};
-      c.scale = 1.0f / std::sqrt(float(D));
-      c.q = qh.data();
-      c.k = cross_k_[std::size_t(l)].data();
-      c.v = cross_v_[std::size_t(l)].data();
-      c.weights = cross_weights.data();
-      c.out = out.data();
-      attention_forward(backend, c);
-      std::copy(cross_weights.begin(), cross_weights.end(), cross[std::size_t(b)].begin() + long(std::size_t(l) * H * S));
-      for (int h = 0; h < H; ++h)
-        for (int d = 0; d < D; ++d) context(b, h * D + d) = out[std::size_t(h) * D + d];
-    }
-    layer.cross.out.forward(context, attended);
-    x += attended;
-    layer_norm(x, layer.cross_norm.weight, layer.cross_norm.bias);
-    feed_forward(layer.fc1, layer.fc2, layer.final_norm, x);
+  projected_ = true;
+  StagedAttention s = staged(H, 1, t + 1, cache_.keys(l), cache_.values(l), nullptr);  // one query sees every key
+  s.B = B;
+  s.kv_stride = cache_.stride();
+  return s;
+}
+
+void MarianModel::step_finish_self(int l, const float* weights, const float* out) {
+  (void)weights;  // a step's own row is not kept: generate() shows the cross-attention
+  const DecoderLayer& layer = decoder_[std::size_t(l)];
+  const int B = int(stage_x_.rows()), E = c_.d_model, H = c_.decoder_heads, D = E / H;
+  RowMatrix attended(B, E);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int d = 0; d < D; ++d) step_context_(b, h * D + d) = out[(std::size_t(b) * H + h) * D + d];
+  layer.self.out.forward(step_context_, attended);
+  stage_x_ += attended;
+  layer_norm(stage_x_, layer.self_norm.weight, layer.self_norm.bias);
+  projected_ = false;
+  pending_ = Pending::step_cross;
+  pending_beam_ = 0;
+}
+
+MarianModel::StagedAttention MarianModel::step_project_cross(int l, int beam) {
+  const DecoderLayer& layer = decoder_[std::size_t(l)];
+  const int H = c_.decoder_heads;
+  if (beam == 0) {
+    // Every beam's query at once ([B, H, D]: beam b's [H, 1, D] at b H D).
+    RowMatrix q(stage_x_.rows(), c_.d_model);
+    layer.cross.q.forward(stage_x_, q);
+    stage_q_ = std::vector<float>(q.data(), q.data() + q.size());
   }
-  project_logits(x, logits);
+  projected_ = true;
+  StagedAttention s = staged(H, 1, S_, cross_k_[std::size_t(l)].data(), cross_v_[std::size_t(l)].data(), nullptr);
+  s.q = stage_q_.data() + std::size_t(beam) * c_.d_model;
+  return s;
+}
+
+void MarianModel::step_finish_cross(int l, int beam, const float* weights, const float* out) {
+  const DecoderLayer& layer = decoder_[std::size_t(l)];
+  const int B = int(stage_x_.rows()), E = c_.d_model, H = c_.decoder_heads, D = E / H, S = S_;
+  std::copy(weights, weights + std::size_t(H) * S, step_cross_[std::size_t(beam)].begin() + long(std::size_t(l) * H * S));
+  for (int h = 0; h < H; ++h)
+    for (int d = 0; d < D; ++d) step_context_(beam, h * D + d) = out[std::size_t(h) * D + d];
+  projected_ = false;
+  if (beam + 1 < B) {
+    pending_beam_ = beam + 1;
+    return;
+  }
+  RowMatrix attended(B, E);
+  layer.cross.out.forward(step_context_, attended);
+  stage_x_ += attended;
+  layer_norm(stage_x_, layer.cross_norm.weight, layer.cross_norm.bias);
+  feed_forward(layer.fc1, layer.fc2, layer.final_norm, stage_x_);
+  next_stage(Pending::step_self, l, c_.decoder_layers);
+  if (pending_ == Pending::none) project_logits(stage_x_, step_logits_);
 }
 
 namespace {
@@ -400,10 +428,9 @@ std::vector<double> log_softmax(const float* z, int V) {
 }  // namespace
 
 MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, int max_length) {
-  const int B = std::max(1, num_beams), V = c_.vocab_size, L = c_.decoder_layers;
+  const int B = std::max(1, num_beams), V = c_.vocab_size;
   max_length = std::max(2, std::min(max_length, c_.max_positions));
-  cache_k_.assign(std::size_t(L), {});
-  cache_v_.assign(std::size_t(L), {});
+  start_steps(B);
   Generation result;
   // Live beams: ids, summed log-probabilities, and each generated token's cross-attention.
   std::vector<std::vector<int>> seqs(std::size_t(B), std::vector<int>{c_.decoder_start_id});
@@ -418,14 +445,14 @@ MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, in
   };
   std::vector<Hypothesis> finished;
   const double lp = c_.length_penalty;
-  RowMatrix logits;
-  std::vector<std::vector<float>> cross;
   bool done = false;
   for (int length = 1; length < max_length; ++length) {
     std::vector<int> last(static_cast<std::size_t>(B));
     for (int b = 0; b < B; ++b) last[std::size_t(b)] = seqs[std::size_t(b)].back();
-    step(backend, last, length - 1, logits, cross);
-    for (int b = 0; b < B; ++b) history[std::size_t(b)].push_back(cross[std::size_t(b)]);
+    begin_step(last, length - 1);
+    run_staged(backend, *this);
+    RowMatrix& logits = step_logits_;
+    for (int b = 0; b < B; ++b) history[std::size_t(b)].push_back(step_cross_[std::size_t(b)]);
     // The last position max_length allows gets </s> (forced_eos_token_id), as HF's processor does.
     const bool force_eos = c_.forced_eos_id >= 0 && length == max_length - 1;
     if (B == 1) {
@@ -479,18 +506,8 @@ MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, in
     // Keep only the best B finished hypotheses (HF's BeamHypotheses).
     std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
     if (int(finished.size()) > B) finished.resize(std::size_t(B));
-    // Reorder the caches and histories to the beams kept.
-    for (int l = 0; l < L; ++l) {
-      const int H = c_.decoder_heads, D = c_.d_model / H, n = length;
-      for (auto* cache : {&cache_k_[std::size_t(l)], &cache_v_[std::size_t(l)]}) {
-        std::vector<float> moved(cache->size());
-        const std::size_t per_beam = std::size_t(H) * n * D;
-        for (int b = 0; b < B; ++b)
-          std::copy(cache->begin() + long(std::size_t(origin[std::size_t(b)]) * per_beam),
-                    cache->begin() + long((std::size_t(origin[std::size_t(b)]) + 1) * per_beam), moved.begin() + long(std::size_t(b) * per_beam));
-        *cache = std::move(moved);
-      }
-    }
+    // The cache and the histories follow the beams kept.
+    cache_.reorder(origin);
     std::vector<std::vector<std::vector<float>>> next_history;
     for (int b : origin) next_history.push_back(history[std::size_t(b)]);
     history = std::move(next_history);

@@ -20,6 +20,7 @@
 #include "../layers/packed_linear.h"
 #include "../tensor.h"
 #include "checkpoint_model.h"
+#include "kv_cache.h"
 #include "marian_config.h"
 #include "named_tensors.h"
 
@@ -55,9 +56,19 @@ class MarianModel : public CheckpointModel {
   // begin_decode(target, T): two per decoder layer (causal self-attention, with its [T, T] mask, then
   // cross-attention over the encoder's output). Each call: q [H, T, D], k and v [H, S, D], scale
   // 1/sqrt(D); its weights [H, T, S] and out [H, T, D] finish the stage.
-  enum class Pending { none, encoder_self, decoder_self, decoder_cross };
+  // begin_step(tokens, t): one decoding step of B beams (generate()'s), the token of each at position t
+  // through the key/value cache (kv_cache.h): per decoder layer one causal self-attention call over the
+  // cache in place ({B, H, 1, t + 1, D}, kv_stride apart), then one cross-attention call per beam
+  // ({1, H, 1, S, D}: every beam reads the same encoder keys and values).
+  enum class Pending { none, encoder_self, decoder_self, decoder_cross, step_self, step_cross };
   void begin_encode(const std::int32_t* ids, int S);
   void begin_decode(const std::int32_t* target, int T);
+  // After encode() and start_steps(B): tokens [B] at position t (the cache holds 0 .. t-1). Its results:
+  // step_logits() [B, V], step_cross() [B][L*H*S].
+  void start_steps(int beams);
+  void begin_step(const std::vector<int>& tokens, int t);
+  const RowMatrix& step_logits() const { return step_logits_; }
+  const std::vector<std::vector<float>>& step_cross() const { return step_cross_; }
   bool next_call(AttentionForward& call) override;
   void finish_call(const float* weights, const float* out) override;
   std::string check_pending() const override;
@@ -106,6 +117,8 @@ class MarianModel : public CheckpointModel {
     const float* k = nullptr;
     const float* v = nullptr;
     const float* mask = nullptr;
+    int B = 1;                   // a step's self-attention: its beams
+    std::size_t kv_stride = 0;   // the cache's (AttentionForward::kv_stride)
   };
   StagedAttention encoder_project(int layer);
   void encoder_finish(int layer, const float* weights, const float* out);
@@ -113,6 +126,10 @@ class MarianModel : public CheckpointModel {
   void decoder_finish_self(int layer, const float* weights, const float* out);
   StagedAttention decoder_project_cross(int layer);
   void decoder_finish_cross(int layer, const float* weights, const float* out);
+  StagedAttention step_project_self(int layer);
+  void step_finish_self(int layer, const float* weights, const float* out);
+  StagedAttention step_project_cross(int layer, int beam);
+  void step_finish_cross(int layer, int beam, const float* weights, const float* out);
   void index_tensors();
   void embed(const std::int32_t* ids, int n, int first_position, RowMatrix& x) const;
   void feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const Norm& norm, RowMatrix& x) const;
@@ -123,9 +140,6 @@ class MarianModel : public CheckpointModel {
   // stage_x_ = LayerNorm(stage_x_ + out_proj(out merged from [H, N, D])): the end of an attention block.
   void attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D);
   void next_stage(Pending first, int layer, int layers);
-  // One decoding step for B beams (tokens [B] at position t), with the caches; -> logits [B, V] and the
-  // step's cross-attention [B][L][H][S].
-  void step(Backend backend, const std::vector<int>& tokens, int t, RowMatrix& logits, std::vector<std::vector<float>>& cross);
 
   MarianConfig c_;
   // The shared embeddings [V, E] packed once as the output projection (x shared^T + final_logits_bias,
@@ -143,13 +157,15 @@ class MarianModel : public CheckpointModel {
   RowMatrix stage_x_;
   std::vector<float> stage_q_, stage_k_, stage_v_, causal_;
   Pending pending_ = Pending::none;
-  int pending_layer_ = 0;
+  int pending_layer_ = 0, pending_beam_ = 0;
   bool projected_ = false, encoded_ = false;
   StagedAttention call_;  // the projected stage's call (valid while projected_)
   std::vector<std::vector<float>> encoder_attention_, decoder_attention_, cross_attention_;
   std::vector<std::vector<float>> cross_k_, cross_v_;  // per decoder layer: the encoder output's keys, values [H, S, D]
-  std::vector<std::vector<float>> cache_k_, cache_v_;  // per decoder layer: [B, H, t, D]
-  int beams_ = 0, cached_ = 0;
+  KvCache cache_;  // the decoder's self-attention keys and values: per layer [B, H, C, D]
+  int step_position_ = 0;
+  RowMatrix step_context_, step_logits_;  // a step's merged heads [B, E] and its logits [B, V]
+  std::vector<std::vector<float>> step_cross_;  // [B][L*H*S]
 };
 
 }  // namespace attnlab

@@ -9,30 +9,35 @@ namespace attnlab {
 
 namespace {
 
-struct Entry {
-  const char* id;
-  std::unique_ptr<ModelKind> (*make)();
-};
-
-// One line per kind.
-const Entry kKinds[] = {
-    {"bert", make_bert_kind},
-    {"distilbert", make_distilbert_kind},
-    {"marian", make_marian_kind},
-    {"gpt2", make_gpt2_kind},
-};
+const ModelKindLab kPretrained = {"pretrained", "Pretrained", "attnlab pretrained"};
+const std::vector<std::string> kBertRequired = {"config.json", "vocab.txt"}, kBertOptional = {"tokenizer_config.json"};
 
 }  // namespace
 
+const std::vector<ModelKindRow>& model_kind_rows() {
+  // One row per kind.
+  static const std::vector<ModelKindRow> rows = {
+      {"bert", "BERT", {"bert"}, kPretrained, kBertRequired, kBertOptional, "wordpiece", "bert", make_bert_kind},
+      // DistilBERT: BERT's maths under other names and without token types (distilbert_checkpoint.h).
+      {"distilbert", "DistilBERT", {"distilbert"}, kPretrained, kBertRequired, kBertOptional, "wordpiece", "bert", make_distilbert_kind},
+      {"marian", "Marian (opus-mt)", {"marian"}, {"translation", "Translation", "attnlab translate"},
+       {"config.json", "source.spm", "target.spm", "vocab.json"}, {}, "sentencepiece", "marian", make_marian_kind},
+      // GPT-2: a row of the one decoder (gpt2.h); vocab.json and merges.txt, or tokenizer.json instead.
+      {"gpt2", "GPT-2", {"gpt2"}, {"writing", "Writing", "attnlab generate"}, {"config.json", "vocab.json", "merges.txt"}, {}, "gpt2_bpe",
+       "decoder", make_gpt2_kind},
+  };
+  return rows;
+}
+
 std::unique_ptr<ModelKind> make_model_kind(const std::string& id) {
-  for (const Entry& e : kKinds)
-    if (id == e.id) return e.make();
+  for (const ModelKindRow& row : model_kind_rows())
+    if (id == row.id) return row.make();
   return nullptr;
 }
 
 std::vector<std::string> model_kind_ids() {
   std::vector<std::string> ids;
-  for (const Entry& e : kKinds) ids.push_back(e.id);
+  for (const ModelKindRow& row : model_kind_rows()) ids.push_back(row.id);
   return ids;
 }
 
@@ -41,6 +46,32 @@ std::string model_kind_names() {
   std::string out;
   for (std::size_t i = 0; i < ids.size(); ++i) out += (i == 0 ? "" : i + 1 == ids.size() ? " or " : ", ") + ids[i];
   return out;
+}
+
+Json model_kinds_record() {
+  auto strings = [](const std::vector<std::string>& list) {
+    Json out = Json::array();
+    for (const std::string& s : list) out.push(Json(s));
+    return out;
+  };
+  Json rows = Json::array();
+  for (const ModelKindRow& row : model_kind_rows()) {
+    Json lab = Json::object(), files = Json::object(), out = Json::object();
+    lab.set("id", Json(row.lab.id));
+    lab.set("title", Json(row.lab.title));
+    lab.set("command", Json(row.lab.command));
+    files.set("required", strings(row.required));
+    files.set("optional", strings(row.optional));
+    out.set("kind", Json(row.id));
+    out.set("title", Json(row.title));
+    out.set("modelTypes", strings(row.model_types));
+    out.set("lab", lab);
+    out.set("files", files);
+    out.set("tokenizer", Json(row.tokenizer));
+    out.set("binding", Json(row.binding));
+    rows.push(out);
+  }
+  return rows;
 }
 
 }  // namespace attnlab

@@ -1,8 +1,7 @@
 // The names a checkpoint model's weights answer to, for checkpoint_model.h's storage() and
 // set_linear_weight(): tensors the loader fills in place (embeddings, biases, norms), by pointer, and
-// Linear weights the model packs. A model fills one when it is built (its index_tensors), and its
-// storage()/set_linear_weight() look names up here. Marian and GPT-2 each carried these maps and the
-// same few lines to fill them.
+// Linear weights the model packs. A model fills one when it is built (its index_tensors: Marian's, the
+// decoder's from its kind's name table), and its storage()/set_linear_weight() look names up here.
 #pragma once
 
 #include <map>

@@ -8,15 +8,6 @@
 
 namespace attnlab {
 
-const char* alignment_task_name(AlignmentTaskKind task) {
-  switch (task) {
-    case AlignmentTaskKind::copy: return "copy";
-    case AlignmentTaskKind::reverse: return "reverse";
-    case AlignmentTaskKind::pointer: return "pointer";
-  }
-  return "copy";
-}
-
 int default_steps(AlignmentTaskKind task) {
   switch (task) {
     case AlignmentTaskKind::copy: return 200;

@@ -54,7 +54,6 @@ std::size_t alignment_training_bytes(const AlignmentConfig& c);
 // What a lab allows a model to take: a quarter of the WASM module's 2 GB address space, so a second
 // model (an import being checked) and the page's own buffers still fit.
 constexpr std::size_t kAlignmentMemoryBudget = std::size_t(512) << 20;
-const char* alignment_task_name(AlignmentTaskKind task);
 // Steps the notebook trains each task for: copy 200, reverse 250, pointer 350.
 int default_steps(AlignmentTaskKind task);
 

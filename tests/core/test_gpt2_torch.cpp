@@ -13,8 +13,8 @@
 #include "models/checkpoint_loader.h"
 #include "models/gpt2.h"
 #include "models/gpt2_config.h"
-#include "models/gpt2_probes.h"
-#include "models/gpt2_writer.h"
+#include "models/decoder_probes.h"
+#include "models/writer.h"
 #include "test_support.h"
 
 using namespace attnlab;
@@ -272,7 +272,7 @@ TEST_CASE("gpt2: the partial orders of sampling equal full sorts, ties included"
   for (float& v : z) v = float(int(rng.uniform() * 8.0f)) * 0.5f;
   for (const Sampling s : {Sampling{1.0, 0, 1.0}, Sampling{0.7, 5, 1.0}, Sampling{1.3, 0, 0.6}, Sampling{0.9, 100, 0.8}, Sampling{0.0, 0, 1.0}}) {
     INFO("temperature " << s.temperature << " top-k " << s.top_k << " top-p " << s.top_p);
-    // The reference: every id stably sorted by logit, then the formula of gpt2_sampling.h.
+    // The reference: every id stably sorted by logit, then the formula of sampling.h.
     std::vector<int> order(V);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return z[std::size_t(a)] > z[std::size_t(b)]; });

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILDS, lab, fixture, assertClose } from './support.mjs';
+import { KernelRunner } from '../../web/training/kernel_runner.js';
 
 const f = fixture('count_attention_model.safetensors');
 const NAMES = ['query', 'embed.weight', 'WK.weight', 'WK.bias', 'WV.weight', 'WV.bias',
@@ -45,14 +46,14 @@ test('count: createTrainer gives a CountTrainer; defaults; the staged step gives
   const b = new m.CountTrainer({ seed: 3, lr: 1e-3 });
   assert.ok(a instanceof m.CountTrainer && a instanceof m.Trainer);
   const trained = a.train(4, { backend: 'simd128' });
+  const runner = new KernelRunner({ module: m, requested: 'simd' });
   for (let i = 0; i < 4; i++) {
-    b.beginStep();
-    const s = b.kernelShape();
+    let s = null;
+    const r = await b.stepWith({
+      forward: (args) => { s = args; return runner.forward(args, { call: 'step' }); },
+      backward: (args) => runner.backward(args, { call: 'step' }),
+    });
     assert.deepEqual([s.B, s.H, s.T, s.S, s.D, s.readWeights], [100, 1, 1, 10, 5, false]);
-    b.runKernelForward('simd128');
-    b.middleStep();
-    b.runKernelBackward('simd128');
-    const r = b.endStep();
     assert.equal(r.step, i + 1);
     assert.equal(Math.fround(r.loss), trained.losses[i]);
   }

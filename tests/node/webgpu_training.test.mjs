@@ -65,11 +65,11 @@ test('auto picks SIMD128 for the small lab problem even with an adapter, and say
 });
 
 // Every lab's trainer through the staged-call protocol (trainer.stepWith: the step's forward call, then
-// its backward call, on a KernelRunner, as the page's WebGPU steps run): on a CPU kernel it is the
-// staged step run by hand on the trainer's buffers, bit for bit (train() shards the batch, so its
-// gradient sums differ in the last bits; its losses do not); a kernel that keeps the weights to itself
-// (readWeights false, as the GPU does) makes the backward recompute them, with the same bits.
-test('the staged-call protocol trains every lab as the hand-run staged step does, bit for bit on the CPU kernel', async () => {
+// its backward call, on a KernelRunner, as the page's WebGPU steps run): on a CPU kernel its losses are
+// train()'s (train() shards the batch, so its gradient sums differ in the last bits; its losses do not);
+// a kernel that keeps the weights to itself (readWeights false, as the GPU does) makes the backward
+// recompute them, with the same bits.
+test('the staged-call protocol trains every lab as train() does, and bit for bit whoever keeps the weights', async () => {
   const digits = await loadDigits(m, readFileSync(path.join(REPO_ROOT, 'public', DIGITS_ASSET)));
   const makers = {
     alignment: () => new m.AlignmentTrainer({ task: 'copy', seed: 4, batch: 8 }),
@@ -77,7 +77,7 @@ test('the staged-call protocol trains every lab as the hand-run staged step does
     count: () => new m.CountTrainer({ seed: 4, batch: 20 }),
   };
   for (const [id, make] of Object.entries(makers)) {
-    const direct = make(), staged = make(), lean = make();
+    const staged = make(), lean = make();
     const runner = new KernelRunner({ module: m, requested: 'simd' });
     const kernel = { forward: (args) => runner.forward(args, { call: 'step' }), backward: (args) => runner.backward(args, { call: 'step' }) };
     let readWeights = null;
@@ -89,24 +89,19 @@ test('the staged-call protocol trains every lab as the hand-run staged step does
       },
       backward: kernel.backward,
     };
-    const sharded = make();
-    const { losses } = sharded.train(3, { backend: 'simd128' });
-    sharded.delete();
+    const direct = make();
+    const { losses } = direct.train(3, { backend: 'simd128' });
     for (let i = 0; i < 3; i++) {
-      direct.beginStep();
-      direct.runKernelForward('simd128');
-      direct.middleStep();
-      direct.runKernelBackward('simd128');
-      const byHand = direct.endStep();
       const a = await staged.stepWith(kernel);
-      assert.equal(a.loss, byHand.loss, `${id} step ${i + 1}`);
       const b = await lean.stepWith(keepsWeights);
       assert.equal(a.step, i + 1, id);
       assert.equal(Math.fround(a.loss), losses[i], `${id} step ${i + 1}`);
       assert.equal(b.loss, a.loss, `${id} step ${i + 1}, weights kept by the kernel`);
     }
     assert.equal(readWeights, id === 'lookup', `${id}: only the Lookup lab's loss reads the weights`);
-    for (const t of [staged, lean]) assert.deepEqual(t.parameters(), direct.parameters(), id);
+    // (train()'s parameters are not compared: its sharded gradient sums differ in the last bits, which
+    // Adam's normalised step can carry far on a near-zero gradient.)
+    assert.deepEqual(lean.parameters(), staged.parameters(), `${id}: the same bits whoever keeps the weights`);
     for (const t of [direct, staged, lean]) t.delete();
   }
 });

@@ -1,9 +1,9 @@
 // The models read from checkpoints (core/models/model_kinds.h): BERT (and DistilBERT, a BertModel),
-// Marian and GPT-2, and the one streamed loader every kind shares (loadCheckpoint; raw_checkpoint.h).
+// Marian and the decoders (GPT-2: core/models/decoder.h), and the one streamed loader every kind shares (loadCheckpoint; raw_checkpoint.h).
 // checkpointModels(mod) makes them for one loaded module.
 import { AttnLabError, BACKEND_CODES, backendCode, check, checkInteger } from './checks.js';
 import { Owned } from './owned.js';
-import { runStagedCalls } from '../../web/training/staged_calls.js';
+import { runStagedCalls } from './staged_calls.js';
 
 export function checkpointModels(mod) {
   /**
@@ -24,7 +24,7 @@ export function checkpointModels(mod) {
     }
     /**
      * forward() with every layer's attention call run by `attention` ({B, H, T, S, D, q, k, v, scale} ->
-     * {weights, out}, or a Promise of it: the page's kernel, WebGPU included; web/training/staged_calls.js).
+     * {weights, out}, or a Promise of it: the page's kernel, WebGPU included; wasm_bindings/js/staged_calls.js).
      * Resolves to the last call's result (its `choice`, where it has one). The views below then show the pass.
      */
     async forwardWith(ids, types, attention) {
@@ -102,13 +102,14 @@ export function checkpointModels(mod) {
   }
 
   /**
-   * A GPT-2 (core/models/gpt2.h) read from a checkpoint: loadCheckpoint('gpt2', ...) makes one. A pass
-   * takes n new tokens after the cache's S - n: forward(ids) starts from an empty cache (the prompt),
-   * step(id) appends one. Shapes: H heads, E = n_embd, L layers, V the vocabulary.
+   * A causal decoder (core/models/decoder.h; GPT-2) read from a checkpoint: loadCheckpoint('gpt2', ...)
+   * makes one. A pass takes n new tokens after the cache's S - n: forward(ids) starts from an empty cache
+   * (the prompt), step(id) appends one. Writing goes through the one writer (core/models/writer.h), the
+   * CLI's and the page's. Shapes: H heads, E = n_embd, L layers, V the vocabulary.
    */
-  class Gpt2 extends Owned {
-    constructor(raw) {
-      super(raw, 'GPT-2 model');
+  class Decoder extends Owned {
+    constructor(raw, title) {
+      super(raw, `${title} model`);
       this.summary = JSON.parse(raw._summary());
       this.config = this.summary.config;
     }
@@ -123,7 +124,7 @@ export function checkpointModels(mod) {
     step(id, { backend } = {}) { check(this.raw._step(checkInteger('id', id, { min: 0 }), this.#cpu(backend))); }
     #cpu(backend) {
       const code = backendCode(backend);
-      if (code === BACKEND_CODES.webgpu) throw new AttnLabError('GPT-2 writes on scalar or simd128; WebGPU runs the prompt through forwardWith(ids, attention)');
+      if (code === BACKEND_CODES.webgpu) throw new AttnLabError('A decoder writes on scalar or simd128; WebGPU runs the prompt through forwardWith(ids, attention)');
       return code;
     }
     /** Tokens in the cache (S). */
@@ -142,17 +143,44 @@ export function checkpointModels(mod) {
     logits(row = this.passLength - 1) { return this.#view('logits', this.raw._logits(checkInteger('row', row))); }
     /**
      * Starts writing after the prompt `ids`: {temperature (0: greedy), topK (0: none), topP (1: none),
-     * maxNewTokens, seed, stopAtEos, top (how many of each step's likeliest tokens to keep)}.
+     * maxNewTokens, seed, stopAtEos, top (how many of each step's likeliest tokens to keep), keepLogits
+     * (each step keeps the logits it was drawn from: distribution({step}) for any step)}.
      */
     beginWriting(ids, settings = {}, { backend } = {}) { check(this.raw._begin_writing(ids, settings, this.#cpu(backend))); }
     /** The next token: {id, probability, position, top: [{id, probability, logit}], attention [L*H*(position+1)]}, or null when done. */
     nextToken() { return this.raw._next_token(); }
+    /**
+     * The writer goes on with `settings` until `count` tokens are written or it stops (the page's Play
+     * and Next token). When the settings' draws differ from the writer's, the tokens past the first
+     * `count` are forgotten, and those past maxNewTokens always. -> {written, firstChanged (copies of
+     * steps from there on are stale), stopReason}.
+     */
+    writeTo(count, settings = {}) {
+      const out = this.raw._write_to(settings, checkInteger('count', count, { min: 0 }));
+      check(out.error);
+      return out;
+    }
+    /** Written token k's record (as nextToken gave it). */
+    writtenStep(k) {
+      const out = this.raw._written_step(checkInteger('k', k, { min: 0 }));
+      if (out === null) throw new AttnLabError(`no written token ${k}: write it first (writeTo, nextToken)`);
+      return out;
+    }
     /** 'eos', 'max_new_tokens' or 'n_positions' once writing stopped ('' while it goes on). */
     get stopReason() { return this.raw._stop_reason(); }
-    /** The next token's distribution under other settings (the temperature slider): the k likeliest. */
-    distribution({ temperature = 1, topK = 0, topP = 1, k = 10 } = {}) {
-      const out = this.raw._distribution(Number(temperature), checkInteger('topK', topK, { min: 0 }), Number(topP), checkInteger('k', k, { min: 0 }));
+    /**
+     * The distribution written token `step` was drawn from (by default the next token's) under other
+     * settings (the temperature slider): the k likeliest [{id, probability, logit}].
+     */
+    distribution({ temperature = 1, topK = 0, topP = 1, k = 10, step = -1 } = {}) {
+      const out = this.raw._distribution(Number(step), Number(temperature), checkInteger('topK', topK, { min: 0 }), Number(topP), checkInteger('k', k, { min: 0 }));
       if (!Array.isArray(out)) check(out.error);
+      return out;
+    }
+    /** One id's probability in that distribution. */
+    chance(id, { temperature = 1, topK = 0, topP = 1, step = -1 } = {}) {
+      const out = this.raw._chance(Number(step), Number(temperature), checkInteger('topK', topK, { min: 0 }), Number(topP), checkInteger('id', id, { min: 0 }));
+      if (typeof out !== 'number') check(out.error);
       return out;
     }
     /** beginWriting + nextToken until done -> {ids, steps, stopReason}. */
@@ -162,7 +190,7 @@ export function checkpointModels(mod) {
       for (let s = this.nextToken(); s; s = this.nextToken()) steps.push(s);
       return { ids: steps.map((s) => s.id), steps, stopReason: this.stopReason };
     }
-    /** Head roles on [eos] + r + r (core/models/gpt2_probes.h): {layers, heads, tokens, previous, first, induction [L*H], firstCopyLoss, secondCopyLoss}. */
+    /** Head roles on [eos] + r + r (core/models/decoder_probes.h): {layers, heads, tokens, previous, first, induction [L*H], firstCopyLoss, secondCopyLoss}. */
     headRoles({ n = 20, seed = 0, backend } = {}) {
       const out = this.raw._head_roles(checkInteger('n', n, { min: 2 }), checkInteger('seed', seed, { min: 0 }), this.#cpu(backend));
       check(out.error);
@@ -172,13 +200,16 @@ export function checkpointModels(mod) {
     logitLens() { return this.raw._logit_lens(); }
   }
 
-  // The checkpoint models of the registry (core/models/model_kinds.h): their raw class and JS class.
-  const CHECKPOINT_KINDS = {
-    bert: { Raw: () => new mod._RawBert('bert'), make: (raw) => new Bert(raw) },
-    distilbert: { Raw: () => new mod._RawBert('distilbert'), make: (raw) => new Bert(raw) }, // a BertModel under DistilBERT's names
+  // The registry's rows (core/models/model_kinds.h): each kind names the binding that loads it, whose
+  // raw class and JS class are these.
+  const MODEL_KINDS = JSON.parse(mod._model_kinds());
+  const BINDINGS = {
+    bert: { Raw: (kind) => new mod._RawBert(kind), make: (raw) => new Bert(raw) },
     marian: { Raw: () => new mod._RawMarian(), make: (raw) => new Marian(raw) },
-    gpt2: { Raw: () => new mod._RawGpt2(), make: (raw) => new Gpt2(raw) },
+    decoder: { Raw: (kind) => new mod._RawDecoder(kind), make: (raw, row) => new Decoder(raw, row.title) },
   };
+  const CHECKPOINT_KINDS = Object.fromEntries(MODEL_KINDS.map((row) => [row.kind, {
+    Raw: () => BINDINGS[row.binding].Raw(row.kind), make: (raw) => BINDINGS[row.binding].make(raw, row) }]));
   const WEIGHT_FORMATS = { safetensors: 'safetensors', 'model.safetensors': 'safetensors', bin: 'bin', 'pytorch_model.bin': 'bin' };
   // Index reads run this many at once (a .bin's local headers come ~1,000 ranges to a request).
   const INDEX_READS_AT_ONCE = 32;
@@ -247,5 +278,5 @@ export function checkpointModels(mod) {
   /** loadCheckpoint('marian', ...): a Marian (opus-mt) model from model.safetensors or pytorch_model.bin. */
   const loadMarian = (options) => loadCheckpoint('marian', options);
 
-  return { Bert, Marian, Gpt2, loadCheckpoint, loadBert, loadMarian };
+  return { Bert, Marian, Decoder, loadCheckpoint, loadBert, loadMarian, modelKinds: MODEL_KINDS };
 }

@@ -3,7 +3,7 @@
 // one loaded module.
 import { AttnLabError, backendCode, check, checkInteger, checkSeed } from './checks.js';
 import { Layer, Owned } from './owned.js';
-import { runStagedCalls } from '../../web/training/staged_calls.js';
+import { runStagedCalls } from './staged_calls.js';
 
 export function layerClasses(mod) {
   class Embedding extends Layer {

@@ -3,7 +3,7 @@
 import { AttnLabError, backendCode, check, checkInteger } from './checks.js';
 import { Layer, Owned } from './owned.js';
 import { decodeRecord, encodeRecord } from './records.js';
-import { runStagedCalls } from '../../web/training/staged_calls.js';
+import { runStagedCalls } from './staged_calls.js';
 
 export function trainerClasses(mod) {
   /** The digit asset (mnist10k.bin.gz, inflated): parsed once, shared by every LookupTrainer. */
@@ -84,25 +84,15 @@ export function trainerClasses(mod) {
     /**
      * One training step with its attention kernel run outside the module (the page's WebGPU): the
      * step's forward call, then its backward call, through the staged-call protocol
-     * (web/training/staged_calls.js). kernel: {forward(args) -> {weights (null allowed when
+     * (wasm_bindings/js/staged_calls.js). kernel: {forward(args) -> {weights (null allowed when
      * args.readWeights is false), out}, backward(args) -> {dQ, dK, dV}}, each may return a Promise (a
-     * KernelRunner's). -> the step's record {step, epoch?, loss, accuracy}, as endStep().
+     * KernelRunner's). -> the step's record {step, epoch?, loss, accuracy}.
      */
     async stepWith({ forward, backward }) {
       this.raw._begin_step();
       await runStagedCalls(this.raw, forward, check, { backward });
       return decodeRecord(this.raw._end_step(), this.raw);
     }
-    // The staged step by hand, on the trainer's own buffers (tests, tools):
-    beginStep() { this.raw._begin_step(); }
-    middleStep() { this.raw._middle_step(); }
-    endStep() { return decodeRecord(this.raw._end_step(), this.raw); }
-    /** {B, H, T, S, D, scale, readWeights} of the attention call the step has prepared. */
-    kernelShape() { return JSON.parse(this.raw._kernel_shape()); }
-    /** A live, writable view into the heap (q k v weights out dOut dWeights dQ dK dV): use it at once. */
-    kernelView(which) { return this.raw._kernel_view(which); }
-    runKernelForward(backend) { this.raw._run_kernel_forward(backendCode(backend)); }
-    runKernelBackward(backend) { this.raw._run_kernel_backward(backendCode(backend)); }
   }
 
   /**

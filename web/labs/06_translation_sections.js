@@ -10,17 +10,16 @@
 // the cross-attention while choosing generated token t; r.encoder[l]: He x S x S; r.decoder[l]: H x
 // (T + 1) x (T + 1), over the decoder's inputs (<start> and the generated tokens).
 import { tokenLabels } from './token_labels.js';
+import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 
 // Where each part runs. The decoding loop (choosing each word, with its key/value cache and beams) runs
 // in the core on a CPU kernel: SIMD128, or scalar when that is asked for. The attention the figures show
 // is computed again by the encoder and a teacher-forced decoder over the translation, every call through
 // the page's kernel (ctx.attention: WebGPU where it is chosen), and that is the backend the badge names.
-const cpuKernel = (backend) => (backend === 'scalar' ? 'scalar' : 'simd128');
-const CPU_LABELS = { scalar: 'scalar', simd128: 'SIMD128' };
 
 /** The badge's choice: the kernel that computed the attention shown, and where the decoding loop ran. */
 export function choiceOf(shown, backend) {
-  const loop = CPU_LABELS[cpuKernel(backend)];
+  const loop = BACKEND_LABELS[cpuKernel(backend)];
   const reason = shown.backend === cpuKernel(backend)
     ? `${shown.reason}; it ran the decoding loop and the attention shown`
     : `${shown.reason}; it ran the attention shown, and the decoding loop (choosing each word) ran the ${loop} CPU kernel`;
@@ -47,7 +46,7 @@ export async function runTranslation(ctx, v) {
   if (opened.cache?.key === key) return opened.cache;
   const { marian, tokenizer } = opened;
   const c = marian.config;
-  const loop = cpuKernel(ctx.backend);
+  const loop = cpuKernel(ctx.backend, ctx.module?.cpuBackends);
   const source = tokenizer.encode(text);
   marian.encode(source.ids, { backend: loop });
   const maxLength = Math.min(v.maxLength, c.maxPositions);

@@ -80,7 +80,7 @@ export const writingLab = defineLab({
         text: `${label}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, vocabulary ${c.vocabSize}, ${c.maxPositions} positions, `
           + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}.`,
       };
-      return { state: { ...opened, name: label, writing: null, cacheIds: null, roles: null, lens: null }, summary };
+      return { state: { ...opened, name: label, writing: null, roles: null, lens: null }, summary };
     },
     dispose(state) {
       state?.gpt2?.delete();

@@ -3,99 +3,68 @@
 // text so far (model view, head view, heatmap: each written token adds its row); the head roles
 // (previous-token, first-token sink, induction) as a layers x heads grid, a click opening that head on
 // the repeated random sequence; and the logit lens as a table. No DOM here. ctx.opened: {gpt2,
-// tokenizer, name, writing, cacheIds, roles, lens}.
+// tokenizer, name, writing, roles, lens}.
 //
 // Shapes (docs/writing.md): T prompt tokens, n <= maxNewTokens written tokens shown, N = T + n, V the
 // vocabulary, L layers x H heads. The prompt's pass gives attention [H, T, T] per layer; each written
 // token's pass (one token through the key/value cache) gives its row [H, 1, S] with S = its position + 1.
 //
-// How a token is chosen. The model gives the logits of the next token; temperature, top-k and top-p
-// turn them into the distribution (the bars); one uniform number draws from it: the core's rule
-// (core/models/gpt2_sampling.h, through module.sampling), on logits the page keeps for every step, so a
-// moved slider redraws the bars from the kept logits at once, without running the model again. Token
-// k's uniform is the k-th of the core's Rng on the seed (sampling.draw's index), so a run whose
-// settings do not change is `attnlab generate`'s run, token for token.
-// Changing a setting keeps the tokens already shown and forgets those written past them.
+// How a token is chosen. The page writes through the core's one writer (core/models/writer.h), the
+// same that `attnlab generate` runs: the model gives the logits of the next token; temperature, top-k
+// and top-p turn them into the distribution (the bars); one uniform number draws from it (token k's is
+// the k-th of the core's Rng on the seed), and the stop rules are the writer's. Next token and Play
+// only ask the writer for more tokens (gpt2.writeTo); it keeps the logits each token was drawn from, so
+// a moved slider redraws the bars at once, without running the model again. Changing a setting keeps
+// the tokens already shown and forgets those written past them (the writer's resume).
 import { tokenLabels } from './token_labels.js';
+import { BACKEND_LABELS, cpuKernel } from '../backends.js';
+import { idsAsText, tokenAsText, visibleToken } from './visible_text.js';
 
-const cpuKernel = (backend) => (backend === 'scalar' ? 'scalar' : 'simd128');
-const CPU_LABELS = { scalar: 'scalar', simd128: 'SIMD128' };
+// The CPU kernel the model writes on (the backend setting; scalar where the module has no SIMD128).
+const cpuOf = (ctx) => cpuKernel(ctx.backend, ctx.module?.cpuBackends);
 
 // ---- Writing ----
 
-/** A token's text as the figures show it: spaces as ␣, newlines as ↵ (a token's own space is part of it). */
-export const visibleToken = (text) => (text === '' ? '∅' : text.replace(/ /g, '␣').replace(/\n/g, '↵').replace(/\t/g, '⇥'));
+export { visibleToken };
 
 const settingsOf = (v) => ({ temperature: v.temperature, topK: v.topK, topP: v.topP, seed: v.seed });
 const tooLong = (T, max) => `The prompt is ${T} tokens: this model reads at most ${max} (n_positions). Shorten it.`;
 
-/** Makes the model's key/value cache hold `ids` (one pass), unless it already does. */
-function cacheHolds(opened, ids, backend) {
-  const held = opened.cacheIds;
-  if (held && held.length === ids.length && held.every((id, i) => id === ids[i])) return;
-  opened.gpt2.forward(ids, { backend });
-  opened.cacheIds = ids.slice();
-}
-
-/** The prompt's pass (cached on the opened model by text and backend): its tokens, attention and last logits. */
-function beginPrompt(opened, text, backend) {
-  const key = JSON.stringify([text, backend]);
-  if (opened.writing?.key === key) return opened.writing;
-  const { gpt2, tokenizer } = opened;
-  const c = gpt2.config;
-  const prompt = tokenizer.encode(text);
-  if (!prompt.ids.length) throw new Error('Type a prompt: it has no tokens.');
-  if (prompt.ids.length > c.maxPositions) throw new Error(tooLong(prompt.ids.length, c.maxPositions));
-  opened.cacheIds = null;
-  cacheHolds(opened, prompt.ids, backend);
-  opened.writing = {
-    key, ids: prompt.ids.slice(), texts: prompt.texts.slice(),
-    attention: Array.from({ length: c.layers }, (_, l) => gpt2.attention(l)), // [H, T, T] each
-    logits: gpt2.logits(), // the first written token's
-    steps: [], settings: null, stop: null,
-  };
-  return opened.writing;
-}
-
 /**
- * Writes until `shown` tokens are written (or writing stops: <|endoftext|>, n_positions), each drawn
- * from the kept logits with the settings of v, then fed through the key/value cache. -> the writing.
+ * The writing of v.text by the opened model's writer: begun once per prompt and backend (its prompt's
+ * pass kept: tokens and attention), then asked for the first `shown` tokens with v's settings. The
+ * steps' records are copied once each (the writer says from which step its steps changed). -> the
+ * writing {ids, texts, attention, steps: [{id, text, probability, settings, attention}], stop}.
  */
-export function runWriting(ctx, v) {
+export function writing(ctx, v) {
   const opened = ctx.opened;
   if (!opened) throw new Error('Open a checkpoint first (above).');
   const text = String(v.text);
   if (!text.trim()) throw new Error('Type a prompt.');
-  const backend = cpuKernel(ctx.backend);
-  const w = beginPrompt(opened, text, backend);
+  const backend = cpuOf(ctx);
   const { gpt2, tokenizer } = opened;
   const c = gpt2.config;
-  // Tokens written with other settings than these, and not yet shown, are forgotten: the shown ones stay.
-  const settings = JSON.stringify(settingsOf(v));
-  if (w.settings !== settings) {
-    if (w.steps.length > v.shown) { w.steps.length = v.shown; w.stop = null; }
-    w.settings = settings;
+  const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens };
+  const key = JSON.stringify([text, backend]);
+  if (opened.writing?.key !== key) {
+    const prompt = tokenizer.encode(text);
+    if (!prompt.ids.length) throw new Error('Type a prompt: it has no tokens.');
+    if (prompt.ids.length > c.maxPositions) throw new Error(tooLong(prompt.ids.length, c.maxPositions));
+    gpt2.beginWriting(prompt.ids, { ...settings, keepLogits: true }, { backend });
+    opened.writing = {
+      key, ids: prompt.ids.slice(), texts: prompt.texts.slice(),
+      attention: Array.from({ length: c.layers }, (_, l) => gpt2.attention(l)), // [H, T, T] each
+      steps: [], stop: null,
+    };
   }
-  if (w.steps.length > v.maxNewTokens) { w.steps.length = v.maxNewTokens; w.stop = null; }
-  if (w.stop === 'max_new_tokens' && w.steps.length < v.maxNewTokens) w.stop = null;
-  const T = w.ids.length;
-  const want = Math.min(v.shown, v.maxNewTokens);
-  while (w.steps.length < want && !w.stop) {
-    const k = w.steps.length;
-    if (T + k >= c.maxPositions) { w.stop = 'n_positions'; break; }
-    const z = k === 0 ? w.logits : w.steps[k - 1].logits;
-    const s = settingsOf(v);
-    const { id, probability } = ctx.module.sampling.draw(z, s, s.seed, k);
-    cacheHolds(opened, [...w.ids, ...w.steps.map((st) => st.id)], backend);
-    gpt2.step(id, { backend });
-    opened.cacheIds.push(id);
-    const attention = new Float32Array(c.layers * c.heads * (T + k + 1)); // [L, H, S] the row of its position
-    for (let l = 0; l < c.layers; l++) attention.set(gpt2.attention(l), l * c.heads * (T + k + 1));
-    w.steps.push({ id, text: tokenizer.tokenText(id), probability, attention, logits: gpt2.logits() });
-    if (id === c.eosId) w.stop = 'eos';
+  const w = opened.writing;
+  const { written, firstChanged, stopReason } = gpt2.writeTo(v.shown, settings);
+  w.steps.length = Math.min(w.steps.length, firstChanged);
+  for (let k = w.steps.length; k < written; k++) {
+    const { id, probability, attention } = gpt2.writtenStep(k);
+    w.steps.push({ id, text: tokenizer.tokenText(id), probability, settings: settingsOf(v), attention }); // [L, H, S] its row
   }
-  if (!w.stop && w.steps.length >= v.maxNewTokens) w.stop = 'max_new_tokens';
-  if (!w.stop && T + w.steps.length >= c.maxPositions) w.stop = 'n_positions';
+  w.stop = stopReason || null;
   return w;
 }
 
@@ -109,28 +78,43 @@ function shownOf(w, v) {
 
 /** The write section's result: the text, the written tokens, the bars. */
 function writeResult(ctx, v) {
-  const w = runWriting(ctx, v);
+  const w = writing(ctx, v);
   const { n, more } = shownOf(w, v);
   const { tokenizer, gpt2 } = ctx.opened;
   // The bars: the distribution token n-1 was drawn from (marked), or, before any, the first token's.
   const k = Math.max(0, n - 1);
-  const z = k === 0 ? w.logits : w.steps[k - 1].logits;
-  const top = ctx.module.sampling.top(z, settingsOf(v), 10).map((t) => ({ ...t, text: tokenizer.tokenText(t.id) }));
+  const now = settingsOf(v);
+  // Every text with each byte accounted for (visible_text.js): a piece of a character is <0xE2>, not "�".
+  const text = (id) => tokenAsText(tokenizer, id);
+  const top = gpt2.distribution({ ...now, k: 10, step: k }).map((t) => ({ ...t, text: text(t.id) }));
   // The drawn token's chance under these settings when it is not among the ten (a moved slider).
-  const chanceOf = (id) => ctx.module.sampling.top(z, settingsOf(v), z.length).find((t) => t.id === id)?.probability ?? 0;
+  const chanceOf = (id) => gpt2.chance(id, { ...now, step: k });
   const drawn = n > 0 ? w.steps[n - 1] : null;
   const drawnAt = drawn ? top.findIndex((t) => t.id === drawn.id) : -1;
-  const backend = cpuKernel(ctx.backend);
+  const written = w.steps.slice(0, n);
+  const backend = cpuOf(ctx);
   return {
-    name: ctx.opened.name, promptTexts: w.texts, promptIds: w.ids, eosId: gpt2.config.eosId,
-    written: w.steps.slice(0, n).map((s) => ({ id: s.id, text: s.text, probability: s.probability })),
+    name: ctx.opened.name, promptText: idsAsText(tokenizer, w.ids), writtenText: idsAsText(tokenizer, written.map((s) => s.id)),
+    promptTexts: w.ids.map(text), promptIds: w.ids, eosId: gpt2.config.eosId,
+    written: written.map((s) => ({ id: s.id, text: text(s.id), probability: s.probability })),
     total: w.steps.length, stop: n === w.steps.length ? w.stop : null, more,
-    bars: { step: n > 0 ? n - 1 : 0, top, drawn: drawn ? { id: drawn.id, text: drawn.text, probability: drawnAt >= 0 ? top[drawnAt].probability : chanceOf(drawn.id), at: drawnAt } : null },
-    choice: { backend, reason: `${CPU_LABELS[backend]} ran the model (GPT-2 writes on a CPU kernel: one token at a time through its key/value cache)` },
+    // The bars are the distribution token n was drawn from, at the settings now (now); the drawn token
+    // keeps the settings it was drawn with and its probability then (drawn.settings, drawn.probability),
+    // and says its probability now (drawn.now) where a setting has moved since.
+    bars: { step: n > 0 ? n - 1 : 0, top, settings: now,
+      drawn: drawn ? { id: drawn.id, text: text(drawn.id), probability: drawn.probability, settings: drawn.settings,
+        now: drawnAt >= 0 ? top[drawnAt].probability : chanceOf(drawn.id), at: drawnAt } : null },
+    choice: { backend, reason: `${BACKEND_LABELS[backend]} ran the model (GPT-2 writes on a CPU kernel: one token at a time through its key/value cache)` },
   };
 }
 
 const percent = (p) => `${(100 * p).toFixed(p >= 0.1 ? 1 : 2)}%`;
+
+/** The settings that shape a distribution, in words: "temperature 0.8, top-k 50". */
+const settingsText = (s) => (s.temperature === 0 ? 'temperature 0: greedy, all on the likeliest'
+  : `temperature ${s.temperature}${s.topK ? `, top-k ${s.topK}` : ''}${s.topP < 1 ? `, top-p ${s.topP}` : ''}`);
+/** Whether two settings give the same distribution (the seed only picks the draw). */
+const sameDistribution = (a, b) => a.temperature === b.temperature && a.topK === b.topK && a.topP === b.topP;
 
 const write = {
   id: 'write',
@@ -156,18 +140,23 @@ const write = {
   needsOpen: true,
   compute: (ctx, v) => writeResult(ctx, v),
   figures(r, v) {
-    const written = r.written.map((t) => t.text).join('');
     const stopped = r.stop ? ` (stopped: ${STOPS[r.stop]})` : '';
-    const { top, drawn, step } = r.bars;
+    const { top, drawn, step, settings } = r.bars;
     const labels = top.map((t) => visibleToken(t.text));
-    const how = v.temperature === 0 ? 'temperature 0: greedy, all on the likeliest'
-      : `temperature ${v.temperature}${v.topK ? `, top-k ${v.topK}` : ''}${v.topP < 1 ? `, top-p ${v.topP}` : ''}`;
-    const said = drawn
-      ? `Token ${step + 1} was drawn from these (${how}): “${visibleToken(drawn.text)}” ${percent(drawn.probability)}${drawn.at < 0 ? ' (not in the ten)' : ' (marked)'}. `
-      : `The first token will be drawn from these (${how}). `;
-    const title = drawn ? `Token ${step + 1}: the ten likeliest` : 'Token 1: the ten likeliest';
+    const where = (d) => (d.at < 0 ? ' (not in the ten)' : ' (marked)');
+    // A token keeps the settings it was drawn with; where a setting has moved since, the bars are the same
+    // step's distribution at the new setting, and say so (the next token is drawn at it).
+    const moved = drawn && !sameDistribution(drawn.settings, settings);
+    let said;
+    if (!drawn) said = `The first token will be drawn from these (${settingsText(settings)}). `;
+    else if (!moved) said = `Token ${step + 1} was drawn from these (${settingsText(drawn.settings)}): “${visibleToken(drawn.text)}” ${percent(drawn.probability)}${where(drawn)}. `;
+    else {
+      said = `Token ${step + 1}, “${visibleToken(drawn.text)}”, was drawn at ${settingsText(drawn.settings)}, with ${percent(drawn.probability)}. `
+        + `These bars are its step at the new setting (${settingsText(settings)}), where it has ${percent(drawn.now)}${where(drawn)}; the next token is drawn at the new setting. `;
+    }
+    const title = `Token ${step + 1}${moved ? ' at the new setting' : ''}: the ten likeliest`;
     return [
-      { kind: 'text', id: 'written', text: `${r.promptTexts.join('')}${written ? `⟨${written}⟩` : ''}${stopped}` },
+      { kind: 'text', id: 'written', text: `${r.promptText}${r.writtenText ? `⟨${r.writtenText}⟩` : ''}${stopped}` },
       { kind: 'bars', id: 'next-bars', title, values: top.map((t) => t.probability), labels, xTitle: 'next token',
         yTitle: 'probability', highlight: drawn && drawn.at >= 0 ? drawn.at : undefined },
       { kind: 'text', id: 'next-top', text: `${said}${top.map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(' · ')}` },
@@ -181,13 +170,17 @@ const write = {
 
 // ---- Attention over the text so far ----
 
-/** The attention of layer l, head h over the N = T + n tokens shown: [N, N], causal. */
+/**
+ * The attention of layer l, head h over the N = T + n tokens shown: [N, N], causal. A token drawn when
+ * the text filled n_positions went through no pass: its row stays empty.
+ */
 function attentionMatrix(w, n, L, H, l, h) {
   const T = w.ids.length, N = T + n, m = new Float32Array(N * N);
   const prompt = w.attention[l];
   for (let i = 0; i < T; i++) m.set(prompt.subarray((h * T + i) * T, (h * T + i + 1) * T), i * N);
   for (let k = 0; k < n; k++) {
     const S = T + k + 1, row = w.steps[k].attention;
+    if (!row.length) continue;
     m.set(row.subarray((l * H + h) * S, (l * H + h + 1) * S), (T + k) * N);
   }
   return m;
@@ -205,13 +198,14 @@ const views = {
   dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'layer', 'head', 'backend'],
   needsOpen: true,
   compute(ctx, v) {
-    const w = runWriting(ctx, v);
+    const w = writing(ctx, v);
     const { n } = shownOf(w, v);
     const { layers: L, heads: H } = ctx.opened.gpt2.config;
     const N = w.ids.length + n;
     const attentions = new Float32Array(L * H * N * N);
     for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) attentions.set(attentionMatrix(w, n, L, H, l, h), (l * H + h) * N * N);
-    return { L, H, N, T: w.ids.length, tokens: [...w.texts, ...w.steps.slice(0, n).map((s) => s.text)], attentions };
+    const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)];
+    return { L, H, N, T: w.ids.length, tokens: ids.map((id) => tokenAsText(ctx.opened.tokenizer, id)), attentions };
   },
   figures(r, v) {
     const layer = Math.min(v.layer, r.L - 1), head = Math.min(v.head, r.H - 1);
@@ -262,18 +256,17 @@ const roles = {
     const c = gpt2.config;
     const n = roleLength(v, c.maxPositions);
     if (1 + 2 * n > c.maxPositions) throw new Error(`1 + 2 × ${n} tokens: this model has position embeddings for ${c.maxPositions}; choose at most ${Math.floor((c.maxPositions - 1) / 2)} random tokens.`);
-    const backend = cpuKernel(ctx.backend);
+    const backend = cpuOf(ctx);
     const key = JSON.stringify([n, v.roleSeed, backend]);
     if (opened.roles?.key !== key) {
       const r = gpt2.headRoles({ n, seed: v.roleSeed, backend });
-      opened.cacheIds = null; // the probe's pass replaced the writing's key/value cache
       opened.roles = { key, n, r, attention: Array.from({ length: c.layers }, (_, l) => gpt2.attention(l)) };
     }
     const { r, attention } = opened.roles;
     const layer = Math.min(v.roleLayer, c.layers - 1), head = Math.min(v.roleHead, c.heads - 1);
     const S = r.tokens.length;
     return {
-      L: c.layers, H: c.heads, n, layer, head, S, tokens: Array.from(r.tokens).map((id) => opened.tokenizer.tokenText(id)),
+      L: c.layers, H: c.heads, n, layer, head, S, tokens: Array.from(r.tokens).map((id) => tokenAsText(opened.tokenizer, id)),
       previous: Float32Array.from(r.previous), first: Float32Array.from(r.first), induction: Float32Array.from(r.induction),
       firstCopyLoss: r.firstCopyLoss, secondCopyLoss: r.secondCopyLoss,
       headAttention: attention[layer].slice(head * S * S, (head + 1) * S * S),
@@ -292,7 +285,9 @@ const roles = {
         + `Highest: layer ${Math.floor(best / r.H)}, head ${best % r.H} (${scores[best].toFixed(3)}).` },
       { kind: 'heatmap', id: 'roles-grid', cell: 28, recordLabels: true, title: `${role.label} score per head (0 to 1)`, rows: r.L, cols: r.H,
         values: scores, range: [0, 1], xTitle: 'head', yTitle: 'layer', xTicks: heads.map((_, h) => String(h)), yTicks: layers.map((_, l) => String(l)),
-        xNames: heads, yNames: layers, picks: { row: 'roleLayer', col: 'roleHead' } },
+        xNames: heads, yNames: layers, picks: { row: 'roleLayer', col: 'roleHead' },
+        // The head opened below, outlined as the model view outlines its selected head.
+        selected: { row: r.layer, col: r.head } },
       { kind: 'heatmap', id: 'roles-head', cell: r.S > 60 ? 5 : 8, title: `Layer ${r.layer}, head ${r.head} on the repeated sequence (${r.S} tokens)`,
         rows: r.S, cols: r.S, values: r.headAttention, range: [0, Math.max(1e-6, maxOf(r.headAttention))], xTitle: 'key position', yTitle: 'query position',
         xTicks: pos, yTicks: pos, xNames: tokens.map((t, i) => `key ${i} ${t}`), yNames: tokens.map((t, i) => `query ${i} ${t}`) },
@@ -312,18 +307,18 @@ const lens = {
   dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend'],
   needsOpen: true,
   compute(ctx, v) {
-    const w = runWriting(ctx, v);
+    const w = writing(ctx, v);
     const { n } = shownOf(w, v);
     const opened = ctx.opened;
-    const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)];
+    // The text shown, to the model's last position (a token drawn past it has no pass).
+    const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)].slice(0, opened.gpt2.config.maxPositions);
     const key = JSON.stringify([w.key, ids]);
     if (opened.lens?.key !== key) {
-      // One pass over the text shown (the cache then holds it: the writing goes on from there).
-      opened.gpt2.forward(ids, { backend: cpuKernel(ctx.backend) });
-      opened.cacheIds = ids.slice();
+      // One pass over the text shown (the writer puts its own text back in the cache when it writes on).
+      opened.gpt2.forward(ids, { backend: cpuOf(ctx) });
       opened.lens = { key, cells: opened.gpt2.logitLens() };
     }
-    const t = (id) => opened.tokenizer.tokenText(id);
+    const t = (id) => tokenAsText(opened.tokenizer, id);
     return {
       positions: ids.map(t), T: w.ids.length,
       rows: opened.lens.cells.map((row) => row.map((c) => ({ id: c.id, text: t(c.id), probability: c.probability }))),

@@ -7,7 +7,6 @@
 import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText, smallFileLimit } from './checkpoint_files.js';
 import { Gpt2BpeTokenizer } from '../tokenizers/gpt2_bpe.js';
 
-export const GPT2_FILES = ['config.json', 'vocab.json', 'merges.txt'];
 const readText = (source, name) => readSmallText(source, name, smallFileLimit(name));
 
 /** The folder's files, or a CheckpointError saying which are missing: {config, vocab, merges, tokenizerJson, weights}. */

@@ -1,31 +1,27 @@
-// The checkpoint models the labs open, one entry per kind: which config.json `model_type`s it reads, the
-// lab that shows it, and its opener (sources -> the opened model). openCheckpoint(module, sources) finds
-// the kind from the folder's config.json, as transformers' AutoModel does (`files` says what a kind reads:
-// what a download from the Hub fetches, the weights in the order from_pretrained prefers them), so a folder dropped on the
-// wrong lab is named for what it is ("a Marian model: open it in the Translation lab") instead of being
-// refused for files it was never meant to have. Adding a model kind: its opener and one entry here.
+// The checkpoint models the labs open, one entry per kind of the C++ registry (core/models/model_kinds.h,
+// its rows generated into model_kinds.generated.js by scripts/gen_model_kinds.mjs): which config.json
+// `model_type`s it reads, the lab that shows it, the files it reads, and (here) its opener (sources ->
+// the opened model), by the binding that loads it. openCheckpoint(module, sources) finds the kind from
+// the folder's config.json, as transformers' AutoModel does (`files` says what a kind reads: what a
+// download from the Hub fetches, the weights in the order from_pretrained prefers them), so a folder
+// dropped on the wrong lab is named for what it is ("a Marian model: open it in the Translation lab")
+// instead of being refused for files it was never meant to have. Adding a model kind: its row in C++.
 import { CheckpointError, WEIGHT_FILES, filesByName, readSmallText, smallFileLimit } from './checkpoint_files.js';
 import { openBertCheckpoint } from './bert_checkpoint.js';
 import { openMarianCheckpoint } from './marian_checkpoint.js';
-import { GPT2_FILES, openGpt2Checkpoint } from './gpt2_checkpoint.js';
+import { openGpt2Checkpoint } from './gpt2_checkpoint.js';
+import { MODEL_KIND_ROWS } from './model_kinds.generated.js';
 import { checkTokenizer } from '../tokenizers/tokenizer.js';
 
 const WEIGHTS = WEIGHT_FILES.map(([name]) => name);
 
-const PRETRAINED = { id: 'pretrained', title: 'Pretrained', command: 'attnlab pretrained' };
-const BERT_FILES = { required: ['config.json', 'vocab.txt'], optional: ['tokenizer_config.json'], weights: WEIGHTS };
+// The opener of each binding (a row's `binding`: wasm_bindings/raw_*.h); a decoder reads GPT-2's BPE.
+const OPENERS = { bert: openBertCheckpoint, marian: openMarianCheckpoint, decoder: openGpt2Checkpoint };
 
-export const MODEL_KINDS = [
-  { kind: 'bert', title: 'BERT', modelTypes: ['bert'], lab: PRETRAINED, files: BERT_FILES, open: openBertCheckpoint },
-  // DistilBERT: BERT's maths under other names and without token types (core/models/distilbert_checkpoint.h).
-  { kind: 'distilbert', title: 'DistilBERT', modelTypes: ['distilbert'], lab: PRETRAINED, files: BERT_FILES, open: openBertCheckpoint },
-  { kind: 'marian', title: 'Marian (opus-mt)', modelTypes: ['marian'], lab: { id: 'translation', title: 'Translation', command: 'attnlab translate' },
-    files: { required: ['config.json', 'source.spm', 'target.spm', 'vocab.json'], optional: [], weights: WEIGHTS },
-    open: openMarianCheckpoint },
-  // GPT-2 (core/models/gpt2*): the Writing lab; its tokenizer is byte-level BPE (web/tokenizers/gpt2_bpe.js).
-  { kind: 'gpt2', title: 'GPT-2', modelTypes: ['gpt2'], lab: { id: 'writing', title: 'Writing', command: 'attnlab generate' },
-    files: { required: GPT2_FILES, optional: [], weights: WEIGHTS }, open: openGpt2Checkpoint },
-];
+export const MODEL_KINDS = MODEL_KIND_ROWS.map((row) => ({
+  kind: row.kind, title: row.title, modelTypes: row.modelTypes, lab: row.lab, tokenizer: row.tokenizer,
+  files: { required: row.files.required, optional: row.files.optional, weights: WEIGHTS }, open: OPENERS[row.binding],
+}));
 
 /**
  * sources -> {kind, modelType} from config.json's model_type: a kind of MODEL_KINDS, or null (no

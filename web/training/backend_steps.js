@@ -1,7 +1,7 @@
 // Training steps of any lab's trainer on the backend chosen for it. On a CPU backend the C++ trainer
 // runs whole steps (train(n)); on WebGPU each step is staged (core/trainers/staged_step.h) and its
 // forward and backward attention calls run through the one driver of the staged-call protocol
-// (staged_calls.js) on a KernelRunner (kernel_runner.js): the same rules as every model's calls, the
+// (wasm_bindings/js/staged_calls.js) on a KernelRunner (kernel_runner.js): the same rules as every model's calls, the
 // CPU kernel for the rest of the run if the GPU device goes away. So WebGPU serves every lab with no
 // per-lab code.
 import { BACKEND_LABELS, backendOfRequest } from '../backends.js';

@@ -1,4 +1,4 @@
-// The page's attention kernel, for every call of the staged-call protocol (web/training/staged_calls.js):
+// The page's attention kernel, for every call of the staged-call protocol (wasm_bindings/js/staged_calls.js):
 // a lab's sections (the Lookup lab's hard and soft attention, BERT's and Marian's layers) and a training
 // step's forward and backward calls. The one copy of the rules: the backend choice
 // (backend_choice.js), the WebGPU kernel under a call name (a section's never disturbs a training step's

@@ -1,4 +1,4 @@
-#include "gpt2_probes.h"
+#include "decoder_probes.h"
 
 #include <cmath>
 
@@ -6,7 +6,7 @@
 
 namespace attnlab {
 
-std::vector<std::int32_t> repeated_random_tokens(const Gpt2Config& c, int n, std::uint64_t seed) {
+std::vector<std::int32_t> repeated_random_tokens(const DecoderSpec& c, int n, std::uint64_t seed) {
   const int eos = c.eos_token_id;
   Rng rng(seed);
   std::vector<std::int32_t> r;
@@ -38,9 +38,9 @@ double next_token_loss(const std::vector<float>& z, int target) {
 
 }  // namespace
 
-std::string head_roles(Gpt2Model& model, Backend backend, int n, std::uint64_t seed, HeadRoles& out) {
+std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t seed, HeadRoles& out) {
   out = HeadRoles{};
-  const Gpt2Config& c = model.config();
+  const DecoderSpec& c = model.spec();
   if (n < 2) return "the repeated sequence needs at least 2 random tokens, got " + std::to_string(n);
   const int T = 1 + 2 * n;
   if (T > c.n_positions)
@@ -75,10 +75,10 @@ std::string head_roles(Gpt2Model& model, Backend backend, int n, std::uint64_t s
   return {};
 }
 
-std::vector<std::vector<LensCell>> logit_lens(const Gpt2Model& model) {
+std::vector<std::vector<LensCell>> logit_lens(const Decoder& model) {
   std::vector<std::vector<LensCell>> out;
   if (!model.computed()) return out;
-  const int L = model.config().n_layer, n = model.pass_length();
+  const int L = model.spec().n_layer, n = model.pass_length();
   for (int l = 0; l <= L; ++l) {
     std::vector<LensCell> row;
     const RowMatrix& x = model.residual(l);

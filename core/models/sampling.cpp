@@ -1,4 +1,4 @@
-#include "gpt2_sampling.h"
+#include "sampling.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "raw_gpt2.h"
+#include "raw_decoder.h"
 
 #include <cmath>
 #include <tuple>
 
-#include "models/gpt2_probes.h"
+#include "models/decoder_probes.h"
 #include "raw_api.h"
 
 namespace attnlab::wasm {
@@ -42,96 +42,89 @@ std::string number_field(const val& settings, const char* name, double fallback,
 
 }  // namespace
 
-std::string RawGpt2::read_ids(const val& ids, std::vector<std::int32_t>& out) const {
-  if (!gpt2()) return "no model is loaded";
+std::string RawDecoder::read_ids(const val& ids, std::vector<std::int32_t>& out) const {
+  if (!decoder()) return "no model is loaded";
   std::string error = check_array("ids", ids);
   if (!error.empty()) return error;
   error = to_int32s("ids", ids, out);
   if (!error.empty()) return error;
-  return gpt2()->check_prompt(out.data(), int(out.size()));
+  return decoder()->check_prompt(out.data(), int(out.size()));
 }
 
-std::string RawGpt2::_forward(const val& ids, int backend) {
+std::string RawDecoder::_forward(const val& ids, int backend) {
   std::vector<std::int32_t> i;
   std::string error = read_ids(ids, i);
   if (error.empty()) error = check_backend(backend);
   if (!error.empty()) return error;
-  writer_.reset();  // the cache is the prompt's now
-  gpt2()->forward(Backend(backend), i.data(), int(i.size()));
+  decoder()->forward(Backend(backend), i.data(), int(i.size()));
   return {};
 }
 
-std::string RawGpt2::_begin_forward(const val& ids) {
+std::string RawDecoder::_begin_forward(const val& ids) {
   std::vector<std::int32_t> i;
   std::string error = read_ids(ids, i);
   if (!error.empty()) return error;
-  writer_.reset();
-  gpt2()->begin_forward(i.data(), int(i.size()));
+  decoder()->begin_forward(i.data(), int(i.size()));
   return {};
 }
 
-std::string RawGpt2::_step(double id, int backend) {
-  if (!gpt2()) return "no model is loaded";
+std::string RawDecoder::_step(double id, int backend) {
+  if (!decoder()) return "no model is loaded";
   if (!(id == std::floor(id)) || id < 0 || id > 2e9) return "the token id must be a whole number, got " + std::to_string(id);
   std::string error = check_backend(backend);
-  if (error.empty()) error = gpt2()->check_step(std::int32_t(id));
+  if (error.empty()) error = decoder()->check_step(std::int32_t(id));
   if (!error.empty()) return error;
-  writer_.reset();
-  gpt2()->step(Backend(backend), std::int32_t(id));
+  decoder()->step(Backend(backend), std::int32_t(id));
   return {};
 }
 
-val RawGpt2::_attention(int layer) const {
-  if (!gpt2() || !gpt2()->computed() || layer < 0 || layer >= gpt2()->config().n_layer) return val::undefined();
-  return view_of(gpt2()->attention(layer));
+val RawDecoder::_attention(int layer) const {
+  if (!decoder() || !decoder()->computed() || layer < 0 || layer >= decoder()->spec().n_layer) return val::undefined();
+  return view_of(decoder()->attention(layer));
 }
 
-val RawGpt2::_residual(int layer) const {
-  if (!gpt2() || !gpt2()->computed() || layer < 0 || layer > gpt2()->config().n_layer) return val::undefined();
-  return view_of(gpt2()->residual(layer));
+val RawDecoder::_residual(int layer) const {
+  if (!decoder() || !decoder()->computed() || layer < 0 || layer > decoder()->spec().n_layer) return val::undefined();
+  return view_of(decoder()->residual(layer));
 }
 
-val RawGpt2::_logits(int row) const {
-  if (!gpt2() || !gpt2()->computed() || row < 0 || row >= gpt2()->pass_length()) return val::undefined();
-  return floats_of(gpt2()->logits(row));
+val RawDecoder::_logits(int row) const {
+  if (!decoder() || !decoder()->computed() || row < 0 || row >= decoder()->pass_length()) return val::undefined();
+  return floats_of(decoder()->logits(row));
 }
 
-std::string RawGpt2::_begin_writing(const val& ids, const val& settings, int backend) {
-  std::vector<std::int32_t> i;
-  std::string error = read_ids(ids, i);
-  if (error.empty()) error = check_backend(backend);
-  if (!error.empty()) return error;
-  if (settings.typeOf().as<std::string>() != "object" || settings.isNull()) return "the settings must be an object {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top}";
+namespace {
+
+// {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top, keepLogits} (any left out: the default)
+// -> "" and the settings, or what is wrong.
+std::string read_writing_settings(const val& settings, WritingSettings& s) {
+  if (settings.typeOf().as<std::string>() != "object" || settings.isNull())
+    return "the settings must be an object {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top, keepLogits}";
   double temperature, top_k, top_p, max_new, seed, top;
   for (auto [name, fallback, out] : {std::tuple<const char*, double, double*>{"temperature", 1.0, &temperature}, {"topK", 0.0, &top_k},
                                      {"topP", 1.0, &top_p}, {"maxNewTokens", 20.0, &max_new}, {"seed", 0.0, &seed}, {"top", 10.0, &top}}) {
-    error = number_field(settings, name, fallback, *out);
+    const std::string error = number_field(settings, name, fallback, *out);
     if (!error.empty()) return error;
   }
   if (!whole(top_k) || top_k > 1e9) return "topK must be a whole number, 0 (no limit) or more";
   if (!whole(max_new) || max_new > 1e6) return "maxNewTokens must be a whole number, 0 or more";
   if (!whole(seed)) return "seed must be a whole number in [0, 2^53)";
   if (!whole(top) || top > 1e6) return "top must be a whole number, 0 or more";
-  WritingSettings s;
+  s = WritingSettings{};
   s.sampling = {temperature, int(top_k), top_p};
   s.max_new_tokens = int(max_new);
   s.seed = std::uint64_t(seed);
   s.top = int(top);
-  const val stop = settings["stopAtEos"];
-  if (!stop.isUndefined()) {
-    if (!(stop.isTrue() || stop.isFalse())) return "stopAtEos must be true or false";
-    s.stop_at_eos = stop.isTrue();
+  for (auto [name, out] : {std::pair<const char*, bool*>{"stopAtEos", &s.stop_at_eos}, {"keepLogits", &s.keep_logits}}) {
+    const val flag = settings[name];
+    if (flag.isUndefined()) continue;
+    if (!(flag.isTrue() || flag.isFalse())) return std::string(name) + " must be true or false";
+    *out = flag.isTrue();
   }
-  auto writer = std::make_unique<Gpt2Writer>(*gpt2());
-  error = writer->begin(Backend(backend), i.data(), int(i.size()), s);
-  if (!error.empty()) return error;
-  writer_ = std::move(writer);
   return {};
 }
 
-val RawGpt2::_next_token() {
-  WritingStep step;
-  if (!writer_ || !writer_->next(step)) return val::null();
+val step_record(const WritingStep& step) {
   val out = val::object();
   out.set("id", step.id);
   out.set("probability", step.probability);
@@ -141,24 +134,91 @@ val RawGpt2::_next_token() {
   return out;
 }
 
-val RawGpt2::_distribution(double temperature, int top_k, double top_p, int k) const {
+}  // namespace
+
+std::string RawDecoder::_begin_writing(const val& ids, const val& settings, int backend) {
+  std::vector<std::int32_t> i;
+  std::string error = read_ids(ids, i);
+  if (error.empty()) error = check_backend(backend);
+  if (!error.empty()) return error;
+  WritingSettings s;
+  error = read_writing_settings(settings, s);
+  if (!error.empty()) return error;
+  auto writer = std::make_unique<Writer>(*decoder());
+  error = writer->begin(Backend(backend), i.data(), int(i.size()), s);
+  if (!error.empty()) return error;
+  writer_ = std::move(writer);
+  return {};
+}
+
+val RawDecoder::_write_to(const val& settings, int count) {
   if (!writer_) return error_record("begin writing first");
+  if (count < 0) return error_record("count must be 0 or more");
+  WritingSettings s;
+  std::string error = read_writing_settings(settings, s);
+  if (error.empty()) error = writer_->write_to(s, count);
+  if (!error.empty()) return error_record(error);
+  val out = val::object();
+  out.set("written", writer_->written());
+  out.set("firstChanged", writer_->take_first_changed());
+  out.set("stopReason", writer_->stop_reason());
+  return out;
+}
+
+val RawDecoder::_written_step(int k) const {
+  if (!writer_ || k < 0 || k >= writer_->written()) return val::null();
+  return step_record(writer_->steps()[std::size_t(k)]);
+}
+
+std::string RawDecoder::drawn_from(int step, const std::vector<float>*& out) const {
+  out = nullptr;
+  if (!writer_) return "begin writing first";
+  if (step < 0) step = writer_->written();  // the next token's
+  if (step > writer_->written()) return "step must be in [0, " + std::to_string(writer_->written()) + "] (the tokens written, then the next)";
+  if (step == writer_->written()) {
+    out = &writer_->logits();
+    return {};
+  }
+  const std::vector<float>& kept = writer_->steps()[std::size_t(step)].logits;
+  if (kept.empty()) return "the writer keeps no logits of written steps: begin writing with keepLogits";
+  out = &kept;
+  return {};
+}
+
+val RawDecoder::_next_token() {
+  WritingStep step;
+  if (!writer_ || !writer_->next(step)) return val::null();
+  return step_record(step);
+}
+
+val RawDecoder::_distribution(int step, double temperature, int top_k, double top_p, int k) const {
   const Sampling s{temperature, top_k, top_p};
   std::string error = check_sampling(s);
   if (!error.empty()) return error_record(error);
   if (k < 0) return error_record("k must be 0 or more");
-  const std::vector<float>& z = writer_->logits();
-  return chance_records(top_tokens(next_token_distribution(z.data(), int(z.size()), s), z.data(), k));
+  const std::vector<float>* z = nullptr;
+  error = drawn_from(step, z);
+  if (!error.empty()) return error_record(error);
+  return chance_records(top_tokens(next_token_distribution(z->data(), int(z->size()), s), z->data(), k));
 }
 
-val RawGpt2::_head_roles(int n, double seed, int backend) {
-  if (!gpt2()) return error_record("no model is loaded");
+val RawDecoder::_chance(int step, double temperature, int top_k, double top_p, int id) const {
+  const Sampling s{temperature, top_k, top_p};
+  std::string error = check_sampling(s);
+  const std::vector<float>* z = nullptr;
+  if (error.empty()) error = drawn_from(step, z);
+  if (error.empty() && (id < 0 || id >= int(z->size()))) error = "id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(z->size()) + ")";
+  if (!error.empty()) return error_record(error);
+  return val(next_token_distribution(z->data(), int(z->size()), s)[std::size_t(id)]);
+}
+
+val RawDecoder::_head_roles(int n, double seed, int backend) {
+  if (!decoder()) return error_record("no model is loaded");
   if (!whole(seed)) return error_record("seed must be a whole number in [0, 2^53)");
   std::string error = check_backend(backend);
   if (!error.empty()) return error_record(error);
-  writer_.reset();
   HeadRoles r;
-  error = head_roles(*gpt2(), Backend(backend), n, std::uint64_t(seed), r);
+  error = head_roles(*decoder(), Backend(backend), n, std::uint64_t(seed), r);
   if (!error.empty()) return error_record(error);
   val out = val::object();
   out.set("layers", r.layers);
@@ -174,10 +234,10 @@ val RawGpt2::_head_roles(int n, double seed, int backend) {
   return out;
 }
 
-val RawGpt2::_logit_lens() const {
+val RawDecoder::_logit_lens() const {
   val out = val::array();
-  if (!gpt2()) return out;
-  for (const auto& row : logit_lens(*gpt2())) {
+  if (!decoder()) return out;
+  for (const auto& row : logit_lens(*decoder())) {
     val cells = val::array();
     for (const LensCell& c : row) {
       val cell = val::object();

@@ -1,4 +1,4 @@
-// What the Writing lab measures on a loaded GPT-2, beside what it writes:
+// What the Writing lab measures on any decoder (decoder.h), beside what it writes:
 //
 // Head roles, on [bos] + r + r: r is n tokens drawn uniformly from the vocabulary without <|endoftext|>
 // (the core's Rng, seed given), bos is <|endoftext|> (as GPT-2 texts start; id 0 when the config has
@@ -19,12 +19,12 @@
 #include <vector>
 
 #include "../backend.h"
-#include "gpt2.h"
+#include "decoder.h"
 
 namespace attnlab {
 
 // [bos] + r + r.
-std::vector<std::int32_t> repeated_random_tokens(const Gpt2Config& c, int n, std::uint64_t seed);
+std::vector<std::int32_t> repeated_random_tokens(const DecoderSpec& c, int n, std::uint64_t seed);
 
 struct HeadRoles {
   int layers = 0, heads = 0;
@@ -35,7 +35,7 @@ struct HeadRoles {
 
 // "" and the scores (the model runs the sequence: its last pass is that), or why not (n < 2, or the
 // sequence longer than n_positions).
-std::string head_roles(Gpt2Model& model, Backend backend, int n, std::uint64_t seed, HeadRoles& out);
+std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t seed, HeadRoles& out);
 
 struct LensCell {
   int id;
@@ -43,6 +43,6 @@ struct LensCell {
 };
 // The last pass's residuals through the head: [L+1][n] cells, layer 0 the embeddings, L the model's own
 // prediction.
-std::vector<std::vector<LensCell>> logit_lens(const Gpt2Model& model);
+std::vector<std::vector<LensCell>> logit_lens(const Decoder& model);
 
 }  // namespace attnlab

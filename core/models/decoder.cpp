@@ -1,0 +1,358 @@
+#include "decoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../attention.h"
+#include "../layers/activations.h"
+#include "../layers/layer_norm.h"
+#include "../layers/rms_norm.h"
+#include "../vec4.h"
+
+namespace attnlab {
+
+std::string check_decoder_spec(const DecoderSpec& s) {
+  if (s.vocab_size < 1 || s.n_embd < 1 || s.n_layer < 1 || s.n_head < 1 || s.n_kv_head < 1 || s.head_dim < 1 || s.n_inner < 1 ||
+      s.n_positions < 1)
+    return "every size of a decoder must be 1 or more";
+  if (s.n_head % s.n_kv_head != 0)
+    return std::to_string(s.n_head) + " query heads cannot share " + std::to_string(s.n_kv_head) + " key/value heads evenly";
+  if (s.positions == DecoderPositions::rotary && s.head_dim % 2 != 0)
+    return "rotary positions turn pairs of dimensions: the head width must be even, got " + std::to_string(s.head_dim);
+  return {};
+}
+
+std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& s, const DecoderNames& names) {
+  using T = DecoderTensor;
+  const std::int64_t E = s.n_embd, F = s.n_inner, QD = s.q_width(), KD = s.kv_width();
+  std::vector<DecoderTensorShape> out = {{names.name(T::token_embd) + ".weight", {s.vocab_size, E}, false}};
+  if (s.positions == DecoderPositions::learned) out.push_back({names.name(T::pos_embd) + ".weight", {s.n_positions, E}, false});
+  auto norm = [&](const std::string& name) {
+    out.push_back({name + ".weight", {E}, false});
+    if (s.norm == DecoderNorm::layer_norm) out.push_back({name + ".bias", {E}, false});
+  };
+  auto linear = [&](T role, int layer, std::int64_t in, std::int64_t width, bool bias) {
+    const std::string name = names.name(role, layer);
+    out.push_back({name + ".weight", s.layout == WeightLayout::out_in ? std::vector<std::int64_t>{width, in} : std::vector<std::int64_t>{in, width}, true});
+    if (bias) out.push_back({name + ".bias", {width}, false});
+  };
+  for (int l = 0; l < s.n_layer; ++l) {
+    norm(names.name(T::attn_norm, l));
+    if (names.has(T::attn_qkv)) {
+      linear(T::attn_qkv, l, E, QD + 2 * KD, s.qkv_bias);
+    } else {
+      linear(T::attn_q, l, E, QD, s.qkv_bias);
+      linear(T::attn_k, l, E, KD, s.qkv_bias);
+      linear(T::attn_v, l, E, KD, s.qkv_bias);
+    }
+    linear(T::attn_out, l, QD, E, s.out_bias);
+    norm(names.name(T::ffn_norm, l));
+    if (s.mlp == DecoderMlp::gated_silu) linear(T::ffn_gate, l, E, F, s.mlp_bias);
+    linear(T::ffn_up, l, E, F, s.mlp_bias);
+    linear(T::ffn_down, l, F, E, s.mlp_bias);
+  }
+  norm(names.name(T::output_norm));
+  if (!s.tied_unembedding) out.push_back({names.name(T::output) + ".weight", {s.vocab_size, E}, false});
+  return out;
+}
+
+Decoder::Decoder(const DecoderSpec& spec, const DecoderNames& names) : s_(spec), names_(names) {
+  const int E = s_.n_embd, F = s_.n_inner, QD = s_.q_width(), KD = s_.kv_width();
+  const bool fused = names_.has(DecoderTensor::attn_qkv), gated = s_.mlp == DecoderMlp::gated_silu;
+  tok_ = RowMatrix::Zero(s_.vocab_size, E);
+  if (s_.positions == DecoderPositions::learned) pos_ = RowMatrix::Zero(s_.n_positions, E);
+  if (!s_.tied_unembedding) output_ = RowMatrix::Zero(s_.vocab_size, E);
+  if (s_.positions == DecoderPositions::rotary) rotary_ = Rotary(s_.head_dim, s_.rope_theta);
+  blocks_.resize(std::size_t(s_.n_layer));
+  for (Block& b : blocks_) {
+    b.attn_norm = make_norm();
+    if (fused) b.qkv = PackedLinear(E, QD + 2 * KD);
+    else b.q = PackedLinear(E, QD), b.k = PackedLinear(E, KD), b.v = PackedLinear(E, KD);
+    b.out = PackedLinear(QD, E);
+    b.ffn_norm = make_norm();
+    b.up = PackedLinear(E, F);
+    if (gated) b.gate = PackedLinear(E, F);
+    b.down = PackedLinear(F, E);
+  }
+  out_norm_ = make_norm();
+  index_tensors();
+}
+
+Decoder::Norm Decoder::make_norm() const {
+  // PyTorch's initial weights (1s, and 0s for LayerNorm's bias): what a checkpoint then overwrites.
+  Norm n{std::vector<float>(std::size_t(s_.n_embd), 1.0f), {}};
+  if (s_.norm == DecoderNorm::layer_norm) n.bias.assign(std::size_t(s_.n_embd), 0.0f);
+  return n;
+}
+
+void Decoder::normalize(const Norm& norm, ConstMatrixRef x, MatrixRef y) const {
+  if (s_.norm == DecoderNorm::layer_norm) layer_norm_forward(x, norm.weight.data(), norm.bias.data(), s_.norm_eps, y);
+  else rms_norm_forward(x, norm.weight.data(), s_.norm_eps, y);
+}
+
+void Decoder::index_tensors() {
+  using T = DecoderTensor;
+  auto norm = [this](const std::string& name, Norm& n) {
+    tensors_.tensor(name + ".weight", n.weight.data());
+    if (!n.bias.empty()) tensors_.tensor(name + ".bias", n.bias.data());
+  };
+  // A projection's weight is packed; its bias, where the spec gives it one, is filled in place.
+  auto linear = [this](T role, int layer, PackedLinear& p, bool bias) {
+    const std::string name = names_.name(role, layer);
+    tensors_.linear_weight(name + ".weight", p);
+    if (bias) tensors_.tensor(name + ".bias", p.bias_data());
+  };
+  tensors_.tensor(names_.name(T::token_embd) + ".weight", tok_.data());
+  if (s_.positions == DecoderPositions::learned) tensors_.tensor(names_.name(T::pos_embd) + ".weight", pos_.data());
+  for (int l = 0; l < s_.n_layer; ++l) {
+    Block& b = blocks_[std::size_t(l)];
+    norm(names_.name(T::attn_norm, l), b.attn_norm);
+    if (names_.has(T::attn_qkv)) {
+      linear(T::attn_qkv, l, b.qkv, s_.qkv_bias);
+    } else {
+      linear(T::attn_q, l, b.q, s_.qkv_bias);
+      linear(T::attn_k, l, b.k, s_.qkv_bias);
+      linear(T::attn_v, l, b.v, s_.qkv_bias);
+    }
+    linear(T::attn_out, l, b.out, s_.out_bias);
+    norm(names_.name(T::ffn_norm, l), b.ffn_norm);
+    linear(T::ffn_up, l, b.up, s_.mlp_bias);
+    if (s_.mlp == DecoderMlp::gated_silu) linear(T::ffn_gate, l, b.gate, s_.mlp_bias);
+    linear(T::ffn_down, l, b.down, s_.mlp_bias);
+  }
+  norm(names_.name(T::output_norm), out_norm_);
+  if (!s_.tied_unembedding) tensors_.tensor(names_.name(T::output) + ".weight", output_.data());
+}
+
+float* Decoder::storage(const std::string& canonical) { return tensors_.storage(canonical); }
+
+bool Decoder::set_linear_weight(const std::string& canonical, const float* w) {
+  PackedLinear* packed = tensors_.packed(canonical);
+  if (!packed) return false;
+  PackedLinear& p = *packed;
+  if (s_.layout == WeightLayout::out_in) {
+    p.set_weight(w);
+    return true;
+  }
+  // Conv1D's [in, out] -> nn.Linear's [out, in], which PackedLinear packs (one weight's copy, freed here).
+  const int in = p.in_features(), out = p.out_features();
+  std::vector<float> transposed(std::size_t(in) * out);
+  for (int i = 0; i < in; ++i)
+    for (int o = 0; o < out; ++o) transposed[std::size_t(o) * in + i] = w[std::size_t(i) * out + o];
+  p.set_weight(transposed.data());
+  return true;
+}
+
+std::string Decoder::check_prompt(const std::int32_t* ids, int T) const {
+  if (T < 1) return "the text has no tokens";
+  if (T > s_.n_positions) return std::to_string(T) + " tokens: this model has position embeddings for " + std::to_string(s_.n_positions);
+  for (int t = 0; t < T; ++t)
+    if (ids[t] < 0 || ids[t] >= s_.vocab_size)
+      return "token id " + std::to_string(ids[t]) + " at position " + std::to_string(t) + " is outside the vocabulary [0, " +
+             std::to_string(s_.vocab_size) + ")";
+  return {};
+}
+
+std::string Decoder::check_step(std::int32_t id) const {
+  if (tokens_.empty()) return "no text yet: run the prompt first";
+  if (!computed()) return "a pass is under way: finish its attention calls first";
+  if (cached() >= s_.n_positions) return "the text has " + std::to_string(cached()) + " tokens: this model's n_positions";
+  if (id < 0 || id >= s_.vocab_size) return "token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(s_.vocab_size) + ")";
+  return {};
+}
+
+void Decoder::embed(const std::int32_t* ids, int n) {
+  const int L = s_.n_layer, E = s_.n_embd;
+  past_ = int(tokens_.size());
+  n_ = n;
+  tokens_.insert(tokens_.end(), ids, ids + n);
+  const int S = past_ + n;
+  residual_.assign(std::size_t(L) + 1, RowMatrix());
+  attention_.assign(std::size_t(L), {});
+  RowMatrix& x = residual_[0];
+  x.resize(n, E);
+  for (int t = 0; t < n; ++t) {
+    if (s_.positions == DecoderPositions::learned) x.row(t) = tok_.row(ids[t]) + pos_.row(past_ + t);
+    else x.row(t) = tok_.row(ids[t]);
+  }
+  // Token t (position past + t) sees keys 0 .. past + t.
+  mask_.clear();
+  if (n > 1) {
+    mask_.assign(std::size_t(n) * S, 0.0f);
+    for (int t = 0; t < n; ++t)
+      for (int s = past_ + t + 1; s < S; ++s) mask_[std::size_t(t) * S + s] = -std::numeric_limits<float>::infinity();
+  }
+  cache_.truncate(past_);
+  cache_.extend(n);
+  next_layer_ = 0;
+  projected_ = false;
+}
+
+void Decoder::begin_forward(const std::int32_t* ids, int T) {
+  tokens_.clear();
+  cache_.reset(s_.n_layer, 1, s_.n_kv_head, s_.head_dim, s_.n_positions);
+  embed(ids, T);
+}
+
+void Decoder::begin_step(std::int32_t id) { embed(&id, 1); }
+
+void Decoder::truncate(int length) {
+  if (length >= cached()) return;
+  tokens_.resize(std::size_t(std::max(0, length)));
+  cache_.truncate(length);
+}
+
+void Decoder::project(int layer) {
+  const Block& b = blocks_[std::size_t(layer)];
+  const int n = n_, E = s_.n_embd, H = s_.n_head, Hkv = s_.n_kv_head, D = s_.head_dim, QD = s_.q_width(), KD = s_.kv_width();
+  RowMatrix a(n, E), q, k, v;
+  normalize(b.attn_norm, residual_[std::size_t(layer)], a);
+  // q, k, v as three column ranges: of the fused product ([0, HD) q, then Hkv D of k, then of v), or
+  // each its own.
+  const float *qs, *ks, *vs;
+  std::size_t qs_row, ks_row, vs_row;
+  if (names_.has(DecoderTensor::attn_qkv)) {
+    q.resize(n, QD + 2 * KD);
+    b.qkv.forward(a, q);
+    qs = q.data(), ks = q.data() + QD, vs = q.data() + QD + KD;
+    qs_row = ks_row = vs_row = std::size_t(QD + 2 * KD);
+  } else {
+    q.resize(n, QD), k.resize(n, KD), v.resize(n, KD);
+    b.q.forward(a, q);
+    b.k.forward(a, k);
+    b.v.forward(a, v);
+    qs = q.data(), ks = k.data(), vs = v.data();
+    qs_row = std::size_t(QD), ks_row = vs_row = std::size_t(KD);
+  }
+  q_.assign(std::size_t(H) * n * D, 0.0f);
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < n; ++t) {
+      float* row = q_.data() + (std::size_t(h) * n + t) * D;
+      std::copy_n(qs + std::size_t(t) * qs_row + std::size_t(h) * D, D, row);
+      if (s_.positions == DecoderPositions::rotary) rotary_.apply(row, past_ + t);
+    }
+  for (int h = 0; h < Hkv; ++h)
+    for (int t = 0; t < n; ++t) {
+      float* key = cache_.key(layer, 0, h, past_ + t);
+      std::copy_n(ks + std::size_t(t) * ks_row + std::size_t(h) * D, D, key);
+      if (s_.positions == DecoderPositions::rotary) rotary_.apply(key, past_ + t);
+      std::copy_n(vs + std::size_t(t) * vs_row + std::size_t(h) * D, D, cache_.value(layer, 0, h, past_ + t));
+    }
+}
+
+void Decoder::finish_layer(int layer, const float* weights, const float* context) {
+  const Block& b = blocks_[std::size_t(layer)];
+  const int n = n_, E = s_.n_embd, H = s_.n_head, D = s_.head_dim, S = past_ + n_;
+  attention_[std::size_t(layer)].assign(weights, weights + std::size_t(H) * n * S);
+  RowMatrix merged(n, s_.q_width()), projected(n, E);
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < n; ++t)
+      for (int d = 0; d < D; ++d) merged(t, h * D + d) = context[(std::size_t(h) * n + t) * D + d];
+  b.out.forward(merged, projected);
+  RowMatrix& x = residual_[std::size_t(layer) + 1];
+  x = residual_[std::size_t(layer)] + projected;
+  RowMatrix m(n, E), inner(n, s_.n_inner);
+  normalize(b.ffn_norm, x, m);
+  b.up.forward(m, inner);
+  if (s_.mlp == DecoderMlp::gelu_new) {
+    gelu_tanh_forward(inner, inner);
+  } else {
+    RowMatrix gate(n, s_.n_inner);
+    b.gate.forward(m, gate);
+    silu_gate_forward(gate, inner);
+    inner.swap(gate);
+  }
+  b.down.forward(inner, projected);
+  x += projected;
+  if (layer + 1 == s_.n_layer) {
+    final_.resize(n, E);
+    normalize(out_norm_, x, final_);
+  }
+}
+
+bool Decoder::next_call(AttentionForward& call) {
+  if (n_ == 0 || next_layer_ >= s_.n_layer) return false;
+  const int H = s_.n_head, D = s_.head_dim, S = past_ + n_;
+  if (!projected_) project(next_layer_);
+  projected_ = true;
+  call = {};
+  call.shape = {1, H, n_, S, D};
+  call.scale = 1.0f / std::sqrt(float(D));
+  call.q = q_.data();
+  call.k = cache_.keys(next_layer_);
+  call.v = cache_.values(next_layer_);
+  call.kv_stride = cache_.stride();
+  call.kv_heads = s_.n_kv_head;
+  if (!mask_.empty()) call.mask = {mask_.data(), 0, 0};  // one [n, S] mask for every head
+  return true;
+}
+
+void Decoder::finish_call(const float* weights, const float* context) {
+  finish_layer(next_layer_, weights, context);
+  ++next_layer_;
+  projected_ = false;
+}
+
+std::string Decoder::check_pending() const {
+  if (n_ == 0) return "no pass is under way: begin one first";
+  if (next_layer_ >= s_.n_layer) return "the pass is done: every layer is finished";
+  if (!projected_) return "ask for layer " + std::to_string(next_layer_) + "'s attention call first (next_call)";
+  return {};
+}
+
+void Decoder::forward(Backend backend, const std::int32_t* ids, int T) {
+  begin_forward(ids, T);
+  run_staged(backend, *this);
+}
+
+void Decoder::step(Backend backend, std::int32_t id) {
+  begin_step(id);
+  run_staged(backend, *this);
+}
+
+namespace {
+
+// logits[v] = U[v] . x for every row of U [V, E]: one streaming pass over the 150 MB of gpt2-small's
+// embeddings per written token (Eigen has no WASM SIMD path). Four sums in flight per row (e mod 16 in
+// [0, 4), [4, 8), [8, 12), [12, 16)), so that the adds do not wait on one another and the loop keeps up
+// with memory; they are added in a fixed order, so every call gives the same bits.
+void unembed_rows(const RowMatrix& U, const float* x, float* logits) {
+  using namespace vec4;
+  const int V = int(U.rows()), E = int(U.cols()), E16 = E - E % 16;
+  for (int v = 0; v < V; ++v) {
+    const float* w = U.data() + std::size_t(v) * E;
+    f32x4 a0 = zero4(), a1 = zero4(), a2 = zero4(), a3 = zero4();
+    for (int e = 0; e < E16; e += 16) {
+      a0 = add4(a0, mul4(load4(w + e), load4(x + e)));
+      a1 = add4(a1, mul4(load4(w + e + 4), load4(x + e + 4)));
+      a2 = add4(a2, mul4(load4(w + e + 8), load4(x + e + 8)));
+      a3 = add4(a3, mul4(load4(w + e + 12), load4(x + e + 12)));
+    }
+    const f32x4 acc = add4(add4(a0, a1), add4(a2, a3));
+    float sum = (lane(acc, 0) + lane(acc, 1)) + (lane(acc, 2) + lane(acc, 3));
+    for (int e = E16; e < E; ++e) sum += w[e] * x[e];
+    logits[v] = sum;
+  }
+}
+
+}  // namespace
+
+std::vector<float> Decoder::logits(int t) const {
+  if (!computed() || t < 0 || t >= n_) return {};
+  std::vector<float> out(std::size_t(s_.vocab_size));
+  const RowVector x = final_.row(t);
+  unembed_rows(s_.tied_unembedding ? tok_ : output_, x.data(), out.data());
+  return out;
+}
+
+std::vector<float> Decoder::unembed(const float* residual) const {
+  const int E = s_.n_embd;
+  RowMatrix x = ConstMatrixMap(residual, 1, E), normed(1, E);
+  normalize(out_norm_, x, normed);
+  std::vector<float> out(std::size_t(s_.vocab_size));
+  unembed_rows(s_.tied_unembedding ? tok_ : output_, normed.data(), out.data());
+  return out;
+}
+
+}  // namespace attnlab

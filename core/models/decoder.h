@@ -1,0 +1,131 @@
+// A causal decoder built from a spec (decoder_spec.h: the norm, the MLP, the positions, query and
+// key/value heads, biases, the unembedding) and a table of its tensors' names (decoder_names.h): GPT-2
+// is a spec and a name table on it (gpt2.h), and so is any Llama-style kind. Forward only, with the
+// key/value cache (kv_cache.h) for writing. Shapes (shape.h's legend): n new tokens at positions
+// past .. past+n-1, S = past + n keys, E, L, H query heads and Hkv key/value heads of D, F, V.
+//
+//   embeddings  x = tok[ids] (+ pos[past .. past+n) when learned)                            [n, E]
+//   each block  a = Norm_attn(x);  q = a W_q (+ b_q), k = a W_k, v = a W_v (fused or three)
+//               q, k turned by their positions when rotary                       q [H, n, D]
+//               k, v appended to the layer's cache                               [Hkv, S, D] of [Hkv, C, D]
+//               w = softmax(q k^T / sqrt D + causal mask): the kernel, query head h reading key/value
+//                   head h / (H / Hkv) in place (grouped-query attention)                  [H, n, S]
+//               x = x + (w v, heads merged) W_o (+ b_o)
+//               x = x + MLP(Norm_ffn(x))   gelu_new: down(gelu(up));  gated_silu: down(silu(gate) * up)
+//   head        logits = Norm_out(x) U^T   (U: tok when tied, else its own [V, E])            [n, V]
+//
+// A pass runs in stages around the attention kernel (staged_forward.h): begin_forward(ids) starts from
+// an empty cache (the prompt), begin_step(id) appends one token; each layer is then one attention call.
+// forward() and step() run the calls on a CPU backend. The last pass's attention, residual stream
+// (before Norm_out, for the logit lens) and final states are kept for the views.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../backend.h"
+#include "../layers/packed_linear.h"
+#include "../layers/rotary.h"
+#include "../tensor.h"
+#include "checkpoint_model.h"
+#include "decoder_names.h"
+#include "decoder_spec.h"
+#include "kv_cache.h"
+#include "named_tensors.h"
+
+namespace attnlab {
+
+// A tensor the decoder of `spec` reads from a checkpoint: its name (the table's, with ".weight" or
+// ".bias"), its shape as the file stores it (spec.layout), and whether it is a projection's weight
+// (packed by set_linear_weight) rather than storage filled in place.
+struct DecoderTensorShape {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  bool linear = false;
+};
+// Every tensor, in the order a loader plans them: embeddings, each layer's, the output norm, the head.
+std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& spec, const DecoderNames& names);
+
+class Decoder : public CheckpointModel {
+ public:
+  // A checked spec (check_decoder_spec) and its kind's names.
+  Decoder(const DecoderSpec& spec, const DecoderNames& names);
+
+  const DecoderSpec& spec() const { return s_; }
+  const DecoderNames& names() const { return names_; }
+
+  // ---- loading (the kind's plan says which tensor goes where; names as the table spells them)
+  float* storage(const std::string& canonical) override;
+  // A projection's weight in the file's layout (spec().layout), packed here.
+  bool set_linear_weight(const std::string& canonical, const float* w) override;
+
+  // ---- passes
+  // "" or what is wrong with the prompt (ids in [0, V), 1 <= T <= n_positions).
+  std::string check_prompt(const std::int32_t* ids, int T) const;
+  // "" or why the cache cannot take one more token `id` (a pass under way, no prompt yet, n_positions full).
+  std::string check_step(std::int32_t id) const;
+  void begin_forward(const std::int32_t* ids, int T);  // a checked prompt, from an empty cache
+  void begin_step(std::int32_t id);                    // a checked token after the cache
+  bool next_call(AttentionForward& call) override;
+  void finish_call(const float* weights, const float* context) override;
+  std::string check_pending() const override;
+  bool computed() const { return n_ > 0 && next_layer_ == s_.n_layer; }  // the pass is finished
+  void forward(Backend backend, const std::int32_t* ids, int T);
+  void step(Backend backend, std::int32_t id);
+  // Forgets the cache's tokens from `length` on (a writer going back); the last pass's views stay.
+  void truncate(int length);
+
+  // ---- the last pass's results
+  int cached() const { return int(tokens_.size()); }  // S: every token the cache holds
+  const std::vector<std::int32_t>& tokens() const { return tokens_; }
+  int pass_length() const { return n_; }    // n
+  int pass_start() const { return past_; }  // its first position
+  const std::vector<float>& attention(int layer) const { return attention_[std::size_t(layer)]; }  // [H, n, S]
+  const RowMatrix& residual(int l) const { return residual_[std::size_t(l)]; }  // [n, E]: l = 0 embeddings .. L
+  // Logits [V] at row t of the last pass (its last row: the next token's).
+  std::vector<float> logits(int t) const;
+  // Any residual row [E] through Norm_out and the unembedding (the logit lens) -> logits [V].
+  std::vector<float> unembed(const float* residual) const;
+
+ private:
+  struct Norm {
+    std::vector<float> weight, bias;  // bias empty for RMSNorm
+  };
+  struct Block {
+    Norm attn_norm;
+    PackedLinear qkv;      // fused [E -> (H + 2 Hkv) D] when the names have attn_qkv
+    PackedLinear q, k, v;  // else three
+    PackedLinear out;
+    Norm ffn_norm;
+    PackedLinear up, gate, down;  // gate: gated MLPs only
+  };
+  Norm make_norm() const;
+  void normalize(const Norm& norm, ConstMatrixRef x, MatrixRef y) const;
+  void index_tensors();
+  void embed(const std::int32_t* ids, int n);
+  void project(int layer);
+  void finish_layer(int layer, const float* weights, const float* context);
+
+  DecoderSpec s_;
+  const DecoderNames& names_;
+  RowMatrix tok_, pos_, output_;  // output_: a separate unembedding only
+  std::vector<Block> blocks_;
+  Norm out_norm_;
+  Rotary rotary_;
+  NamedTensors tensors_;
+
+  // The cache and the last pass.
+  std::vector<std::int32_t> tokens_;
+  KvCache cache_;
+  int past_ = 0, n_ = 0;
+  std::vector<float> q_;     // the layer being computed: [H, n, D]
+  std::vector<float> mask_;  // [n, S]: 0 or -inf (none when n = 1: one query sees every key)
+  std::vector<std::vector<float>> attention_;
+  std::vector<RowMatrix> residual_;
+  RowMatrix final_;  // Norm_out of the last residual [n, E]
+  int next_layer_ = 0;
+  bool projected_ = false;
+};
+
+}  // namespace attnlab

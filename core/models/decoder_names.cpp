@@ -1,0 +1,65 @@
+#include "decoder_names.h"
+
+namespace attnlab {
+
+namespace {
+
+using T = DecoderTensor;
+
+// One row per kind. GPT-2's names are those of the gpt2 repository's file (GPT2LMHeadModel's save adds
+// "transformer.", which gpt2_checkpoint.cpp finds); its unembedding is wte (tied).
+const DecoderNames kGpt2 = {"gpt2",
+                            {{T::token_embd, "wte"},
+                             {T::pos_embd, "wpe"},
+                             {T::attn_norm, "h.%d.ln_1"},
+                             {T::attn_qkv, "h.%d.attn.c_attn"},
+                             {T::attn_out, "h.%d.attn.c_proj"},
+                             {T::ffn_norm, "h.%d.ln_2"},
+                             {T::ffn_up, "h.%d.mlp.c_fc"},
+                             {T::ffn_down, "h.%d.mlp.c_proj"},
+                             {T::output_norm, "ln_f"}}};
+
+// Llama's (LlamaForCausalLM; Qwen2, Mistral and others share them): the shape the next kinds take, and
+// the one the decoder's own tests build (tests/fixtures/make_decoder_fixtures.py).
+const DecoderNames kLlama = {"llama",
+                             {{T::token_embd, "model.embed_tokens"},
+                              {T::attn_norm, "model.layers.%d.input_layernorm"},
+                              {T::attn_q, "model.layers.%d.self_attn.q_proj"},
+                              {T::attn_k, "model.layers.%d.self_attn.k_proj"},
+                              {T::attn_v, "model.layers.%d.self_attn.v_proj"},
+                              {T::attn_out, "model.layers.%d.self_attn.o_proj"},
+                              {T::ffn_norm, "model.layers.%d.post_attention_layernorm"},
+                              {T::ffn_gate, "model.layers.%d.mlp.gate_proj"},
+                              {T::ffn_up, "model.layers.%d.mlp.up_proj"},
+                              {T::ffn_down, "model.layers.%d.mlp.down_proj"},
+                              {T::output_norm, "model.norm"},
+                              {T::output, "lm_head"}}};
+
+const DecoderNames* const kTables[] = {&kGpt2, &kLlama};
+
+}  // namespace
+
+bool DecoderNames::has(DecoderTensor t) const {
+  for (const DecoderTensorName& n : names)
+    if (n.tensor == t) return true;
+  return false;
+}
+
+std::string DecoderNames::name(DecoderTensor t, int layer) const {
+  for (const DecoderTensorName& n : names) {
+    if (n.tensor != t) continue;
+    const std::string pattern = n.name;
+    const std::size_t at = pattern.find("%d");
+    if (at == std::string::npos) return pattern;
+    return pattern.substr(0, at) + std::to_string(layer) + pattern.substr(at + 2);
+  }
+  return {};
+}
+
+const DecoderNames* decoder_names(const std::string& kind) {
+  for (const DecoderNames* t : kTables)
+    if (kind == t->kind) return t;
+  return nullptr;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,73 @@
+// Any decoder kind (core/models/decoder.h: GPT-2 today), callable from JS: loaded as every checkpoint
+// model is (raw_checkpoint.h), then a prompt's pass (_forward on a CPU backend, or _begin_forward and
+// the staged calls of raw_staged.h: one attention call per layer), cached steps, writing one token at
+// a time through the one writer (core/models/writer.h: the CLI's and the page's), the head roles and
+// the logit lens (decoder_probes.h). Same rules as raw_api.h: every method returns "" or a message (or
+// {error}), nothing throws; the inputs are checked here, at the edge, before the core sees them.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/decoder.h"
+#include "models/writer.h"
+#include "raw_checkpoint.h"
+
+namespace attnlab::wasm {
+
+class RawDecoder : public RawCheckpoint {
+ public:
+  // kind: a decoder kind of the registry ("gpt2").
+  explicit RawDecoder(std::string kind) : RawCheckpoint(std::move(kind)) {}
+
+  std::string _forward(const val& ids, int backend);
+  std::string _begin_forward(const val& ids);
+  std::string _step(double id, int backend);
+  int _cached() const { return decoder() ? decoder()->cached() : 0; }
+  int _pass_length() const { return decoder() && decoder()->computed() ? decoder()->pass_length() : 0; }
+  val _attention(int layer) const;  // [H, n, S] of the last pass (a view)
+  val _residual(int layer) const;   // [n, E], layer 0 the embeddings .. L (a view)
+  val _logits(int row) const;       // [V] at a row of the last pass (a copy)
+
+  // settings: {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top, keepLogits}; "" or what is wrong.
+  std::string _begin_writing(const val& ids, const val& settings, int backend);
+  // {id, probability, position, top: [{id, probability, logit}], attention [L*H*(position+1)]}, or null when done.
+  val _next_token();
+  // The writer goes on with `settings` to `count` written tokens (Writer::write_to): {written,
+  // firstChanged (the first step a reader's copy must drop), stopReason}, or {error}.
+  val _write_to(const val& settings, int count);
+  // Written step k's record (as _next_token gave it), or null.
+  val _written_step(int k) const;
+  std::string _stop_reason() const { return writer_ ? writer_->stop_reason() : "not begun"; }
+  // The distribution written step `step` was drawn from (step < 0 or written(): the next token's) under
+  // other settings (the temperature slider): [{id, probability, logit}] of the k most likely, or {error}.
+  val _distribution(int step, double temperature, int top_k, double top_p, int k) const;
+  // One id's probability in that distribution, or {error}.
+  val _chance(int step, double temperature, int top_k, double top_p, int id) const;
+
+  // {layers, heads, tokens, previous, first, induction, firstCopyLoss, secondCopyLoss} or {error}.
+  val _head_roles(int n, double seed, int backend);
+  // [[{id, probability}] per position] per layer 0..L of the last pass.
+  val _logit_lens() const;
+
+ private:
+  Decoder* decoder() const { return dynamic_cast<Decoder*>(model()); }  // nullptr until loaded
+  std::string read_ids(const val& ids, std::vector<std::int32_t>& out) const;
+  // The logits written step `step` was drawn from, or "" and null.
+  std::string drawn_from(int step, const std::vector<float>*& out) const;
+  std::unique_ptr<Writer> writer_;
+};
+
+// The sampling rule on any logits a caller holds (core/models/sampling.h), the writer's own:
+//   _sampling_top(logits, temperature, top_k, top_p, k) -> the k likeliest [{id, probability, logit}]
+//   _sampling_draw(logits, temperature, top_k, top_p, seed, index) -> {id, probability}: written token
+//     `index`'s draw, with the index-th uniform of Rng(seed) (as the writer's, whose every non-greedy
+//     step takes one), so a run whose settings stay is the writer's token for token.
+// Bad settings give {error}.
+val _sampling_top(const val& logits, double temperature, int top_k, double top_p, int k);
+val _sampling_draw(const val& logits, double temperature, int top_k, double top_p, double seed, int index);
+
+}  // namespace attnlab::wasm
