@@ -123,7 +123,7 @@ function boot(site) {
     root: $('lab'), lab, client, notices, values,
     onValues: (v) => history.replaceState(null, '', toQuery(lab, v)),
     onChoice: showChoice,
-    mode: { embed: values.embed, controls: values.controls, hide: values.hide, show: values.show, autoplay: values.autoplay, answers: values.answers,
+    mode: { embed: values.embed, controls: values.controls, hide: values.hide, show: values.show, autoplay: values.autoplay, answers: values.answers, questions: values.questions,
       linked: new Set(new URLSearchParams(location.search).keys()) }, // the settings the link gave: they win over a checkpoint's
   });
   history.replaceState(null, '', toQuery(lab, values));

@@ -1,9 +1,12 @@
-// Notebook 02's six questions (3.1, 3.2, 4.1, 6.1, 6.2, 6.4) in the Lookup lab, each in the section whose
-// figures answer it, with an answer a student opens on purpose; a class's link (?answers=false) shows
-// the questions only (issue 28).
+// Questions that take an answer (issue 28; issue 39, item 3). Notebook 02's six questions sit in the
+// Lookup lab's sections whose figures answer them; each takes a choice, a number or a shape, says right
+// or wrong and why beside its Check button (a live region, in view after answering, at a laptop's and a
+// phone's size), and only then opens its explanation. A training lab asks "predict, then run" above
+// Play. A class's link: answers=false shows the questions alone, questions=false none of them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, startLab } from './support.mjs';
+import { openPage, setField, startLab } from './support.mjs';
+import { SCREENS } from './first_screen_support.mjs';
 
 let lab;
 before(async () => { lab = await startLab(); });
@@ -11,33 +14,151 @@ after(async () => { await lab?.close(); });
 
 const questionsOf = (page) => page.$$eval('.lab-section', (sections) => sections.map((s) => ({
   section: s.dataset.section,
-  questions: [...s.querySelectorAll('.question')].map((q) => ({
-    number: q.querySelector('strong').textContent.trim(),
-    answer: q.querySelector('details.answer') ? { open: q.querySelector('details.answer').open, text: q.querySelector('details.answer p').textContent } : null,
-  })),
-})).filter((s) => s.questions.length));
+  numbers: [...s.querySelectorAll('.question')].map((q) => q.querySelector('strong').textContent.trim()),
+})).filter((s) => s.numbers.length));
 
-test('the Lookup lab poses notebook 02\'s six questions where its figures answer them, answers closed until asked', async () => {
-  const { page, problems } = await openPage(lab, '?lab=lookup');
-  await page.waitForSelector('.question');
-  const found = await questionsOf(page);
-  assert.deepEqual(found.map((s) => [s.section, s.questions.map((q) => q.number)]),
-    [['hard', ['3.1', '3.2']], ['soft', ['4.1']], ['mha', ['6.1', '6.2']], ['trained', ['6.4']]]);
-  assert.ok(found.flatMap((s) => s.questions).every((q) => q.answer && !q.answer.open && q.answer.text.length > 80), 'every answer closed, and there');
-  await page.click('#question-3-1 summary');
-  assert.equal(await page.$eval('#question-3-1 details', (d) => d.open), true);
-  assert.match(await page.textContent('#question-3-1'), /K is 100 × 100: one key per database image/);
+/**
+ * Gives an answer as a student does (a choice's index, or text typed in the field), presses Check, and
+ * reads what the page shows: the verdict, where it is, and the explanation's state.
+ */
+async function answer(page, id, given) {
+  const question = `#${id}`;
+  if (typeof given === 'number') await page.check(`${question} input[type=radio] >> nth=${given}`);
+  else await page.fill(`${question} input.question-input`, given);
+  await page.click(`${question} button.question-check`);
+  return page.$eval(question, (q) => {
+    const feedback = q.querySelector('.question-feedback');
+    const box = feedback.getBoundingClientRect();
+    const check = q.querySelector('.question-check').getBoundingClientRect();
+    const explanation = q.querySelector('details.answer');
+    return {
+      state: q.dataset.state,
+      text: feedback.textContent,
+      live: feedback.getAttribute('role') === 'status' && feedback.getAttribute('aria-live') === 'polite',
+      inView: box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight && box.left >= 0 && box.right <= window.innerWidth,
+      // Beside the button that asked: on its row or just under it.
+      besideCheck: Math.abs(box.top - check.top) < 120,
+      explanation: explanation.hidden ? 'hidden' : explanation.open ? 'open' : 'closed',
+    };
+  });
+}
+
+for (const size of SCREENS) {
+  test(`Lookup at ${size.width}x${size.height}: notebook 02's questions take a shape, a number or a choice, say right or wrong and why, then explain`, async () => {
+    const { page, problems } = await openPage(lab, '?lab=lookup', { viewport: size });
+    await page.waitForSelector('.question');
+    assert.deepEqual(await questionsOf(page),
+      [{ section: 'hard', numbers: ['3.1', '3.2'] }, { section: 'soft', numbers: ['4.1'] }, { section: 'mha', numbers: ['6.1', '6.2'] }, { section: 'trained', numbers: ['6.4'] }]);
+    // Nothing explained before an answer: every explanation hidden, every field labelled.
+    assert.deepEqual(await page.$$eval('.lab-section .question details.answer', (ds) => ds.map((d) => d.hidden && !d.checkVisibility())), Array(6).fill(true));
+    assert.equal(await page.$$eval('.question-input', (inputs) => inputs.filter((i) => !document.querySelector(`label[for="${i.id}"]`)?.textContent).length), 0);
+    assert.equal(await page.$$eval('.question-choices', (sets) => sets.filter((f) => !f.querySelector('legend')?.textContent).length), 0);
+
+    // 6.2, a shape: the heads averaged is wrong, and says why; the notebook's shape, written another way, is right.
+    let r = await answer(page, 'question-6-2', '4, 1, 100');
+    assert.equal(r.state, 'wrong');
+    assert.match(r.text, /^Not quite: \(4, 1, 100\)\. That is the shape with the heads averaged \(the default, average_attn_weights=True\)/);
+    assert.ok(r.live && r.inView && r.besideCheck, JSON.stringify(r));
+    assert.equal(r.explanation, 'open');
+    r = await answer(page, 'question-6-2', 'torch.Size([4, 1, 1, 100])');
+    assert.equal(r.state, 'right');
+    assert.match(r.text, /^Right: \(4, 1, 1, 100\)\. Batch 4, heads 1, queries 1, keys 100/);
+    assert.ok(r.inView && r.besideCheck, JSON.stringify(r));
+    assert.match(await page.textContent('#question-6-2 details.answer'), /\(4, 1, 1, 100\), one map per head/);
+
+    // 3.1: text that is not a shape is not judged; the message says what was read, and nothing opens.
+    r = await answer(page, 'question-3-1', '(100, hundred)');
+    assert.equal(r.state, 'unread');
+    assert.equal(r.text, 'Could not read a shape from “(100, hundred)”: read 100, then “hundred”, which is not a whole number. Write the sizes separated by commas, e.g. (4, 10, 5).');
+    assert.equal(r.explanation, 'hidden');
+    assert.ok(r.inView, JSON.stringify(r));
+    r = await answer(page, 'question-3-1', '100 x 784');
+    assert.equal(r.state, 'wrong');
+    assert.match(r.text, /^Not quite: \(100, 784\)\. That is V/);
+    assert.equal(r.explanation, 'open');
+    assert.match(await page.textContent('#question-3-1 details.answer'), /K is 100 × 100: one key per database image/);
+
+    // 3.2, a number; 4.1, a choice.
+    r = await answer(page, 'question-3-2', '100');
+    assert.match(r.text, /^Not quite: 100\. That would need every key to equal the query/);
+    r = await answer(page, 'question-3-2', '1');
+    assert.equal(r.state, 'right');
+    assert.ok(r.inView, JSON.stringify(r));
+    r = await answer(page, 'question-4-1', 1);
+    assert.equal(r.state, 'wrong');
+    assert.match(r.text, /^Not quite: softmax picking one image at random\. Softmax never picks/);
+    assert.ok(r.inView && r.besideCheck, JSON.stringify(r));
+    r = await answer(page, 'question-4-1', 0);
+    assert.equal(r.state, 'right');
+    assert.match(r.text, /^Right: an average of many different images\./);
+    assert.ok(r.inView, JSON.stringify(r));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test(`Alignment at ${size.width}x${size.height}: predict, then run: the question above Play is judged beside it and follows the task`, async () => {
+    const { page, problems } = await openPage(lab, '?lab=alignment', { viewport: size });
+    await page.waitForSelector('.prediction .question');
+    // Above the main action, in the first screen.
+    const order = await page.$eval('.transport', (t) => {
+      const q = t.querySelector('.prediction').getBoundingClientRect(), play = t.querySelector('#play').getBoundingClientRect();
+      return { above: q.bottom <= play.top, playInView: play.bottom <= window.innerHeight };
+    });
+    assert.deepEqual(order, { above: true, playInView: true });
+    assert.match(await page.textContent('#question-predict-copy'), /Predict, then run: Copy: which picture will the attention make once trained\?/);
+    let r = await answer(page, 'question-predict-copy', 2);
+    assert.equal(r.state, 'wrong');
+    assert.match(r.text, /^Not quite: a uniform grey\. Grey means every output position takes the same average/);
+    assert.ok(r.live && r.inView && r.besideCheck, JSON.stringify(r));
+    r = await answer(page, 'question-predict-copy', 0);
+    assert.equal(r.state, 'right');
+    assert.match(r.text, /^Right: a diagonal\. Copy writes input token t at output position t/);
+    assert.equal(r.explanation, 'open');
+    assert.ok(r.inView, JSON.stringify(r));
+    // Another task asks its own question, unanswered.
+    await setField(page, 'task', 'reverse');
+    await page.waitForSelector('#question-predict-reverse');
+    assert.equal(await page.$eval('#question-predict-reverse', (q) => q.dataset.state), 'unanswered');
+    r = await answer(page, 'question-predict-reverse', 0);
+    assert.match(r.text, /^Not quite: a diagonal\. A diagonal is copy's picture/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('the One query lab asks which digits the query will attend to before it trains', async () => {
+  const { page, problems } = await openPage(lab, '?lab=count');
+  await page.waitForSelector('#question-predict-count');
+  const r = await answer(page, 'question-predict-count', 0);
+  assert.equal(r.state, 'right');
+  assert.match(r.text, /^Right: the 2s and 4s\. They are the only digits that change the answer/);
+  // Notebook 05's question in the build checker takes a shape.
+  const e = await answer(page, 'question-Embedding', '(4, 10)');
+  assert.match(e.text, /^Not quite: \(4, 10\)\. That is x: the embedding adds an axis/);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('answers=false: the questions without their answers, for a class working them out', async () => {
+test('answers=false: the questions without anything to check or explain, for a class working them out', async () => {
   const { page, problems } = await openPage(lab, '?lab=lookup&answers=false');
   await page.waitForSelector('.question');
-  const found = await questionsOf(page);
-  assert.equal(found.flatMap((s) => s.questions).length, 6);
-  assert.ok(found.flatMap((s) => s.questions).every((q) => q.answer === null), 'no answer on the page');
+  assert.equal((await questionsOf(page)).flatMap((s) => s.numbers).length, 6);
+  assert.equal(await page.$$eval('.question-ask, details.answer', (n) => n.length), 0, 'no control, no explanation on the page');
   assert.match(page.url(), /answers=0/, 'the link keeps the flag');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('questions=false: no question at all, in the sections or above Play, and the link keeps it', async () => {
+  for (const id of ['lookup', 'alignment', 'count']) {
+    const { page, problems } = await openPage(lab, `?lab=${id}&questions=false`);
+    await page.waitForSelector('.lab-section');
+    await page.waitForSelector('#play');
+    assert.equal(await page.$$eval('.question, .questions, .prediction', (n) => n.length), 0, `${id}: none shows`);
+    assert.match(page.url(), /questions=0/, 'the link keeps the flag');
+    await page.click('#copy-link');
+    assert.match(await page.$eval('#copy-link', (b) => b.dataset.link), /questions=0/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });

@@ -3,6 +3,7 @@
 // This file only declares: the property table, presets, texts, and pure functions that turn the
 // worker's data into view models. The page machinery (web/ui/lab_page.js) renders them; no DOM here.
 import { alignmentConfigFromWeights } from './alignment_weights.js';
+import { alignmentPrediction } from './01_alignment_predict.js';
 import { backendProperty, paletteProperty, speedOf, speedProperty } from './common.js';
 
 const TASKS = ['copy', 'reverse', 'pointer'];
@@ -367,6 +368,7 @@ export const alignmentLab = {
   checks,
   presets,
   intro: (values) => INTRO[values.task],
+  predict: alignmentPrediction, // asked above Play (issue 39)
   afterChange,
   configureRequest,
   speedOf,

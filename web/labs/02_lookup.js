@@ -7,6 +7,7 @@
 // (02_lookup_sections.js) and pure functions from the worker's data to view models. No DOM here.
 import { DIGITS_ASSET, loadDigits } from '../data/digits.js';
 import { SECTIONS } from './02_lookup_sections.js';
+import { lookupPrediction } from './02_lookup_predict.js';
 import { backendProperty, defineLab, speedProperty, trainingProperties } from './common.js';
 
 const INTRO = 'A database of 100 real handwritten digits. softmax(QK^T) decides how much each database image is '
@@ -218,6 +219,7 @@ export const lookupLab = defineLab({
   checks,
   presets,
   intro: () => INTRO,
+  predict: lookupPrediction, // asked above Play (issue 39)
   configureRequest,
   trainer,
   metrics,

@@ -98,30 +98,76 @@ const database = {
 // ---- 2. Hard attention ----
 
 // Notebook 02's own questions, with its numbering and wording, where the lab's figures answer them
-// (web/ui/questions.js). The answers are the lab's, in a few sentences; ?answers=false hides them.
+// (web/ui/questions.js). Each takes an answer (`ask`: a choice, a number or a shape, with why each answer
+// is right or wrong, web/ui/answer_check.js) before its explanation (`answer`, the lab's, in a few
+// sentences) opens; ?answers=false shows the questions alone, ?questions=false none.
 const QUESTIONS = {
   '3.1': { text: 'Why do K and V have the shapes that they have?',
+    ask: { kind: 'shape', prompt: 'First, the shape of K (as print shows it)', expected: [100, 100],
+      right: 'One key per database image, each a one-hot vector as long as the database.',
+      wrong: 'K holds one key per database image (100 rows), and each key is a one-hot vector with one place per image.',
+      near: [{ shape: [100, 784], why: 'That is V: one flattened 28 × 28 image per row. The keys are one-hot vectors, not images.' },
+        { shape: [1, 100], why: 'That is Q: one query, one-hot over the 100 images. K has one such vector per image.' },
+        { shape: [100], why: 'That is one key\'s length; K stacks one key per image: 100 of them.' }] },
     answer: 'K is 100 × 100: one key per database image, each a one-hot vector as long as the database, so that a '
       + 'one-hot query matches exactly one of them (the key\'s width must equal the query\'s). V is 100 × 784: one value per '
       + 'image, the image itself flattened to 28 × 28 = 784 pixels. Both have a row per database entry; their widths are '
       + 'their own: the key\'s is what queries are compared with, the value\'s is what comes back.' },
   '3.2': { text: 'You should see that alignment_scores is a one-hot vector with a 1 at the index at which the query is located in the database. Why?',
+    ask: { kind: 'number', prompt: 'First, how many of the 100 scores in QKᵀ are 1?', expected: 1,
+      right: 'A one-hot query and a one-hot key give 1 only when they mark the same place, and exactly one key does.',
+      wrong: 'Each score is the dot product of two one-hot vectors: 1 if they mark the same place, 0 otherwise. Count the keys equal to the query.',
+      near: [{ value: 0, why: 'The query is one of the keys (shuffled, but still there), so one dot product is 1.' },
+        { value: 100, why: 'That would need every key to equal the query, but the keys are 100 different one-hot vectors.' }] },
     answer: 'The query and every key are one-hot vectors, and the dot product of two one-hot vectors is 1 when they mark the '
       + 'same position and 0 otherwise. The keys are all different, so exactly one key equals the query: the one that was '
       + 'shuffled, with its image, to some slot. QK^T has its single 1 at that slot (the bars above), and QK^T V picks that row of V.' },
   '4.1': { text: 'You should see that the retrieved image is mostly blurry (otherwise run the code block again). What is the reason for this (hint: think weighted average).',
+    ask: { kind: 'choice', prompt: 'The blur comes from',
+      choices: [
+        { label: 'an average of many different images', right: true, why: 'With random Q and K no score stands out, so softmax gives many '
+          + 'images a share of the weight, and an average of different digits is a blur.' },
+        { label: 'softmax picking one image at random', why: 'Softmax never picks: it gives every image a weight, and here the weights are spread, not one.' },
+        { label: 'the 28 × 28 images being small', why: 'Each database image is sharp at 28 × 28 (the database above); the blur appears only when several are added up.' },
+      ] },
     answer: 'With random queries and keys, softmax(QK^T) spreads its weight over many images (the bars above): no score '
       + 'stands far above the others. The retrieval is the weighted average of those images, and an average of different digits '
       + 'is a blur. A sharp digit comes back only when one weight takes almost all of it: lower the temperature and watch.' },
   '6.1': { text: 'If we denote the input data X, how do you calculate Q, K, and V for self-attention (easy question!).',
+    ask: { kind: 'choice', prompt: 'For self-attention',
+      choices: [
+        { label: 'Q = XW_q, K = XW_k, V = XW_v', right: true, why: 'Self-attention takes queries, keys and values from the same X, '
+          + 'each through its own learnable matrix.' },
+        { label: 'Q = X, K = X, V = X', why: 'The same X, yes, but through the learnable W_q, W_k and W_v: without them every token would '
+          + 'score itself highest and nothing could be learned.' },
+        { label: 'Q = YW_q, K = XW_k, V = XW_v', why: 'Queries from another sequence Y: that is cross-attention, the notebook\'s example before the question.' },
+      ] },
     answer: 'From the same X for all three: Q = XW_q, K = XW_k, V = XW_v, i.e. X_q = X_k = X_v = X. (Here the queries are '
       + 'one set of images and the keys and values the database: cross-attention, with X_k = X_v.)' },
   '6.2': { text: 'What does the first dimension (size 4) of these arrays represent? What does attn_output represent? What does attn_output_weights represent?',
+    ask: { kind: 'shape', prompt: 'First, the shape print gives for attn_output_weights (the notebook passes average_attn_weights=False)',
+      expected: [4, 1, 1, 100],
+      right: 'Batch 4, heads 1, queries 1, keys 100: each of the 4 batch items\' one query has a weight for each of the 100 entries, per head.',
+      wrong: 'With average_attn_weights=False the weights keep one axis per thing: (batch, heads, queries, keys).',
+      near: [{ shape: [4, 1, 100], why: 'That is the shape with the heads averaged (the default, average_attn_weights=True); the notebook '
+          + 'passes False, so the heads\' axis stays: (batch, heads, queries, keys).' },
+        { shape: [4, 1, 16], why: 'That is attn_output: the retrieval, 16 numbers per query. The weights have one number per database entry.' },
+        { shape: [4, 100], why: 'Close: 4 batch items, 100 entries; the weights also keep the heads\' axis and the queries\' axis, both of size 1.' }] },
     answer: 'The first dimension is the batch: four queries answered at once, each independently. attn_output (4, 1, 16) is, '
       + 'for each query, the attention-weighted sum of the projected values, through the output projection: what the layer '
-      + 'retrieves in its own 16 dimensions. attn_output_weights (4, 1, 100) is the softmax: how much each query attends to each '
-      + 'of the 100 database entries (averaged over the heads); each row sums to 1.' },
+      + 'retrieves in its own 16 dimensions. attn_output_weights is the softmax: how much each query attends to each of the 100 '
+      + 'database entries; each row sums to 1. With average_attn_weights=False, as the notebook calls it, it is (4, 1, 1, 100), '
+      + 'one map per head; by default the heads are averaged and it is (4, 1, 100).' },
   '6.4': { text: 'See if you can understand what the AttentionTest module does.',
+    ask: { kind: 'choice', prompt: 'What AttentionTest returns as its output',
+      choices: [
+        { label: 'the attention weights × the raw database images', right: true, why: 'forward() uses only attn_output_weights from '
+          + 'MultiheadAttention and multiplies them with image_database: the retrieval is a mix of real images.' },
+        { label: 'MultiheadAttention\'s attn_output', why: 'attn_output is computed but never used: it lives in the 32-wide embedding '
+          + 'space, not in pixels. forward() multiplies the weights with image_database instead.' },
+        { label: 'the label of the matching digit', why: 'Nothing in it classifies: it is trained with the MSE between the retrieved '
+          + 'image and the query, and never sees a label.' },
+      ] },
     answer: 'It embeds the query image and every database image with the same Linear(784, 32); MultiheadAttention compares '
       + 'the query embedding with the database embeddings (the keys and values are the same embeddings); then it uses only '
       + 'the attention weights, to mix the raw database images: output = weights × image_database. Trained with the MSE '

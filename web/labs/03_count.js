@@ -3,6 +3,7 @@
 // value says what it is worth; a small MLP turns the attention-weighted value into a probability.
 // This file only declares: properties, presets, texts, the trainer's calls, and pure functions from
 // the worker's data to view models. No DOM here.
+import { countPrediction } from './03_count_predict.js';
 import { backendProperty, defineLab, paletteProperty, speedProperty, trainingProperties } from './common.js';
 import { buildSection, STEPS } from './03_count_build.js';
 
@@ -227,6 +228,7 @@ export const countLab = defineLab({
   properties,
   presets,
   intro: () => INTRO,
+  predict: countPrediction, // asked above Play (issue 39)
   configureRequest,
   trainer,
   metrics,

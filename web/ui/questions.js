@@ -1,14 +1,98 @@
-// A course notebook's questions where the figure that answers them is (issue 28): each section may
-// carry `questions: [{number, text, answer}]`, the notebook's own numbering and wording. Each answer
-// opens on purpose (a <details>); a class's link with answers=false shows the questions only.
+// Questions that take an answer (issue 28; issue 39, item 3). A section may carry the course notebook's
+// questions, `questions: [{number, text, ask, answer}]` (the notebook's numbering and wording), and a
+// training lab asks one "predict, then run" question before its Play (`lab.predict(values)`, placed by
+// panels/transport.js). `ask` takes a choice, a number or a shape (answer_check.js judges it); the
+// student's answer is judged right or wrong with its reason beside the Check button, in a live region,
+// and only then does the explanation (`answer`) open. Page settings: answers=false shows the questions
+// alone, with nothing to check, for a class working them out; questions=false shows none.
 import { el } from './el.js';
+import { judgeAnswer } from './answer_check.js';
 
-/** The questions block for a section, or null when it has none. */
-export function questionsBlock(questions, { answers = true } = {}) {
-  if (!questions?.length) return null;
+/** The questions block for a section, or null when it has none (or the link turned questions off). */
+export function questionsBlock(questions, { answers = true, shown = true } = {}) {
+  if (!shown || !questions?.length) return null;
   return el('div', { className: 'questions' },
     el('h3', { textContent: questions.length > 1 ? 'Questions from the notebook' : 'A question from the notebook' }),
-    ...questions.map((q) => el('div', { className: 'question', id: `question-${q.number.replace(/\W/g, '-')}` },
-      el('p', {}, el('strong', { textContent: `${q.number} ` }), q.text),
-      ...(answers ? [el('details', { className: 'answer' }, el('summary', { textContent: 'Show an answer' }), el('p', { textContent: q.answer }))] : []))));
+    ...questions.map((q) => questionNode(q, { answers })));
+}
+
+/** A question's element id: question-6-2 for the notebook's 6.2. */
+export const questionId = (number) => `question-${String(number).replace(/\W/g, '-')}`;
+
+/**
+ * One question: its number and text, then (answers on) the control that takes the answer, the Check
+ * button, the verdict beside them, and the explanation, hidden until the first answer is judged.
+ */
+export function questionNode(q, { answers = true, heading = null } = {}) {
+  const id = questionId(q.number);
+  const textId = `${id}-text`;
+  const node = el('div', { className: 'question', id },
+    el('p', { id: textId }, ...(heading ? [el('strong', { textContent: `${heading} ` })] : [el('strong', { textContent: `${q.number} ` })]), q.text));
+  if (!answers || !q.ask) return node;
+  const explanation = el('details', { className: 'answer', hidden: true },
+    el('summary', { textContent: 'Why: the explanation' }), el('p', { textContent: q.answer }));
+  const feedback = el('p', { className: 'question-feedback', id: `${id}-feedback` });
+  feedback.setAttribute('role', 'status'); // a live region: the verdict is read out where it appears
+  feedback.setAttribute('aria-live', 'polite');
+  const check = el('button', { type: 'submit', className: 'question-check', textContent: 'Check' });
+  // A heading's question (the prediction above Play) is its own prompt: the choices' legend is for screen readers only.
+  const { control, given } = answerControl(q.ask, id, textId, { quietLegend: !!heading });
+  const form = el('form', { className: `question-ask ${q.ask.kind}` }, control, el('div', { className: 'question-verdict' }, check, feedback));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const verdict = judgeAnswer(q.ask, given());
+    feedback.textContent = verdict.text;
+    node.dataset.state = verdict.status;
+    feedback.dataset.status = verdict.status;
+    // Judged (right or wrong): the explanation opens under the verdict. Text that could not be read
+    // is not an answer yet: it opens nothing.
+    if (verdict.status !== 'unread' && explanation.hidden) {
+      explanation.hidden = false;
+      explanation.open = true;
+    }
+    // The verdict where the student pressed Check: in view, without moving the page when it is.
+    feedback.scrollIntoView?.({ block: 'nearest' });
+  });
+  node.dataset.state = 'unanswered';
+  node.append(form, explanation);
+  return node;
+}
+
+/** The control for an ask: radio buttons in a fieldset, or a labelled text field. -> {control, given() -> answer} */
+function answerControl(ask, id, textId, { quietLegend = false } = {}) {
+  if (ask.kind === 'choice') {
+    const name = `${id}-choice`;
+    const inputs = ask.choices.map((c, i) => el('input', { type: 'radio', name, value: String(i), id: `${name}-${i}` }));
+    const fieldset = el('fieldset', { className: 'question-choices' }, el('legend', { textContent: ask.prompt, className: quietLegend ? 'visually-hidden' : '' }),
+      ...ask.choices.map((c, i) => el('label', { htmlFor: `${name}-${i}` }, inputs[i], ` ${c.label}`)));
+    fieldset.setAttribute('aria-describedby', textId);
+    return { control: fieldset, given: () => { const i = inputs.findIndex((input) => input.checked); return i < 0 ? undefined : i; } };
+  }
+  const input = el('input', { type: 'text', id: `${id}-input`, className: 'question-input', autocomplete: 'off', spellcheck: false });
+  input.setAttribute('aria-describedby', textId);
+  if (ask.kind === 'number') input.inputMode = 'decimal';
+  input.placeholder = ask.kind === 'shape' ? 'e.g. (4, 10, 5)' : 'e.g. 0.25';
+  const label = el('label', { htmlFor: input.id, textContent: ask.prompt });
+  return { control: el('div', { className: 'question-field' }, label, input), given: () => input.value };
+}
+
+/**
+ * The "predict, then run" question a training lab asks before its Play (lab.predict(values) -> a
+ * question or null): a block that replaces its question when the settings change the prediction (the
+ * Alignment lab's task), and keeps it (and the student's answer) otherwise.
+ */
+export function predictionBlock(lab, { answers = true } = {}) {
+  const node = el('div', { className: 'prediction' });
+  let shownNumber = null;
+  return {
+    node,
+    /** Shows the prediction for these values (a new one only when it changed). */
+    follow(values) {
+      const q = lab.predict?.(values) ?? null;
+      if ((q?.number ?? null) === shownNumber) return;
+      shownNumber = q?.number ?? null;
+      node.replaceChildren(...(q ? [questionNode(q, { answers, heading: 'Predict, then run:' })] : []));
+      node.hidden = !q;
+    },
+  };
 }

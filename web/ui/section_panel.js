@@ -19,7 +19,7 @@ export class SectionPanel {
    * button (start or pause); onDrawn() when the user finished a drawing or edited a matrix cell (a
    * section with input: 'drawing' or 'edits').
    */
-  constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {}, answers = true }) {
+  constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {}, answers = true, questions: questionsShown = true }) {
     this.lab = lab;
     this.section = section;
     this.node = el('section', { className: 'panel lab-section', id: `section-${section.id}` },
@@ -77,7 +77,7 @@ export class SectionPanel {
     this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message, onEdit, onPick: pick });
     this.node.append(this.message);
     // The notebook's questions this section's figures answer (questions.js), after the figures.
-    const questions = questionsBlock(section.questions, { answers });
+    const questions = questionsBlock(section.questions, { answers, shown: questionsShown });
     if (questions) this.node.append(questions);
     this.result = null;
     this.values = null;

@@ -24,6 +24,7 @@ export function sectionPanel(page, section) {
     onUserInput: () => panel.request(),
     onPick: (change) => page.changeValues(change),
     answers: page.mode.answers !== false,
+    questions: page.mode.questions !== false,
   });
 
   /** Asks the worker for the section with the values applied now, or says what it waits for. */

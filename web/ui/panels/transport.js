@@ -1,8 +1,11 @@
 // The transport panel ('transport'): play / pause, step, reset, the replay of a finished run, the speed,
 // and the progress bar. Two rows of fixed size, the buttons and then the progress: nothing in it changes
 // width while training (issue 29: the bar wrapped onto two lines as the status grew, and the page jumped).
+// Above them, the lab's "predict, then run" question (lab.predict; issue 39): asked before Play, on the
+// full page only (not embedded on a slide, not with controls=min), and not with questions=false.
 import { ControlsPanel } from '../controls.js';
 import { el } from '../el.js';
+import { predictionBlock } from '../questions.js';
 
 /** The properties set beside the buttons (not in the sidebar): they apply at once. */
 export const TRANSPORT_PROPERTIES = ['speed'];
@@ -36,7 +39,10 @@ export function transportPanel(page) {
   // Why Play did not start (a setting shows an error): said until the settings are fixed or it plays.
   const refusal = el('p', { id: 'play-refused' });
   refusal.setAttribute('role', 'alert');
-  const node = el('section', { className: 'panel transport', ariaLabel: 'Training' },
+  const { mode } = page;
+  const prediction = lab.predict && mode.questions !== false && !mode.embed ? predictionBlock(lab, { answers: mode.answers !== false }) : null;
+  prediction?.node.classList.add('full-only');
+  const node = el('section', { className: 'panel transport', ariaLabel: 'Training' }, ...(prediction ? [prediction.node] : []),
     el('div', { className: 'transport-buttons' }, playButton, stepButton, resetButton, ...(replayButton ? [replayButton] : []), speedBox),
     el('div', { className: 'transport-progress' }, progressBar, progressText), refusal);
   playButton.addEventListener('click', () => page.togglePlay());
@@ -46,6 +52,7 @@ export function transportPanel(page) {
 
   /** The buttons follow the run: disabled before the first model, Play or Pause as it trains. */
   function refresh(errors) {
+    prediction?.follow(page.draft);
     const running = !!page.run?.running;
     if (running || (errors && !Object.keys(errors).length)) refusal.textContent = '';
     const label = running ? '❚❚ Pause' : '▶ Play';
