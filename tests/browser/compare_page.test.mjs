@@ -87,7 +87,7 @@ test('Alignment: the notebook\'s copy model beside a run of other settings; a fi
   assert.ok(await metric(page, 'yours', 'accuracy') > 0.5, 'the notebook\'s trained copy model copies');
   await page.setInputFiles('#compare-file', path.join(FIXTURES, 'count_model.pt'));
   await page.waitForFunction(() => /was not compared; this run is unchanged/.test(document.body.textContent), null, { timeout: 20000 });
-  assert.match(await page.textContent('.notice[data-key="weights"]'), /^count_model\.pt was not compared; this run is unchanged\. not the notebook's CrossAttnSeqClassifier: missing tok_emb\.weight/);
+  assert.match(await page.textContent('#weights-message'), /^count_model\.pt was not compared; this run is unchanged\. not the notebook's CrossAttnSeqClassifier: missing tok_emb\.weight/);
   assert.equal(await page.inputValue('#prop-heads'), '2');
   assert.deepEqual(problems.filter((p) => !/count_model/.test(p)), []);
   await page.close();

@@ -43,9 +43,9 @@ test('a file whose metadata says heads=5 for width 32 ends in a message, not a s
   const { tensors, metadata } = parseSafetensors(readFileSync(MODEL));
   const bytes = writeSafetensors(tensors, { ...metadata, heads: '5' });
   await drop(page, { name: 'five-heads.safetensors', bytes: Array.from(bytes) });
-  await page.waitForFunction(() => /five-heads\.safetensors was not loaded/.test(document.querySelector('#notices')?.textContent ?? document.body.textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /five-heads\.safetensors was not loaded/.test(document.getElementById('weights-message').textContent), null, { timeout: 10000 });
   assert.doesNotMatch(await page.textContent('#weights-message'), /Reading/);
-  assert.match(await page.textContent('body'), /five-heads\.safetensors was not loaded: heads must divide d_model \(32 is not divisible by 5\); the current model is kept\./);
+  assert.match(await page.textContent('#weights-message'), /five-heads\.safetensors was not loaded: heads must divide d_model \(32 is not divisible by 5\); the current model is kept\./);
   assert.equal(await page.inputValue('#prop-heads'), '2');
   assert.deepEqual(problems, []);
   await page.close();

@@ -2,6 +2,7 @@
 // torch.save wrote in the course notebook) and "Export weights".
 // It reads the file's bytes and reports them; parsing, checking and loading belong to panels/weights.js
 // and the worker.
+import { setMessage } from './notice.js';
 
 // A lab's weights are a few MB (the Alignment lab's largest settings: under 2 MB); a file far larger is
 // not one of them, and reading a multi-GB file would stall the tab first.
@@ -71,21 +72,22 @@ export class WeightsPanel {
   // Every path ends in a result or a message: never a "Reading…" that stays.
   async read(file, { compare = false } = {}) {
     if (file.size > this.maxBytes) {
-      this.message.textContent = `${file.name} is ${megabytes(file.size)}: a weights file for this lab is at most ${megabytes(this.maxBytes)}. Nothing was loaded; the current model is kept.`;
+      this.say(`${file.name} is ${megabytes(file.size)}: a weights file for this lab is at most ${megabytes(this.maxBytes)}. Nothing was loaded; the current model is kept.`, 'error');
       return;
     }
-    this.message.textContent = `Reading ${file.name}…`;
+    this.say(`Reading ${file.name}…`);
     let bytes;
     try {
       bytes = new Uint8Array(await file.arrayBuffer());
     } catch (error) {
-      this.message.textContent = `${file.name} could not be read (${error?.message ?? error}). Nothing was loaded; the current model is kept.`;
+      this.say(`${file.name} could not be read (${error?.message ?? error}). Nothing was loaded; the current model is kept.`, 'error');
       return;
     }
     (compare ? this.onCompare : this.onFile)(bytes, file.name);
   }
 
-  say(text) {
-    this.message.textContent = text;
+  /** The line under the buttons: what the file the student gave came to (kind 'error' for a refusal). */
+  say(text, kind = 'info') {
+    setMessage(this.message, text, kind);
   }
 }

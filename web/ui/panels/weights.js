@@ -18,9 +18,12 @@ export function weightsPanel(page) {
     onExport: () => { if (page.run) page.client.send('export'); },
   });
 
+  // A refusal is said under the button that asked (issue 38: it went to the top of the page, 1,149 px
+  // above the Import and Compare buttons, while the line beside them stayed empty). A preset is chosen
+  // in the settings, away from these buttons: its refusal also gets a notice.
   const refuse = (text) => {
-    view.say('');
-    notices.show(text, { kind: 'error', key: 'weights' });
+    view.say(text, 'error');
+    if (importPreset) notices.show(text, { kind: 'error', key: 'weights' });
   };
 
   /**
