@@ -325,7 +325,7 @@ const handlers = {
   // with no network), then read as the user's own files are. cancelOpen (answered at once, outside the
   // queue) stops the download; nothing of it is kept. A download that breaks off keeps the weights'
   // whole parts, and the next openHub of that model goes on from them.
-  async openHub({ lab: id, model, revision, endpoint, token, request, partBytes }) {
+  async openHub({ lab: id, model, revision, endpoint, token, request, partBytes, stallSeconds }) {
     const lab = labOf(id);
     if (!lab.open) throw new Error(`the ${lab.title} lab opens no files`);
     hubDownload?.abort();
@@ -341,8 +341,10 @@ const handlers = {
     };
     post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '' });
     try {
-      // partBytes: the size of the weights' Range requests (hub_store.js; a test makes it small).
-      const parts = Number.isInteger(partBytes) && partBytes >= 1024 ? { partBytes } : {};
+      // partBytes: the size of the weights' Range requests; stallSeconds: how long a part may bring
+      // almost nothing before it is asked for again (hub_store.js; a test makes both small).
+      const parts = { ...(Number.isInteger(partBytes) && partBytes >= 1024 ? { partBytes } : {}),
+        ...(Number.isFinite(stallSeconds) && stallSeconds > 0 ? { stallSeconds } : {}) };
       const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, expect: lab.open.kind, signal: controller.signal, ...parts,
         onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file, planned }),
         onPlan: (plan) => {

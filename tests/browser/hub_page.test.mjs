@@ -4,6 +4,9 @@
 // and draws its heads; the model is then kept in the browser and opens again with the Hub gone; the
 // list of kept models shows it with its size and Remove forgets it; a private model needs the token;
 // Cancel stops a download and keeps nothing of it.
+// Issue 35: a renamed repository (the Hub's relative 307 from the old id to the new) opens and is kept
+// under the id typed, its token never reaching the CDN on another origin; a part that stalls is asked for
+// again, then the download stops, the list says "stalled", and its Open goes on from the parts kept.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -16,18 +19,38 @@ const FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_confi
 // for the part that starts at byte 40,000. The others answer a Range with the whole file (200), as a
 // server that does not do ranges would: the page then takes it as the whole file.
 const MODELS = { 'test-org/bert-tiny': {}, 'test-org/private-bert': { private: true }, 'test-org/slow-bert': { slow: true },
-  'test-org/flaky-bert': { ranges: true, flaky: true }, 'test-org/changing-bert': { ranges: true, grows: true } };
+  'test-org/flaky-bert': { ranges: true, flaky: true }, 'test-org/changing-bert': { ranges: true, grows: true },
+  'test-org/stalling-bert': { ranges: true, stalls: true }, 'test-org/private-bert-v2': { private: true, otherCdn: true } };
+// Renamed repositories: every URL of the old id is a relative 307 to the new id's.
+const RENAMED = { 'bert-base-uncased': 'test-org/bert-tiny', 'test-org/old-private': 'test-org/private-bert-v2' };
+let stalling = true; // stalling-bert's CDN sends 1,000 bytes of the part at 40,000, then nothing, while this holds
+const stalledTries = [];
 const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'content-length, content-range, x-repo-commit, etag' };
 const cdnRanges = []; // the Range headers the CDN saw, for flaky-bert
 let brokeOff = false;
 
 let hub, endpoint, lab;
+// A CDN on another origin, as the Hub's is: it records whether a token reached it.
+let otherCdn;
+const otherCdnRequests = [];
+const cdnServer = http.createServer((req, res) => {
+  if (req.method === 'OPTIONS') {
+    return res.writeHead(204, { ...CORS, 'access-control-allow-headers': 'authorization, range', 'access-control-allow-methods': 'GET, HEAD' }).end();
+  }
+  otherCdnRequests.push({ method: req.method, authorization: req.headers.authorization ?? null });
+  const bytes = readFileSync(path.join(TINY_BERT, 'model.safetensors'));
+  res.writeHead(200, { ...CORS, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+  return res.end(req.method === 'HEAD' ? undefined : bytes);
+});
 const sockets = new Set();
 function startHub(port = 0) {
   const server = http.createServer((req, res) => {
     if (req.method === 'OPTIONS') {
       return res.writeHead(204, { ...CORS, 'access-control-allow-headers': 'authorization, range', 'access-control-allow-methods': 'GET, HEAD' }).end();
     }
+    const m0 = /^\/(.+)\/resolve\/([^/]+)\/([^/]+)$/.exec(req.url);
+    const renamed = m0 && RENAMED[decodeURIComponent(m0[1])];
+    if (renamed) return res.writeHead(307, { ...CORS, location: `/${renamed}/resolve/${m0[2]}/${m0[3]}` }).end();
     const cdn = /^\/cdn\/(.+)\/([^/]+)$/.exec(req.url);
     if (cdn) {
       const bytes = readFileSync(path.join(TINY_BERT, cdn[2]));
@@ -39,6 +62,11 @@ function startHub(port = 0) {
         // grows: a new commit made the file longer after the HEAD that announced its size.
         const total = model.grows ? bytes.length + 16 : bytes.length;
         res.writeHead(206, { ...CORS, 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${total}` });
+        if (model.stalls && from === 40000 && stalling) {
+          stalledTries.push(req.headers.range);
+          res.write(bytes.subarray(from, from + 1000));
+          return undefined; // and nothing more, the connection held open
+        }
         if (model.flaky && from === 40000 && !brokeOff) {
           brokeOff = true;
           res.write(bytes.subarray(from, from + 1000));
@@ -65,7 +93,7 @@ function startHub(port = 0) {
     if (model.private && req.headers.authorization !== 'Bearer hf_secret') return res.writeHead(401, CORS).end('Unauthorized');
     const file = m[3];
     if (!FILES.includes(file)) return res.writeHead(404, CORS).end('Entry not found');
-    if (file === 'model.safetensors') return res.writeHead(302, { ...CORS, location: `/cdn/${m[1]}/${file}` }).end();
+    if (file === 'model.safetensors') return res.writeHead(302, { ...CORS, location: `${model.otherCdn ? otherCdn : ''}/cdn/${m[1]}/${file}` }).end();
     const bytes = readFileSync(path.join(TINY_BERT, file));
     return res.writeHead(200, { ...CORS, 'content-length': bytes.length }).end(bytes);
   });
@@ -81,6 +109,8 @@ const stopHub = () => new Promise((resolve) => {
 });
 
 before(async () => {
+  await new Promise((resolve) => cdnServer.listen(0, '127.0.0.1', resolve));
+  otherCdn = `http://127.0.0.1:${cdnServer.address().port}`;
   hub = await startHub();
   endpoint = `http://127.0.0.1:${hub.address().port}`;
   lab = await startLab();
@@ -88,6 +118,8 @@ before(async () => {
 after(async () => {
   await lab?.close();
   if (hub.listening) await stopHub();
+  cdnServer.closeAllConnections?.();
+  cdnServer.close();
 });
 
 async function openLab() {
@@ -189,7 +221,7 @@ test('the weights come in Range requests; a download that breaks off keeps its w
   await open();
   await status(page, /^Not opened: test-org\/flaky-bert: the download of model\.safetensors broke off after .*; the parts that arrived whole are kept: open it again to go on from them/);
   assert.deepEqual(cdnRanges, ['bytes=0-39999', 'bytes=40000-79999']);
-  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.\d MB downloaded so far \(opening it again goes on from there\)/.test(document.getElementById('hub-stored').textContent));
+  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.\d MB downloaded so far \(Open goes on from there\)/.test(document.getElementById('hub-stored').textContent));
   cdnRanges.length = 0;
   await open();
   await status(page, /^Open: test-org\/flaky-bert: 2 layers × 2 heads/);
@@ -205,6 +237,51 @@ test('a file that changes size between the announcing HEAD and its download is r
   await openById(page, 'test-org/changing-bert');
   await status(page, new RegExp(`^Not opened: test-org/changing-bert: model\\.safetensors changed size between two requests \\(${size} bytes, then ${size + 16}\\): the model was updated while it downloaded; nothing of it was kept: open it again`));
   await page.waitForFunction(() => !/changing-bert/.test(document.getElementById('hub-stored').textContent));
+  await page.close();
+});
+
+test('a renamed repository opens by its old id and is kept under it; its token never reaches the CDN on another origin', async () => {
+  const { page, problems } = await openLab();
+  await openById(page, 'bert-base-uncased');
+  await status(page, /^Open: bert-base-uncased: 2 layers × 2 heads, hidden size 32/);
+  await waitDrawn(page);
+  await page.waitForFunction(() => /bert-base-uncased from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB/.test(document.getElementById('hub-stored').textContent));
+  // A private model renamed, with a token: the Hub (same origin as its redirect) sees the token; the CDN does not.
+  otherCdnRequests.length = 0;
+  await openById(page, 'test-org/old-private');
+  await status(page, /^Not opened: test-org\/old-private: the Hub refused config\.json \(HTTP 401\)/);
+  await openById(page, 'test-org/old-private', 'hf_secret');
+  await status(page, /^Open: test-org\/old-private: 2 layers/);
+  assert.ok(otherCdnRequests.some((q) => q.method === 'GET'), 'the weights came from the other origin');
+  assert.deepEqual(otherCdnRequests.map((q) => q.authorization), otherCdnRequests.map(() => null), 'no Authorization header crossed to the CDN');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a part that stalls is asked for again, then the download stops; the list says "stalled" and its Open goes on from the parts kept', async () => {
+  const { page } = await openLab();
+  // The page's own Open, with parts of 40,000 bytes and a 1 s stall window (hub_store.js' settings, made small).
+  await page.evaluate(() => {
+    const send = window.attnlabWorker.send.bind(window.attnlabWorker);
+    window.attnlabWorker.send = (type, message) => send(type, type === 'openHub' ? { ...message, partBytes: 40000, stallSeconds: 1 } : message);
+  });
+  stalling = true;
+  stalledTries.length = 0;
+  cdnRanges.length = 0;
+  await openById(page, 'test-org/stalling-bert');
+  await status(page, /^Not opened: test-org\/stalling-bert: the download of model\.safetensors stalled: less than 1024 bytes arrived in 1 s, 3 times; 0\.04 MB that arrived whole are kept: open it again to go on from there/);
+  assert.deepEqual(stalledTries, ['bytes=40000-79999', 'bytes=40000-79999', 'bytes=40000-79999'], 'the stalled part, asked for three times');
+  await page.waitForFunction(() => /test-org\/stalling-bert from http:\/\/127\.0\.0\.1:\d+: stalled: the Hub stopped sending; 0\.0 MB downloaded so far \(Open goes on from there\)/
+    .test(document.getElementById('hub-stored').textContent));
+  // The answer is beside the list's Open: press it once the Hub sends again.
+  stalling = false;
+  cdnRanges.length = 0;
+  await page.click('#hub-stored button[data-resume]');
+  await status(page, /^Open: test-org\/stalling-bert: 2 layers × 2 heads/);
+  const size = readFileSync(path.join(TINY_BERT, 'model.safetensors')).length;
+  assert.deepEqual(cdnRanges, ['bytes=40000-79999', `bytes=80000-${size - 1}`], 'only the parts that were missing');
+  await waitDrawn(page);
+  await page.waitForFunction(() => /test-org\/stalling-bert from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB Remove/.test(document.getElementById('hub-stored').textContent));
   await page.close();
 });
 

@@ -17,14 +17,35 @@
 // is read as the whole file. Nothing incomplete ever looks like a file: Cache Storage's put() keeps an
 // entry only once its whole body has arrived, a body shorter than it should be is removed, and Cancel
 // removes the parts too.
-import { CheckpointError } from './checkpoint_files.js';
-import { authorization, contentRange, hubFileUrl, hubRefusal, isRedirectLoop } from './hub_ids.js';
+//
+// A part that stalls (fewer than STALL_BYTES in STALL_SECONDS: hub_ids.js) is asked for again, up to
+// PART_TRIES times; then the download stops with its whole parts kept, and the list of kept models says
+// "stalled" until it is opened again. A renamed repository (the Hub's relative 307 to the new name) is
+// followed by fetch itself, and the model is kept under the id typed. A small file is capped at its
+// opener's limit while it arrives, and a weights file announced larger than a lab holds is refused
+// before its body (checkpoint_files.js: smallFileLimit, MAX_WEIGHT_BYTES).
+import { CheckpointError, MAX_WEIGHT_BYTES, WEIGHT_FILES, limitWords, smallFileLimit } from './checkpoint_files.js';
+import { STALL_BYTES, STALL_SECONDS, authorization, contentRange, hubFileUrl, hubRefusal, isRedirectLoop, stallWatch } from './hub_ids.js';
 import { MODEL_KINDS } from './registry.js';
 
 const CACHE = 'attnlab-hub-v1';
 const ORIGIN_HEADER = 'x-attnlab-hub-file';
 const PART_HEADER = 'x-attnlab-hub-part'; // a part of a file still downloading: {endpoint, id, revision, file, part}
 export const PART_BYTES = 16 * 1024 * 1024;
+/** How many times a stalled part is asked for before the download stops (its whole parts kept). */
+export const PART_TRIES = 3;
+const STALLED_PART = 'stalled'; // the part "number" of the marker a stalled download leaves
+
+const isWeights = (file) => WEIGHT_FILES.some(([name]) => name === file);
+const limitOf = (file) => (isWeights(file) ? MAX_WEIGHT_BYTES : smallFileLimit(file));
+
+/** The sentence for a file larger than a lab holds (bytes announced, or, with arrived, the limit passed while it came). */
+function tooLarge(id, file, bytes, arrived = false) {
+  const said = arrived ? `more than ${limitWords(bytes)} of ${file} arrived` : `${file} is ${mb(bytes)}`;
+  return new HubError(isWeights(file)
+    ? `${id}: ${said}: its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds (this tab's WebAssembly memory beside its work); nothing of it was downloaded or kept`
+    : `${id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`);
+}
 
 export class HubError extends CheckpointError {
   constructor(message) {
@@ -43,7 +64,7 @@ const blobSource = (name, blob) => ({
   text: () => blob.text(),
 });
 
-const mb = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`;
+const mb = (n) => `${(n / 1e6).toFixed(n < 1e6 ? 2 : n < 1e7 ? 1 : 0)} MB`;
 
 async function openCache(caches) {
   if (!caches) throw new HubError('this browser keeps no files for pages (no Cache Storage): open the checkpoint\'s folder instead');
@@ -73,8 +94,10 @@ function sourcesOf(kind, found) {
  * Fetches one file into the cache -> true, or false when the Hub has no such file (404).
  * onProgress({file, bytes, total}) as it arrives.
  */
-async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0, ranged = false, partBytes = PART_BYTES }) {
-  if (ranged && announced > 0) return downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size: announced, partBytes });
+async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0, ranged = false, partBytes = PART_BYTES,
+  stallSeconds = STALL_SECONDS }) {
+  if (announced > limitOf(file)) throw tooLarge(id, file, announced);
+  if (ranged && announced > 0) return downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size: announced, partBytes, stallSeconds });
   const url = hubFileUrl(endpoint, id, revision, file);
   const response = await request({ fetch, url, headers: authorization(token), signal, id, file, endpoint });
   if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
@@ -86,6 +109,10 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
     await response.body.cancel();
     throw new HubError(`${id}: ${file} changed size between two requests (${announced} bytes, then ${total}): the model was updated while it downloaded; nothing of it was kept: open it again`);
   }
+  if (total > limitOf(file)) {
+    await response.body.cancel();
+    throw tooLarge(id, file, total);
+  }
   await storeWhole({ cache, endpoint, id, revision, file, signal, onProgress, response, total });
   return true;
 }
@@ -94,7 +121,8 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
 const wholeTag = (endpoint, id, revision, file) => ({ [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) });
 const storeWhole = ({ cache, endpoint, id, revision, file, signal, onProgress, response, total }) => storeBody({
   cache, key: hubFileUrl(endpoint, id, revision, file), response, headers: wholeTag(endpoint, id, revision, file), expected: total,
-  onBytes: (bytes) => onProgress({ file, bytes, total }), failure: (what) => failure(id, file, signal, what, 'nothing of it was kept') });
+  most: limitOf(file), onBytes: (bytes) => onProgress({ file, bytes, total }),
+  failure: (what) => (what.tooMuch ? tooLarge(id, file, limitOf(file), true) : failure(id, file, signal, what, 'nothing of it was kept')) });
 
 // A download that went wrong, as a sentence: cancelled, storage full, broken off, or short.
 function failure(id, file, signal, { error, bytes, total }, kept, next = 'open it again') {
@@ -107,12 +135,18 @@ function failure(id, file, signal, { error, bytes, total }, kept, next = 'open i
 }
 
 // A response's body into the cache under `key`, counted as it streams; an entry that is not whole
-// (broken off, or shorter than `expected`) is removed and failure({error, bytes, total}) thrown.
-async function storeBody({ cache, key, response, headers, expected, onBytes, failure: fail }) {
-  let bytes = 0;
+// (broken off, or shorter than `expected`) is removed and failure({error, bytes, total, tooMuch}) thrown.
+// A body that passes `most` bytes (a compressed answer that inflates, or not the file) is stopped there.
+async function storeBody({ cache, key, response, headers, expected, most = Infinity, onBytes, failure: fail }) {
+  let bytes = 0, tooMuch = false;
   const counted = response.body.pipeThrough(new TransformStream({
     transform(chunk, controller) {
       bytes += chunk.byteLength;
+      if (bytes > most) {
+        tooMuch = true;
+        controller.error(new Error(`more than ${most} bytes`));
+        return;
+      }
       onBytes(bytes);
       controller.enqueue(chunk);
     },
@@ -121,7 +155,7 @@ async function storeBody({ cache, key, response, headers, expected, onBytes, fai
     await cache.put(key, new Response(counted, { headers: { 'content-type': 'application/octet-stream', ...headers } }));
   } catch (error) {
     await cache.delete(key);
-    throw fail({ error, bytes, total: expected });
+    throw fail({ error, bytes, total: expected, tooMuch });
   }
   if (expected && bytes !== expected) {
     await cache.delete(key);
@@ -136,41 +170,38 @@ const partKey = (url, i) => `${url}?attnlab-part=${i}`;
  * The weights in Range requests of partBytes (see the top of this file) -> true; false when the Hub has
  * no such file. size: the file's size, from the HEAD before the download.
  */
-async function downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size, partBytes }) {
+async function downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size, partBytes, stallSeconds }) {
   const url = hubFileUrl(endpoint, id, revision, file);
   const count = Math.ceil(size / partBytes);
   const tag = (part) => ({ [PART_HEADER]: JSON.stringify({ endpoint, id, revision, file, part }) });
   let done = 0;
   for (let i = 0; i < count; i++) {
     const begin = i * partBytes, end = Math.min(size, begin + partBytes);
-    if (await cache.match(partKey(url, i))) { // kept from a download that broke off
+    const kept = await cache.match(partKey(url, i)); // kept from a download that broke off
+    if (kept && (await kept.blob()).size === end - begin) {
       done += end - begin;
       continue;
     }
-    const headers = { range: `bytes=${begin}-${end - 1}`, ...authorization(token) };
-    const response = await request({ fetch, url, headers, signal, id, file, endpoint });
-    if (response.status === 200) {
-      // The server ignored the Range and sends the whole file: take it as the whole file.
-      await removeParts(cache, url);
-      await storeWhole({ cache, endpoint, id, revision, file, signal, onProgress, response, total: size });
-      return true;
+    if (kept) await cache.delete(partKey(url, i)); // cut at another part size: not this part
+    for (let tries = 1; ; tries++) {
+      const watch = stallWatch(stallSeconds, signal);
+      try {
+        const whole = await downloadPart({ cache, url, id, revision, endpoint, file, token, signal: watch.signal, outer: signal, onProgress, fetch, size, begin, end, done,
+          tag: tag(i), key: partKey(url, i), progress: watch.progress });
+        if (whole) return true;
+        break;
+      } catch (error) {
+        if (!watch.stalled) throw error;
+        if (tries >= PART_TRIES) {
+          // Marked for the list of kept models ("stalled"); the whole parts stay for the next open.
+          await cache.put(partKey(url, STALLED_PART), new Response('', { headers: tag(STALLED_PART) }));
+          throw new HubError(`${id}: the download of ${file} stalled: less than ${STALL_BYTES} bytes arrived in ${stallSeconds} s, ${PART_TRIES} times; `
+            + `${mb(done)} that arrived whole are kept: open it again to go on from there`);
+        }
+      } finally {
+        watch.stop();
+      }
     }
-    if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
-    const range = contentRange(response);
-    if (range && Number.isFinite(range.size) && range.size !== size) {
-      // The file changed between the HEAD and now (a new commit on the branch): its parts do not fit.
-      await response.body?.cancel();
-      await removeParts(cache, url);
-      throw new HubError(`${id}: ${file} changed size between two requests (${size} bytes, then ${range.size}): the model was updated while it downloaded; nothing of it was kept: open it again`);
-    }
-    if (response.status !== 206 || (range && range.first !== begin)) {
-      await response.body?.cancel();
-      throw new HubError(`${id}: the Hub answered bytes ${begin}-${end - 1} of ${file} with something else (HTTP ${response.status}${response.headers.get('content-range') ? `, ${response.headers.get('content-range')}` : ''})`);
-    }
-    await storeBody({ cache, key: partKey(url, i), response, headers: tag(i), expected: end - begin,
-      onBytes: (bytes) => onProgress({ file, bytes: done + bytes, total: size }),
-      failure: (what) => failure(id, file, signal, { ...what, bytes: done + what.bytes, total: size }, 'the parts that arrived whole are kept',
-        'open it again to go on from them') });
     done += end - begin;
   }
   const parts = [];
@@ -185,15 +216,52 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
   return true;
 }
 
+/**
+ * Bytes begin..end-1 of the weights into the cache as one part -> false; or true when the server sent
+ * the whole file instead (then kept as the file). progress(bytes of this part) feeds the stall watch.
+ */
+async function downloadPart({ cache, url, id, revision, endpoint, file, token, signal, outer, onProgress, fetch, size, begin, end, done, tag, key, progress }) {
+  const headers = { range: `bytes=${begin}-${end - 1}`, ...authorization(token) };
+  const response = await request({ fetch, url, headers, signal, outer, id, file, endpoint });
+  if (response.status === 200) {
+    // The server ignored the Range and sends the whole file: take it as the whole file.
+    await removeParts(cache, url);
+    await storeWhole({ cache, endpoint, id, revision, file, signal, onProgress, response, total: size });
+    return true;
+  }
+  if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
+  const range = contentRange(response);
+  if (range && Number.isFinite(range.size) && range.size !== size) {
+    // The file changed between the HEAD and now (a new commit on the branch): its parts do not fit.
+    await response.body?.cancel();
+    await removeParts(cache, url);
+    throw new HubError(`${id}: ${file} changed size between two requests (${size} bytes, then ${range.size}): the model was updated while it downloaded; nothing of it was kept: open it again`);
+  }
+  if (response.status !== 206 || (range && range.first !== begin)) {
+    await response.body?.cancel();
+    throw new HubError(`${id}: the Hub answered bytes ${begin}-${end - 1} of ${file} with something else (HTTP ${response.status}${response.headers.get('content-range') ? `, ${response.headers.get('content-range')}` : ''})`);
+  }
+  await storeBody({ cache, key, response, headers: tag, expected: end - begin, most: end - begin,
+    onBytes: (bytes) => {
+      progress(bytes);
+      onProgress({ file, bytes: done + bytes, total: size });
+    },
+    failure: (what) => (signal.aborted && !outer?.aborted ? signal.reason
+      : failure(id, file, outer, { ...what, bytes: done + what.bytes, total: size }, 'the parts that arrived whole are kept', 'open it again to go on from them')) });
+  return false;
+}
+
 async function removeParts(cache, url) {
   for (const request of await cache.keys()) if (request.url.startsWith(`${url}?attnlab-part=`)) await cache.delete(request);
 }
 
-async function request({ fetch, url, headers, signal, id, file, endpoint }) {
+// outer: the caller's own signal (Cancel), where `signal` also carries a stall watch's abort.
+async function request({ fetch, url, headers, signal, outer = signal, id, file, endpoint }) {
   try {
     return await fetch(url, { headers, signal, redirect: 'follow' });
   } catch (error) {
-    if (signal?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
+    if (signal?.aborted && !outer?.aborted) throw signal.reason; // a stall: the caller tries again
+    if (outer?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
     if (isRedirectLoop(error)) throw new HubError(`${id}: ${file} redirects in a loop at ${endpoint}: is it a Hugging Face endpoint (Hub settings)?`);
     throw new HubError(`cannot reach ${endpoint} for ${id} (${error.message}): a model opens offline only once it has been opened here with the network`);
   }
@@ -212,7 +280,7 @@ async function refused({ response, id, endpoint, revision, file, token }) {
  * {sources, kind, fromCache}. Throws a HubError naming the id, the file and what to do.
  */
 export async function openFromHub({ id, revision = 'main', endpoint, token = null, expect, signal, onProgress = () => {}, onPlan = () => {},
-  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES }) {
+  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES, stallSeconds = STALL_SECONDS }) {
   const cache = await openCache(caches);
   const expected = MODEL_KINDS.find((k) => k.kind === expect);
   // Complete in the cache: no network at all.
@@ -221,7 +289,7 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
     if (complete(kind, found)) return { sources: sourcesOf(kind, found), kind, fromCache: true };
   }
   try {
-    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes });
+    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds });
   } catch (error) {
     // A model that did not arrive whole is not kept as a model; the weights' whole parts are (the next
     // open goes on from them), unless the download was cancelled.
@@ -261,11 +329,10 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
   return new Map(files.map((f) => [f.file, f.bytes]));
 }
 
-async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes }) {
+async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds }) {
   let announced = new Map(); // file -> the size its HEAD gave, once announceSize has run
-  const weightsFile = (file) => MODEL_KINDS.some((k) => k.files.weights.includes(file));
   const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced: announced.get(file) ?? 0,
-    ranged: weightsFile(file), partBytes });
+    ranged: isWeights(file), partBytes, stallSeconds });
   const have = async (file) => !!(await cache.match(hubFileUrl(endpoint, id, revision, file))) || fetchFile(file);
   if (!(await have('config.json'))) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
   const config = await (await cache.match(hubFileUrl(endpoint, id, revision, 'config.json'))).text();
@@ -315,9 +382,10 @@ export async function storedModels({ caches = globalThis.caches } = {}) {
     const o = whole ?? part;
     if (!o) continue;
     const key = JSON.stringify([o.endpoint, o.id, o.revision]);
-    const model = models.get(key) ?? { id: o.id, revision: o.revision, endpoint: o.endpoint, files: [], bytes: 0, partial: false };
+    const model = models.get(key) ?? { id: o.id, revision: o.revision, endpoint: o.endpoint, files: [], bytes: 0, partial: false, stalled: false };
     if (whole) model.files.push(o.file);
     model.partial ||= !!part; // a download that broke off: its parts wait for the next open
+    model.stalled ||= part?.part === STALLED_PART; // ... and it stopped because the Hub stopped sending
     model.bytes += (await response.blob()).size;
     models.set(key, model);
   }

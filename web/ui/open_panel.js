@@ -4,7 +4,7 @@
 // bar while the worker downloads or reads them (with Cancel), and what was opened or why not. The files go to the worker as File
 // objects: the page never reads them, so a 440 MB checkpoint costs the page nothing.
 import { el } from './el.js';
-import { DEFAULT_ENDPOINT, parseEndpoint, parseModelId } from '../models/hub_ids.js';
+import { DEFAULT_ENDPOINT, parseEndpoint, parseModelId, revisionProblem } from '../models/hub_ids.js';
 
 /** Every File under a dropped DataTransfer (folders walked, one level of nesting is what HF folders have, any depth works). */
 async function droppedFiles(dataTransfer) {
@@ -107,6 +107,9 @@ export class OpenPanel {
       e.preventDefault();
       const parsed = parseModelId(id.value);
       const base = parseEndpoint(endpoint.value);
+      const at = id.value.lastIndexOf('@');
+      const badRevision = !parsed && at > 0 && parseModelId(id.value.slice(0, at)) ? revisionProblem(id.value.trim().slice(at + 1)) : null;
+      if (badRevision) return this.failed(`'${id.value.slice(0, 60)}': the ${badRevision}.`, false);
       if (!parsed) return this.failed(`'${id.value.slice(0, 60)}' is not a Hub model id: ORG/NAME or NAME, optionally @REVISION (e.g. ${spec.hubExample}).`, false);
       if (!base) return this.failed(`'${endpoint.value.slice(0, 60)}' is not an http(s) address for the Hub endpoint.`, false);
       // Ask the browser to keep what is downloaded (not evicted under storage pressure); no prompt in most browsers.
@@ -120,6 +123,12 @@ export class OpenPanel {
     stored.addEventListener('click', (e) => {
       const button = e.target.closest('button[data-model]');
       if (button) onRemove(JSON.parse(button.dataset.model));
+      const resume = e.target.closest('button[data-resume]');
+      if (resume) {
+        const { model, endpoint: at } = JSON.parse(resume.dataset.resume);
+        this.fill(model, at);
+        this.submitHub();
+      }
     });
     return { node: el('div', { className: 'hub' }, form, ...(suggestions ? [suggestions] : []), settings), cancel, stored, form, id, endpoint };
   }
@@ -150,8 +159,16 @@ export class OpenPanel {
       const remove = el('button', { type: 'button', textContent: 'Remove' });
       remove.dataset.model = JSON.stringify({ model: m.id, revision: m.revision, endpoint: m.endpoint });
       remove.setAttribute('aria-label', `Remove ${m.id} from this browser`);
-      const size = m.partial ? `${(m.bytes / 1e6).toFixed(1)} MB downloaded so far (opening it again goes on from there) ` : `${(m.bytes / 1e6).toFixed(1)} MB `;
-      ul.append(el('li', {}, el('span', { textContent: `${m.id}${m.revision === 'main' ? '' : `@${m.revision}`}${where}: ${size}` }), remove));
+      const name = `${m.id}${m.revision === 'main' ? '' : `@${m.revision}`}`;
+      const size = !m.partial ? `${(m.bytes / 1e6).toFixed(1)} MB `
+        : `${m.stalled ? 'stalled: the Hub stopped sending; ' : ''}${(m.bytes / 1e6).toFixed(1)} MB downloaded so far (Open goes on from there) `;
+      // A download that stopped: Open, beside it, goes on from its parts.
+      const resume = m.partial ? el('button', { type: 'button', textContent: 'Open' }) : null;
+      if (resume) {
+        resume.dataset.resume = JSON.stringify({ model: name, endpoint: m.endpoint });
+        resume.setAttribute('aria-label', `Open ${m.id}, going on from what was downloaded`);
+      }
+      ul.append(el('li', {}, el('span', { textContent: `${name}${where}: ${size}` }), ...(resume ? [resume, ' '] : []), remove));
     }
     list.append(ul);
   }
