@@ -54,7 +54,8 @@ export const writingLab = defineLab({
   id: 'writing',
   title: 'Writing',
   subtitle: 'Lab 7 — a GPT-2 from the Hub or your disk writes token by token; its heads at work',
-  notebook: 'beyond the notebooks: GPT-2 (decoder-only attention)',
+  notebook: null, // past the course's notebooks (web/labs/common.js's courseLine says so)
+  beyond: 'GPT-2, a decoder-only model, writing token by token',
   summary: 'Open a GPT-2 (gpt2, distilgpt2, a fine-tune) by its Hub id or from your disk and watch it write: the next-token probabilities, temperature, top-k and top-p, the attention of every head as each token is written, head roles and the logit lens.',
   thumbnail: {
     label: 'Causal self-attention while writing: each token looks back, never ahead',

@@ -25,6 +25,12 @@ export const paletteProperty = (palettes = ['viridis', 'cividis', 'magma', 'grey
 /** The speed property's value -> steps per second for the worker (0: as fast as it goes). */
 export const speedOf = (v) => (v.speed === 'max' ? 0 : Number(v.speed));
 
+/**
+ * Where a lab stands in the course, in words: the notebook it follows (lab.notebook), or, for a lab past
+ * the notebooks (notebook null), what it adds (lab.beyond). The home page's cards say it.
+ */
+export const courseLine = (lab) => (lab.notebook ? `Follows course notebook ${lab.notebook}` : `Beyond the course notebooks: ${lab.beyond}`);
+
 /** A lab declaration with the usual defaults filled in: no cross checks, a change implies nothing. */
 export const defineLab = (lab) => ({ checks: [], afterChange: (name, values) => values, speedOf, ...lab });
 

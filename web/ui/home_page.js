@@ -4,6 +4,7 @@
 import { themeColors } from './theme.js';
 import { colorAt, cssColor } from './palette.js';
 import { el } from './el.js';
+import { courseLine } from '../labs/common.js';
 
 const linkTo = (lab) => `?lab=${encodeURIComponent(lab.id)}`;
 
@@ -21,14 +22,14 @@ export function showHome(root, labs) {
         canvas,
         el('h2', { textContent: `${i + 1}. ${lab.title}` }),
         el('p', { className: 'lab-card-summary', textContent: lab.summary }),
-        el('p', { className: 'lab-card-notebook muted', textContent: `Follows course notebook ${lab.notebook}` })));
+        el('p', { className: 'lab-card-notebook muted', textContent: courseLine(lab) })));
     card.dataset.lab = lab.id;
     list.append(card);
   });
   const intro = el('section', { className: 'panel home-intro' },
     el('h2', { textContent: 'The labs, in course order' }),
-    el('p', { textContent: 'Each lab trains a small attention model in your browser and draws what it learns. '
-      + 'Everything runs on this machine, offline included: nothing is sent anywhere.' }));
+    el('p', { id: 'home-what', textContent: whatTheLabsDo(labs) }),
+    el('p', { id: 'home-privacy', textContent: PRIVACY }));
   root.replaceChildren(el('div', { className: 'home' }, intro, list));
   const redraw = () => {
     for (const [canvas, lab] of pictures) drawThumbnail(canvas, lab);
@@ -37,6 +38,32 @@ export function showHome(root, labs) {
   root.dataset.drawn = 'all';
   return { redraw };
 }
+
+const NUMBERS = ['No', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine'];
+const counted = (n, one, many) => `${(NUMBERS[n] ?? String(n)).toLowerCase()} ${n === 1 ? one : many}`;
+
+/**
+ * What the labs do, counted from their declarations (issue 38: "Each lab trains", when four do not):
+ * those with a trainer train, those with `open` read a pretrained checkpoint, the others compute
+ * attention on inputs the student edits.
+ */
+export function whatTheLabsDo(labs) {
+  const trains = labs.filter((l) => l.trainer).length;
+  const opens = labs.filter((l) => !l.trainer && l.open).length;
+  const computes = labs.length - trains - opens;
+  const parts = [
+    trains && `${counted(trains, 'lab trains', 'labs train')} a small attention model in your browser and draw${trains === 1 ? 's' : ''} what it learns`,
+    computes && `${counted(computes, 'computes', 'compute')} attention step by step on inputs you edit`,
+    opens && `${counted(opens, 'opens', 'open')} a pretrained model and show${opens === 1 ? 's' : ''} every layer and head at work`,
+  ].filter(Boolean);
+  const text = `${parts.join('; ')}.`;
+  return text[0].toUpperCase() + text.slice(1);
+}
+
+// What leaves this machine: only a model the student asks the Hub for (web/models/hub_ids.js's endpoint).
+const PRIVACY = 'Everything is computed on this machine, offline included. What you type and the files you open stay here: '
+  + 'nothing is uploaded. The one request the page makes is the one you ask for: a model opened by its Hugging Face Hub id '
+  + 'is downloaded from huggingface.co, then kept in this browser.';
 
 /** The lab's key figure in miniature, from its declaration (lab.thumbnail: {kind, label}). */
 function drawThumbnail(canvas, lab) {
