@@ -28,8 +28,8 @@ after(async () => { await lab?.close(); });
 const figure = (id) => page.locator(`[data-figure="build-${id}"]`);
 /** Waits for the section's check to say something matching `pattern`; -> its text. */
 async function checked(pattern) {
-  await page.waitForFunction((p) => new RegExp(p).test(document.querySelector('[data-figure="build-check"]')?.textContent ?? ''), pattern.source, { timeout: 20000 });
-  return page.textContent('[data-figure="build-check"]');
+  await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('build-tensor-verdict')?.textContent ?? ''), pattern.source, { timeout: 20000 });
+  return page.textContent('#build-tensor-verdict');
 }
 
 test('each step shows its shape and the numbers PyTorch printed for the notebook\'s model', async () => {

@@ -5,6 +5,8 @@
 import { alignmentConfigFromWeights } from './alignment_weights.js';
 import { alignmentPrediction } from './01_alignment_predict.js';
 import { backendProperty, paletteProperty, speedOf, speedProperty } from './common.js';
+import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
+import { crossAttnClassifierBuild } from './builds/cross_attn_classifier.js';
 
 const TASKS = ['copy', 'reverse', 'pointer'];
 // Steps per task, as the notebook trains them (core/trainers/alignment_task.cpp default_steps).
@@ -56,7 +58,16 @@ const properties = [
   // 20 steps/s: the copy task's 200 steps take 10 s, the diagonal forming as you watch.
   speedProperty({ choices: ['1', '5', '20', '100', 'max'], initial: '20' }),
   paletteProperty(),
+  buildStepProperty(crossAttnClassifierBuild, {}),
 ];
+
+// Check your build (issue 39): the notebook's CrossAttnSeqClassifier with fixed weights, step by step.
+const buildSection = buildCheckSection(crossAttnClassifierBuild, {
+  title: 'Check your build, step by step (notebook 01)',
+  text: 'Notebook 01 builds CrossAttnSeqClassifier around nn.MultiheadAttention. Define it in your notebook, load the weights below '
+    + 'and give it this batch; then compare each step with the lab\'s: paste what print() showed, or save the tensor with '
+    + 'torch.save(t, "step.pt") and open the file. The lab computes the same module with the same weights.',
+});
 
 const checks = [
   (v) => (v.dModel % v.heads === 0 ? null : { name: 'heads', message: `heads must divide d_model (${v.dModel} is not divisible by ${v.heads})` }),
@@ -374,7 +385,8 @@ export const alignmentLab = {
   speedOf,
   trainer,
   metrics,
-  panels: ['transport', 'attention', 'curves', 'compare', 'rows', 'inspect'],
+  sections: [buildSection],
+  panels: ['transport', 'attention', 'curves', 'compare', 'rows', 'inspect', 'section:build'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'attention'], figure: '#heatmap-main', action: '#play' },

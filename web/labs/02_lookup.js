@@ -9,6 +9,8 @@ import { DIGITS_ASSET, loadDigits } from '../data/digits.js';
 import { SECTIONS } from './02_lookup_sections.js';
 import { lookupPrediction } from './02_lookup_predict.js';
 import { backendProperty, defineLab, speedProperty, trainingProperties } from './common.js';
+import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
+import { attentionTestBuild } from './builds/attention_test.js';
 
 const INTRO = 'A database of 100 real handwritten digits. softmax(QK^T) decides how much each database image is '
   + 'worth to the query (the lookup); multiplying by V, the images themselves, returns their weighted average '
@@ -55,7 +57,16 @@ const properties = [
   { name: 'pairCount', type: 'choice', default: '16', label: 'Pairs', page: true, ...explore('pairs'),
     choices: [{ value: '16', label: '16' }, { value: '64', label: '64 (a batch)' }],
     help: 'How many held-out queries the grid shows; 64 is one batch of the course, the grid of notebook 02\'s last figure.' },
+  buildStepProperty(attentionTestBuild, {}),
 ];
+
+// Check your build (issue 39): the notebook's AttentionTest with fixed weights, step by step.
+const buildSection = buildCheckSection(attentionTestBuild, {
+  title: 'Check your build, step by step (notebook 02)',
+  text: 'Notebook 02 builds AttentionTest: an MLP embeds the query image and the database, nn.MultiheadAttention weighs the '
+    + 'database, and the weights retrieve an image. Define it in your notebook, load the weights below and give it these images; '
+    + 'then compare each step with the lab\'s: paste what print() showed, or save the tensor with torch.save(t, "step.pt") and open the file.',
+});
 
 const checks = [
   (v) => (v.embedDim % v.heads === 0 ? null : { name: 'heads', message: `heads must divide the embedding width (${v.embedDim} is not divisible by ${v.heads})` }),
@@ -223,9 +234,9 @@ export const lookupLab = defineLab({
   configureRequest,
   trainer,
   metrics,
-  sections: SECTIONS,
+  sections: [...SECTIONS, buildSection],
   // Training first (the retrievals sharpen as it trains), then the lesson in the course's order.
-  panels: ['transport', 'section:pairs', 'curves', 'compare', 'section:database', 'section:hard', 'section:soft', 'section:multi', 'section:mha', 'section:trained', 'section:own'],
+  panels: ['transport', 'section:pairs', 'curves', 'compare', 'section:database', 'section:hard', 'section:soft', 'section:multi', 'section:mha', 'section:trained', 'section:own', 'section:build'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'section:pairs'], figure: 'canvas[data-figure="pairs-grid"]', action: '#play' },

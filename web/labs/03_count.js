@@ -5,7 +5,9 @@
 // the worker's data to view models. No DOM here.
 import { countPrediction } from './03_count_predict.js';
 import { backendProperty, defineLab, paletteProperty, speedProperty, trainingProperties } from './common.js';
-import { buildSection, STEPS } from './03_count_build.js';
+import { buildSection } from './03_count_build.js';
+import { buildStepProperty } from './builds/build_section.js';
+import { attentionModelBuild } from './builds/attention_model.js';
 
 const INTRO = 'Ten digits 0..9: are there more 2s than 4s? One learned query scores every position (the '
   + 'attention: where to look), each digit gets a learned value (what it is worth), and a small network turns '
@@ -28,9 +30,7 @@ const properties = [
   speedProperty({ choices: ['5', '20', '100', '500', 'max'], initial: '500',
     help: 'Steps per second; slow speeds let you watch the attention move, max trains as fast as this computer goes.' }),
   paletteProperty(['viridis', 'cividis', 'greys'], 'Colour scale of the attention map (the values use a diverging scale centred at 0).'),
-  { name: 'checkStep', type: 'choice', default: 'batch', label: 'Step', page: true, effect: 'view', group: 'Explore', section: 'build',
-    choices: STEPS.map((s) => ({ value: s.id, label: s.label })),
-    help: 'Which step of notebook 05 your pasted or opened tensor is: it is compared with the lab\'s tensor of that step.' },
+  buildStepProperty(attentionModelBuild, { help: 'Which step of notebook 05 your pasted or opened tensor is: it is compared with the lab\'s tensor of that step.' }),
 ];
 
 // The hand-built exact solution: values +1 for a 2, -1 for a 4, 0 otherwise; no keys, so the attention

@@ -5,6 +5,9 @@
 // This file only declares; the sections are in 04_scaled_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { MAX_SENTENCES, MAX_TOKENS, SECTIONS } from './04_scaled_sections.js';
+import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
+import { simpleAttentionBuild } from './builds/simple_attention.js';
+import { selfAttentionBuild } from './builds/self_attention.js';
 
 const INTRO = 'Attention in three moves: score every key against a query (a dot product), turn the scores into weights '
   + 'that sum to 1 (a softmax, after dividing by √d_k), and take the weighted sum of the values. Below, each stage is a '
@@ -45,7 +48,22 @@ const properties = [
     help: 'The flow graph draws an edge where the weight is above this (the notebook: 0.1).' }),
   backendProperty('Where the attention kernel runs for every figure here. A backend that is not available falls back, and the badge says why.'),
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention heatmaps, 0 (dark) to the largest weight (bright).'),
+  buildStepProperty(simpleAttentionBuild, { name: 'simpleStep', section: 'build-simple' }),
+  buildStepProperty(selfAttentionBuild, { name: 'selfStep', section: 'build-self' }),
 ].map((p) => (p.name === 'backend' ? { ...p, effect: 'view', page: true } : p));
+
+// Check your build (issue 39): the two modules the notebooks write, step by step.
+const BUILD_SECTIONS = [
+  buildCheckSection(simpleAttentionBuild, { id: 'build-simple', property: 'simpleStep',
+    title: 'Check your build, step by step: SimpleAttention (notebook 04)',
+    text: 'Notebook 04 writes SimpleAttention from scratch. Give yours this query, key, value and causal mask, and compare each '
+      + 'step with the lab\'s: paste what print() showed, or save the tensor with torch.save(t, "step.pt") and open the file.' }),
+  buildCheckSection(selfAttentionBuild, { id: 'build-self', property: 'selfStep',
+    title: 'Check your build, step by step: SelfAttention (notebook 03)',
+    text: 'Notebook 03 writes SelfAttention with its own query, key and value layers. Load the weights below into yours, switch it '
+      + 'to eval mode, give it this x and causal mask, and compare each step with the lab\'s: paste what print() showed, or save '
+      + 'the tensor with torch.save(t, "step.pt") and open the file.' }),
+];
 
 /** A padding mask needs a batch: choosing it with one sentence adds a shorter second one. */
 function afterChange(name, values) {
@@ -69,8 +87,8 @@ export const scaledLab = defineLab({
   presets: [],
   intro: () => INTRO,
   afterChange,
-  sections: SECTIONS,
-  panels: ['section:steps', 'section:sentence', 'section:why'],
+  sections: [...SECTIONS, ...BUILD_SECTIONS],
+  panels: ['section:steps', 'section:sentence', 'section:why', 'section:build-simple', 'section:build-self'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['section:steps'], figure: '[data-figure="inputs"]', action: '#action-reroll' },

@@ -1,5 +1,5 @@
 // The figure kinds a lab's sections can ask for (figures.js draws them), by the `kind` of a figure:
-//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid, table
+//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid, table, code
 // (each kind's file documents its figure's fields). A kind is one of:
 //   an element:  {create(view, figure, board) (sets view.node), show(view, figure, palette)}
 //   a canvas:    {draw(canvas, figure, scale?) -> layout ({width, height, ...} in CSS px),
@@ -18,6 +18,7 @@ import { headViewKind } from './head_view_figure.js';
 import { modelGridKind } from './model_grid_figure.js';
 import { tensorKind } from './tensor_figure.js';
 import { tableKind } from './table_figure.js';
+import { codeKind } from './code_figure.js';
 
 /**
  * {kind: 'text', id, text, status? ('ok' | 'bad'), ran? (the backend that computed it)}: a line of the
@@ -57,6 +58,7 @@ const FIGURE_KINDS = {
   modelgrid: modelGridKind,
   tensor: tensorKind,
   table: tableKind,
+  code: codeKind,
 };
 
 /** The kind of a figure, or a clear error naming the kinds there are. */

@@ -98,6 +98,11 @@ export class SectionPanel {
 
   setValues(values) { this.controls.setValues(values); }
 
+  /** The values now (asked for or not): a tensor input's caption names the step they choose. */
+  followValues(values) {
+    if (this.tensorInput && this.section.inputCaption) this.tensorInput.setCaption(this.section.inputCaption(values));
+  }
+
   /** A play button's state: its label says what a click does (play, or pause). */
   setPlaying(action, playing) {
     const button = this.buttons.get(action.id);
@@ -116,6 +121,7 @@ export class SectionPanel {
   }
 
   show(result, values, { palette } = {}) {
+    this.palette = palette;
     for (const button of this.buttons.values()) button.disabled = false;
     this.failed = false;
     this.result = result;
@@ -125,13 +131,36 @@ export class SectionPanel {
     this.figures = this.section.figures(result, values, this.lab);
     this.board.show(this.figures, { palette });
     this.markStale();
+    if (this.tensorInput) this.answerTensorInput(result);
   }
 
   fail(message) {
     this.status.textContent = message;
     this.node.dataset.state = 'error';
     this.failed = true;
+    if (this.tensorInput) {
+      // The refusal beside the Check button too, and no earlier "✓ Matches" left on the figures: the
+      // figures stay (dimmed), without the verdict of an input that is no longer the one given (issue 38).
+      const asked = this.tensorInput.showVerdict({ status: 'bad', text: message });
+      if (this.result?.check) {
+        this.result = { ...this.result, check: null };
+        this.redraw(this.palette);
+      }
+      if (asked) keepInView(this.tensorInput.message, null);
+    }
     this.markStale();
+  }
+
+  /**
+   * A tensor input's answer (section.verdict(result): {status, text, figure} or null) beside its Check
+   * button, the box's caption (section.inputCaption), and, once per Check, the checked step's tensor
+   * brought towards view without losing the verdict (issue 38: it was written ~1,500 px below the button).
+   */
+  answerTensorInput(result) {
+    const verdict = this.section.verdict?.(result) ?? null;
+    if (this.section.inputCaption) this.tensorInput.setCaption(this.section.inputCaption(this.values));
+    const asked = this.tensorInput.showVerdict(verdict);
+    if (asked) keepInView(this.tensorInput.message, verdict ? this.node.querySelector(`[data-figure="${verdict.figure}"]`) : null);
   }
 
   /** A setting the section depends on shows an error (its figures cannot follow it), or no longer does. */
@@ -151,4 +180,24 @@ export class SectionPanel {
     this.figures = this.section.figures(this.result, this.values, this.lab);
     this.board.show(this.figures, { palette });
   }
+}
+
+/**
+ * Scrolls the window so that `anchor` (the verdict) is in view, then towards `target` (the checked step's
+ * tensor, or null) as far as the anchor stays in view: the student reads the verdict where they pressed,
+ * and sees the step's tensor too where both fit (the first 12rem of it, on a phone, may not).
+ */
+function keepInView(anchor, target) {
+  const margin = 8;
+  const height = window.innerHeight;
+  let a = anchor.getBoundingClientRect();
+  if (a.top < margin || a.bottom > height - margin) {
+    window.scrollBy(0, a.top < margin ? a.top - margin : a.bottom - height + margin);
+    a = anchor.getBoundingClientRect();
+  }
+  if (!target) return;
+  const t = target.getBoundingClientRect();
+  const wanted = Math.min(t.height, 16 * 12); // its title and first lines
+  if (t.top + wanted > height - margin) window.scrollBy(0, Math.max(0, Math.min(t.top + wanted - height + margin, a.top - margin)));
+  else if (t.top < margin) window.scrollBy(0, -Math.max(0, Math.min(margin - t.top, height - margin - a.bottom)));
 }

@@ -1,6 +1,8 @@
 // A section's tensor input (section.input === 'tensor'): a box to paste what a notebook printed and a
 // file picker for torch.save(t, 'step.pt'), with a Check button. Its value is {text} or {bytes, name}
 // (the last one given), or {} before anything is given (the section still shows its own tensors).
+// The verdict is written beside the Check button, where the student pressed (issue 38): the section
+// panel hands it over with showVerdict(); the caption above the box says which step it takes.
 import { el } from './el.js';
 
 const MAX_FILE_BYTES = 16 * 1024 * 1024; // one intermediate of a small model: a few KB
@@ -13,13 +15,16 @@ export class TensorInput {
     this.file = el('input', { type: 'file', id: `${id}-file`, accept: '.pt,.pth,application/octet-stream', className: 'visually-hidden' });
     const fileLabel = el('label', { htmlFor: `${id}-file`, className: 'button-like', textContent: 'Open a .pt…' });
     this.check = el('button', { type: 'button', id: `${id}-check`, textContent: 'Check' });
-    this.message = el('p', { className: 'inline-message' });
+    this.message = el('p', { className: 'inline-message build-verdict', id: `${id}-verdict` });
+    // The student asked (Check, or a file opened) and the answer has not been shown yet.
+    this.asked = false;
     this.message.setAttribute('role', 'status');
-    const caption = el('label', { htmlFor: `${id}-text`, textContent: label });
-    parent.append(el('div', { className: 'tensor-input' }, caption, this.text, el('div', { className: 'tensor-input-buttons' }, this.check, fileLabel, this.file), this.message));
+    this.caption = el('label', { htmlFor: `${id}-text`, textContent: label, id: `${id}-caption` });
+    parent.append(el('div', { className: 'tensor-input' }, this.caption, this.text, el('div', { className: 'tensor-input-buttons' }, this.check, fileLabel, this.file), this.message));
     this.check.addEventListener('click', () => {
       this.value = { text: this.text.value };
-      this.message.textContent = '';
+      this.say('', '');
+      this.asked = true;
       onDone();
     });
     this.file.addEventListener('change', async () => {
@@ -27,17 +32,41 @@ export class TensorInput {
       this.file.value = '';
       if (!file) return;
       if (file.size > MAX_FILE_BYTES) {
-        this.message.textContent = `${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB: one step's tensor is a few KB. Nothing was read.`;
+        this.say(`${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB: one step's tensor is a few KB. Nothing was read.`, 'bad');
         return;
       }
       try {
         this.value = { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name };
-        this.message.textContent = `Checking ${file.name}…`;
+        this.say(`Checking ${file.name}…`, '');
+        this.asked = true;
       } catch (error) {
-        this.message.textContent = `${file.name} could not be read (${error?.message ?? error}).`;
+        this.say(`${file.name} could not be read (${error?.message ?? error}).`, 'bad');
         return;
       }
       onDone();
     });
+  }
+
+  /** The line above the box: which step it takes (the section's inputCaption). */
+  setCaption(text) {
+    if (this.caption.textContent !== text) this.caption.textContent = text;
+  }
+
+  say(text, status) {
+    this.message.textContent = text;
+    this.message.dataset.status = status;
+  }
+
+  /**
+   * The section's answer: verdict {status ('ok' | 'bad'), text} or null (nothing given). -> true when this
+   * answers the student's Check or file, so the panel may bring the checked step into view once (a
+   * refresh while training does not move the page).
+   */
+  showVerdict(verdict) {
+    // Nothing judged (no input yet): an old "Checking …" or verdict goes, a refused file's line stays.
+    if (verdict || this.message.dataset.status !== 'bad' || this.asked) this.say(verdict?.text ?? '', verdict?.status ?? '');
+    const asked = this.asked;
+    this.asked = false;
+    return asked;
   }
 }

@@ -30,6 +30,7 @@ export function sectionPanel(page, section) {
   /** Asks the worker for the section with the values applied now, or says what it waits for. */
   function request() {
     if (!lab.trainer && !page.moduleReady) return; // configure() asks once the module is ready
+    view.followValues(page.sectionValues());
     if (!section.compute) {
       // Nothing to compute (a section of text and diagrams): its figures come from the values alone.
       shown = { result: null, values: page.sectionValues() };

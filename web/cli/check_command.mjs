@@ -1,0 +1,135 @@
+// `attnlab check`: the build checker of every lab, headless, for graders (issue 39, item 2).
+//   attnlab check --list [--json]                    every build: its lab, notebook, fixed input (and the
+//                                                    Python lines that make it), state_dict, steps and shapes
+//   attnlab check --build NAME --dir DIR [--json]    judges the files in DIR named after the build's steps:
+//                                                    STEP.pt (torch.save of one tensor) or STEP.txt (what
+//                                                    print() showed), with the page's own checker (judge.js)
+// Exit codes: 0 every given step matches (or --list), 1 one does not, 2 bad input (a flag, an unknown
+// build, a folder that is not there or holds none of the steps' files), with one line on stderr.
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { BUILDS, buildByName, listRecord, referenceSteps } from '../labs/builds/registry.js';
+import { jsonNumber, judgeStep, readTheirs, shapeText } from '../labs/builds/judge.js';
+
+export class CheckInputError extends Error {}
+
+export const CHECK_USAGE = [
+  'attnlab check: judge a student\'s build of a notebook\'s module, step by step, as the page\'s "Check your build" does',
+  '',
+  'usage: attnlab check --list [--json]',
+  '       attnlab check --build NAME --dir DIR [--json]',
+  '  --list                     every build: lab, notebook, fixed input, state_dict, steps and their shapes',
+  `  --build NAME               the build to judge (${BUILDS.map((b) => b.name).join(', ')})`,
+  '  --dir DIR                  a folder with STEP.pt (torch.save of one tensor) or STEP.txt (what print() showed) per step',
+  '  --json                     one JSON record instead of text (docs/cli.md has its fields)',
+  'exit codes: 0 every given step matches, 1 one does not, 2 bad input',
+].join('\n');
+
+// A step's tensor is a few KB; a file far larger is not one step's tensor.
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** argv after `check` -> {list, build, dir, json, help}; a CheckInputError names the problem. */
+export function parseCheckArgs(argv) {
+  const values = { list: false, json: false, help: false, build: undefined, dir: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const key = eq > 0 ? arg.slice(2, eq) : arg.replace(/^--?/, '');
+    if (arg === '-h' || arg === '--help') values.help = true;
+    else if (arg === '--list' || arg === '--json') values[key] = true;
+    else if (arg.startsWith('--') && (key === 'build' || key === 'dir')) {
+      const text = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (text === undefined || text === '') throw new CheckInputError(`--${key} needs a value`);
+      values[key] = text;
+    } else throw new CheckInputError(`unknown argument ${JSON.stringify(arg)} (attnlab check --help lists the flags)`);
+  }
+  if (values.help) return values;
+  if (values.list && (values.build || values.dir)) throw new CheckInputError('--list takes no --build or --dir: list the builds, or judge one');
+  if (!values.list) {
+    if (!values.build) throw new CheckInputError('give --list, or --build NAME --dir DIR');
+    if (!buildByName(values.build)) throw new CheckInputError(`--build ${JSON.stringify(values.build)} is not a build (there are: ${BUILDS.map((b) => b.name).join(', ')})`);
+    if (!values.dir) throw new CheckInputError('--build needs --dir DIR: the folder with the steps\' files');
+  }
+  return values;
+}
+
+/** `attnlab check --list`: {record, lines}. */
+export function listBuilds() {
+  const record = { builds: BUILDS.map(listRecord) };
+  const lines = BUILDS.map((b) => `${b.name.padEnd(26)} lab ${b.lab.padEnd(9)} notebook ${b.notebook}: ${b.module}; steps `
+    + b.steps.map((s) => `${s.name} ${shapeText(s.shape)}`).join(', '));
+  return { record, lines: [...lines, '', 'attnlab check --list --json gives each build\'s input, state_dict and Python lines.'] };
+}
+
+/** The file a step is given in, or null: STEP.pt first, STEP.txt otherwise. -> {file, kind, also?}. */
+async function stepFile(dir, step) {
+  const found = [];
+  for (const kind of ['pt', 'txt']) {
+    const file = path.join(dir, `${step.name}.${kind}`);
+    const info = await stat(file).catch(() => null);
+    if (info?.isFile()) found.push({ file, kind, size: info.size });
+  }
+  return found.length ? { ...found[0], also: found[1] ?? null } : null;
+}
+
+/**
+ * `attnlab check --build NAME --dir DIR`: {record, lines, code}. readTorchTensor: the WASM module's .pt
+ * reader, asked for only when a .pt is there. A file that cannot be read is that step's verdict (not ok).
+ */
+export async function judgeFolder(build, dir, getReader) {
+  const info = await stat(dir).catch(() => null);
+  if (!info?.isDirectory()) throw new CheckInputError(`--dir ${JSON.stringify(dir)} is not a folder`);
+  const files = await Promise.all(build.steps.map((s) => stepFile(dir, s)));
+  if (!files.some(Boolean)) {
+    throw new CheckInputError(`${dir} holds none of the steps' files: ${build.steps.map((s) => `${s.name}.pt or ${s.name}.txt`).join(', ')}`);
+  }
+  const expected = referenceSteps(build);
+  const steps = [];
+  for (const [i, step] of build.steps.entries()) {
+    const given = files[i];
+    if (!given) {
+      steps.push({ name: step.name, given: false, ok: null, shape: null, expected_shape: step.shape, first_difference: null,
+        message: `not given (${step.name}.pt or ${step.name}.txt)` });
+      continue;
+    }
+    const name = path.basename(given.file);
+    let verdict;
+    try {
+      if (given.size > MAX_FILE_BYTES) throw new Error(`${name} is ${(given.size / 2 ** 20).toFixed(0)} MB: one step's tensor is a few KB`);
+      const input = given.kind === 'pt' ? { bytes: new Uint8Array(await readFile(given.file)), name } : { text: await readFile(given.file, 'utf8') };
+      const { tensors, printed } = readTheirs(given.kind === 'pt' ? await getReader() : null, input);
+      verdict = judgeStep(step, tensors, expected[step.name], { printed, hint: build.hint });
+    } catch (error) {
+      if (error.name !== 'AttnLabError' && !/^The pasted text was not read|MB: one step/.test(error.message)) throw error;
+      verdict = { ok: false, shape: null, expected_shape: step.shape, first_difference: null, message: `${name} was not read: ${error.message}` };
+    }
+    const difference = verdict.first_difference;
+    steps.push({ name: step.name, given: true, file: name, ok: verdict.ok, shape: verdict.shape, expected_shape: verdict.expected_shape,
+      first_difference: difference ? { index: difference.index, yours: jsonNumber(difference.yours), expected: jsonNumber(difference.expected) } : null,
+      message: verdict.message + (given.also ? ` (${path.basename(given.also.file)} was not read: ${name} was)` : '') });
+  }
+  const firstWrong = steps.find((s) => s.given && !s.ok)?.name ?? null;
+  const givenCount = steps.filter((s) => s.given).length;
+  const lines = [`${build.name} (${build.module}, notebook ${build.notebook}), folder ${dir}:`,
+    ...steps.map((s) => `${s.given ? (s.ok ? '✓' : '✗') : '-'} ${s.name}: ${s.message}`),
+    firstWrong ? `first wrong step: ${firstWrong}` : `every given step matches (${givenCount} of ${steps.length} given)`];
+  return { record: { build: build.name, dir, steps, first_wrong: firstWrong }, lines, code: firstWrong ? 1 : 0 };
+}
+
+/** The command: argv after `check` -> {lines (stdout), code}; a CheckInputError for bad input (exit 2). */
+export async function runCheck(argv, load) {
+  const values = parseCheckArgs(argv);
+  if (values.help) return { lines: [CHECK_USAGE], code: 0 };
+  if (values.list) {
+    const { record, lines } = listBuilds();
+    return { lines: values.json ? [JSON.stringify(record)] : lines, code: 0 };
+  }
+  let reader = null;
+  const getReader = async () => {
+    const module = await load();
+    reader ??= (bytes, name) => module.readTorchTensor(bytes, name);
+    return reader;
+  };
+  const { record, lines, code } = await judgeFolder(buildByName(values.build), values.dir, getReader);
+  return { lines: values.json ? [JSON.stringify(record)] : lines, code };
+}

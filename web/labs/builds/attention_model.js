@@ -1,0 +1,104 @@
+// Build `attention-model`: notebook 05_one_query_more_twos_than_fours's AttentionModel, the exercise the
+// notebook has you write (make_batch, the embedding, keys and values, attention, the attention-weighted
+// values, forward), on four fixed sequences of ten digits (B = 4, S = 10, embed_dim = att_dim = 5):
+//   batch      X (N, 10) digits 0..9, y (N, 1): 1 when X has more 2s than 4s (make_batch is random:
+//              checked against its rule, not against numbers)
+//   embedding  embed(x)                              (4, 10, 5)
+//   keys       WK(embed(x))                          (4, 10, 5)
+//   values     WV(embed(x))                          (4, 10, 1)
+//   attention  softmax(query · keysᵀ / √5, dim=-1)   (4, 1, 10)
+//   weighted   attention @ values, [:, 0, :]         (4, 1)
+//   forward    nn(weighted): the probability         (4, 1)
+// The page's One query lab compares with its own model as it trains (load yours in its Weights panel:
+// web/labs/03_count_build.js); headless, `attnlab check` compares with the state_dict below.
+import { literal, pattern } from './exact_tensors.js';
+import { embed, linear } from './plain_math.js';
+import { formatNumber, shapeText } from './judge.js';
+
+// Two sequences with more 2s than 4s, two without (one with neither digit), so every step has something to show.
+export const FIXED_INPUT = [[2, 4, 2, 1, 9, 6, 3, 0, 5, 2], [4, 4, 1, 2, 0, 7, 8, 3, 9, 4], [2, 2, 2, 4, 5, 5, 1, 1, 0, 6], [7, 3, 9, 0, 1, 8, 6, 5, 3, 7]];
+const B = FIXED_INPUT.length, S = 10, E = 5, HIDDEN = 200;
+
+export const attentionModelBuild = {
+  name: 'attention-model',
+  lab: 'count',
+  notebook: '05_one_query_more_twos_than_fours',
+  module: 'AttentionModel',
+  title: 'AttentionModel (notebook 05)',
+  input: { x: literal(FIXED_INPUT, { integer: true }) },
+  stateDict: {
+    'query': pattern([1, E], { mul: 3, mod: 7, shift: 3, scale: 2 }),
+    'embed.weight': pattern([10, E], { mul: 7, mod: 13, shift: 6, scale: 4 }),
+    'WK.weight': pattern([E, E], { mul: 5, mod: 11, shift: 5, scale: 4 }),
+    'WK.bias': pattern([E], { mul: 3, mod: 7, shift: 3, scale: 8 }),
+    'WV.weight': pattern([1, E], { mul: 2, mod: 7, shift: 3, scale: 4 }),
+    'WV.bias': pattern([1], { mul: 1, mod: 2, shift: 0, scale: 8 }),
+    'nn.0.weight': pattern([HIDDEN, 1], { mul: 7, mod: 17, shift: 8, scale: 8 }),
+    'nn.0.bias': pattern([HIDDEN], { mul: 5, mod: 13, shift: 6, scale: 16 }),
+    'nn.2.weight': pattern([1, HIDDEN], { mul: 3, mod: 11, shift: 5, scale: 32 }),
+    'nn.2.bias': pattern([1], { mul: 1, mod: 2, shift: 0, scale: 8 }),
+  },
+  model: ['model = AttentionModel()', 'model.load_state_dict(state_dict)'],
+  notes: [],
+  hint: 'Did your notebook load the same weights and use this x?',
+  steps: [
+    { name: 'batch', label: '1. make_batch', code: 'X, y = make_batch(N)', shape: ['N', S], rule: judgeBatch,
+      note: 'X (N, 10) and y (N, 1): paste both, print(X, y)',
+      // Shown for the fixed x, its labels beside it.
+      shown: [B, S], integer: true, extra: { label: 'y', key: 'batchY', shape: [B, 1] } },
+    { name: 'embedding', label: '2. Embedding', code: 'model.embed(x)', shape: [B, S, E] },
+    { name: 'keys', label: '3. Keys', code: 'model.WK(model.embed(x))', shape: [B, S, E] },
+    { name: 'values', label: '4. Values', code: 'model.values(model.embed(x))', shape: [B, S, 1] },
+    { name: 'attention', label: '5. Attention', code: 'model.attention(model.embed(x))', shape: [B, 1, S] },
+    { name: 'weighted', label: '6. Attention-weighted values', code: "torch.einsum('bij,bjk->bik', att, vals)[:, 0, :]", shape: [B, 1] },
+    { name: 'forward', label: '7. forward', code: 'model(x)', shape: [B, 1] },
+  ],
+  compute(x, p) {
+    const ids = Array.from(x.x.data);
+    const embedding = embed(p['embed.weight'], ids, E);
+    const keys = linear(embedding, B * S, E, p['WK.weight'], p['WK.bias'], E);
+    const values = linear(embedding, B * S, E, p['WV.weight'], p['WV.bias'], 1);
+    const attention = new Float64Array(B * S);
+    const weighted = new Float64Array(B);
+    for (let b = 0; b < B; b++) {
+      let max = -Infinity;
+      const row = attention.subarray(b * S, (b + 1) * S);
+      for (let s = 0; s < S; s++) {
+        let dot = 0;
+        for (let k = 0; k < E; k++) dot += p.query[k] * keys[(b * S + s) * E + k];
+        row[s] = dot / Math.sqrt(E);
+        max = Math.max(max, row[s]);
+      }
+      let sum = 0;
+      for (let s = 0; s < S; s++) sum += (row[s] = Math.exp(row[s] - max));
+      for (let s = 0; s < S; s++) {
+        row[s] /= sum;
+        weighted[b] += row[s] * values[b * S + s];
+      }
+    }
+    const hidden = linear(weighted, B, 1, p['nn.0.weight'], p['nn.0.bias'], HIDDEN).map((v) => Math.max(v, 0));
+    const forward = linear(hidden, B, HIDDEN, p['nn.2.weight'], p['nn.2.bias'], 1).map((v) => 1 / (1 + Math.exp(-v)));
+    const y = FIXED_INPUT.map((r) => (r.filter((d) => d === 2).length > r.filter((d) => d === 4).length ? 1 : 0));
+    return { batch: Float64Array.from(ids), batchY: Float64Array.from(y), embedding, keys, values, attention, weighted, forward };
+  },
+};
+
+/** make_batch is random: its output is checked against its rule, not against numbers. -> {ok, message}. */
+function judgeBatch(theirs) {
+  if (theirs.length !== 2) return { ok: false, message: `make_batch returns two tensors, X and y; ${theirs.length} ${theirs.length === 1 ? 'was' : 'were'} given. Paste what print(X, y) shows.` };
+  const [X, y] = theirs;
+  if (X.shape.length !== 2 || X.shape[1] !== S) return { ok: false, message: `X has shape ${shapeText(X.shape)}; it should be (N, 10): N sequences of 10 digits.` };
+  const N = X.shape[0];
+  if (y.shape.join() !== `${N},1`) return { ok: false, message: `y has shape ${shapeText(y.shape)}; for ${N} sequences it should be (${N}, 1).` };
+  for (let i = 0; i < X.data.length; i++) {
+    const d = X.data[i];
+    if (!Number.isInteger(d) || d < 0 || d > 9) return { ok: false, message: `X[${Math.floor(i / S)}, ${i % S}] is ${formatNumber(d)}: the digits are integers 0 to 9 (torch.randint(0, 10, ...)).` };
+  }
+  for (let n = 0; n < N; n++) {
+    const row = Array.from(X.data.subarray(n * S, (n + 1) * S));
+    const twos = row.filter((d) => d === 2).length, fours = row.filter((d) => d === 4).length;
+    const want = twos > fours ? 1 : 0;
+    if (y.data[n] !== want) return { ok: false, message: `Row ${n} has ${twos} two${twos === 1 ? '' : 's'} and ${fours} four${fours === 1 ? '' : 's'}: y[${n}] should be ${want}, yours is ${formatNumber(y.data[n])}.` };
+  }
+  return { ok: true, message: `Matches the rule: X ${shapeText(X.shape)} of digits 0 to 9, y ${shapeText(y.shape)} is 1 exactly where a row has more 2s than 4s (${N} rows checked).` };
+}

@@ -1,0 +1,77 @@
+// A lab's "Check your build" section for one build of registry.js (issue 39): the fixed input and the
+// module's weights as Python lines to copy, each step's tensor printed as PyTorch prints it with its
+// shape, and the student's paste or torch.save file for the chosen step judged by judge.js, the checker
+// `attnlab check` uses. The verdict is written beside the Check button (section_panel.js asks
+// `verdict(result)`), and on the step's own tensor.
+import { judgeStep, readTheirs, shapeText } from './judge.js';
+import { inputPython, modelPython, stateDictData } from './registry.js';
+
+/**
+ * build: a declaration of registry.js. options:
+ *   id, property     the section's id and the lab's choice property that picks the step
+ *   title, text      the section's heading and prose
+ *   params(ctx)      the weights to compare with (default: the build's state_dict); the One query lab
+ *                    gives its trainer's, so a student's imported model.pt is what is compared
+ *   modelLine(r)     a line under the steps saying where the numbers come from
+ *   hint             the sentence a wrong number ends with (default: the build's)
+ *   the rest (needsModel, refreshWhileTraining, questions) is the section's own.
+ */
+export function buildCheckSection(build, { id = 'build', property = 'checkStep', title, text, params = null, modelLine = null, hint = build.hint, ...rest }) {
+  const stepOf = (name) => build.steps.find((s) => s.name === name) ?? build.steps[0];
+  const label = (step, i) => step.label ?? `${i + 1}. ${step.name}`;
+  const fixed = stateDictData(build);
+  return {
+    id, title, text,
+    properties: [property],
+    input: 'tensor',
+    inputLabel: 'Your tensor for the step chosen above',
+    dependsOn: [property],
+    ...rest,
+    /** The choice property's choices: one per step. */
+    stepChoices: build.steps.map((s, i) => ({ value: s.name, label: label(s, i) })),
+    compute(ctx, values, input) {
+      const tensors = build.compute(build.input, params ? params(ctx) : fixed);
+      const step = stepOf(values[property]);
+      let check = null;
+      if (input && (input.text?.trim() || input.bytes)) {
+        const { tensors: theirs, printed } = readTheirs((bytes, name) => ctx.module.readTorchTensor(bytes, name), input);
+        const v = judgeStep(step, theirs, tensors[step.name], { printed, hint });
+        check = { ok: v.ok, text: v.message };
+      }
+      return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name };
+    },
+    /** The verdict beside the Check button: {status, text, figure (the step's tensor)} or null. */
+    verdict(r) {
+      if (!r.check) return null;
+      return { status: r.check.ok ? 'ok' : 'bad', text: r.check.text, figure: `${id}-${r.checkStep}` };
+    },
+    /** The paste box's caption, from the values (it follows the step chosen even while the last paste is refused). */
+    inputCaption(values) {
+      const i = build.steps.indexOf(stepOf(values[property]));
+      const step = build.steps[i];
+      return `Paste or open yours below: ${label(step, i)}, ${step.code}, shape ${shapeText(step.shape)}${step.note ? ` (${step.note})` : ''}.`;
+    },
+    figures(r) {
+      const figures = [{ kind: 'code', id: `${id}-input`, title: 'The fixed input, to paste in your notebook', lines: inputPython(build) }];
+      const model = modelPython(build);
+      if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`, title: `The module's weights and the call (define ${build.module} first)`, lines: model });
+      for (const note of build.notes) figures.push({ kind: 'text', id: `${id}-note-${build.notes.indexOf(note)}`, text: note });
+      build.steps.forEach((step, i) => {
+        const checked = step.name === r.checkStep && r.check;
+        const shown = step.shown ?? step.shape;
+        const extra = step.extra ? { label: step.extra.label, shape: step.extra.shape, values: r.tensors[step.extra.key], integer: step.extra.integer } : null;
+        figures.push({ kind: 'tensor', id: `${id}-${step.name}`, title: `${label(step, i)}: ${step.code}`, shape: shown, values: r.tensors[step.name],
+          integer: !!step.integer, extra, status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '' });
+      });
+      if (modelLine) figures.push({ kind: 'text', id: `${id}-source`, text: modelLine(r) });
+      return figures;
+    },
+  };
+}
+
+/** The lab's property that picks which step of `build` the student's tensor is (declared once, in the lab's table). */
+export const buildStepProperty = (build, { name = 'checkStep', section = 'build', help }) => ({
+  name, type: 'choice', default: build.steps[0].name, label: 'Step', page: true, effect: 'view', group: 'Explore', section,
+  choices: build.steps.map((s, i) => ({ value: s.name, label: s.label ?? `${i + 1}. ${s.name}` })),
+  help: help ?? `Which step of ${build.module} (notebook ${build.notebook.slice(0, 2)}) your pasted or opened tensor is: it is compared with the lab's tensor of that step.`,
+});
