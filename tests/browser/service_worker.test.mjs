@@ -100,6 +100,28 @@ test('offline: a reload opens every training lab from the cache, and each trains
   }
 });
 
+test('a hard reload (Ctrl+Shift+R bypasses the worker) starts at once without threads and says how to get them back', async () => {
+  const page = await lab.context.newPage();
+  await page.goto(lab.url + RUN);
+  await waitConfigured(page);
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'the worker controls the page');
+  // What Ctrl+Shift+R sends: a reload that ignores the cache, which the browser serves past the worker.
+  const cdp = await page.context().newCDPSession(page);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), cdp.send('Page.reload', { ignoreCache: true })]);
+  await waitConfigured(page);
+  assert.equal(await page.evaluate(() => !!navigator.serviceWorker.controller), false, 'the reload was not served by the worker');
+  const badge = await badgeOf(page);
+  assert.equal(badge.build, 'simd');
+  // The reason, not "still caching the site" after waiting 20 s for a worker that will never take the page.
+  assert.equal(badge.noThreads, 'a hard reload bypasses the site\'s worker: reload normally for threads');
+  // A normal reload brings the threads back.
+  await page.reload();
+  await waitConfigured(page);
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  assert.equal((await badgeOf(page)).build, 'simd-threads');
+  await page.close();
+});
+
 test('a sandboxed frame (allow-scripts allow-same-origin) in a page that is not isolated runs single-threaded and says why', async (t) => {
   // The embedding page is on another origin (another port: no service worker there), as a course site
   // embeds the lab, served with no special headers.

@@ -20,6 +20,7 @@ export const REASONS = {
   ignored: 'this browser did not isolate the page with the service worker\'s headers',
   failed: (why) => `the service worker could not be installed (${why})`,
   installing: 'the service worker was still caching the site; the next load runs threads',
+  hardReload: 'a hard reload bypasses the site\'s worker: reload normally for threads',
 };
 
 function reloadsDone() {
@@ -69,6 +70,11 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
   }
   // A host that sends the two headers itself (docs/hosting.md) isolates the page without a worker.
   if (!container) return globalThis.crossOriginIsolated ? isolation() : { isolated: false, reason: REASONS.noServiceWorker };
+  // A worker that is already active but does not control this page: the page was loaded past it (a
+  // hard reload, Ctrl+Shift+R), and it will not take this page over. Start at once, without threads,
+  // and say how to get them; the registration below still looks for a new version.
+  const bypassed = !container.controller && !globalThis.crossOriginIsolated
+    && !!(await container.getRegistration().catch(() => null))?.active;
   const deadline = new Promise((resolve) => setTimeout(() => resolve(null), INSTALL_WAIT_MS));
   let registration;
   try {
@@ -78,6 +84,7 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
   }
   if (!registration) return globalThis.crossOriginIsolated ? isolation() : { isolated: false, reason: REASONS.installing };
   watchForUpdates(registration, offerUpdate);
+  if (bypassed) return { isolated: false, reason: REASONS.hardReload };
   if (globalThis.crossOriginIsolated) return isolation();
   if (inFrame()) return { isolated: false, reason: REASONS.frame };
   if (container.controller) {
