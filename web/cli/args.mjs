@@ -107,6 +107,7 @@ function usage() {
   const lines = ['usage: attnlab train [--lab LAB] [options]',
     '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or a torch.save .pt)',
     '       attnlab labs',
+    '       attnlab check --list | --build NAME --dir DIR [--json]   (a student\'s build of a notebook\'s module, step by step: attnlab check --help)',
     ...LAB_COMMANDS.map(({ command }) => `       attnlab ${command.name} ...`), '',
     ...LAB_COMMANDS.map(({ lab, command }) => `${wrap(`attnlab ${command.name} (${lab.title} lab): ${command.about} (attnlab ${command.name} --help)`, 100, 0)}`), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',

@@ -19,6 +19,7 @@ import { AssetCache } from '../training/assets.js';
 import { probeGpu } from './kernel.mjs';
 import { loadStateDict, saveStateDict } from '../io/state_dict.js';
 import { readWeightsFile } from '../io/weights_file.js';
+import { CheckInputError, runCheck } from './check_command.mjs';
 
 /**
  * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
@@ -84,12 +85,26 @@ async function runLabCommand(lab, declared, rest) {
   return 0;
 }
 
+/** `attnlab check` (web/cli/check_command.mjs): its own exit code (0 all match, 1 one does not); 2 with one line for a bad flag or input. */
+async function runCheckCommand(rest) {
+  try {
+    const { lines, code } = await runCheck(rest, () => load('auto'));
+    for (const line of lines) await output.out(`${line}\n`);
+    return code;
+  } catch (error) {
+    if (!(error instanceof CheckInputError)) throw error;
+    await output.err(`attnlab: ${error.message}\n`);
+    return 2;
+  }
+}
+
 async function main(argv) {
   // No command at all: what there is to run (not an error).
   if (argv.length === 0) {
     await output.out(`${USAGE}\n`);
     return 0;
   }
+  if (argv[0] === 'check') return runCheckCommand(argv.slice(1));
   const found = LAB_COMMANDS.find(({ command }) => command.name === argv[0]);
   if (found) return runLabCommand(found.lab, found.command, argv.slice(1));
   let args;
