@@ -1,6 +1,7 @@
 // One source for every flag (issue 23): each command's flags are its lab's declared properties, so the
 // page, the link and the CLI cannot disagree. Walks every lab's properties that a command takes (train's
-// for the labs that train; pretrained's, translate's and attention's from their `command` blocks) and
+// for the labs that train; pretrained's, translate's and attention's from their `command` blocks, and
+// the Writing lab's generate and heads from its `commands`) and
 // checks: the CLI takes the same name; it refuses what the page refuses (a value past either end of the
 // range, a choice that is not one, a text that is too long) with the flag's message and exit 2; it
 // accepts both ends of the range as the page does; and --help shows the page's default.
