@@ -1,12 +1,16 @@
 // Questions that take an answer (issue 28; issue 39, item 3). Notebook 02's six questions sit in the
 // Lookup lab's sections whose figures answer them; each takes a choice, a number or a shape, says right
 // or wrong and why beside its Check button (a live region, in view after answering, at a laptop's and a
-// phone's size), and only then opens its explanation. A training lab asks "predict, then run" above
-// Play. A class's link: answers=false shows the questions alone, questions=false none of them.
+// phone's size), and only then opens its explanation. A training lab asks "predict, then run" beside
+// Play (the Lookup under its retrieval grid). A class's link: answers=false shows the questions alone, questions=false none of them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openPage, setField, startLab } from './support.mjs';
 import { SCREENS } from './first_screen_support.mjs';
+
+const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', 'axe-core', 'axe.min.js');
 
 let lab;
 before(async () => { lab = await startLab(); });
@@ -14,7 +18,7 @@ after(async () => { await lab?.close(); });
 
 const questionsOf = (page) => page.$$eval('.lab-section', (sections) => sections.map((s) => ({
   section: s.dataset.section,
-  numbers: [...s.querySelectorAll('.question')].map((q) => q.querySelector('strong').textContent.trim()),
+  numbers: [...s.querySelectorAll('.questions .question')].map((q) => q.querySelector('strong').textContent.trim()),
 })).filter((s) => s.numbers.length));
 
 /**
@@ -50,7 +54,7 @@ for (const size of SCREENS) {
     assert.deepEqual(await questionsOf(page),
       [{ section: 'hard', numbers: ['3.1', '3.2'] }, { section: 'soft', numbers: ['4.1'] }, { section: 'mha', numbers: ['6.1', '6.2'] }, { section: 'trained', numbers: ['6.4'] }]);
     // Nothing explained before an answer: every explanation hidden, every field labelled.
-    assert.deepEqual(await page.$$eval('.lab-section .question details.answer', (ds) => ds.map((d) => d.hidden && !d.checkVisibility())), Array(6).fill(true));
+    assert.deepEqual(await page.$$eval('.questions .question details.answer', (ds) => ds.map((d) => d.hidden && !d.checkVisibility())), Array(6).fill(true));
     assert.equal(await page.$$eval('.question-input', (inputs) => inputs.filter((i) => !document.querySelector(`label[for="${i.id}"]`)?.textContent).length), 0);
     assert.equal(await page.$$eval('.question-choices', (sets) => sets.filter((f) => !f.querySelector('legend')?.textContent).length), 0);
 
@@ -96,15 +100,15 @@ for (const size of SCREENS) {
     await page.close();
   });
 
-  test(`Alignment at ${size.width}x${size.height}: predict, then run: the question above Play is judged beside it and follows the task`, async () => {
+  test(`Alignment at ${size.width}x${size.height}: predict, then run: the question beside Play is judged beside its Check and follows the task`, async () => {
     const { page, problems } = await openPage(lab, '?lab=alignment', { viewport: size });
     await page.waitForSelector('.prediction .question');
-    // Above the main action, in the first screen.
-    const order = await page.$eval('.transport', (t) => {
+    // In the Training panel, under Play and its progress, on the first screen.
+    const place = await page.$eval('.transport', (t) => {
       const q = t.querySelector('.prediction').getBoundingClientRect(), play = t.querySelector('#play').getBoundingClientRect();
-      return { above: q.bottom <= play.top, playInView: play.bottom <= window.innerHeight };
+      return { under: q.top >= play.bottom && q.top - play.bottom < 120, inView: q.bottom <= window.innerHeight };
     });
-    assert.deepEqual(order, { above: true, playInView: true });
+    assert.deepEqual(place, { under: true, inView: true });
     assert.match(await page.textContent('#question-predict-copy'), /Predict, then run: Copy: which picture will the attention make once trained\?/);
     let r = await answer(page, 'question-predict-copy', 2);
     assert.equal(r.state, 'wrong');
@@ -113,7 +117,9 @@ for (const size of SCREENS) {
     r = await answer(page, 'question-predict-copy', 0);
     assert.equal(r.state, 'right');
     assert.match(r.text, /^Right: a diagonal\. Copy writes input token t at output position t/);
-    assert.equal(r.explanation, 'open');
+    // A prediction's explanation is there, folded: the heatmap the run draws stays on the screen.
+    assert.equal(r.explanation, 'closed');
+    assert.ok(await page.$eval('#heatmap-main', (h) => h.getBoundingClientRect().top < window.innerHeight), 'the heatmap still starts on the screen');
     assert.ok(r.inView, JSON.stringify(r));
     // Another task asks its own question, unanswered.
     await setField(page, 'task', 'reverse');
@@ -126,9 +132,18 @@ for (const size of SCREENS) {
   });
 }
 
-test('the One query lab asks which digits the query will attend to before it trains', async () => {
+test('the One query lab asks which digits the query will attend to before it trains; the Lookup asks under its retrieval grid', async () => {
+  const lookup = await openPage(lab, '?lab=lookup', { viewport: SCREENS[1] });
+  await lookup.page.waitForSelector('#section-pairs .prediction #question-predict-lookup');
+  const w = await answer(lookup.page, 'question-predict-lookup', 1);
+  assert.match(w.text, /^Not quite: a blur of all digits\. That is the untrained layer/);
+  assert.ok(w.inView && w.besideCheck, JSON.stringify(w));
+  assert.equal(await lookup.page.$$eval('.transport .prediction', (n) => n.length), 0, 'asked once, where the lab says');
+  assert.deepEqual(lookup.problems, []);
+  await lookup.page.close();
+
   const { page, problems } = await openPage(lab, '?lab=count');
-  await page.waitForSelector('#question-predict-count');
+  await page.waitForSelector('.transport #question-predict-count');
   const r = await answer(page, 'question-predict-count', 0);
   assert.equal(r.state, 'right');
   assert.match(r.text, /^Right: the 2s and 4s\. They are the only digits that change the answer/);
@@ -158,6 +173,24 @@ test('questions=false: no question at all, in the sections or above Play, and th
     assert.match(page.url(), /questions=0/, 'the link keeps the flag');
     await page.click('#copy-link');
     assert.match(await page.$eval('#copy-link', (b) => b.dataset.link), /questions=0/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
+test('axe: the questions, answered right, wrong and unreadably, in the light and the dark theme, have no serious violation', async () => {
+  for (const theme of ['light', 'dark']) {
+    const { page, problems } = await openPage(lab, `?lab=lookup&theme=${theme}`);
+    await page.waitForSelector('#question-predict-lookup');
+    await answer(page, 'question-3-1', 'K is square');
+    await answer(page, 'question-3-2', '0');
+    await answer(page, 'question-4-1', 0);
+    await answer(page, 'question-predict-lookup', 2);
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate(async () => (await window.axe.run(document.querySelector('main') ?? document, { iframes: false })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
+    assert.deepEqual(violations, [], theme);
     assert.deepEqual(problems, []);
     await page.close();
   }

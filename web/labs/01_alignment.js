@@ -379,7 +379,7 @@ export const alignmentLab = {
   checks,
   presets,
   intro: (values) => INTRO[values.task],
-  predict: alignmentPrediction, // asked above Play (issue 39)
+  predict: alignmentPrediction, // asked beside Play (issue 39)
   afterChange,
   configureRequest,
   speedOf,

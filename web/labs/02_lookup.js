@@ -230,7 +230,8 @@ export const lookupLab = defineLab({
   checks,
   presets,
   intro: () => INTRO,
-  predict: lookupPrediction, // asked above Play (issue 39)
+  predict: lookupPrediction, // issue 39: asked under the retrieval grid, which must stay on a phone's first screen
+  predictIn: 'section:pairs',
   configureRequest,
   trainer,
   metrics,

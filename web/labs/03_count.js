@@ -228,7 +228,7 @@ export const countLab = defineLab({
   properties,
   presets,
   intro: () => INTRO,
-  predict: countPrediction, // asked above Play (issue 39)
+  predict: countPrediction, // asked beside Play (issue 39)
   configureRequest,
   trainer,
   metrics,

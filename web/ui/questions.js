@@ -45,10 +45,11 @@ export function questionNode(q, { answers = true, heading = null } = {}) {
     node.dataset.state = verdict.status;
     feedback.dataset.status = verdict.status;
     // Judged (right or wrong): the explanation opens under the verdict. Text that could not be read
-    // is not an answer yet: it opens nothing.
+    // is not an answer yet: it opens nothing. A prediction's stays folded under its title: the run it
+    // asks for is watched in the figure below, which the open text would push off the screen.
     if (verdict.status !== 'unread' && explanation.hidden) {
       explanation.hidden = false;
-      explanation.open = true;
+      explanation.open = !heading;
     }
     // The verdict where the student pressed Check: in view, without moving the page when it is.
     feedback.scrollIntoView?.({ block: 'nearest' });

@@ -10,7 +10,7 @@ import { FigureBoard } from './figures.js';
 import { DrawPad } from './draw_pad.js';
 import { TensorInput } from './tensor_input.js';
 import { el } from './el.js';
-import { questionsBlock } from './questions.js';
+import { predictionBlock, questionsBlock } from './questions.js';
 
 export class SectionPanel {
   /**
@@ -76,6 +76,10 @@ export class SectionPanel {
     };
     this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message, onEdit, onPick: pick });
     this.node.append(this.message);
+    // The lab's "predict, then run" question where the lab asks it under this section's figures
+    // (lab.predictIn: the Lookup's first figure is too tall to have anything above it on a phone).
+    this.prediction = questionsShown && lab.predict && lab.predictIn === `section:${section.id}` ? predictionBlock(lab, { answers }) : null;
+    if (this.prediction) this.node.append(this.prediction.node);
     // The notebook's questions this section's figures answer (questions.js), after the figures.
     const questions = questionsBlock(section.questions, { answers, shown: questionsShown });
     if (questions) this.node.append(questions);

@@ -1,8 +1,10 @@
 // The transport panel ('transport'): play / pause, step, reset, the replay of a finished run, the speed,
 // and the progress bar. Two rows of fixed size, the buttons and then the progress: nothing in it changes
 // width while training (issue 29: the bar wrapped onto two lines as the status grew, and the page jumped).
-// Above them, the lab's "predict, then run" question (lab.predict; issue 39): asked before Play, on the
-// full page only (not embedded on a slide, not with controls=min), and not with questions=false.
+// Under them, the lab's "predict, then run" question (lab.predict; issue 39), beside Play on the first
+// screen (after it in the Tab order, which must reach Play in 6 presses); a lab may ask it under a
+// section's figures instead (lab.predictIn: 'section:<id>'). On the full page only (not embedded on a
+// slide, not with controls=min), and not with questions=false.
 import { ControlsPanel } from '../controls.js';
 import { el } from '../el.js';
 import { predictionBlock } from '../questions.js';
@@ -40,11 +42,12 @@ export function transportPanel(page) {
   const refusal = el('p', { id: 'play-refused' });
   refusal.setAttribute('role', 'alert');
   const { mode } = page;
-  const prediction = lab.predict && mode.questions !== false && !mode.embed ? predictionBlock(lab, { answers: mode.answers !== false }) : null;
+  const asked = lab.predict && (lab.predictIn ?? 'transport') === 'transport' && mode.questions !== false && !mode.embed;
+  const prediction = asked ? predictionBlock(lab, { answers: mode.answers !== false }) : null;
   prediction?.node.classList.add('full-only');
-  const node = el('section', { className: 'panel transport', ariaLabel: 'Training' }, ...(prediction ? [prediction.node] : []),
+  const node = el('section', { className: 'panel transport', ariaLabel: 'Training' },
     el('div', { className: 'transport-buttons' }, playButton, stepButton, resetButton, ...(replayButton ? [replayButton] : []), speedBox),
-    el('div', { className: 'transport-progress' }, progressBar, progressText), refusal);
+    el('div', { className: 'transport-progress' }, progressBar, progressText), refusal, ...(prediction ? [prediction.node] : []));
   playButton.addEventListener('click', () => page.togglePlay());
   replayButton?.addEventListener('click', () => page.replayRun());
   stepButton.addEventListener('click', () => page.client.send('step', { count: 1 }));
