@@ -20,7 +20,7 @@
 //
 // run_staged() is that loop with a CPU kernel; the models' own forward() is begin + run_staged. The
 // bindings expose the same calls once for every model (wasm_bindings/raw_staged.h), and one JS
-// driver runs them on the page's kernel (web/training/staged_calls.js).
+// driver runs them on the page's kernel (wasm_bindings/js/staged_calls.js).
 #pragma once
 
 #include <string>

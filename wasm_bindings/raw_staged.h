@@ -10,7 +10,7 @@
 //                   dOut [B*H*T*D], dWeights [B*H*T*S] or null}, or null when no backward call is pending
 //                   (a forward-only model never has one)
 //   _finish_backward(dQ [B*H*T*D], dK, dV [B*H*S*D], finite) -> "" or what is wrong
-// One JS driver runs these on the page's kernel (web/training/staged_calls.js).
+// One JS driver runs these on the page's kernel (wasm_bindings/js/staged_calls.js).
 #pragma once
 
 #include <emscripten/bind.h>

@@ -1,6 +1,6 @@
 // A trainer's staged step (trainer.h: begin_step, middle_step, end_step) as the staged-call protocol
 // of every model (core/staged_forward.h): one forward call (q, k, v -> weights, out), then one backward
-// call (d_out [, d_weights] -> d_q, d_k, d_v). So the one JS driver (web/training/staged_calls.js) runs
+// call (d_out [, d_weights] -> d_q, d_k, d_v). So the one JS driver (wasm_bindings/js/staged_calls.js) runs
 // a training step's kernel on the page's backend exactly as it runs BERT's or Marian's, with the same
 // rules for a lost GPU device.
 //
