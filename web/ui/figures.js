@@ -25,6 +25,11 @@ export class FigureBoard {
     this.onPick = onPick;
     this.box = document.createElement('div');
     this.box.className = 'figure-board';
+    // No scroll anchor inside: a figure that changes width rewraps the board, and the browser kept an
+    // anchored figure in place by scrolling the page as far as it moved (issue 38: "Mask a word" in the
+    // Pretrained lab moved the page 572 px up to the neuron view). The anchor is then the section's
+    // content around the board, which only moves when the board's height changes.
+    this.box.style.overflowAnchor = 'none';
     container.append(this.box);
     this.views = new Map();
     this.stem = stem;
