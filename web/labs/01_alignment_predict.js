@@ -37,7 +37,7 @@ export function alignmentPrediction(values) {
   }
   if (!values.positional) {
     return {
-      number: 'predict-no-positions',
+      number: `predict-${values.task}-no-positions`, // its first choice names the task's picture
       text: `Without positional embeddings, ${PICTURE}`,
       ask: {
         kind: 'choice', prompt: 'The heatmap after training',
