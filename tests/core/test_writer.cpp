@@ -185,3 +185,24 @@ TEST_CASE("writer: each step keeps the logits it was drawn from; its top tokens 
   bad.max_new_tokens = -1;
   CHECK(writer.write_to(bad, 6) == "max-new-tokens must be 0 or more, got -1");
 }
+
+TEST_CASE("writer: without kept logits, a moved setting runs the last kept token's pass again: the same bits as with them") {
+  auto model = tiny_gpt2();
+  WritingSettings kept = sampled(5), lean = sampled(5);
+  lean.keep_logits = false;
+  WritingSettings moved = sampled(8, 1.3);
+  Writer a(*model);
+  REQUIRE(a.begin(Backend::simd128, kPrompt.data(), int(kPrompt.size()), kept) == "");
+  REQUIRE(a.write_to(kept, 10) == "");
+  REQUIRE(a.write_to(moved, 4) == "");
+  REQUIRE(a.write_to(moved, 12) == "");
+  const std::vector<WritingStep> with_logits = a.steps();
+  Writer b(*model);
+  REQUIRE(b.begin(Backend::simd128, kPrompt.data(), int(kPrompt.size()), lean) == "");
+  REQUIRE(b.write_to(lean, 10) == "");
+  moved.keep_logits = false;
+  REQUIRE(b.write_to(moved, 4) == "");  // the cache holds 10 more tokens: back to 4, its last one's pass again
+  REQUIRE(b.write_to(moved, 12) == "");
+  expect_same_steps(b.steps(), with_logits, 12);
+  CHECK(b.steps()[0].logits.empty());
+}
