@@ -80,3 +80,32 @@ test('threads build: the worker thread can be turned off (the same bits) and ask
   const simd = await lab('simd');
   assert.deepEqual(simd.workerThreads, { available: 0, active: 0 }, 'the browser builds have no threads');
 });
+
+// Issue 35, item 8: about once in a hundred commands on a busy machine, `attnlab` ended with a pthread's
+// "RuntimeError: memory access out of bounds" rethrown on the main thread. Emscripten's
+// terminateAllThreads() freed each live thread's stack and zeroed its pthread struct before it stopped
+// the thread, and an idle pthread wakes every 100 ms and reads both. The teardown now stops the threads
+// and frees nothing: checked here on the thread's struct itself, which the old teardown zeroed.
+test('threads build: ending the threads leaves the memory a live thread reads as it was, and the script exits on its own', () => {
+  const script = `
+    import { loadAttnLabNode } from ${JSON.stringify(path.join(REPO_ROOT, 'web', 'node_loader.mjs'))};
+    const lab = await loadAttnLabNode({ build: 'simd-threads' });
+    const m = lab._module;
+    const t = new lab.AlignmentTrainer({ task: 'copy', seed: 1 });
+    t.train(3, { backend: 'simd128' });
+    const structs = Object.values(m.PThread.pthreads).map((p) => p.threadInfoStruct);
+    const bytes = () => structs.map((s) => Array.from(new Uint8Array(m.wasmMemory.buffer, s, 64)));
+    const before = bytes();
+    lab.endThreads();
+    const after = bytes();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the threads' 100 ms wake-ups, had they lived on
+    console.log(JSON.stringify({ threads: structs.length, before, after }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.error, undefined, `did not exit within 30 s: ${r.error}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '', 'nothing from a thread on stderr');
+  const { threads, before, after } = JSON.parse(r.stdout);
+  assert.ok(threads >= 1, 'the training started a pthread');
+  assert.ok(before.every((b) => b.some((x) => x !== 0)), 'the structs held data');
+  assert.deepEqual(after, before, 'the teardown freed (and zeroed) nothing a live thread reads');
+});
