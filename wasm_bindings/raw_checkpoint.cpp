@@ -64,4 +64,19 @@ std::string RawCheckpoint::_summary() const { return write_json(loader_.summary(
 
 std::string _model_kinds() { return write_json(model_kinds_record()); }
 
+std::string RawCheckpoint::_ablate_heads(const val& pairs) {
+  if (!model()) return "no model is loaded";
+  if (!pairs.isArray()) return "the heads to switch off must be an array [layer, head, layer, head, ...]";
+  const std::size_t n = pairs["length"].as<std::size_t>();
+  if (n % 2 != 0) return "the heads to switch off must come in pairs [layer, head, ...], got " + std::to_string(n) + " numbers";
+  std::vector<LayerHead> heads(n / 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    const val v = pairs[i];
+    const double x = v.isNumber() ? v.as<double>() : -1.0;
+    if (!(x >= 0 && x < 1e6 && x == std::floor(x))) return "a layer or head number must be a whole number 0 or more (item " + std::to_string(i) + ")";
+    (i % 2 == 0 ? heads[i / 2].layer : heads[i / 2].head) = int(x);
+  }
+  return model()->ablate_heads(heads);
+}
+
 }  // namespace attnlab::wasm

@@ -151,6 +151,7 @@ void BertModel::finish_layer(int layer, const float* weights, const float* conte
   for (int h = 0; h < H; ++h)
     for (int t = 0; t < T; ++t)
       for (int d = 0; d < D; ++d) merged(t, h * D + d) = context[(std::size_t(h) * T + t) * D + d];
+  ablation_.apply(layer, merged, D);  // heads switched off: their z zeroed before the output dense
   const RowMatrix& input = hidden_[std::size_t(layer)];
   RowMatrix attended(T, E);
   w.attention_output.forward(merged, attended);

@@ -42,6 +42,9 @@ class BertModel : public CheckpointModel {
   float* storage(const std::string& canonical) override;
   // A Linear weight [out, in] in the file's layout; false for an unknown name.
   bool set_linear_weight(const std::string& canonical, const float* w) override;
+  // Heads switched off (ablate_heads): the encoder's, [num_hidden_layers, num_attention_heads].
+  int ablation_layers() const override { return c_.num_hidden_layers; }
+  int ablation_heads() const override { return c_.num_attention_heads; }
 
   // ---- forward
   // "" or what is wrong with the input (ids in [0, V), types in [0, type_vocab_size), 1 <= T <= max positions).

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../io/json.h"
+#include "../layers/head_ablation.h"
 #include "../staged_forward.h"
 
 namespace attnlab {
@@ -46,6 +47,16 @@ class CheckpointModel : public StagedForward {
   virtual float* storage(const std::string& canonical) = 0;
   // A Linear weight [out, in] in the file's layout; false for an unknown name.
   virtual bool set_linear_weight(const std::string& canonical, const float* w) = 0;
+
+  // ---- heads switched off in every later pass (head_ablation.h): the heads the model's lab shows,
+  // [ablation_layers(), ablation_heads()] of them. "" or what is wrong with the list (the one before stays).
+  std::string ablate_heads(const std::vector<LayerHead>& heads) { return ablation_.set(heads, ablation_layers(), ablation_heads()); }
+  const HeadAblation& ablation() const { return ablation_; }
+  virtual int ablation_layers() const = 0;
+  virtual int ablation_heads() const = 0;
+
+ protected:
+  HeadAblation ablation_;
 };
 
 class ModelKind {

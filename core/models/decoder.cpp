@@ -249,6 +249,7 @@ void Decoder::finish_layer(int layer, const float* weights, const float* context
   for (int h = 0; h < H; ++h)
     for (int t = 0; t < n; ++t)
       for (int d = 0; d < D; ++d) merged(t, h * D + d) = context[(std::size_t(h) * n + t) * D + d];
+  ablation_.apply(layer, merged, D);  // heads switched off: their z zeroed before W_o
   b.out.forward(merged, projected);
   RowMatrix& x = residual_[std::size_t(layer) + 1];
   x = residual_[std::size_t(layer)] + projected;

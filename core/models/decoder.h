@@ -59,6 +59,9 @@ class Decoder : public CheckpointModel {
   float* storage(const std::string& canonical) override;
   // A projection's weight in the file's layout (spec().layout), packed here.
   bool set_linear_weight(const std::string& canonical, const float* w) override;
+  // Heads switched off (ablate_heads): the self-attention's, [n_layer, n_head].
+  int ablation_layers() const override { return s_.n_layer; }
+  int ablation_heads() const override { return s_.n_head; }
 
   // ---- passes
   // "" or what is wrong with the prompt (ids in [0, V), 1 <= T <= n_positions).

@@ -283,18 +283,19 @@ void MarianModel::decoder_finish_cross(int l, const float* weights, const float*
   const DecoderLayer& layer = decoder_[std::size_t(l)];
   const int H = c_.decoder_heads, D = c_.d_model / H;
   cross_attention_[std::size_t(l)].assign(weights, weights + std::size_t(H) * T_ * S_);
-  attend_output(layer.cross, layer.cross_norm, out, H, D);
+  attend_output(layer.cross, layer.cross_norm, out, H, D, l);
   feed_forward(layer.fc1, layer.fc2, layer.final_norm, stage_x_);
   next_stage(Pending::decoder_self, l, c_.decoder_layers);
   if (pending_ == Pending::none) project_logits(stage_x_, logits_);
 }
 
-void MarianModel::attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D) {
+void MarianModel::attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D, int ablated_layer) {
   // x = LayerNorm(x + out_proj(the heads' outputs merged))
   projected_ = false;
   const int N = int(stage_x_.rows());
   RowMatrix context, attended(N, c_.d_model);
   merge_heads(out, H, N, D, context);
+  if (ablated_layer >= 0) ablation_.apply(ablated_layer, context, D);  // cross heads switched off: z zeroed before out_proj
   attention.out.forward(context, attended);
   stage_x_ += attended;
   layer_norm(stage_x_, norm.weight, norm.bias);
@@ -403,6 +404,7 @@ void MarianModel::step_finish_cross(int l, int beam, const float* weights, const
     return;
   }
   RowMatrix attended(B, E);
+  ablation_.apply(l, step_context_, D);  // cross heads switched off: z zeroed before out_proj
   layer.cross.out.forward(step_context_, attended);
   stage_x_ += attended;
   layer_norm(stage_x_, layer.cross_norm.weight, layer.cross_norm.bias);

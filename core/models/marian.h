@@ -36,6 +36,10 @@ class MarianModel : public CheckpointModel {
   // ---- loading (marian_checkpoint.h's plan says which tensor goes where)
   float* storage(const std::string& canonical) override;
   bool set_linear_weight(const std::string& canonical, const float* w) override;
+  // Heads switched off (ablate_heads): the decoder's cross-attention heads (the Translation lab's),
+  // [decoder_layers, decoder_heads]; the encoder and the decoder's self-attention are left whole.
+  int ablation_layers() const override { return c_.decoder_layers; }
+  int ablation_heads() const override { return c_.decoder_heads; }
 
   // ---- the encoder, then a teacher-forced decoder over a whole target prefix
   // "" or what is wrong with token ids (in [0, V), at most max_position_embeddings of them).
@@ -138,7 +142,8 @@ class MarianModel : public CheckpointModel {
   // q, k, v of stage_x_ through a self-attention's projections, split into heads: the call's inputs.
   StagedAttention project_self_attention(const Attention& attention, int H, const float* mask);
   // stage_x_ = LayerNorm(stage_x_ + out_proj(out merged from [H, N, D])): the end of an attention block.
-  void attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D);
+  // ablated_layer: a cross-attention's decoder layer, whose heads switched off are zeroed first (-1: none).
+  void attend_output(const Attention& attention, const Norm& norm, const float* out, int H, int D, int ablated_layer = -1);
   void next_stage(Pending first, int layer, int layers);
 
   MarianConfig c_;

@@ -14,6 +14,12 @@ std::string check_writing(const WritingSettings& s) {
   return {};
 }
 
+bool same_heads(const std::vector<LayerHead>& a, const std::vector<LayerHead>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const LayerHead& x, const LayerHead& y) {
+           return x.layer == y.layer && x.head == y.head;
+         });
+}
+
 bool same_draws(const WritingSettings& a, const WritingSettings& b) {
   return a.sampling.temperature == b.sampling.temperature && a.sampling.top_k == b.sampling.top_k && a.sampling.top_p == b.sampling.top_p &&
          a.seed == b.seed;
@@ -32,6 +38,7 @@ std::string Writer::begin(Backend backend, const std::int32_t* ids, int T, const
   steps_.clear();
   first_changed_ = 0;
   restart_rng();
+  ablated_ = model_.ablation().heads();
   model_.forward(backend, ids, T);
   prompt_logits_ = logits_ = model_.logits(T - 1);
   stop_.clear();
@@ -63,6 +70,13 @@ std::string Writer::resume(const WritingSettings& settings, int keep) {
   int kept = written();
   if (!same_draws(settings, settings_)) kept = std::min(kept, std::max(0, keep));
   kept = std::min(kept, settings.max_new_tokens);
+  if (!same_heads(ablated_, model_.ablation().heads())) {
+    // Other heads are off: every pass changes, the prompt's first.
+    ablated_ = model_.ablation().heads();
+    model_.forward(backend_, prompt_.data(), int(prompt_.size()));
+    prompt_logits_ = logits_ = model_.logits(int(prompt_.size()) - 1);
+    kept = 0;
+  }
   const bool keep_logits = settings_.keep_logits;  // what begin() asked for: every step has them or none
   settings_ = settings;
   settings_.keep_logits = keep_logits;

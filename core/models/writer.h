@@ -51,6 +51,8 @@ class Writer {
   // Goes on with `settings` (checked: "" or what is wrong): when their sampling or seed differ from the
   // writer's, the steps past the first `keep` are forgotten; steps past max_new_tokens are too. The
   // stop reason is then that of the steps kept.
+  // Heads switched off in the model since the writing began or last resumed (ablate_heads) change
+  // every pass: then nothing is kept, and the prompt runs again.
   std::string resume(const WritingSettings& settings, int keep);
   // Writes one token: false (and nothing changes) once done().
   bool next();
@@ -84,6 +86,7 @@ class Writer {
   Rng rng_;
   std::vector<std::int32_t> prompt_;
   std::vector<float> prompt_logits_, logits_;
+  std::vector<LayerHead> ablated_;  // the heads off in the passes written so far
   std::vector<WritingStep> steps_;
   int first_changed_ = 0;
   std::string stop_ = "not begun";

@@ -5,6 +5,18 @@ import { AttnLabError, BACKEND_CODES, backendCode, check, checkInteger } from '.
 import { Owned } from './owned.js';
 import { runStagedCalls } from './staged_calls.js';
 
+/**
+ * Heads switched off in every later pass of a checkpoint model (core/layers/head_ablation.h: their output
+ * zeroed before the output projection, as TransformerLens zeroes hook_z): [{layer, head}] numbered from
+ * 0, [] for none. The heads are those its lab shows: GPT-2's and BERT's self-attention, Marian's decoder
+ * cross-attention. A refused list (out of range, given twice) throws and leaves the one before.
+ */
+function ablateHeads(model, heads) {
+  if (!Array.isArray(heads)) throw new AttnLabError('ablateHeads() takes an array of {layer, head}');
+  check(model.raw._ablate_heads(heads.flatMap((h) => [h?.layer, h?.head])));
+  model.ablated = heads.map(({ layer, head }) => ({ layer, head }));
+}
+
 export function checkpointModels(mod) {
   /**
    * A pretrained BERT (core/models/bert.h) read from a checkpoint: loadBert() below makes one.
@@ -15,7 +27,10 @@ export function checkpointModels(mod) {
       super(raw, 'BERT model');
       this.summary = JSON.parse(raw._summary());
       this.config = this.summary.config;
+      this.ablated = [];
     }
+    /** Heads switched off in every later pass: [{layer, head}] ([] none; see ablateHeads above). */
+    ablateHeads(heads) { ablateHeads(this, heads); }
     /** ids, types: token ids and token type ids [T] -> runs every layer on a CPU backend. */
     forward(ids, types, { backend } = {}) {
       const code = backendCode(backend);
@@ -63,7 +78,10 @@ export function checkpointModels(mod) {
       super(raw, 'Marian model');
       this.summary = JSON.parse(raw._summary());
       this.config = this.summary.config;
+      this.ablated = [];
     }
+    /** Heads switched off in every later pass: [{layer, head}] ([] none; see ablateHeads above). */
+    ablateHeads(heads) { ablateHeads(this, heads); }
     /** source ids (</s> last) -> the encoder runs; encoderAttention(l) is then [H, S, S]. */
     encode(ids, { backend } = {}) { check(this.raw._encode(ids, backendCode(backend))); }
     /** Teacher-forced: target ids (the decoder start token first) -> logits() [T, V], attentions. */
@@ -112,7 +130,10 @@ export function checkpointModels(mod) {
       super(raw, `${title} model`);
       this.summary = JSON.parse(raw._summary());
       this.config = this.summary.config;
+      this.ablated = [];
     }
+    /** Heads switched off in every later pass: [{layer, head}] ([] none; see ablateHeads above). */
+    ablateHeads(heads) { ablateHeads(this, heads); }
     /** The prompt's ids -> one pass on a CPU backend (the cache holds them). */
     forward(ids, { backend } = {}) { check(this.raw._forward(ids, this.#cpu(backend))); }
     /** forward() with every layer's attention call run by `attention` (the page's kernel; staged_calls.js). */
