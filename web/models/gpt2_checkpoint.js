@@ -30,8 +30,8 @@ export function pickGpt2Files(sources) {
   };
 }
 
-/** -> {gpt2 (the module's Gpt2), tokenizer (Gpt2BpeTokenizer), summary, files (those read)}. */
-export async function openGpt2Checkpoint(module, sources, { onProgress } = {}) {
+/** -> {gpt2 (the module's Decoder of that kind), tokenizer (Gpt2BpeTokenizer), summary, files (those read)}. */
+export async function openGpt2Checkpoint(module, sources, { onProgress, kind = 'gpt2' } = {}) {
   const files = pickGpt2Files(sources);
   const config = await readText(files.config, 'config.json');
   let tokenizer;
@@ -43,7 +43,8 @@ export async function openGpt2Checkpoint(module, sources, { onProgress } = {}) {
     throw new CheckpointError(error.message);
   }
   const { name, format, source } = files.weights;
-  const gpt2 = await module.loadCheckpoint('gpt2', { config, size: source.size, read: source.read, onProgress, format });
+  // The registry's kind (a decoder kind that reads GPT-2's BPE: registry.js's opener of the decoder binding).
+  const gpt2 = await module.loadCheckpoint(kind, { config, size: source.size, read: source.read, onProgress, format });
   if (tokenizer.size > gpt2.config.vocabSize) {
     gpt2.delete();
     throw new CheckpointError(`the tokenizer has ${tokenizer.size} tokens but config.json's vocab_size is ${gpt2.config.vocabSize}: they belong to different models`);
