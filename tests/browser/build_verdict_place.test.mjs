@@ -1,6 +1,7 @@
 // "Check your build" answers where the student pressed (issue 38, item 2, first bullet), at 1280x800
 // and 390x844: the verdict's box is inside the viewport after Check, beside the button; the checked
-// step's tensor is brought into view where it fits with the verdict; "Checking keys.pt…" is gone once
+// step's tensor is brought into view where it fits with the verdict (else a button under the verdict goes
+// to it); "Checking keys.pt…" is gone once
 // the verdict is shown; an old "✓ Matches" goes when a new paste cannot be read; the line that says
 // which step to paste sits above the box. On the One query lab, with the notebook's model imported.
 import { test, before, after } from 'node:test';
@@ -54,8 +55,11 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     const button = await box(page, '#build-tensor-check');
     assert.ok(seen.top >= 0 && seen.bottom <= viewport.height, `verdict ${JSON.stringify(seen)} inside the ${viewport.height}px viewport`);
     assert.ok(seen.top - button.bottom < 60 && seen.top >= button.bottom - 1, `verdict ${JSON.stringify(seen)} just under the button ${JSON.stringify(button)}`);
+    // The step's tensor: its title and first row at least (the page moves as far as the Check button stays in view).
     const keys = await box(page, '[data-figure="build-keys"]');
-    assert.ok(keys.top >= 0 && keys.top + Math.min(keys.height, 100) <= viewport.height, `the keys' tensor ${JSON.stringify(keys)} in view`);
+    assert.ok(keys.top >= 0 && keys.top + Math.min(keys.height, 60) <= viewport.height, `the keys' tensor ${JSON.stringify(keys)} in view`);
+    const pressed = await box(page, '#build-tensor-check');
+    assert.ok(pressed.top >= 0, `the Check button ${JSON.stringify(pressed)} still in view`);
     assert.equal(await page.$eval('[data-figure="build-keys"]', (f) => f.dataset.status), 'ok');
 
     // A paste that cannot be read: the refusal replaces the old "✓ Matches", beside the button and on the figures.
@@ -87,10 +91,25 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     const after = await page.evaluate(() => window.scrollY);
     if (forwardBefore.top + Math.min(forwardBefore.height, 100) > viewport.height) {
       assert.ok(after > before, `the page moved towards the forward step (${before} -> ${after})`);
-      assert.ok(forward.top + Math.min(forward.height, 100) <= viewport.height || seen.top < 16,
-        `the step ${JSON.stringify(forward)} in view, or the verdict ${JSON.stringify(seen)} at the top: moved as far as it keeps the verdict`);
+      const check = await box(page, '#build-tensor-check');
+      assert.ok(check.top >= 0, `the Check button ${JSON.stringify(check)} still in view`);
+      assert.ok(forward.top + Math.min(forward.height, 60) <= viewport.height || check.top < 16,
+        `the step ${JSON.stringify(forward)} in view, or the Check button ${JSON.stringify(check)} at the top: moved as far as it keeps the button and verdict`);
     }
-    await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `build-verdict-${viewport.width}x${viewport.height}.png`) });
+    if (forward.top > viewport.height - 40) {
+      // Still out of sight: a button under the verdict goes to it.
+      assert.equal(await page.textContent('#build-tensor-jump'), 'Show 7. forward ↓');
+      const jump = await box(page, '#build-tensor-jump');
+      assert.ok(jump.top >= 0 && jump.bottom <= viewport.height, `the way to the step ${JSON.stringify(jump)} in view`);
+      await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `build-verdict-${viewport.width}x${viewport.height}.png`) });
+      await page.click('#build-tensor-jump');
+      const shown = await box(page, '[data-figure="build-forward"]');
+      assert.ok(shown.top >= -1 && shown.top < viewport.height / 2, `the forward step ${JSON.stringify(shown)} brought to the top`);
+      assert.equal(await page.$eval('[data-figure="build-forward"]', (f) => f.dataset.status), 'ok');
+    } else {
+      assert.equal(await page.isVisible('#build-tensor-jump'), false, 'no button where the step is in view');
+      await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `build-verdict-${viewport.width}x${viewport.height}.png`) });
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -145,7 +145,7 @@ export class SectionPanel {
     if (this.tensorInput) {
       // The refusal beside the Check button too, and no earlier "✓ Matches" left on the figures: the
       // figures stay (dimmed), without the verdict of an input that is no longer the one given (issue 38).
-      const asked = this.tensorInput.showVerdict({ status: 'bad', text: message });
+      const asked = this.tensorInput.showVerdict({ status: 'bad', text: message, version: this.tensorInput.value.version });
       if (this.result?.check) {
         this.result = { ...this.result, check: null };
         this.redraw(this.palette);
@@ -156,15 +156,20 @@ export class SectionPanel {
   }
 
   /**
-   * A tensor input's answer (section.verdict(result): {status, text, figure} or null) beside its Check
+   * A tensor input's answer (section.verdict(result): {status, text, figure, label, version}) beside its Check
    * button, the box's caption (section.inputCaption), and, once per Check, the checked step's tensor
    * brought towards view without losing the verdict (issue 38: it was written ~1,500 px below the button).
    */
   answerTensorInput(result) {
-    const verdict = this.section.verdict?.(result) ?? null;
+    const verdict = this.section.verdict(result);
     if (this.section.inputCaption) this.tensorInput.setCaption(this.section.inputCaption(this.values));
     const asked = this.tensorInput.showVerdict(verdict);
-    if (asked) keepInView(this.tensorInput.message, verdict ? this.node.querySelector(`[data-figure="${verdict.figure}"]`) : null);
+    if (!asked || !verdict.status) return;
+    const figure = this.node.querySelector(`[data-figure="${verdict.figure}"]`);
+    // From the Check button down (the verdict is under it), as far towards the step as that stays in view.
+    keepInView(this.tensorInput.check.parentNode, figure);
+    const box = figure?.getBoundingClientRect();
+    if (box && (box.top > window.innerHeight - 40 || box.bottom < 40)) this.tensorInput.offerJump(verdict.label, figure, box.top > 0);
   }
 
   /** A setting the section depends on shows an error (its figures cannot follow it), or no longer does. */

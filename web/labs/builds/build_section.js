@@ -38,12 +38,13 @@ export function buildCheckSection(build, { id = 'build', property = 'checkStep',
         const v = judgeStep(step, theirs, tensors[step.name], { printed, hint });
         check = { ok: v.ok, text: v.message };
       }
-      return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name };
+      return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name, inputVersion: input?.version };
     },
-    /** The verdict beside the Check button: {status, text, figure (the step's tensor)} or null. */
+    /** The verdict beside the Check button: {status ('' when nothing was given), text, figure (the step's tensor's id), label, version (of the input)}. */
     verdict(r) {
-      if (!r.check) return null;
-      return { status: r.check.ok ? 'ok' : 'bad', text: r.check.text, figure: `${id}-${r.checkStep}` };
+      if (!r.check) return { status: '', text: '', version: r.inputVersion };
+      const step = stepOf(r.checkStep);
+      return { status: r.check.ok ? 'ok' : 'bad', text: r.check.text, figure: `${id}-${step.name}`, label: label(step, build.steps.indexOf(step)), version: r.inputVersion };
     },
     /** The paste box's caption, from the values (it follows the step chosen even while the last paste is refused). */
     inputCaption(values) {
@@ -54,7 +55,8 @@ export function buildCheckSection(build, { id = 'build', property = 'checkStep',
     figures(r) {
       const figures = [{ kind: 'code', id: `${id}-input`, title: 'The fixed input, to paste in your notebook', lines: inputPython(build) }];
       const model = modelPython(build);
-      if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`, title: `The module's weights and the call (define ${build.module} first)`, lines: model });
+      const what = build.stateDict ? 'The module\'s weights and the call' : 'The call';
+      if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`, title: `${what} (define ${build.module} first)`, lines: model });
       for (const note of build.notes) figures.push({ kind: 'text', id: `${id}-note-${build.notes.indexOf(note)}`, text: note });
       build.steps.forEach((step, i) => {
         const checked = step.name === r.checkStep && r.check;
