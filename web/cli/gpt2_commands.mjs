@@ -1,23 +1,11 @@
-// `attnlab generate` and `attnlab heads`: GPT-2 headless (issue 26). Open a GPT-2 checkpoint folder (or
-// a Hub id through the Hugging Face cache: hub.mjs) with the registry's opener (web/models/
-// gpt2_checkpoint.js), then:
-//   generate   tokenize --text (web/tokenizers/gpt2_bpe.js), write with the key/value cache
-//              (core/models/gpt2_writer.h: greedy at --temperature 0, else temperature, top-k, top-p, a
-//              --seed that reproduces the run), print the prompt's tokens and ids, the written ids and
-//              text with each token's probability and the likeliest alternatives; --json adds every
-//              layer's and head's attention over the prompt and each written token's attention row.
-//   heads      the head-role scores (core/models/gpt2_probes.h): previous-token, first-token and
-//              induction per layer and head on [eos] + r + r, and the loss on each copy.
-// The flags are declared here until the Writing lab's declaration carries them (as 06_translation.js
-// does for `attnlab translate`). Exit codes as every command's: 2 for a bad flag or input, one line.
 // `attnlab generate` and `attnlab heads`: the Writing lab headless (issue 26). Open a GPT-2 checkpoint
 // folder (or a Hub id through the Hugging Face cache: hub.mjs) with the lab's own opener, then:
 //   generate   tokenize --text (web/tokenizers/gpt2_bpe.js), write with the key/value cache
-//              (core/models/gpt2_writer.h: greedy at --temperature 0, else temperature, top-k, top-p, a
+//              (core/models/writer.h: greedy at --temperature 0, else temperature, top-k, top-p, a
 //              --seed that reproduces the run), print the prompt's tokens and ids, the written ids and
 //              text with each token's probability and the likeliest alternatives; --json adds every
 //              layer's and head's attention over the prompt and each written token's attention row.
-//   heads      the head-role scores (core/models/gpt2_probes.h): previous-token, first-token and
+//   heads      the head-role scores (core/models/decoder_probes.h): previous-token, first-token and
 //              induction per layer and head on [eos] + r + r, and the loss on each copy.
 // Their flags are the Writing lab's settings, declared once in web/labs/07_writing.js (its `commands`),
 // with the page's names, ranges and defaults. Exit codes as every command's: 2 for a bad flag or input,
