@@ -39,7 +39,10 @@ export class SectionPanel {
         button.setAttribute('aria-pressed', 'false');
         button.addEventListener('click', () => onPlay(action));
       } else {
-        button.addEventListener('click', () => onAction((v) => action.change(v, this.result)));
+        button.addEventListener('click', () => {
+          this.pressed = { button, at: performance.now() };
+          onAction((v) => action.change(v, this.result));
+        });
       }
       this.buttons.set(action.id, button);
       actions.append(button);
@@ -136,6 +139,11 @@ export class SectionPanel {
     this.board.show(this.figures, { palette });
     this.markStale();
     if (this.tensorInput) this.answerTensorInput(result);
+    // The answer to a button of this section (Mask a word's guesses): brought into view as far as the
+    // button stays in view (issue 38). Only the first answer, and only soon after the press: a result
+    // that comes later, for another reason, leaves the page where the student put it.
+    if (this.pressed && performance.now() - this.pressed.at < 10000) keepInView(this.pressed.button, this.board.box, Infinity);
+    this.pressed = null;
   }
 
   fail(message) {
@@ -192,11 +200,12 @@ export class SectionPanel {
 }
 
 /**
- * Scrolls the window so that `anchor` (the verdict) is in view, then towards `target` (the checked step's
- * tensor, or null) as far as the anchor stays in view: the student reads the verdict where they pressed,
- * and sees the step's tensor too where both fit (the first 12rem of it, on a phone, may not).
+ * Scrolls the window so that `anchor` (the verdict, or the button pressed) is in view, then towards
+ * `target` (the checked step's tensor, the section's figures, or null) as far as the anchor stays in view:
+ * the student reads the verdict where they pressed, and sees the step's tensor too where both fit (its
+ * first `most` CSS px: 12rem, of a tensor that on a phone may not fit).
  */
-function keepInView(anchor, target) {
+function keepInView(anchor, target, most = 16 * 12) {
   const margin = 8;
   const height = window.innerHeight;
   let a = anchor.getBoundingClientRect();
@@ -206,7 +215,7 @@ function keepInView(anchor, target) {
   }
   if (!target) return;
   const t = target.getBoundingClientRect();
-  const wanted = Math.min(t.height, 16 * 12); // its title and first lines
+  const wanted = Math.min(t.height, most); // its title and first lines (most: how much of it to bring)
   if (t.top + wanted > height - margin) window.scrollBy(0, Math.max(0, Math.min(t.top + wanted - height + margin, a.top - margin)));
   else if (t.top < margin) window.scrollBy(0, -Math.max(0, Math.min(margin - t.top, height - margin - a.bottom)));
 }
