@@ -14,6 +14,7 @@ import { Output, OutputClosed } from './output.mjs';
 import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
 import { LABS } from '../labs/registry.js';
+import { courseLine } from '../labs/common.js';
 import { TrainingSession } from '../training/session.js';
 import { AssetCache } from '../training/assets.js';
 import { probeGpu } from './kernel.mjs';
@@ -125,7 +126,8 @@ async function main(argv) {
     for (const lab of LABS) {
       const commands = labCommands(lab).map((c) => `attnlab ${c.name} --help`);
       const how = lab.trainer ? '' : ` [no training: ${commands.length ? commands.join(', ') : 'on the page only'}]`;
-      await output.out(`${lab.id.padEnd(10)} ${lab.title} (course notebook ${lab.notebook}): ${lab.summary}${how}\n`);
+      const course = courseLine(lab);
+      await output.out(`${lab.id.padEnd(10)} ${lab.title} (${course[0].toLowerCase()}${course.slice(1)}): ${lab.summary}${how}\n`);
     }
     return 0;
   }
