@@ -5,8 +5,10 @@
 // page, the link and the CLI cannot disagree. Pure functions, no I/O.
 //
 // A flag's spec: {key (the property's name), prop, type: 'int' | 'number' | 'choice' | 'bool' | 'text' |
-//   'path', choices?, min?, max?, minExclusive?, maxLength? (text), value? (what a bool flag sets), meta,
-//   help}.
+//   'path' | 'heads', choices?, min?, max?, minExclusive?, maxLength? (text), value? (what a bool flag
+//   sets), meta, help}. 'heads': layer.head[,layer.head...] (web/labs/head_list.js); whether they fit the
+//   model is checked once it is open.
+import { parseHeadList } from '../labs/head_list.js';
 
 export class UsageError extends Error {}
 
@@ -39,6 +41,7 @@ export function specOf(prop) {
   }
   if (prop.type === 'text') return { ...spec, maxLength: prop.maxLength, meta: prop.meta ?? '"..."' };
   if (prop.type === 'path') return { ...spec, meta: prop.meta ?? 'FILE' };
+  if (prop.type === 'heads') return { ...spec, meta: prop.meta ?? 'L.H[,L.H...]' };
   throw new Error(`property ${prop.name}: type ${prop.type} has no flag`);
 }
 
@@ -62,6 +65,12 @@ export function parseValue(name, spec, raw) {
   if (spec.type === 'path') {
     if (raw === '') throw new UsageError(`${name} needs a file name, got an empty one`);
     return raw;
+  }
+  if (spec.type === 'heads') {
+    const parsed = parseHeadList(raw);
+    if (parsed.error) throw new UsageError(`${name}: ${parsed.error}`);
+    if (parsed.value === '') throw new UsageError(`${name} needs at least one head, as layer.head (e.g. 0.1)`);
+    return parsed.value;
   }
   if (spec.type === 'text') {
     if (raw.trim() === '') throw new UsageError(`${name} is empty`);

@@ -14,6 +14,8 @@
 // generate --json writes its record in pieces as the writer goes (one attention row at a time), so that
 // a 1,024-token run on gpt2 never holds its record (about 2 GB of JSON) in memory: the fields come in
 // the order they are known, the prompt's attention before the steps and `generated` last.
+import { applyAblation } from '../labs/head_list.js';
+import { cpuKernel } from '../backends.js';
 import { tokenLabels } from '../labs/token_labels.js';
 import { writingLab } from '../labs/07_writing.js';
 import { openCommandCheckpoint } from './checkpoint_command.mjs';
@@ -21,9 +23,6 @@ import { writeModelFigure } from './figure.mjs';
 
 export class Gpt2InputError extends Error {}
 
-// The lab's backend setting -> the CPU kernel GPT-2 writes on: scalar, else SIMD128 (auto and WebGPU
-// too), as the lab's sections choose it (web/labs/07_writing_sections.js).
-const cpuOf = (backend) => (backend === 'scalar' ? 'scalar' : 'simd128');
 
 async function openGpt2(values, module) {
   const { state } = await openCommandCheckpoint(writingLab, values, module, Gpt2InputError);
@@ -75,11 +74,18 @@ export async function runGenerate(values, module, write) {
     const steps = [];
     const attnLabError = (error) => (error.name === 'AttnLabError' ? new Gpt2InputError(error.message) : error);
     try {
-      gpt2.beginWriting(prompt.ids, settings, { backend: cpuOf(values.backend) });
+      applyAblation(gpt2, values.ablate ?? '');
+    } catch (error) {
+      throw new Gpt2InputError(error.message);
+    }
+    try {
+      gpt2.beginWriting(prompt.ids, settings, { backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
       throw attnLabError(error);
     }
-    if (json) await write(`{"prompt":${JSON.stringify({ text: values.text, tokens: prompt.texts, ids: prompt.ids })},"settings":${JSON.stringify(settings)},"promptAttention":[`);
+    // --ablate: the heads switched off, after the settings (a run without it keeps its record as it was).
+    const ablated = values.ablate ? `"ablate":${JSON.stringify(values.ablate)},` : '';
+    if (json) await write(`{"prompt":${JSON.stringify({ text: values.text, tokens: prompt.texts, ids: prompt.ids })},"settings":${JSON.stringify(settings)},${ablated}"promptAttention":[`);
     // The prompt's attention is the first pass's: read before the first step moves the cache on.
     for (let l = 0; l < L; l++) {
       const attention = gpt2.attention(l);
@@ -118,6 +124,7 @@ export async function runGenerate(values, module, write) {
         `ids: ${ids.join(' ')}`,
         `text: ${values.text}${text}`,
         `${values.temperature === 0 ? 'greedy' : `temperature ${values.temperature}, top-k ${values.topK || 'all'}, top-p ${values.topP}, seed ${values.seed}`}`,
+        ...(values.ablate ? [`heads switched off: ${values.ablate}`] : []),
         ...steps.map((s, i) => `  ${String(s.position).padStart(4)} ${visible(texts[i]).padEnd(16)} p=${s.probability.toFixed(4)}  top: ${s.top.slice(0, 5).map((t) => `${visible(tokenizer.tokenText(t.id))} ${t.probability.toFixed(3)}`).join(', ')}`));
     }
     if (values.png) {
@@ -172,7 +179,7 @@ export async function runHeads(values, module) {
     const seed = values.roleSeed;
     let r;
     try {
-      r = gpt2.headRoles({ n, seed, backend: cpuOf(values.backend) });
+      r = gpt2.headRoles({ n, seed, backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
       if (error.name === 'AttnLabError') throw new Gpt2InputError(error.message);
       throw error;

@@ -21,7 +21,7 @@ export async function runPretrained(options, module) {
     const kernel = await commandKernel(module, options.backend);
     const ctx = { module, backend: options.backend, opened: state, attention: (args) => kernel.forward(args) };
     const values = { text: options.text, pair: options.pair, layer: options.layer, head: options.head, average: options.average,
-      hideSpecial: options.hideSpecial, token: 1 };
+      hideSpecial: options.hideSpecial, token: 1, ablate: options.ablate ?? '' };
     let r;
     try {
       r = await runModel(ctx, values);
@@ -35,8 +35,11 @@ export async function runPretrained(options, module) {
       backend: r.choice,
       tokens: r.tokens, ids: r.ids, tokenTypeIds: r.typeIds,
       attentions: r.attentions.map((w) => Array.from({ length: r.H }, (_, h) => rows(w.subarray(h * r.T * r.T, (h + 1) * r.T * r.T), r.T, r.T))),
-      ...(summary.mlm ? { masks: r.predictions.map(({ position, top }) => ({ position, top: top.map(({ token, id, probability }) => ({ token, id, probability })) })) } : {}),
+      ...(summary.mlm ? { masks: r.predictions.map(({ position, top }, i) => ({ position, top: top.map(({ token, id, probability }) => ({ token, id, probability })),
+        // --ablate: the whole model's guesses, and its first guess's logit with the heads off.
+        ...(r.changes ? { before: r.changes[i].before.map(({ token, id, probability }) => ({ token, id, probability })), chosen: r.changes[i].chosen } : {}) })) } : {}),
     };
+    if (r.ablate) record.ablate = r.ablate;
     const lines = [`${summary.text}`, `${r.choice.label}`, `tokens (${r.T}): ${r.tokens.join(' ')}`, `ids: ${r.ids.join(' ')}`];
     const head = SECTIONS.find((s) => s.id === 'head');
     const heatmap = head.figures(r, values).find((f) => f.id === 'head-heatmap');
@@ -47,9 +50,14 @@ export async function runPretrained(options, module) {
       const j = row.indexOf(Math.max(...row));
       lines.push(`  ${t.padEnd(12)} -> ${r.tokens[j]} (${row[j].toFixed(3)})`);
     });
-    for (const { position, top } of r.predictions) {
+    if (r.ablate) lines.push(`heads switched off: ${r.ablate}`);
+    r.predictions.forEach(({ position, top }, i) => {
       lines.push(`[MASK] at ${position}: ${top.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}`);
-    }
+      if (!r.changes) return;
+      const { before, chosen } = r.changes[i];
+      lines.push(`  with every head: ${before.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}`);
+      lines.push(`  ${chosen.token}'s logit: ${chosen.logitBefore.toFixed(3)} -> ${chosen.logitAfter.toFixed(3)} (${chosen.change >= 0 ? '+' : ''}${chosen.change.toFixed(3)})`);
+    });
     const figures = options.png || options.svg ? await writeModelFigure({ model: heatmap, png: options.png, svg: options.svg }) : [];
     return { record, lines, figures };
   } finally {

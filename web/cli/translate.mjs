@@ -42,10 +42,12 @@ export async function runTranslate(options, module) {
       target: { pieces: r.targetPieces, ids: r.ids.slice(1) },
       translation: r.translation, beams: r.beams, maxLength: values.maxLength, ...(r.beams > 1 ? { score: r.score } : {}),
       backend: { ...r.choice, label: `${BACKEND_LABELS[r.choice.backend]} ran: ${r.choice.reason}` },
+      ...(r.ablate ? { ablate: r.ablate, before: { pieces: r.before.targetPieces, ids: r.before.ids.slice(1), translation: r.before.translation } } : {}),
       crossAttention: r.cross.map((w) => Array.from({ length: r.L }, (_, l) => Array.from({ length: r.H }, (_, h) => Array.from(w.subarray((l * r.H + h) * S, (l * r.H + h + 1) * S))))),
     };
     const lines = [`source (${S} pieces): ${r.sourcePieces.join(' ')}`, `target (${r.targetPieces.length}): ${r.targetPieces.join(' ')}`,
       `translation: ${r.translation}`,
+      ...(r.ablate ? [`heads switched off: ${r.ablate} (cross-attention); with every head: ${r.before.translation}`] : []),
       `${r.beams === 1 ? 'greedy' : `${r.beams} beams`}, max length ${values.maxLength}${options.given?.has('beams') || options.given?.has('maxLength') ? '' : ' (the checkpoint\'s, as generate() uses them)'}`,
       `attention: ${r.choice.reason}`];
     // The page's cross-attention heatmap: the last layer's head mean (notebook 04), every layer's, or one layer and head.

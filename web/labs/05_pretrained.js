@@ -6,6 +6,7 @@
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './05_pretrained_sections.js';
 import { openCheckpoint } from '../models/registry.js';
+import { ablateProperty } from './head_list.js';
 
 const INTRO = 'A trained BERT: type a sentence and see where each of its attention heads looks. Open it by its Hugging Face Hub id '
   + '(bert-base-uncased is filled in: one click), downloaded once and then kept in this browser so it opens again with no network; '
@@ -30,6 +31,7 @@ const properties = [
     help: 'Show the mean of the layer\'s heads instead of one head.' }),
   view({ name: 'token', type: 'int', default: 1, min: 0, max: 8191, stepper: true, label: 'Query token', section: 'neuron',
     help: 'Position of the query token the neuron view follows (0 is [CLS]). Click a token on the left of the head view to choose.' }),
+  ablateProperty('the encoder\'s self-attention heads.', { section: 'ablate' }),
   { ...backendProperty('Where the attention kernel runs in every layer. A backend that is not available falls back, and the badge says why.'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the largest weight (bright).'),
 ];
@@ -75,7 +77,7 @@ export const pretrainedLab = defineLab({
     },
   },
   sections: SECTIONS,
-  panels: ['open', 'section:model', 'section:head', 'section:neuron', 'section:mask'],
+  panels: ['open', 'section:model', 'section:head', 'section:neuron', 'section:mask', 'section:ablate'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   // Once a checkpoint is open, the open panel steps down under the stage (lab_page.js).
@@ -86,8 +88,8 @@ export const pretrainedLab = defineLab({
   command: {
     name: 'pretrained', module: '../cli/pretrained.mjs',
     about: 'a BERT checkpoint, from its folder or by its Hub id (the Pretrained lab headless): the word pieces, every layer\'s per-head '
-      + 'attention [layer][head][query][key] and the [MASK] predictions; --png/--svg write the page\'s heatmap of --layer/--head.',
-    properties: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'backend'],
+      + 'attention [layer][head][query][key] and the [MASK] predictions; --ablate L.H,... switches heads off (the guesses before and the first guess\'s logit change); --png/--svg write the page\'s heatmap of --layer/--head.',
+    properties: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'ablate', 'backend'],
     options: [
       commandOptions.model('config.json, vocab.txt, model.safetensors (tokenizer_config.json when present)'),
       commandOptions.json(), commandOptions.png('the head heatmap of --layer/--head'), commandOptions.svg('the same heatmap'),

@@ -4,6 +4,8 @@
 //
 // ctx.opened is what the lab's open.load returned: {bert, tokenizer, options, summary, name}.
 
+import { logitChange, offText, selfAttentionScores, switchGrid, topHeads } from './ablation_figures.js';
+import { applyAblation, headListText } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 
 export { tokenLabels };
@@ -19,21 +21,38 @@ export async function runModel(ctx, v) {
   const text = String(v.text).trim();
   if (!text) throw new Error('Type a sentence.');
   const pair = String(v.pair ?? '').trim();
-  const key = JSON.stringify([text, pair, ctx.backend]);
+  const ablate = v.ablate ?? '';
+  const key = JSON.stringify([text, pair, ctx.backend, ablate]);
   if (opened.cache?.key === key) return opened.cache;
   const { bert, tokenizer } = opened;
   const { tokens, ids, typeIds } = tokenizer.encode(text, pair || null);
   const L = bert.config.layers, H = bert.config.heads, D = bert.config.hiddenSize / H, T = ids.length;
+  const masks = tokens.flatMap((t, i) => (t === '[MASK]' ? [i] : []));
+  // With heads switched off: first the whole model's guesses (what the switch changes), then the pass shown.
+  let before = null;
+  if (ablate) {
+    bert.ablateHeads([]);
+    await bert.forwardWith(ids, typeIds, ctx.attention);
+    before = masks.map((i) => ({ position: i, top: bert.predict(i, 5) }));
+  }
+  applyAblation(bert, ablate);
   // Every layer's attention call through the page's kernel (ctx.attention: WebGPU included).
   const last = await bert.forwardWith(ids, typeIds, ctx.attention);
   const choice = last?.choice ?? null;
   const attentions = Array.from({ length: L }, (_, l) => bert.attention(l));
   const queries = Array.from({ length: L }, (_, l) => bert.queries(l));
   const keys = Array.from({ length: L }, (_, l) => bert.keys(l));
-  const masks = tokens.flatMap((t, i) => (t === '[MASK]' ? [i] : []));
-  const predictions = masks.map((i) => ({ position: i, top: bert.predict(i, 5).map((p) => ({ ...p, token: tokenizer.idToToken(p.id) })) }));
+  const named = (p) => ({ ...p, token: tokenizer.idToToken(p.id) });
+  const predictions = masks.map((i) => ({ position: i, top: bert.predict(i, 5).map(named) }));
+  // The whole model's first guess at each [MASK] (the chosen token) and its logit with the heads off.
+  const changes = before && masks.map((i, m) => {
+    const chosen = before[m].top[0];
+    const after = ablate ? bert.predict(i, bert.config.vocabSize).find((p) => p.id === chosen.id) : chosen;
+    return { position: i, before: before[m].top.map(named),
+      chosen: { token: tokenizer.idToToken(chosen.id), id: chosen.id, logitBefore: chosen.logit, logitAfter: after.logit, change: after.logit - chosen.logit } };
+  });
   opened.cache = { key, tokens, ids: Array.from(ids), typeIds: Array.from(typeIds), L, H, D, T, attentions, queries, keys, predictions, choice,
-    mlm: bert.summary.mlm, name: opened.name };
+    mlm: bert.summary.mlm, name: opened.name, ablate, ...(changes ? { changes } : {}) };
   return opened.cache;
 }
 
@@ -74,7 +93,7 @@ const model = {
   text: 'One thumbnail per head, a row per layer: rows of each are the queries (tokens attending), columns the keys. '
     + 'Early layers often attend to neighbours or to the token itself; later ones to [SEP] or [CLS] (a "no-op"). Click a head to open it below.',
   properties: ['text', 'pair', 'hideSpecial'],
-  dependsOn: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'backend'],
+  dependsOn: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'backend', 'ablate'],
   needsOpen: true,
   async compute(ctx, v) {
     return runModel(ctx, v);
@@ -102,7 +121,7 @@ const headView = {
   text: 'Each query token on the left sends a line to every key on the right, as dark as its weight. Hover or click a token '
     + 'to keep only its lines. The heatmap shows the same numbers.',
   properties: ['layer', 'head', 'average'],
-  dependsOn: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'backend'],
+  dependsOn: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'backend', 'ablate'],
   needsOpen: true,
   async compute(ctx, v) {
     return runModel(ctx, v);
@@ -133,7 +152,7 @@ const neuron = {
   text: 'For one query token of the head above: its query vector q, every key vector k, their elementwise products q∘k (the '
     + 'sum of a row is q·k), q·k/√d, and the softmax that turns the scores into the weights of the head view.',
   properties: ['token'],
-  dependsOn: ['text', 'pair', 'layer', 'head', 'token', 'backend'],
+  dependsOn: ['text', 'pair', 'layer', 'head', 'token', 'backend', 'ablate'],
   needsOpen: true,
   async compute(ctx, v) {
     return runModel(ctx, v);
@@ -181,7 +200,7 @@ const fill = {
   properties: [],
   actions: [{ id: 'mask-word', label: 'Mask a word', title: 'Replace the sentence\'s last word with [MASK]',
     change: (v) => ({ ...v, text: maskLastWord(v.text) }) }],
-  dependsOn: ['text', 'pair', 'backend'],
+  dependsOn: ['text', 'pair', 'backend', 'ablate'],
   needsOpen: true,
   async compute(ctx, v) {
     return runModel(ctx, v);
@@ -204,4 +223,53 @@ export function maskLastWord(text) {
   return `${text.slice(0, w.index)}[MASK]${text.slice(w.index + w[0].length)}`;
 }
 
-export const SECTIONS = [model, headView, neuron, fill];
+// Switch heads off (issue 39, item 4): click heads of the grid, see the [MASK] guesses change, and the
+// whole model's first guess's logit before and after; a button switches off the heads that look most at
+// the token before (their previous-token score on this sentence).
+const TOP_K = 3;
+const switchOff = {
+  id: 'ablate',
+  title: 'Switch heads off',
+  text: 'Attention weights show where a head looks, not what it does. Click a head to switch it off (its output is zeroed before the '
+    + 'layer\'s output projection, as TransformerLens zeroes hook_z) and see what the [MASK] guesses lose; click it again to switch it back on.',
+  properties: ['ablate'],
+  actions: [
+    { id: 'ablate-previous', label: `Switch off the ${TOP_K} previous-token heads`, title: 'The heads whose weight on the token before is largest on this sentence',
+      change: (v, r) => (r ? { ...v, ablate: headListText(topHeads(selfAttentionScores(r.attentions, r.H, r.T).previous, r.H, TOP_K)) } : v) },
+    { id: 'ablate-none', label: 'Every head on', change: (v) => ({ ...v, ablate: '' }) },
+  ],
+  dependsOn: ['text', 'pair', 'backend', 'ablate'],
+  needsOpen: true,
+  async compute(ctx, v) {
+    return runModel(ctx, v);
+  },
+  figures(r, v) {
+    const figures = [
+      switchGrid({ layers: r.L, heads: r.H, attentions: concatAttentions(r), tokens: tokenLabels(r.tokens), ablate: r.ablate }),
+      { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
+    ];
+    if (!r.mlm) return [...figures, { kind: 'text', id: 'ablate-mask', text: 'This checkpoint has no [MASK] head: the attention above is what changes.' }];
+    if (!r.predictions.length) return [...figures, { kind: 'text', id: 'ablate-mask', text: 'Put [MASK] in the sentence to see what the heads switched off change.' }];
+    r.predictions.forEach(({ position, top }, i) => {
+      const change = r.changes?.[i];
+      figures.push({ kind: 'bars', id: `ablate-guesses-${i}`, values: top.map((p) => p.probability), labels: top.map((p) => p.token),
+        title: `[MASK] at ${position}${r.ablate ? ', heads off' : ''}: ${top.map((p) => p.token).join(', ')}`,
+        xTitle: 'token', yTitle: 'probability', highlight: 0 });
+      if (change) {
+        figures.push({ kind: 'text', id: `ablate-change-${i}`,
+          text: `With every head: ${change.before.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}. `
+            + `Its first guess “${change.chosen.token}”: logit ${logitChange(change.chosen.logitBefore, change.chosen.logitAfter)} with the heads off.` });
+      }
+    });
+    return figures;
+  },
+};
+
+/** Every layer's [H, T, T] one after another: [L * H * T * T], the model view's order. */
+function concatAttentions(r) {
+  const out = new Float32Array(r.L * r.H * r.T * r.T);
+  r.attentions.forEach((w, l) => out.set(w, l * r.H * r.T * r.T));
+  return out;
+}
+
+export const SECTIONS = [model, headView, neuron, fill, switchOff];

@@ -5,6 +5,7 @@
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './06_translation_sections.js';
 import { openCheckpoint } from '../models/registry.js';
+import { ablateProperty } from './head_list.js';
 
 const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub): type an English sentence, watch it '
   + 'translated word by word, and see which source words each new word attended to. Open it by its Hub id (Helsinki-NLP/opus-mt-en-fr is '
@@ -46,6 +47,7 @@ const properties = [
     help: 'Which layer the head view and the heatmap show (0 = the first). Click a thumbnail of the model view to choose.' }),
   view({ name: 'viewHead', type: 'int', default: 0, min: 0, max: 127, stepper: true, maxOf: (opened) => Math.max(opened.heads, opened.encoderHeads) - 1,
     label: 'Head', section: 'views', help: 'Which head of the layer (0 = the first).' }),
+  ablateProperty('the decoder\'s cross-attention heads (those the cross-attention views show).', { section: 'ablate' }),
   { ...backendProperty('Where the attention the figures show is computed (WebGPU included). The decoding loop that chooses each word runs on a CPU kernel; the badge says which ran what.'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the largest weight (bright).'),
 ];
@@ -94,7 +96,7 @@ export const translationLab = defineLab({
     },
   },
   sections: SECTIONS,
-  panels: ['open', 'section:translate', 'section:cross', 'section:views'],
+  panels: ['open', 'section:translate', 'section:cross', 'section:views', 'section:ablate'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   // Once a checkpoint is open, the open panel steps down under the stage (lab_page.js).
@@ -106,8 +108,8 @@ export const translationLab = defineLab({
     name: 'translate', module: '../cli/translate.mjs',
     about: 'a Marian (opus-mt) checkpoint, from its folder or by its Hub id, translates (the Translation lab headless): the source and target pieces '
       + 'and ids, the translation, and each generated token\'s cross-attention [token][layer][head][source]; --png/--svg '
-      + 'write the page\'s cross-attention heatmap (the last layer\'s mean over its heads as notebook 04 draws it; --cross-view all: the mean of every layer and head; --cross-view one --layer L --head H).',
-    properties: ['text', 'beams', 'maxLength', 'layer', 'head', 'crossView', 'backend'],
+      + 'write the page\'s cross-attention heatmap (the last layer\'s mean over its heads as notebook 04 draws it; --cross-view all: the mean of every layer and head; --cross-view one --layer L --head H); --ablate L.H,... switches cross-attention heads off (and gives the translation before).',
+    properties: ['text', 'beams', 'maxLength', 'layer', 'head', 'crossView', 'ablate', 'backend'],
     options: [
       commandOptions.model('config.json, source.spm, target.spm, vocab.json, and model.safetensors or pytorch_model.bin'),
       commandOptions.json(), commandOptions.png('the cross-attention heatmap'), commandOptions.svg('the same heatmap'),

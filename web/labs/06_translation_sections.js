@@ -9,6 +9,8 @@
 // decoder layers x H heads, Le encoder layers x He heads; n <= T tokens shown. r.cross[t]: L x H x S,
 // the cross-attention while choosing generated token t; r.encoder[l]: He x S x S; r.decoder[l]: H x
 // (T + 1) x (T + 1), over the decoder's inputs (<start> and the generated tokens).
+import { offText, switchGrid, topHeads } from './ablation_figures.js';
+import { applyAblation, headListText } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 
@@ -42,14 +44,24 @@ export async function runTranslation(ctx, v) {
   if (!opened) throw new Error('Open a checkpoint folder first (above).');
   const text = String(v.text).trim();
   if (!text) throw new Error('Type a sentence to translate.');
-  const key = JSON.stringify([text, v.beams, v.maxLength, ctx.backend]);
+  const ablate = v.ablate ?? '';
+  const key = JSON.stringify([text, v.beams, v.maxLength, ctx.backend, ablate]);
   if (opened.cache?.key === key) return opened.cache;
   const { marian, tokenizer } = opened;
   const c = marian.config;
   const loop = cpuKernel(ctx.backend, ctx.module?.cpuBackends);
   const source = tokenizer.encode(text);
-  marian.encode(source.ids, { backend: loop });
   const maxLength = Math.min(v.maxLength, c.maxPositions);
+  // With cross-attention heads switched off: first the whole model's translation (what the switch changes).
+  let before = null;
+  if (ablate) {
+    marian.ablateHeads([]);
+    marian.encode(source.ids, { backend: loop });
+    const whole = marian.generate({ beams: v.beams, maxLength, backend: loop });
+    before = { ids: whole.ids, targetPieces: whole.ids.slice(1).map((id) => tokenizer.idToToken(id)), translation: tokenizer.decode(whole.ids) };
+  }
+  applyAblation(marian, ablate);
+  marian.encode(source.ids, { backend: loop });
   const g = marian.generate({ beams: v.beams, maxLength, backend: loop });
   // The attention shown: the encoder, then the decoder teacher-forced over the translation (its row t is
   // where it chose generated token t+1: the same numbers as the decoding loop's, the kernel aside).
@@ -65,6 +77,7 @@ export async function runTranslation(ctx, v) {
     cross: crossPerToken(crossLayers, c.decoderLayers, c.decoderHeads, source.ids.length, target.length),
     steps: g.steps.map((s) => ({ ...s, text: s.beams.map((b) => tokenizer.decode(b)) })),
     score: g.score, beams: v.beams, encoder, decoder, L: c.decoderLayers, H: c.decoderHeads, Le: c.encoderLayers, He: c.encoderHeads,
+    ablate, ...(before ? { before } : {}),
   };
   return opened.cache;
 }
@@ -168,7 +181,7 @@ const translate = {
     { id: 'all', label: 'Show all', title: 'Show the whole translation', change: (v) => ({ ...v, shown: 0 }) },
     { id: 'restart', label: 'From the start', title: 'Show the first generated token only', change: (v) => ({ ...v, shown: 1 }) },
   ],
-  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'backend'],
+  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'backend', 'ablate'],
   needsOpen: true,
   compute: (ctx, v) => runTranslation(ctx, v),
   figures(r, v) {
@@ -208,7 +221,7 @@ const cross = {
     + 'of every layer, or one layer and head. The lines show the same numbers between the two sentences: hover or click '
     + 'a generated token to keep only its lines.',
   properties: ['crossView', 'layer', 'head'],
-  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'crossView', 'layer', 'head', 'backend'],
+  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'crossView', 'layer', 'head', 'backend', 'ablate'],
   needsOpen: true,
   compute: (ctx, v) => runTranslation(ctx, v),
   figures(r, v) {
@@ -235,7 +248,7 @@ const views = {
     + 'its own words, or the cross-attention from the translation to the source. The model view has one thumbnail per head, '
     + 'a row per layer; click one to open it in the head view and the heatmap below it.',
   properties: ['side', 'viewLayer', 'viewHead'],
-  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'side', 'viewLayer', 'viewHead', 'backend'],
+  dependsOn: ['text', 'beams', 'maxLength', 'shown', 'side', 'viewLayer', 'viewHead', 'backend', 'ablate'],
   needsOpen: true,
   compute: (ctx, v) => runTranslation(ctx, v),
   figures(r, v) {
@@ -263,4 +276,50 @@ const views = {
   },
 };
 
-export const SECTIONS = [translate, cross, views];
+// Switch heads off (issue 39, item 4): click cross-attention heads to switch them off (their output zeroed
+// before out_proj) and see the translation change; a button switches off the heads that focus most
+// (each generated token's largest weight on one source token, averaged).
+const TOP_K = 3;
+
+/** Each cross-attention head's focus over the translation shown: the mean of each row's largest weight [L * H]. */
+function crossFocus(r, n) {
+  const S = r.sourcePieces.length, out = new Float32Array(r.L * r.H);
+  for (let l = 0; l < r.L; l++) for (let h = 0; h < r.H; h++) {
+    const w = crossHead(r, n, l, h);
+    let sum = 0;
+    for (let t = 0; t < n; t++) sum += maxOf(w.subarray(t * S, (t + 1) * S));
+    out[l * r.H + h] = n ? sum / n : 0;
+  }
+  return out;
+}
+
+const switchOff = {
+  id: 'ablate',
+  title: 'Switch heads off',
+  text: 'Attention weights show where a head looks, not what it does. Click a cross-attention head to switch it off (its output '
+    + 'is zeroed before the output projection, as TransformerLens zeroes hook_z) and see what the translation becomes; click it again to switch it back on.',
+  properties: ['ablate'],
+  actions: [
+    { id: 'ablate-focus', label: `Switch off the ${TOP_K} most focused heads`, title: 'The cross-attention heads whose rows put the most weight on one source token',
+      change: (v, r) => (r ? { ...v, ablate: headListText(topHeads(crossFocus(r, r.targetPieces.length), r.H, TOP_K)) } : v) },
+    { id: 'ablate-none', label: 'Every head on', change: (v) => ({ ...v, ablate: '' }) },
+  ],
+  dependsOn: ['text', 'beams', 'maxLength', 'backend', 'ablate'],
+  needsOpen: true,
+  compute: (ctx, v) => runTranslation(ctx, v),
+  figures(r) {
+    const n = r.targetPieces.length, S = r.sourcePieces.length;
+    const attentions = new Float32Array(r.L * r.H * n * S);
+    for (let l = 0; l < r.L; l++) for (let h = 0; h < r.H; h++) attentions.set(crossHead(r, n, l, h), (l * r.H + h) * n * S);
+    return [
+      switchGrid({ layers: r.L, heads: r.H, attentions, queryTokens: tokenLabels(r.targetPieces), keyTokens: tokenLabels(r.sourcePieces),
+        queryTitle: 'generated', keyTitle: 'source', ablate: r.ablate, title: `Cross-attention, ${r.L} layers × ${r.H} heads: click a head to switch it off or on` }),
+      { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
+      { kind: 'text', id: 'ablate-translation', text: r.before
+        ? `With the heads off: ${r.translation} · with every head: ${r.before.translation}${r.before.translation === r.translation ? ' (the same)' : ''}`
+        : `Translation: ${r.translation}` },
+    ];
+  },
+};
+
+export const SECTIONS = [translate, cross, views, switchOff];

@@ -6,6 +6,7 @@
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './07_writing_sections.js';
 import { openCheckpoint } from '../models/registry.js';
+import { ablateProperty } from './head_list.js';
 
 const INTRO = 'A language model writing: GPT-2 reads your prompt and adds one token at a time. Each time it gives every possible '
   + 'next token a probability (the bars) and one is drawn; watch which earlier words each layer and head looked at, find the heads '
@@ -46,6 +47,7 @@ const properties = [
     help: 'The head opened on the repeated sequence: its layer. Click a cell of the grid to choose.' }),
   view({ name: 'roleHead', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'roles',
     help: 'The head opened on the repeated sequence.' }),
+  ablateProperty('GPT-2\'s self-attention heads.', { section: 'ablate' }),
   { ...backendProperty('The CPU kernel that runs the model (GPT-2 writes one token at a time through its key/value cache, on SIMD128 or scalar; WebGPU falls back to SIMD128).'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps and the head-role grid, 0 (dark) to the largest weight (bright).'),
 ];
@@ -88,7 +90,7 @@ export const writingLab = defineLab({
     },
   },
   sections: SECTIONS,
-  panels: ['open', 'section:write', 'section:attention', 'section:roles', 'section:lens'],
+  panels: ['open', 'section:write', 'section:attention', 'section:roles', 'section:lens', 'section:ablate'],
   // The first screen (issue 29): the main figure (the next-token bars) and the main action (Play) in view
   // at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs). Once a checkpoint is open, the open
   // panel steps down under the stage (lab_page.js).
@@ -103,7 +105,7 @@ export const writingLab = defineLab({
       about: 'a GPT-2 checkpoint, from its folder or by its Hub id, writes after --text token by token (the Writing lab headless): the prompt\'s '
         + 'tokens and ids, each written token with its probability and the likeliest alternatives; --json adds every layer\'s and head\'s '
         + 'attention over the prompt and each written token\'s attention row; --png the whole text\'s attention (the last layer, its heads averaged).',
-      properties: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'backend'],
+      properties: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'ablate', 'backend'],
       options: [
         commandOptions.model(GPT2_FOLDER),
         commandOptions.json('One JSON record on stdout instead of text, written as it is computed (docs/cli.md has its fields).'),

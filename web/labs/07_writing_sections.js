@@ -16,6 +16,8 @@
 // only ask the writer for more tokens (gpt2.writeTo); it keeps the logits each token was drawn from, so
 // a moved slider redraws the bars at once, without running the model again. Changing a setting keeps
 // the tokens already shown and forgets those written past them (the writer's resume).
+import { logitChange, offText, switchGrid, topHeads } from './ablation_figures.js';
+import { applyAblation, heads as headsOf, headListText } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 import { idsAsText, tokenAsText, visibleToken } from './visible_text.js';
@@ -45,7 +47,10 @@ export function writing(ctx, v) {
   const { gpt2, tokenizer } = opened;
   const c = gpt2.config;
   const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens };
-  const key = JSON.stringify([text, backend]);
+  // Heads switched off change every pass, the prompt's first: the writing begins again with them.
+  const ablate = v.ablate ?? '';
+  const key = JSON.stringify([text, backend, ablate]);
+  applyAblation(gpt2, ablate);
   if (opened.writing?.key !== key) {
     const prompt = tokenizer.encode(text);
     if (!prompt.ids.length) throw new Error('Type a prompt: it has no tokens.');
@@ -136,7 +141,7 @@ const write = {
     { id: 'restart', label: 'From the start', title: 'Back to the prompt alone (the tokens written stay until a setting changes)',
       change: (v) => ({ ...v, shown: 0 }) },
   ],
-  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend'],
+  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate'],
   needsOpen: true,
   compute: (ctx, v) => writeResult(ctx, v),
   figures(r, v) {
@@ -195,7 +200,7 @@ const views = {
     + 'where it looked while the model chose what comes after it. The model view has a thumbnail per head, a row per layer; click '
     + 'one to open it in the head view and the heatmap.',
   properties: ['layer', 'head'],
-  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'layer', 'head', 'backend'],
+  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'layer', 'head', 'backend', 'ablate'],
   needsOpen: true,
   compute(ctx, v) {
     const w = writing(ctx, v);
@@ -259,16 +264,24 @@ const roles = {
     const backend = cpuOf(ctx);
     const key = JSON.stringify([n, v.roleSeed, backend]);
     if (opened.roles?.key !== key) {
+      // The whole model's roles; then the loss on the repeated half again with its top induction heads
+      // switched off (what an induction head is for); then the heads the page has off, as they were.
+      gpt2.ablateHeads([]);
       const r = gpt2.headRoles({ n, seed: v.roleSeed, backend });
-      opened.roles = { key, n, r, attention: Array.from({ length: c.layers }, (_, l) => gpt2.attention(l)) };
+      const attention = Array.from({ length: c.layers }, (_, l) => gpt2.attention(l));
+      const inductionHeads = topHeads(r.induction, c.heads, INDUCTION_K);
+      gpt2.ablateHeads(inductionHeads);
+      const without = gpt2.headRoles({ n, seed: v.roleSeed, backend });
+      gpt2.ablateHeads(headsOf(v.ablate ?? ''));
+      opened.roles = { key, n, r, attention, inductionHeads, withoutInduction: { firstCopyLoss: without.firstCopyLoss, secondCopyLoss: without.secondCopyLoss } };
     }
-    const { r, attention } = opened.roles;
+    const { r, attention, inductionHeads, withoutInduction } = opened.roles;
     const layer = Math.min(v.roleLayer, c.layers - 1), head = Math.min(v.roleHead, c.heads - 1);
     const S = r.tokens.length;
     return {
       L: c.layers, H: c.heads, n, layer, head, S, tokens: Array.from(r.tokens).map((id) => tokenAsText(opened.tokenizer, id)),
       previous: Float32Array.from(r.previous), first: Float32Array.from(r.first), induction: Float32Array.from(r.induction),
-      firstCopyLoss: r.firstCopyLoss, secondCopyLoss: r.secondCopyLoss,
+      firstCopyLoss: r.firstCopyLoss, secondCopyLoss: r.secondCopyLoss, inductionHeads, withoutInduction,
       headAttention: attention[layer].slice(head * S * S, (head + 1) * S * S),
     };
   },
@@ -283,6 +296,9 @@ const roles = {
       { kind: 'text', id: 'roles-what', text: `${role.label}: ${role.what}. On <|endoftext|> + ${r.n} random tokens + the same ${r.n} again (seed ${v.roleSeed}). `
         + `Loss predicting the first copy ${r.firstCopyLoss.toFixed(3)}, the second ${r.secondCopyLoss.toFixed(3)}${r.secondCopyLoss < r.firstCopyLoss ? ' (lower: the model uses the first copy)' : ''}. `
         + `Highest: layer ${Math.floor(best / r.H)}, head ${best % r.H} (${scores[best].toFixed(3)}).` },
+      { kind: 'text', id: 'roles-induction-off', text: `The induction experiment: loss on the repeated half ${r.secondCopyLoss.toFixed(3)} with every head; `
+        + `${r.withoutInduction.secondCopyLoss.toFixed(3)} with the ${r.inductionHeads.length} highest induction heads switched off `
+        + `(${r.inductionHeads.map((h) => `${h.layer}.${h.head}`).join(', ')}; the first half: ${r.firstCopyLoss.toFixed(3)} → ${r.withoutInduction.firstCopyLoss.toFixed(3)}).` },
       { kind: 'heatmap', id: 'roles-grid', cell: 28, recordLabels: true, title: `${role.label} score per head (0 to 1)`, rows: r.L, cols: r.H,
         values: scores, range: [0, 1], xTitle: 'head', yTitle: 'layer', xTicks: heads.map((_, h) => String(h)), yTicks: layers.map((_, l) => String(l)),
         xNames: heads, yNames: layers, picks: { row: 'roleLayer', col: 'roleHead' },
@@ -304,7 +320,7 @@ const lens = {
     + 'the likeliest next token at every layer (rows) for every position (columns). The last row is the model\'s own prediction; '
     + 'the rows above show how it forms, layer by layer.',
   properties: [],
-  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend'],
+  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate'],
   needsOpen: true,
   compute(ctx, v) {
     const w = writing(ctx, v);
@@ -340,4 +356,71 @@ const lens = {
   },
 };
 
-export const SECTIONS = [write, views, roles, lens];
+// ---- Switch heads off (issue 39, item 4) ----
+
+const INDUCTION_K = 3; // the heads the induction experiment and the button switch off
+const ROLE_K = 3;
+
+/** The next token after the text shown, by the whole model and with the heads off: its bars and the likeliest's logit change. */
+function switchResult(ctx, v) {
+  const w = writing(ctx, v);
+  const { n } = shownOf(w, v);
+  const { gpt2, tokenizer } = ctx.opened;
+  const c = gpt2.config;
+  const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)].slice(0, c.maxPositions);
+  const ablate = v.ablate ?? '';
+  const backend = cpuOf(ctx);
+  const softmaxTop = (z, k) => {
+    let max = -Infinity;
+    for (const x of z) max = Math.max(max, x);
+    let sum = 0;
+    for (const x of z) sum += Math.exp(x - max);
+    return Array.from(z, (x, id) => ({ id, logit: x, probability: Math.exp(x - max) / sum })).sort((a, b) => b.logit - a.logit || a.id - b.id).slice(0, k);
+  };
+  gpt2.ablateHeads([]);
+  gpt2.forward(ids, { backend });
+  const whole = gpt2.logits();
+  applyAblation(gpt2, ablate);
+  gpt2.forward(ids, { backend }); // the writer puts its own text back in the cache when it writes on
+  const off = gpt2.logits();
+  const attention = new Float32Array(c.layers * c.heads * ids.length * ids.length);
+  for (let l = 0; l < c.layers; l++) attention.set(gpt2.attention(l), l * c.heads * ids.length * ids.length);
+  const text = (id) => tokenAsText(tokenizer, id);
+  const chosen = softmaxTop(whole, 1)[0];
+  // The roles' scores rank the heads for the button (the roles section's, when it has run).
+  const roles = ctx.opened.roles?.r ?? null;
+  return { L: c.layers, H: c.heads, T: ids.length, tokens: ids.map(text), attention, ablate,
+    top: softmaxTop(off, 10).map((t) => ({ ...t, text: text(t.id) })), wholeTop: softmaxTop(whole, 10).map((t) => ({ ...t, text: text(t.id) })),
+    chosen: { id: chosen.id, text: text(chosen.id), logitBefore: chosen.logit, logitAfter: off[chosen.id] },
+    roles: roles ? { previous: Float32Array.from(roles.previous), first: Float32Array.from(roles.first), induction: Float32Array.from(roles.induction) } : null };
+}
+
+const switchOff = {
+  id: 'ablate',
+  title: 'Switch heads off',
+  text: 'Attention weights show where a head looks, not what it does. Click a head to switch it off (its output is zeroed before the '
+    + 'output projection, as TransformerLens zeroes hook_z): the text is written again without it, and the bars show the next token '
+    + 'with the heads off. Click it again to switch it back on. The button switches off the heads the head-role score chosen above ranks highest.',
+  properties: ['ablate'],
+  actions: [
+    { id: 'ablate-role', label: `Switch off the ${ROLE_K} top heads of the role`, title: 'The heads the head-role score (Head roles, above) ranks highest',
+      change: (v, r) => (r?.roles ? { ...v, ablate: headListText(topHeads(r.roles[v.role], r.H, ROLE_K)) } : v) },
+    { id: 'ablate-none', label: 'Every head on', change: (v) => ({ ...v, ablate: '' }) },
+  ],
+  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate', 'role', 'roleTokens', 'roleSeed'],
+  needsOpen: true,
+  compute: (ctx, v) => switchResult(ctx, v),
+  figures(r) {
+    const labels = r.top.map((t) => visibleToken(t.text));
+    return [
+      switchGrid({ layers: r.L, heads: r.H, attentions: r.attention, tokens: tokenLabels(r.tokens.map(visibleToken)), ablate: r.ablate }),
+      { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
+      { kind: 'bars', id: 'ablate-bars', title: `The next token${r.ablate ? ' with the heads off' : ''} (temperature 1): ${r.top.slice(0, 3).map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(', ')}`,
+        values: r.top.map((t) => t.probability), labels, xTitle: 'next token', yTitle: 'probability', highlight: r.top.findIndex((t) => t.id === r.chosen.id) },
+      { kind: 'text', id: 'ablate-change', text: `The whole model's likeliest next token “${visibleToken(r.chosen.text)}”: logit ${logitChange(r.chosen.logitBefore, r.chosen.logitAfter)}`
+        + `${r.ablate ? ' with the heads off' : ''}. With every head: ${r.wholeTop.slice(0, 3).map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(', ')}.` },
+    ];
+  },
+};
+
+export const SECTIONS = [write, views, roles, lens, switchOff];

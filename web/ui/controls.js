@@ -66,7 +66,7 @@ export class ControlsPanel {
       input.spellcheck = false;
     } else {
       // type=text with inputmode: a number field would hide what the user typed ("abc") from us.
-      input = Object.assign(document.createElement('input'), { type: 'text', inputMode: prop.type === 'int' ? 'numeric' : 'decimal' });
+      input = Object.assign(document.createElement('input'), { type: 'text', inputMode: prop.type === 'int' ? 'numeric' : prop.type === 'heads' ? 'text' : 'decimal' });
       input.autocomplete = 'off';
       input.spellcheck = false;
     }

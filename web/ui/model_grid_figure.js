@@ -9,6 +9,7 @@
 //          attentions: Array | Float32Array, L x H x T x S ([layer][head][query][key]),
 //          queryTitle?, keyTitle? (the tooltip's words; default 'query', 'key'),
 //          selected? ({layer, head}: outlined), palette? (a palette.js name; default the board's),
+//          off? ([{layer, head}]: heads switched off, dimmed and crossed out; issue 39's head ablation),
 //          focus? ({layer, head}: the keyboard's place, dashed; figures.js sets it)}
 //
 // Thumbnail size: 768 px / max(L, H), clamped to 48..96 px (bert-base's 12 x 12: 64 px) for the longer
@@ -190,6 +191,24 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
   // The selected head: a thick outline in the focus colour; the keyboard's place: dashed, further out.
   const at = (p) => (p && Number.isInteger(p.layer) && Number.isInteger(p.head) && p.layer >= 0 && p.layer < L && p.head >= 0 && p.head < H
     ? layout.cells[p.layer * H + p.head] : null);
+  // Heads switched off: their thumbnail dimmed and crossed in the focus colour (what they would have
+  // contributed is gone).
+  for (const p of f.off ?? []) {
+    const cell = at(p);
+    if (!cell) continue;
+    ctx.globalAlpha = 0.65;
+    ctx.fillStyle = colors.background;
+    ctx.fillRect(cell.x, cell.y, cellW, cellH);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = colors.focus;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(cell.x + 2, cell.y + 2);
+    ctx.lineTo(cell.x + cellW - 2, cell.y + cellH - 2);
+    ctx.moveTo(cell.x + cellW - 2, cell.y + 2);
+    ctx.lineTo(cell.x + 2, cell.y + cellH - 2);
+    ctx.stroke();
+  }
   const selected = at(f.selected);
   if (selected) {
     ctx.strokeStyle = colors.focus;
@@ -242,14 +261,15 @@ export function describeModelGrid(f) {
   }
   const name = (p) => `layer ${p.layer}, head ${p.head}`;
   const selected = f.selected && Number.isInteger(f.selected.layer) ? ` Selected: ${name(f.selected)}.` : '';
+  const off = f.off?.length ? ` Switched off: ${f.off.map(name).join('; ')}.` : '';
   const two = !!(f.queryTokens || f.keyTokens);
   const query = f.queryTitle ?? 'query', key = f.keyTitle ?? 'key';
   const over = two ? `of ${T} ${query} token${T === 1 ? '' : 's'} over ${S} ${key} token${S === 1 ? '' : 's'}` : `over ${T} tokens`;
   const inEach = two ? `rows are ${query} tokens and columns ${key} tokens` : 'rows are queries and columns keys';
   return `Model view: ${L} layer${L > 1 ? 's' : ''} x ${H} head${H > 1 ? 's' : ''} of attention ${over}, one heatmap per head `
-    + `(rows: layers, columns: heads; in each, ${inEach}).${selected}`
+    + `(rows: layers, columns: heads; in each, ${inEach}).${selected}${off}`
     + ` Most focused: ${name(most)} (mean strongest weight ${most.value.toFixed(2)}); most spread: ${name(least)} (${least.value.toFixed(2)}).`
-    + ' Click a heatmap, or use the arrow keys and Enter, to pick a head.';
+    + (f.toggles ? ' Click a heatmap, or use the arrow keys and Enter, to switch its head off or on.' : ' Click a heatmap, or use the arrow keys and Enter, to pick a head.');
 }
 
 /**

@@ -2,14 +2,17 @@
 // check it, and check the table as a whole. Pure functions, no DOM: the controls (controls.js) and the
 // URL state (url_state.js) share them, so a value that the page accepts is one the URL accepts.
 //
-// A property: {name, type: 'int' | 'number' | 'choice' | 'bool' | 'names' | 'text', default, min?, max?,
+// A property: {name, type: 'int' | 'number' | 'choice' | 'bool' | 'names' | 'text' | 'heads', default, min?, max?,
 //   minExclusive?, choices?: [{value, label}], names?: [string], maxLength? (text), slider? (a range
 //   input for int and number), stepper? (an int field with − and + that apply at once), maxOf?
 //   (a stepper's largest value for the open checkpoint: its summary -> a number), label, help,
 //   effect: 'reset' | 'live' | 'view' | 'page', when?: (values) => bool}
 //   'names' is a comma-separated list drawn from `names` (e.g. controls to hide).
+//   'heads' is a list of heads as layer.head, numbered from 0 (web/labs/head_list.js; '' for none).
 //   effect says what a change does: 'reset' rebuilds the model (it asks first), 'live' changes a running
 //   session, 'view' only redraws, 'page' sets up the page around the lab (embed mode, theme).
+
+import { parseHeadList } from '../labs/head_list.js';
 
 const INTEGER = /^[+-]?\d+$/;
 /** A decimal number as a person types it (no hex, no Infinity): shared with matrix_figure.js's cells. */
@@ -22,6 +25,10 @@ export const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 export function parseProperty(prop, text) {
   const raw = String(text ?? '').trim();
   if (prop.type === 'names') return parseNames(prop, raw);
+  if (prop.type === 'heads') {
+    const parsed = parseHeadList(raw);
+    return parsed.error ? { error: `${prop.label}: ${parsed.error}` } : { value: parsed.value };
+  }
   if (prop.type === 'text') {
     if (!raw) return { error: `${prop.label} is empty` };
     if (raw.length > prop.maxLength) return { error: `${prop.label} is ${raw.length} characters long: at most ${prop.maxLength}` };

@@ -11,6 +11,7 @@ import { DrawPad } from './draw_pad.js';
 import { TensorInput } from './tensor_input.js';
 import { el } from './el.js';
 import { predictionBlock, questionsBlock } from './questions.js';
+import { toggleHead } from '../labs/head_list.js';
 
 export class SectionPanel {
   /**
@@ -73,6 +74,12 @@ export class SectionPanel {
     // a thumbnail of the model view sets the layer and head, a token of the head view the query token.
     const pick = (figureId, detail) => {
       const figure = this.figures?.find((f) => f.id === figureId);
+      // A grid of heads that switches them (figure.toggles: a 'heads' property, web/labs/head_list.js):
+      // the head clicked goes in or out of the list.
+      if (figure?.toggles && Number.isInteger(detail.layer) && Number.isInteger(detail.head)) {
+        onPick((v) => ({ ...v, [figure.toggles]: toggleHead(v[figure.toggles], detail.layer, detail.head) }));
+        return;
+      }
       const map = figure?.picks ?? {};
       const change = Object.fromEntries(Object.entries(map).filter(([k]) => Number.isInteger(detail[k])).map(([k, name]) => [name, detail[k]]));
       if (Object.keys(change).length) onPick((v) => ({ ...v, ...change }));

@@ -17,6 +17,8 @@ export function stateTable(lab) {
 export function toQuery(lab, values) {
   const params = new URLSearchParams({ lab: lab.id });
   for (const prop of lab.properties) {
+    // No heads switched off (heads '') says nothing: an ordinary link stays as it was.
+    if (prop.type === 'heads' && !values[prop.name]) continue;
     if (isRelevant(prop, values)) params.set(prop.name, String(values[prop.name]));
   }
   for (const prop of pageProperties(lab)) {
