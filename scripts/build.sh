@@ -27,6 +27,15 @@ rm -rf public/build/web
 cp -r web public/build/web
 rm -rf public/build/wasm_bindings/js
 cp -r wasm_bindings/attnlab.js wasm_bindings/js public/build/wasm_bindings/
+# The npm libraries the page imports, each one ES module file with no imports of its own, at the path
+# web/ imports it by (../../node_modules/...): @huggingface/tokenizers (web/tokenizers/hf_tokenizer.js)
+# and @huggingface/jinja (web/tokenizers/chat_template.js). Nothing comes from a CDN; the site manifest
+# below lists them for offline use.
+rm -rf public/build/node_modules
+for lib in @huggingface/tokenizers/dist/tokenizers.mjs @huggingface/jinja/dist/index.js; do
+  mkdir -p "public/build/node_modules/$(dirname "$lib")"
+  cp "node_modules/$lib" "public/build/node_modules/$lib"
+done
 node scripts/build_single_file.mjs # dist/attention-lab.html: the site in one file, for file://
 node scripts/build_site_manifest.mjs # public/build/site_manifest.js (public/sw.js): after every file of public/
 echo "[build] done: public/ is the static site"

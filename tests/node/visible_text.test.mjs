@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bytesAsText, idsAsText, tokenAsText, utf8Length, visibleToken } from '../../web/labs/visible_text.js';
-import { Gpt2BpeTokenizer } from '../../web/tokenizers/gpt2_bpe.js';
+import { HfTokenizer } from '../../web/tokenizers/hf_tokenizer.js';
 import { FIXTURES } from './support.mjs';
 
 const strict = new TextDecoder('utf-8', { fatal: true });
@@ -71,7 +71,7 @@ test('visibleToken: a space, a newline and a tab as signs; an empty token as ∅
 
 test('the tiny GPT-2 tokenizer: each token\'s bytes, a character split over tokens shown as bytes, whole when read together', () => {
   const folder = path.join(FIXTURES, 'gpt2_tiny', 'hub');
-  const tok = Gpt2BpeTokenizer.fromFiles(readFileSync(path.join(folder, 'vocab.json'), 'utf8'), readFileSync(path.join(folder, 'merges.txt'), 'utf8'));
+  const tok = HfTokenizer.fromGpt2Files(readFileSync(path.join(folder, 'vocab.json'), 'utf8'), readFileSync(path.join(folder, 'merges.txt'), 'utf8'));
   const text = 'a—b😀\u0000!';
   const { ids } = tok.encode(text);
   const shown = ids.map((id) => tokenAsText(tok, id));

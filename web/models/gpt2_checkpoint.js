@@ -1,15 +1,27 @@
-// Opens a GPT-2 checkpoint folder (gpt2, distilgpt2, gpt2-medium, a fine-tune saved with
-// save_pretrained) entirely locally: config.json, the tokenizer as vocab.json + merges.txt (or
-// tokenizer.json), and the weights as model.safetensors or pytorch_model.bin (with both,
-// model.safetensors is read, as from_pretrained does), streamed tensor by tensor into the WASM module
-// (module.loadCheckpoint('gpt2')). The tokenizer is web/tokenizers/gpt2_bpe.js. No DOM and no Node API:
-// sources as in checkpoint_files.js.
+// Opens a decoder checkpoint folder (gpt2, distilgpt2, gpt2-medium, a fine-tune saved with
+// save_pretrained) entirely locally: config.json, the tokenizer as tokenizer.json (or GPT-2's vocab.json +
+// merges.txt), tokenizer_config.json and generation_config.json where there (BOS/EOS, the chat
+// template), and the weights as model.safetensors or pytorch_model.bin (with both, model.safetensors is
+// read, as from_pretrained does), streamed tensor by tensor into the WASM module
+// (module.loadCheckpoint(kind)). The tokenizer is @huggingface/tokenizers' (web/tokenizers/hf_tokenizer.js).
+// No DOM and no Node API: sources as in checkpoint_files.js.
 import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText, smallFileLimit } from './checkpoint_files.js';
-import { Gpt2BpeTokenizer } from '../tokenizers/gpt2_bpe.js';
+import { HfTokenizer, parseConfigJson } from '../tokenizers/hf_tokenizer.js';
 
 const readText = (source, name) => readSmallText(source, name, smallFileLimit(name));
 
-/** The folder's files, or a CheckpointError saying which are missing: {config, vocab, merges, tokenizerJson, weights}. */
+// The small JSON files' texts -> objects (an Error naming a broken one), as HfTokenizer's options.
+const parseOptions = ({ tokenizerConfig, generationConfig, modelConfig }) => ({
+  tokenizerConfig: parseConfigJson(tokenizerConfig, 'tokenizer_config.json'),
+  generationConfig: parseConfigJson(generationConfig, 'generation_config.json'),
+  modelConfig: parseConfigJson(modelConfig, 'config.json'),
+});
+
+/**
+ * The folder's files, or a CheckpointError saying which are missing: {config, vocab, merges,
+ * tokenizerJson, tokenizerConfig, generationConfig, weights}. tokenizer.json is read where there (the
+ * library reads it whole); vocab.json + merges.txt only without it.
+ */
 export function pickGpt2Files(sources) {
   const byName = filesByName(sources);
   const hasPair = byName.has('vocab.json') && byName.has('merges.txt');
@@ -21,24 +33,30 @@ export function pickGpt2Files(sources) {
   if (missing.length) {
     throw new CheckpointError(`A GPT-2 checkpoint needs config.json, vocab.json and merges.txt (or tokenizer.json), and model.safetensors or pytorch_model.bin; missing ${missing.join(', ')} (given: ${givenNames(byName)}).`);
   }
+  const json = byName.get('tokenizer.json') ?? null;
   return {
     config: byName.get('config.json'),
-    vocab: hasPair ? byName.get('vocab.json') : null,
-    merges: hasPair ? byName.get('merges.txt') : null,
-    tokenizerJson: hasPair ? null : byName.get('tokenizer.json'),
+    vocab: json ? null : byName.get('vocab.json'),
+    merges: json ? null : byName.get('merges.txt'),
+    tokenizerJson: json,
+    tokenizerConfig: byName.get('tokenizer_config.json') ?? null,
+    generationConfig: byName.get('generation_config.json') ?? null,
     weights,
   };
 }
 
-/** -> {gpt2 (the module's Decoder of that kind), tokenizer (Gpt2BpeTokenizer), summary, files (those read)}. */
+/** -> {gpt2 (the module's Decoder of that kind), tokenizer (HfTokenizer), summary, files (those read)}. */
 export async function openGpt2Checkpoint(module, sources, { onProgress, kind = 'gpt2' } = {}) {
   const files = pickGpt2Files(sources);
   const config = await readText(files.config, 'config.json');
+  const optional = async (source, name) => (source ? readText(source, name) : null);
   let tokenizer;
   try {
+    const options = { tokenizerConfig: await optional(files.tokenizerConfig, 'tokenizer_config.json'),
+      generationConfig: await optional(files.generationConfig, 'generation_config.json'), modelConfig: config };
     tokenizer = files.vocab
-      ? Gpt2BpeTokenizer.fromFiles(await readText(files.vocab, 'vocab.json'), await readText(files.merges, 'merges.txt'))
-      : Gpt2BpeTokenizer.fromTokenizerJson(await readText(files.tokenizerJson, 'tokenizer.json'));
+      ? HfTokenizer.fromGpt2Files(await readText(files.vocab, 'vocab.json'), await readText(files.merges, 'merges.txt'), parseOptions(options))
+      : HfTokenizer.fromFiles({ tokenizerJson: await readText(files.tokenizerJson, 'tokenizer.json'), ...options });
   } catch (error) {
     throw new CheckpointError(error.message);
   }
@@ -49,6 +67,7 @@ export async function openGpt2Checkpoint(module, sources, { onProgress, kind = '
     gpt2.delete();
     throw new CheckpointError(`the tokenizer has ${tokenizer.size} tokens but config.json's vocab_size is ${gpt2.config.vocabSize}: they belong to different models`);
   }
-  const read = files.vocab ? ['config.json', 'vocab.json', 'merges.txt'] : ['config.json', 'tokenizer.json'];
+  const read = ['config.json', ...(files.vocab ? ['vocab.json', 'merges.txt'] : ['tokenizer.json']),
+    ...(files.tokenizerConfig ? ['tokenizer_config.json'] : []), ...(files.generationConfig ? ['generation_config.json'] : [])];
   return { gpt2, tokenizer, summary: gpt2.summary, files: [...read, name] };
 }

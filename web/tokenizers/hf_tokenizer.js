@@ -1,0 +1,186 @@
+// Every tokenizer.json, read by the library written for it (issue 37, item 2): @huggingface/tokenizers,
+// the JavaScript implementation of Hugging Face's `tokenizers` that transformers.js uses. This file only
+// adapts it to the one interface of web/tokenizers/tokenizer.js and adds what a lab shows of a token:
+//
+//   styles read     byte-level BPE (GPT-2's, Llama 3's and Qwen 2's Split patterns, Qwen 2's NFC),
+//                   SentencePiece-style BPE with byte fallback (Llama 2, TinyLlama), WordPiece, Unigram:
+//                   whatever the file's normalizer, pre-tokenizer, model, post-processor and decoder say
+//   special tokens  added_tokens cut out first; BOS/EOS added as the post-processor says (encode's
+//                   addSpecialTokens, as transformers' add_special_tokens); bosId and eosIds as
+//                   tokenizer_config.json and generation_config.json say (several EOS ids allowed)
+//   token bytes     tokenBytes(id): a byte-level token's bytes (GPT-2's byte table), a byte-fallback
+//                   piece's one byte (<0xE2>), a SentencePiece piece's text with "▁" as a space; null
+//                   for a special token. web/labs/visible_text.js shows a part of a character as <0xE2>.
+//
+// The library is imported by a relative path into node_modules: public/build/ mirrors the repository's
+// layout and scripts/build.sh copies the library's file there, so the page (offline too: the service
+// worker's manifest lists it) and the CLI import the same file. No DOM, no Node API.
+import { Tokenizer } from '../../node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
+import { bytesToUnicode, checkBpe, gpt2TokenizerJson } from './gpt2_bpe.js';
+
+const CHAR_TO_BYTE = new Map(bytesToUnicode().map((c, b) => [c, b]));
+const utf8 = new TextEncoder();
+const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+const BYTE_PIECE = /^<0x([0-9A-Fa-f]{2})>$/;
+
+/** A token written in tokenizer_config.json: "<s>" or {"content": "<s>", ...} (AddedToken's form). */
+const tokenContent = (value) => (typeof value === 'string' ? value : typeof value?.content === 'string' ? value.content : null);
+
+/** The decoders a tokenizer.json's decoder is made of (a Sequence's, in order; none for null). */
+function decoderTypes(decoder) {
+  if (!decoder) return [];
+  return decoder.type === 'Sequence' ? (decoder.decoders ?? []).flatMap(decoderTypes) : [decoder.type];
+}
+
+/** A tokenizer.json's text, parsed, or an Error naming the file. */
+export function parseTokenizerJson(source, file = 'tokenizer.json') {
+  let json = source;
+  if (typeof source === 'string') {
+    try {
+      json = JSON.parse(source);
+    } catch (error) {
+      throw new Error(`${file} is not JSON (${error.message})`);
+    }
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${file} must hold an object with a "model"`);
+  if (!json.model || typeof json.model !== 'object') throw new Error(`${file} has no "model": is it a tokenizers library file?`);
+  return json;
+}
+
+/** A small JSON file's text (tokenizer_config.json, generation_config.json) -> object; null for none; an Error naming it. */
+export function parseConfigJson(source, file) {
+  if (source == null) return null;
+  if (typeof source === 'object') return source;
+  let json;
+  try {
+    json = JSON.parse(source);
+  } catch (error) {
+    throw new Error(`${file} is not JSON (${error.message})`);
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${file} must hold an object`);
+  return json;
+}
+
+export class HfTokenizer {
+  /**
+   * json: tokenizer.json's object; tokenizerConfig: tokenizer_config.json's (or null);
+   * generationConfig: generation_config.json's (or null); modelConfig: config.json's (or null: its
+   * bos_token_id and eos_token_id are the last word on BOS/EOS, as generate() falls back to them).
+   */
+  constructor(json, { tokenizerConfig = null, generationConfig = null, modelConfig = null, file = 'tokenizer.json' } = {}) {
+    // The library asks for all five parts; a file may leave out those it has none of.
+    const full = { normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null, added_tokens: [], ...json };
+    if (full.model.type === 'BPE') {
+      // Checked as the Rust library's builder does, so a broken file is named when the folder opens.
+      const merges = checkBpe(full.model.vocab, full.model.merges ?? [], { files: { vocab: `${file} (model.vocab)`, merges: `${file} (model.merges)` } });
+      full.model = { ...full.model, merges };
+    }
+    try {
+      this.hf = new Tokenizer(full, tokenizerConfig ?? {});
+    } catch (error) {
+      throw new Error(`${file}: ${error.message}`);
+    }
+    this.file = file;
+    this.config = tokenizerConfig ?? {};
+    this.vocab = this.hf.get_vocab(true);
+    this.tokens = [];
+    for (const [token, id] of this.vocab) this.tokens[id] = token;
+    this.specials = new Map();
+    for (const t of full.added_tokens ?? []) if (t?.special && typeof t.content === 'string' && Number.isInteger(t.id)) this.specials.set(t.content, t.id);
+    const decoders = decoderTypes(full.decoder);
+    // What a token's characters are: bytes through GPT-2's table, or text with <0xNN> byte pieces.
+    this.byteLevel = decoders.includes('ByteLevel');
+    this.byteFallback = Boolean(full.model.byte_fallback) || decoders.includes('ByteFallback');
+    this.metaspace = decoders.includes('Metaspace') || (decoders.includes('Replace') && full.model.type !== 'WordPiece');
+
+    const idOf = (value) => {
+      const content = tokenContent(value);
+      return content === null ? null : this.vocab.get(content) ?? null;
+    };
+    const ids = (value) => (Array.isArray(value) ? value : value == null ? [] : [value]).filter(Number.isInteger);
+    this.bosId = idOf(this.config.bos_token) ?? ids(generationConfig?.bos_token_id)[0] ?? ids(modelConfig?.bos_token_id)[0] ?? null;
+    // generate() stops at any of generation_config.json's eos_token_id (a number or a list), which
+    // transformers takes over config.json's; tokenizer_config.json's eos_token joins them (a chat
+    // template's end of turn, <|im_end|>, is often only there). GPT-2's files name none: <|endoftext|>.
+    const eos = [...ids(generationConfig?.eos_token_id)];
+    if (!eos.length) eos.push(...ids(modelConfig?.eos_token_id));
+    const configEos = idOf(this.config.eos_token) ?? (tokenizerConfig ? null : this.vocab.get('<|endoftext|>') ?? null);
+    if (configEos !== null) eos.push(configEos);
+    this.eosIds = [...new Set(eos)];
+    this.eosId = this.eosIds[0] ?? null;
+    this.unkId = idOf(this.config.unk_token) ?? (typeof full.model.unk_token === 'string' ? this.vocab.get(full.model.unk_token) ?? null : null);
+    // A chat template (issue 37, item 4): one string, or a list of {name, template} where "default" is it.
+    this.chatTemplate = pickChatTemplate(this.config.chat_template);
+  }
+
+  /** From the files' texts (or parsed objects): tokenizer.json, and tokenizer_config.json / generation_config.json / config.json where there. */
+  static fromFiles({ tokenizerJson, tokenizerConfig = null, generationConfig = null, modelConfig = null }) {
+    return new HfTokenizer(parseTokenizerJson(tokenizerJson), {
+      tokenizerConfig: parseConfigJson(tokenizerConfig, 'tokenizer_config.json'),
+      generationConfig: parseConfigJson(generationConfig, 'generation_config.json'),
+      modelConfig: parseConfigJson(modelConfig, 'config.json'),
+    });
+  }
+
+  /** GPT-2's vocab.json and merges.txt (a folder without tokenizer.json), as the library's BPE. */
+  static fromGpt2Files(vocabJson, mergesText, options = {}) {
+    return new HfTokenizer(gpt2TokenizerJson(vocabJson, mergesText), { ...options, file: 'vocab.json and merges.txt' });
+  }
+
+  get size() { return this.tokens.length; }
+
+  /** text -> {tokens, ids, texts (each token's own text)}; addSpecialTokens as transformers' add_special_tokens (BOS/EOS by the post-processor). */
+  encode(text, { addSpecialTokens = true } = {}) {
+    const { ids, tokens } = this.hf.encode(String(text), { add_special_tokens: addSpecialTokens });
+    return { tokens, ids, texts: ids.map((id) => this.tokenText(id)) };
+  }
+
+  /** ids -> text, as the library's decode (special tokens left out unless skipSpecialTokens is false). */
+  decode(ids, { skipSpecialTokens = true } = {}) {
+    for (const id of ids) this.idToToken(id);  // an id outside the vocabulary is named, not decoded as ""
+    if (ids.length === 0) return '';  // the library refuses an empty list
+    // transformers cleans up spaces before punctuation (" 's" -> "'s") only where tokenizer_config.json
+    // asks (clean_up_tokenization_spaces); the library's default is to clean, which changes the text.
+    return this.hf.decode(ids, { skip_special_tokens: skipSpecialTokens, clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces ?? false });
+  }
+
+  /** The id of a token (an unknown one: the unknown token's id, else the first EOS, as GPT-2's unk_token). */
+  tokenToId(token) { return this.vocab.get(token) ?? this.unkId ?? this.eosId; }
+
+  idToToken(id) {
+    if (!Number.isInteger(id) || id < 0 || id >= this.tokens.length || this.tokens[id] === undefined) {
+      throw new RangeError(`token id ${id} is outside the vocabulary [0, ${this.tokens.length})`);
+    }
+    return this.tokens[id];
+  }
+
+  isSpecial(id) { return this.specials.has(this.idToToken(id)); }
+
+  /**
+   * A token's own bytes (Uint8Array), or null for a special token or a WordPiece piece (their text is
+   * what they show): byte-level tokens through GPT-2's byte table; <0xE2> byte pieces as that byte;
+   * SentencePiece pieces as their text with "▁" a space.
+   */
+  tokenBytes(id) {
+    const token = this.idToToken(id);
+    if (this.specials.has(token)) return null;
+    if (this.byteLevel) return Uint8Array.from([...token].map((c) => CHAR_TO_BYTE.get(c) ?? 0x3f));
+    const byte = this.byteFallback ? BYTE_PIECE.exec(token) : null;
+    if (byte) return Uint8Array.of(parseInt(byte[1], 16));
+    if (this.metaspace) return utf8.encode(token.replace(/▁/g, ' '));
+    return null;
+  }
+
+  /** A token's own text: its bytes read as UTF-8 (a piece of a character shows as U+FFFD), else the token. */
+  tokenText(id) {
+    const bytes = this.tokenBytes(id);
+    return bytes ? text.decode(bytes) : this.idToToken(id);
+  }
+}
+
+/** tokenizer_config.json's chat_template: a string, or [{name, template}] (the "default" one), or null. */
+export function pickChatTemplate(value) {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.find((t) => t?.name === 'default')?.template ?? null;
+  return null;
+}
