@@ -14,6 +14,7 @@
 // generate --json writes its record in pieces as the writer goes (one attention row at a time), so that
 // a 1,024-token run on gpt2 never holds its record (about 2 GB of JSON) in memory: the fields come in
 // the order they are known, the prompt's attention before the steps and `generated` last.
+import { applyAblation } from '../labs/head_list.js';
 import { cpuKernel } from '../backends.js';
 import { tokenLabels } from '../labs/token_labels.js';
 import { writingLab } from '../labs/07_writing.js';
@@ -73,11 +74,18 @@ export async function runGenerate(values, module, write) {
     const steps = [];
     const attnLabError = (error) => (error.name === 'AttnLabError' ? new Gpt2InputError(error.message) : error);
     try {
+      applyAblation(gpt2, values.ablate ?? '');
+    } catch (error) {
+      throw new Gpt2InputError(error.message);
+    }
+    try {
       gpt2.beginWriting(prompt.ids, settings, { backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
       throw attnLabError(error);
     }
-    if (json) await write(`{"prompt":${JSON.stringify({ text: values.text, tokens: prompt.texts, ids: prompt.ids })},"settings":${JSON.stringify(settings)},"promptAttention":[`);
+    // --ablate: the heads switched off, after the settings (a run without it keeps its record as it was).
+    const ablated = values.ablate ? `"ablate":${JSON.stringify(values.ablate)},` : '';
+    if (json) await write(`{"prompt":${JSON.stringify({ text: values.text, tokens: prompt.texts, ids: prompt.ids })},"settings":${JSON.stringify(settings)},${ablated}"promptAttention":[`);
     // The prompt's attention is the first pass's: read before the first step moves the cache on.
     for (let l = 0; l < L; l++) {
       const attention = gpt2.attention(l);
@@ -116,6 +124,7 @@ export async function runGenerate(values, module, write) {
         `ids: ${ids.join(' ')}`,
         `text: ${values.text}${text}`,
         `${values.temperature === 0 ? 'greedy' : `temperature ${values.temperature}, top-k ${values.topK || 'all'}, top-p ${values.topP}, seed ${values.seed}`}`,
+        ...(values.ablate ? [`heads switched off: ${values.ablate}`] : []),
         ...steps.map((s, i) => `  ${String(s.position).padStart(4)} ${visible(texts[i]).padEnd(16)} p=${s.probability.toFixed(4)}  top: ${s.top.slice(0, 5).map((t) => `${visible(tokenizer.tokenText(t.id))} ${t.probability.toFixed(3)}`).join(', ')}`));
     }
     if (values.png) {
