@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 import { PALETTES } from '../../web/ui/palette.js';
+import { BUILDS } from '../../web/labs/builds/registry.js';
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 
@@ -142,13 +143,13 @@ test('bad flags get one line on stderr (no usage) and exit code 2', () => {
   assert.match(r.stderr, /dModel \(32\) must be divisible by heads \(5\)/);
 });
 
-test('attnlab says what it has: no arguments prints the usage; --help and labs list every command', () => {
+test('attnlab says what it has: no arguments prints the usage; --help and labs list every command (check too)', () => {
   const bare = attnlab();
   assert.equal(bare.code, 0, bare.stderr);
   assert.equal(bare.stderr, '');
   const help = attnlab('--help');
   assert.equal(bare.stdout, help.stdout, 'no arguments: the same usage as --help');
-  for (const name of ['attention', 'pretrained', 'translate', 'generate', 'heads']) {
+  for (const name of ['check', 'attention', 'pretrained', 'translate', 'generate', 'heads']) {
     assert.match(help.stdout, new RegExp(`^       attnlab ${name} \\.\\.\\.$`, 'm'), `--help lists attnlab ${name}`);
     assert.match(help.stdout, new RegExp(`\\(attnlab ${name} --help\\)`), `--help says where ${name}'s flags are`);
   }
@@ -156,6 +157,13 @@ test('attnlab says what it has: no arguments prints the usage; --help and labs l
   assert.equal(labs.code, 0);
   assert.doesNotMatch(labs.stdout, /on the page only/);
   assert.match(labs.stdout, /^writing +Writing .*\[no training: attnlab generate --help, attnlab heads --help\]$/m);
+  // attnlab check, a command of no one lab: each build on its lab's line (the scaled lab has two).
+  assert.match(labs.stdout, /^scaled +Scaled .*\[check your build: attnlab check --build simple-attention, attnlab check --build self-attention\]$/m);
+  for (const build of BUILDS) {
+    const line = labs.stdout.split('\n').find((l) => l.startsWith(`${build.lab} `));
+    assert.ok(line?.includes(`attnlab check --build ${build.name}`), `attnlab labs names ${build.name} on the ${build.lab} line: ${line}`);
+  }
+  assert.doesNotMatch(labs.stdout, /^(pretrained|translation|writing) .*check your build/m, 'a lab without a build names none');
 });
 
 test('attnlab train without --task trains the task --help names as the default (copy), as the page starts', () => {

@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { LABS } from '../labs/registry.js';
+import { checkCommand } from './check_command.mjs';
 import { defaultValues } from '../ui/properties.js';
 import { cut, flagLine, flagOf, flagsFrom, parseFlags, shown, specOf, UsageError, wrap } from './flags.mjs';
 
@@ -49,6 +50,11 @@ export const labCommands = (lab) => lab.commands ?? (lab.command ? [lab.command]
 
 /** Every lab's commands, in course order: [{lab, command}]. */
 export const LAB_COMMANDS = LABS.flatMap((lab) => labCommands(lab).map((command) => ({ lab, command })));
+
+// The commands that belong to no one lab, each declared once in its own file ({name, about, run(argv,
+// load) -> {lines, code}, InputError, inLab?(lab) -> its words on the lab's `attnlab labs` line}):
+// `attnlab check` judges the builds of every lab.
+export const TOOL_COMMANDS = [checkCommand];
 
 /** A lab command's properties: the lab's settings it names (the page's own), then its own options. */
 export function commandProperties(lab, command) {
@@ -107,8 +113,8 @@ function usage() {
   const lines = ['usage: attnlab train [--lab LAB] [options]',
     '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or a torch.save .pt)',
     '       attnlab labs',
-    '       attnlab check --list | --build NAME --dir DIR [--json]   (a student\'s build of a notebook\'s module, step by step: attnlab check --help)',
-    ...LAB_COMMANDS.map(({ command }) => `       attnlab ${command.name} ...`), '',
+    ...[...TOOL_COMMANDS, ...LAB_COMMANDS.map(({ command }) => command)].map((command) => `       attnlab ${command.name} ...`), '',
+    ...TOOL_COMMANDS.map((command) => wrap(`attnlab ${command.name} (every lab): ${command.about} (attnlab ${command.name} --help)`, 100, 0)),
     ...LAB_COMMANDS.map(({ lab, command }) => `${wrap(`attnlab ${command.name} (${lab.title} lab): ${command.about} (attnlab ${command.name} --help)`, 100, 0)}`), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];

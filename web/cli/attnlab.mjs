@@ -9,7 +9,7 @@
 // never by process.exit() with output still held; a reader that leaves early ends it quietly.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkFiles, commandUsage, cut, LAB_COMMANDS, labCommands, parseArgs, parseCommandArgs, shown, USAGE, UsageError } from './args.mjs';
+import { checkFiles, commandUsage, cut, LAB_COMMANDS, labCommands, parseArgs, parseCommandArgs, shown, TOOL_COMMANDS, USAGE, UsageError } from './args.mjs';
 import { Output, OutputClosed } from './output.mjs';
 import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
@@ -20,7 +20,6 @@ import { AssetCache } from '../training/assets.js';
 import { probeGpu } from './kernel.mjs';
 import { loadStateDict, saveStateDict } from '../io/state_dict.js';
 import { readWeightsFile } from '../io/weights_file.js';
-import { CheckInputError, runCheck } from './check_command.mjs';
 
 /**
  * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
@@ -86,14 +85,17 @@ async function runLabCommand(lab, declared, rest) {
   return 0;
 }
 
-/** `attnlab check` (web/cli/check_command.mjs): its own exit code (0 all match, 1 one does not); 2 with one line for a bad flag or input. */
-async function runCheckCommand(rest) {
+/**
+ * A command of no one lab (args.mjs's TOOL_COMMANDS: `attnlab check`, web/cli/check_command.mjs): its own
+ * flags and exit code (check: 0 all match, 1 one does not); 2 with one line for a bad flag or input.
+ */
+async function runToolCommand(command, rest) {
   try {
-    const { lines, code } = await runCheck(rest, () => load('auto'));
+    const { lines, code } = await command.run(rest, () => load('auto'));
     for (const line of lines) await output.out(`${line}\n`);
     return code;
   } catch (error) {
-    if (!(error instanceof CheckInputError)) throw error;
+    if (!(error instanceof command.InputError)) throw error;
     await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }
@@ -105,7 +107,8 @@ async function main(argv) {
     await output.out(`${USAGE}\n`);
     return 0;
   }
-  if (argv[0] === 'check') return runCheckCommand(argv.slice(1));
+  const tool = TOOL_COMMANDS.find((command) => command.name === argv[0]);
+  if (tool) return runToolCommand(tool, argv.slice(1));
   const found = LAB_COMMANDS.find(({ command }) => command.name === argv[0]);
   if (found) return runLabCommand(found.lab, found.command, argv.slice(1));
   let args;
@@ -126,8 +129,10 @@ async function main(argv) {
     for (const lab of LABS) {
       const commands = labCommands(lab).map((c) => `attnlab ${c.name} --help`);
       const how = lab.trainer ? '' : ` [no training: ${commands.length ? commands.join(', ') : 'on the page only'}]`;
+      // What the commands of no one lab do for this lab (check: its builds, by name).
+      const also = TOOL_COMMANDS.map((command) => command.inLab?.(lab)).filter(Boolean).map((text) => ` [${text}]`).join('');
       const course = courseLine(lab);
-      await output.out(`${lab.id.padEnd(10)} ${lab.title} (${course[0].toLowerCase()}${course.slice(1)}): ${lab.summary}${how}\n`);
+      await output.out(`${lab.id.padEnd(10)} ${lab.title} (${course[0].toLowerCase()}${course.slice(1)}): ${lab.summary}${how}${also}\n`);
     }
     return 0;
   }

@@ -13,8 +13,10 @@ import { jsonNumber, judgeStep, readTheirs, shapeText } from '../labs/builds/jud
 
 export class CheckInputError extends Error {}
 
+const ABOUT = 'judge a student\'s build of a notebook\'s module, step by step, as the page\'s "Check your build" does';
+
 export const CHECK_USAGE = [
-  'attnlab check: judge a student\'s build of a notebook\'s module, step by step, as the page\'s "Check your build" does',
+  `attnlab check: ${ABOUT}`,
   '',
   'usage: attnlab check --list [--json]',
   '       attnlab check --build NAME --dir DIR [--json]',
@@ -133,3 +135,19 @@ export async function runCheck(argv, load) {
   const { record, lines, code } = await judgeFolder(buildByName(values.build), values.dir, getReader);
   return { lines: values.json ? [JSON.stringify(record)] : lines, code };
 }
+
+/**
+ * The command's one declaration, read by args.mjs (TOOL_COMMANDS: `attnlab --help` lists it as it lists
+ * the labs' commands, and `attnlab labs` names each lab's builds: inLab) and by attnlab.mjs, which runs it.
+ */
+export const checkCommand = {
+  name: 'check',
+  about: `${ABOUT}: --list, or --build NAME --dir DIR [--json]; exit 1 when a step does not match`,
+  /** What `attnlab labs` says on a lab's line: the builds of it this judges (its "Check your build" sections), or null. */
+  inLab(lab) {
+    const names = BUILDS.filter((b) => b.lab === lab.id).map((b) => `attnlab check --build ${b.name}`);
+    return names.length ? `check your build: ${names.join(', ')}` : null;
+  },
+  run: runCheck,
+  InputError: CheckInputError,
+};
