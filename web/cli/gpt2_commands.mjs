@@ -1,6 +1,7 @@
 // `attnlab generate` and `attnlab heads`: the Writing lab headless (issue 26). Open a GPT-2 checkpoint
 // folder (or a Hub id through the Hugging Face cache: hub.mjs) with the lab's own opener, then:
-//   generate   tokenize --text (web/tokenizers/gpt2_bpe.js), write with the key/value cache
+//   generate   tokenize --text (web/tokenizers/hf_tokenizer.js), or --chat's question in the model's chat
+//              template (web/tokenizers/chat_template.js), write with the key/value cache
 //              (core/models/writer.h: greedy at --temperature 0, else temperature, top-k, top-p, a
 //              --seed that reproduces the run), print the prompt's tokens and ids, the written ids and
 //              text with each token's probability and the likeliest alternatives; --json adds every
@@ -17,8 +18,10 @@
 import { applyAblation } from '../labs/head_list.js';
 import { cpuKernel } from '../backends.js';
 import { tokenLabels } from '../labs/token_labels.js';
+import { tokenAsText } from '../labs/visible_text.js';
 import { writingLab } from '../labs/07_writing.js';
 import { openCommandCheckpoint } from './checkpoint_command.mjs';
+import { ChatError, chatPrompt } from '../tokenizers/chat_template.js';
 import { writeModelFigure } from './figure.mjs';
 
 export class Gpt2InputError extends Error {}
@@ -30,6 +33,8 @@ async function openGpt2(values, module) {
 }
 
 const visible = (text) => JSON.stringify(text);  // a token's text with its spaces and newlines shown
+// A token as the page shows it: a part of a UTF-8 character as its bytes (<0xE2>), never a bare U+FFFD.
+const shownToken = (tokenizer, id) => visible(tokenAsText(tokenizer, id));
 
 /**
  * Writes `flat` (float32, dims outermost first) as nested JSON arrays, one innermost row a piece: the
@@ -62,10 +67,17 @@ function headMean(flat, H, rows, S) {
 export async function runGenerate(values, module, write) {
   const { gpt2, tokenizer } = await openGpt2(values, module);
   try {
-    const prompt = tokenizer.encode(values.text);
+    // --chat: the question in the model's chat template (web/tokenizers/chat_template.js), in place of --text.
+    let prompt;
+    try {
+      prompt = values.chat ? chatPrompt(tokenizer, values.chat) : { text: values.text, ...tokenizer.encode(values.text) };
+    } catch (error) {
+      throw error instanceof ChatError ? new Gpt2InputError(`--chat: ${error.message}`) : error;
+    }
+    const flag = values.chat ? '--chat (in its template)' : '--text';
     if (prompt.ids.length === 0) throw new Gpt2InputError('--text has no tokens: give the prompt some text');
     const { layers: L, heads: H, maxPositions } = gpt2.config;
-    if (prompt.ids.length > maxPositions) throw new Gpt2InputError(`--text is ${prompt.ids.length} tokens: this model reads at most ${maxPositions} (n_positions)`);
+    if (prompt.ids.length > maxPositions) throw new Gpt2InputError(`${flag} is ${prompt.ids.length} tokens: this model reads at most ${maxPositions} (n_positions)`);
     const T = prompt.ids.length;
     const settings = { temperature: values.temperature, topK: values.topK, topP: values.topP, maxNewTokens: values.maxNewTokens, seed: values.seed };
     const json = values.json;
@@ -85,7 +97,7 @@ export async function runGenerate(values, module, write) {
     }
     // --ablate: the heads switched off, after the settings (a run without it keeps its record as it was).
     const ablated = values.ablate ? `"ablate":${JSON.stringify(values.ablate)},` : '';
-    if (json) await write(`{"prompt":${JSON.stringify({ text: values.text, tokens: prompt.texts, ids: prompt.ids })},"settings":${JSON.stringify(settings)},${ablated}"promptAttention":[`);
+    if (json) await write(`{"prompt":${JSON.stringify({ text: prompt.text, ...(values.chat ? { chat: values.chat } : {}), tokens: prompt.texts, ids: prompt.ids })},"settings":${JSON.stringify(settings)},${ablated}"promptAttention":[`);
     // The prompt's attention is the first pass's: read before the first step moves the cache on.
     for (let l = 0; l < L; l++) {
       const attention = gpt2.attention(l);
@@ -118,14 +130,14 @@ export async function runGenerate(values, module, write) {
     if (json) await write(`],"generated":${JSON.stringify({ ids, tokens: texts, text, stopReason })}}\n`);
     else {
       lines.push(
-        `prompt (${T} tokens): ${prompt.texts.map(visible).join(' ')}`,
+        `prompt (${T} tokens): ${prompt.ids.map((id) => shownToken(tokenizer, id)).join(' ')}`,
         `ids: ${prompt.ids.join(' ')}`,
-        `written (${ids.length}, stopped at ${stopReason}): ${texts.map(visible).join(' ')}`,
+        `written (${ids.length}, stopped at ${stopReason}): ${ids.map((id) => shownToken(tokenizer, id)).join(' ')}`,
         `ids: ${ids.join(' ')}`,
-        `text: ${values.text}${text}`,
+        `text: ${prompt.text}${text}`,
         `${values.temperature === 0 ? 'greedy' : `temperature ${values.temperature}, top-k ${values.topK || 'all'}, top-p ${values.topP}, seed ${values.seed}`}`,
         ...(values.ablate ? [`heads switched off: ${values.ablate}`] : []),
-        ...steps.map((s, i) => `  ${String(s.position).padStart(4)} ${visible(texts[i]).padEnd(16)} p=${s.probability.toFixed(4)}  top: ${s.top.slice(0, 5).map((t) => `${visible(tokenizer.tokenText(t.id))} ${t.probability.toFixed(3)}`).join(', ')}`));
+        ...steps.map((s, i) => `  ${String(s.position).padStart(4)} ${shownToken(tokenizer, ids[i]).padEnd(16)} p=${s.probability.toFixed(4)}  top: ${s.top.slice(0, 5).map((t) => `${shownToken(tokenizer, t.id)} ${t.probability.toFixed(3)}`).join(', ')}`));
     }
     if (values.png) {
       const figures = await writeModelFigure({ model: textHeatmap([...prompt.texts, ...texts], T, lastRows, L, H), png: values.png });

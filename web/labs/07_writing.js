@@ -20,6 +20,11 @@ const view = (extra) => ({ effect: 'view', page: true, ...extra });
 const properties = [
   view({ name: 'text', type: 'text', default: 'The quick brown fox', maxLength: 2000, label: 'Prompt', section: 'write',
     help: 'Split into tokens by the checkpoint\'s byte-level BPE (vocab.json and merges.txt); a space belongs to the word after it.' }),
+  // Chat (issue 37, item 4): one question, written into the model's chat template (web/tokenizers/chat_template.js).
+  view({ name: 'chat', type: 'text', default: '', maxLength: 2000, label: 'Chat: ask a question', section: 'write',
+    help: 'For an instruct model whose tokenizer_config.json has a chat_template (SmolLM2-Instruct, Qwen2.5-Instruct): the question is put in '
+      + 'the template as transformers does (@huggingface/jinja) and the model answers; the template\'s own tokens (<|im_start|>, …) begin the '
+      + 'prompt and show in every attention view. Empty: the prompt above is written as it is.' }),
   view({ name: 'maxNewTokens', type: 'int', default: 20, min: 1, max: 200, label: 'Max new tokens', section: 'write',
     help: 'Tokens to write at most; writing stops earlier at <|endoftext|> or at the model\'s last position (n_positions).' }),
   view({ name: 'temperature', type: 'number', default: 0.8, min: 0, max: 2, step: 0.05, slider: true, label: 'Temperature', section: 'write',
@@ -105,7 +110,7 @@ export const writingLab = defineLab({
       about: 'a GPT-2 checkpoint, from its folder or by its Hub id, writes after --text token by token (the Writing lab headless): the prompt\'s '
         + 'tokens and ids, each written token with its probability and the likeliest alternatives; --json adds every layer\'s and head\'s '
         + 'attention over the prompt and each written token\'s attention row; --png the whole text\'s attention (the last layer, its heads averaged).',
-      properties: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'ablate', 'backend'],
+      properties: ['text', 'chat', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'ablate', 'backend'],
       options: [
         commandOptions.model(GPT2_FOLDER),
         commandOptions.json('One JSON record on stdout instead of text, written as it is computed (docs/cli.md has its fields).'),

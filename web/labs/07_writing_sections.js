@@ -21,6 +21,7 @@ import { applyAblation, heads as headsOf, headListText } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 import { idsAsText, tokenAsText, visibleToken } from './visible_text.js';
+import { chatPrompt } from '../tokenizers/chat_template.js';
 
 // The CPU kernel the model writes on (the backend setting; scalar where the module has no SIMD128).
 const cpuOf = (ctx) => cpuKernel(ctx.backend, ctx.module?.cpuBackends);
@@ -42,17 +43,18 @@ export function writing(ctx, v) {
   const opened = ctx.opened;
   if (!opened) throw new Error('Open a checkpoint first (above).');
   const text = String(v.text);
-  if (!text.trim()) throw new Error('Type a prompt.');
+  const chat = String(v.chat ?? '').trim(); // a question for the chat template, in place of the prompt
+  if (!chat && !text.trim()) throw new Error('Type a prompt.');
   const backend = cpuOf(ctx);
   const { gpt2, tokenizer } = opened;
   const c = gpt2.config;
   const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens };
   // Heads switched off change every pass, the prompt's first: the writing begins again with them.
   const ablate = v.ablate ?? '';
-  const key = JSON.stringify([text, backend, ablate]);
+  const key = JSON.stringify([chat ? { chat } : text, backend, ablate]);
   applyAblation(gpt2, ablate);
   if (opened.writing?.key !== key) {
-    const prompt = tokenizer.encode(text);
+    const prompt = chat ? chatPrompt(tokenizer, chat) : tokenizer.encode(text);
     if (!prompt.ids.length) throw new Error('Type a prompt: it has no tokens.');
     if (prompt.ids.length > c.maxPositions) throw new Error(tooLong(prompt.ids.length, c.maxPositions));
     gpt2.beginWriting(prompt.ids, { ...settings, keepLogits: true }, { backend });
@@ -128,7 +130,7 @@ const write = {
     + '(the bars: the ten likeliest), one is drawn, and it is added to the text before the next step. Temperature reshapes the '
     + 'probabilities (low: the likeliest wins almost always; 0 always picks it; high: flatter, more surprising); top-k and top-p '
     + 'cut the unlikely tail before the draw; the seed fixes the draws, so the same settings write the same text.',
-  properties: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown'],
+  properties: ['text', 'chat', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown'],
   actions: [
     { id: 'play', label: '▶ Play', pauseLabel: '❚❚ Pause', title: 'Write the next tokens one at a time (Pause stops it)',
       play: {
@@ -141,7 +143,7 @@ const write = {
     { id: 'restart', label: 'From the start', title: 'Back to the prompt alone (the tokens written stay until a setting changes)',
       change: (v) => ({ ...v, shown: 0 }) },
   ],
-  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate'],
+  dependsOn: ['text', 'chat', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate'],
   needsOpen: true,
   compute: (ctx, v) => writeResult(ctx, v),
   figures(r, v) {
@@ -200,7 +202,7 @@ const views = {
     + 'where it looked while the model chose what comes after it. The model view has a thumbnail per head, a row per layer; click '
     + 'one to open it in the head view and the heatmap.',
   properties: ['layer', 'head'],
-  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'layer', 'head', 'backend', 'ablate'],
+  dependsOn: ['text', 'chat', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'layer', 'head', 'backend', 'ablate'],
   needsOpen: true,
   compute(ctx, v) {
     const w = writing(ctx, v);
@@ -320,7 +322,7 @@ const lens = {
     + 'the likeliest next token at every layer (rows) for every position (columns). The last row is the model\'s own prediction; '
     + 'the rows above show how it forms, layer by layer.',
   properties: [],
-  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate'],
+  dependsOn: ['text', 'chat', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate'],
   needsOpen: true,
   compute(ctx, v) {
     const w = writing(ctx, v);
@@ -407,7 +409,7 @@ const switchOff = {
       change: (v, r) => (r?.roles ? { ...v, ablate: headListText(topHeads(r.roles[v.role], r.H, ROLE_K)) } : v) },
     { id: 'ablate-none', label: 'Every head on', change: (v) => ({ ...v, ablate: '' }) },
   ],
-  dependsOn: ['text', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate', 'role', 'roleTokens', 'roleSeed'],
+  dependsOn: ['text', 'chat', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'shown', 'backend', 'ablate', 'role', 'roleTokens', 'roleSeed'],
   needsOpen: true,
   compute: (ctx, v) => switchResult(ctx, v),
   figures(r) {

@@ -30,7 +30,7 @@ export function parseProperty(prop, text) {
     return parsed.error ? { error: `${prop.label}: ${parsed.error}` } : { value: parsed.value };
   }
   if (prop.type === 'text') {
-    if (!raw) return { error: `${prop.label} is empty` };
+    if (!raw) return prop.default === '' ? { value: '' } : { error: `${prop.label} is empty` }; // an empty default: optional
     if (raw.length > prop.maxLength) return { error: `${prop.label} is ${raw.length} characters long: at most ${prop.maxLength}` };
     return { value: raw };
   }

@@ -1,0 +1,46 @@
+// `attnlab generate --chat "..."` (issue 37, item 4), the Writing lab's chat headless: the question goes
+// into tokenizer_config.json's chat_template (tests/fixtures/gpt2_tiny/chat: SmolLM2's ChatML template on
+// a tiny GPT-2 with <|im_start|> and <|im_end|> added), and the prompt written is the template's text with
+// the ids the Python reference of make_tokenizer_fixtures.py gives (chat_cases.json's checkpoint); the
+// template's tokens are the prompt's, so the attention over them is there. A model without a template,
+// or --chat with a prompt too long for the model, is refused in one line, exit 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { FIXTURES } from './support.mjs';
+import { REPO_ROOT } from '../../web/node_loader.mjs';
+
+const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
+const run = (...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: REPO_ROOT });
+const CHAT = JSON.parse(readFileSync(path.join(FIXTURES, 'chat_cases.json'), 'utf8')).checkpoint;
+const folder = path.join(FIXTURES, CHAT.folder);
+
+test('generate --chat --json: the prompt is the chat template\'s text, its ids the reference\'s; attention covers the template\'s tokens', () => {
+  const r = run('generate', '--model', folder, '--chat', CHAT.question, '--temperature', '0', '--max-new-tokens', '3', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const record = JSON.parse(r.stdout);
+  assert.equal(record.prompt.chat, CHAT.question);
+  assert.equal(record.prompt.text, CHAT.text);
+  assert.deepEqual(record.prompt.ids, CHAT.ids);
+  assert.equal(record.prompt.tokens[0], '<|im_start|>', 'the template\'s own token, whole');
+  const T = CHAT.ids.length;
+  // promptAttention: [layer][head] rows over all T prompt tokens, the template's included.
+  assert.equal(record.promptAttention[0][0].length, T);
+  assert.equal(record.promptAttention[0][0][T - 1].length, T);
+  assert.equal(record.generated.ids.length, 3);
+});
+
+test('generate --chat: text mode names the template\'s tokens; a model without a chat template is refused in one line', () => {
+  const r = run('generate', '--model', folder, '--chat', CHAT.question, '--temperature', '0', '--max-new-tokens', '2');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`^prompt \\(${CHAT.ids.length} tokens\\): "<\\|im_start\\|>" "s" "y"`));
+  assert.doesNotMatch(r.stdout.split('\n')[2], /\uFFFD/, 'written tokens: bytes as <0xNN>, never U+FFFD');
+  const none = run('generate', '--model', path.join(FIXTURES, 'gpt2_tiny', 'hub'), '--chat', 'Hi');
+  assert.equal(none.status, 2);
+  assert.equal(none.stderr, 'attnlab: --chat: this model has no chat template (tokenizer_config.json\'s chat_template): write a prompt instead\n');
+  const long = run('generate', '--model', folder, '--chat', 'word '.repeat(40));
+  assert.equal(long.status, 2);
+  assert.match(long.stderr, /^attnlab: --chat \(in its template\) is \d+ tokens: this model reads at most 128 \(n_positions\)\n$/);
+});
