@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openPage, paletteValue, readHeatmap, startLab } from './support.mjs';
-import { PALETTES } from '../../web/ui/palette.js';
+import { PALETTES } from '../../web/shared/palette.js';
 import { REPO_ROOT, loadAttnLabNode } from '../../web/node_loader.mjs';
 import { readWeightsFile } from '../../web/io/weights_file.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';

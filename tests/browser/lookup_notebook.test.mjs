@@ -9,7 +9,7 @@ import { openPage, readHeatmap, startLab, waitDrawn } from './support.mjs';
 import { loadAttnLabNode } from '../../web/node_loader.mjs';
 import { lookupLab } from '../../web/labs/02_lookup.js';
 import { multiheadLookup } from '../../web/labs/02_lookup_sections.js';
-import { defaultValues } from '../../web/ui/properties.js';
+import { defaultValues } from '../../web/shared/properties.js';
 
 let lab, page, problems, module;
 before(async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startLab, waitConfigured, waitDrawn, setField, dropFiles, paletteValue, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
-import { PALETTES } from '../../web/ui/palette.js';
+import { PALETTES } from '../../web/shared/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(TINY_BERT, '..', '..');

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
-import { PALETTES } from '../../web/ui/palette.js';
+import { PALETTES } from '../../web/shared/palette.js';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -164,7 +164,7 @@ export function paletteValue(lut, [r, g, b]) {
 
 /**
  * Reads a heatmap canvas back into values: the colour at each cell's centre, mapped to the nearest
- * entry of the palette's 256-entry table (web/ui/palette.js). -> rows x cols array of arrays.
+ * entry of the palette's 256-entry table (web/shared/palette.js). -> rows x cols array of arrays.
  */
 export async function readHeatmap(page, selector, palette = 'viridis') {
   const { layout, pixels } = await page.evaluate((sel) => {

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startLab, waitConfigured, waitDrawn, setField, readHeatmap, paletteValue, dropFiles, TINY_MARIAN } from './support.mjs';
-import { PALETTES } from '../../web/ui/palette.js';
+import { PALETTES } from '../../web/shared/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { tokenLabels } from '../../web/labs/05_pretrained_sections.js';
 

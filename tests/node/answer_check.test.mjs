@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judgeAnswer, readNumber, readShape, shapeText } from '../../web/ui/answer_check.js';
 import { LABS } from '../../web/labs/registry.js';
-import { defaultValues } from '../../web/ui/properties.js';
+import { defaultValues } from '../../web/shared/properties.js';
 
 test('one shape, however it is written', () => {
   for (const text of ['(4, 1, 1, 100)', '4,1,1,100', '[4, 1, 1, 100]', 'torch.Size([4, 1, 1, 100])', ' 4 x 1 x 1 x 100 ',

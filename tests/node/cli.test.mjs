@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
-import { PALETTES } from '../../web/ui/palette.js';
+import { PALETTES } from '../../web/shared/palette.js';
 import { BUILDS } from '../../web/labs/builds/registry.js';
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');

@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../../web/node_loader.mjs';
 import { LABS } from '../../web/labs/registry.js';
 import { cliProperties, commandProperties, flagsOf, LAB_COMMANDS, labCommands } from '../../web/cli/args.mjs';
 import { defaultText, flagOf, flagsFrom, parseFlags, parseValue, rangeOf, specOf, UsageError } from '../../web/cli/flags.mjs';
-import { parseProperty } from '../../web/ui/properties.js';
+import { parseProperty } from '../../web/shared/properties.js';
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 const attnlab = (args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });

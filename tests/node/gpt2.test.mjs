@@ -232,7 +232,7 @@ test('attnlab generate: the Writing lab\'s defaults (temperature 0.8, top-k 50, 
 test('attnlab generate --json is written in pieces of at most one attention row, and they make the whole record', async () => {
   const { runGenerate } = await import('../../web/cli/gpt2_commands.mjs');
   const { writingLab } = await import('../../web/labs/07_writing.js');
-  const { defaultValues } = await import('../../web/ui/properties.js');
+  const { defaultValues } = await import('../../web/shared/properties.js');
   const module = await lab('simd');
   const pieces = [];
   // Writing to n_positions (48): the prompt's [2][2][10][10], then 38 steps of [2][2][position + 1] each.

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { heads, parseHeadList, toggleHead } from '../../web/labs/head_list.js';
-import { parseProperty } from '../../web/ui/properties.js';
+import { parseProperty } from '../../web/shared/properties.js';
 import { fromQuery, toQuery } from '../../web/ui/url_state.js';
 import { pretrainedLab } from '../../web/labs/05_pretrained.js';
 import { translationLab } from '../../web/labs/06_translation.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { lab } from './support.mjs';
 import { lookupLab } from '../../web/labs/02_lookup.js';
 import { multiheadLookup } from '../../web/labs/02_lookup_sections.js';
-import { defaultValues } from '../../web/ui/properties.js';
+import { defaultValues } from '../../web/shared/properties.js';
 
 /** nn.MultiheadAttention with one head, in float64: {weights [B,T,S], output [B,T,E]}. */
 function reference(p, E, B, T, S, xq, xk, xv) {

@@ -12,7 +12,7 @@ import { BUILDS, lab, fixture, assertClose, nodeWebGpuAttention } from './suppor
 import { KernelRunner } from '../../web/training/kernel_runner.js';
 import { scaledLab } from '../../web/labs/04_scaled.js';
 import { causalMask, parseSentences, tokenLabels, tokenize, MAX_TOKENS } from '../../web/labs/04_scaled_sections.js';
-import { defaultValues } from '../../web/ui/properties.js';
+import { defaultValues } from '../../web/shared/properties.js';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 
 const f = fixture('scaled_dot_product.safetensors');

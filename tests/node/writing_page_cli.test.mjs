@@ -13,7 +13,7 @@ import { lab, FIXTURES } from './support.mjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { writingLab } from '../../web/labs/07_writing.js';
-import { defaultValues } from '../../web/ui/properties.js';
+import { defaultValues } from '../../web/shared/properties.js';
 
 const FOLDER = path.join(FIXTURES, 'gpt2_tiny', 'hub');
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');

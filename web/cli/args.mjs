@@ -3,7 +3,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { LABS } from '../labs/registry.js';
 import { checkCommand } from './check_command.mjs';
-import { defaultValues } from '../ui/properties.js';
+import { defaultValues } from '../shared/properties.js';
 import { cut, flagLine, flagOf, flagsFrom, parseFlags, shown, specOf, UsageError, wrap } from './flags.mjs';
 
 export { cut, flagOf, shown, UsageError, wrap };

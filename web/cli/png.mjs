@@ -1,8 +1,8 @@
-// The head-mean heatmap as a PNG, headless: the same raster as the page's canvas (web/ui/heatmap_raster.js)
+// The head-mean heatmap as a PNG, headless: the same raster as the page's canvas (web/shared/heatmap_raster.js)
 // with its colour bar, on a white margin.
 import { writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { rasterizeHeatmap, rasterizeColorbar } from '../ui/heatmap_raster.js';
+import { rasterizeHeatmap, rasterizeColorbar } from '../shared/heatmap_raster.js';
 
 function blit(target, targetWidth, image, x0, y0) {
   for (let y = 0; y < image.height; y++) {

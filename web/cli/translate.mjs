@@ -11,7 +11,7 @@ import { openCommandCheckpoint } from './checkpoint_command.mjs';
 import { commandKernel } from './kernel.mjs';
 import { BACKEND_LABELS } from '../backends.js';
 import { translationLab } from '../labs/06_translation.js';
-import { defaultValues } from '../ui/properties.js';
+import { defaultValues } from '../shared/properties.js';
 import { runTranslation, SECTIONS } from '../labs/06_translation_sections.js';
 import { writeModelFigure } from './figure.mjs';
 

@@ -1,7 +1,7 @@
 // Form controls for a list of properties (see properties.js): one labelled field each, a help icon
 // with the property's help text, and a message slot beside it. It reports parsed values and parse
 // errors; deciding what a change does belongs to the lab page.
-import { parseProperty } from './properties.js';
+import { parseProperty } from '../shared/properties.js';
 
 /** Properties shown under the "Advanced" fold, wherever they are. */
 const ADVANCED = ['backend'];

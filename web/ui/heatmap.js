@@ -10,7 +10,7 @@
 //         stands for, outlined thick in the focus colour as the model view outlines its selected head;
 //         the keyboard's place is then dashed, as there)} — labels are prepared by the lab; this file
 //         only draws them.
-import { rasterizeColorbar, rasterizeHeatmap } from './heatmap_raster.js';
+import { rasterizeColorbar, rasterizeHeatmap } from '../shared/heatmap_raster.js';
 
 // The colour bar depends only on its size and palette: raster it once, not on every redraw.
 const colorbars = new Map();

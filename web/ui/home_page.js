@@ -2,7 +2,7 @@
 // picture of its key figure, one sentence, the notebook it follows and a link; and, on a lab's page,
 // the way back to the labs and on to the next one.
 import { themeColors } from './theme.js';
-import { colorAt, cssColor } from './palette.js';
+import { colorAt, cssColor } from '../shared/palette.js';
 import { el } from './el.js';
 import { courseLine } from '../labs/common.js';
 

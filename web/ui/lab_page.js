@@ -23,7 +23,7 @@ import { DrawScheduler } from './draw_scheduler.js';
 import { EmbedLayout } from './embed_layout.js';
 import { watchVisibility } from './visibility.js';
 import { stateDictBytes } from '../io/state_dict.js';
-import { crossCheck, isRelevant, defaultValues, resettingChanges } from './properties.js';
+import { crossCheck, isRelevant, defaultValues, resettingChanges } from '../shared/properties.js';
 import { TrainingRun } from './training_run.js';
 import { el } from './el.js';
 import { settingsPanel } from './panels/settings.js';

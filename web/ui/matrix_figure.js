@@ -7,8 +7,8 @@
 //          editable?, editKey?, edited? (['q:r:c']), palette? ('weights': 0..1 on the page's scale;
 //          default: diverging, centred at 0), sums? (a column of row sums), explain?(r, c) ->
 //          {text, from: [[matrixId, 'row' | 'col', i] | [matrixId, 'cell', r, c]]}}]}
-import { colorAt, cssColor } from './palette.js';
-import { NUMBER } from './properties.js';
+import { colorAt, cssColor } from '../shared/palette.js';
+import { NUMBER } from '../shared/properties.js';
 import { el } from './el.js';
 
 const fmt = (x) => (x === -Infinity ? '−∞' : Number.isFinite(x) ? x.toFixed(2).replace('-', '−') : String(x));

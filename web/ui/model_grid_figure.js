@@ -16,7 +16,7 @@
 // of T and S, then a whole number of pixels per token when the tokens fit in 96 px, so every cell of a
 // thumbnail is a square of the same size (bert-large's 24 x 16 at 64 tokens: 64 px, one pixel a token);
 // T != S makes the thumbnails rectangles (3 generated tokens over 9 source tokens: 90 x 30 px).
-import { colorAt, PALETTES } from './palette.js';
+import { colorAt, PALETTES } from '../shared/palette.js';
 import { themeColors } from './theme.js';
 
 const TITLE_H = 22;

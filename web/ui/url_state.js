@@ -2,7 +2,7 @@
 // The table is the lab's properties plus the page's (page_properties.js: embed, autoplay, controls,
 // theme, hide). Restoring never throws: an unknown or invalid parameter becomes a problem for the page
 // to show, and the property keeps its default.
-import { crossCheck, defaultValues, isRelevant, parseProperty } from './properties.js';
+import { crossCheck, defaultValues, isRelevant, parseProperty } from '../shared/properties.js';
 import { isPageDefault, pageProperties, pageText } from './page_properties.js';
 
 /** Every property a link of this lab can carry. */

@@ -2,7 +2,7 @@
 // its properties (those of the transport and of the sections sit there), the bar that says a change
 // rebuilds the model (Apply & reset, or keep the current model), and what a training step costs.
 import { ControlsPanel } from '../controls.js';
-import { isRelevant, resettingChanges } from '../properties.js';
+import { isRelevant, resettingChanges } from '../../shared/properties.js';
 import { el } from '../el.js';
 import { TRANSPORT_PROPERTIES } from './transport.js';
 

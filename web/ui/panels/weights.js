@@ -5,7 +5,7 @@ import { WeightsPanel } from '../weights_panel.js';
 import { download } from '../export.js';
 import { parseSafetensors } from '../../io/safetensors.js';
 import { stateDictBytes } from '../../io/state_dict.js';
-import { crossCheck } from '../properties.js';
+import { crossCheck } from '../../shared/properties.js';
 import { isTorchFile } from '../../io/weights_file.js';
 
 export function weightsPanel(page) {

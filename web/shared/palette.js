@@ -1,5 +1,7 @@
 // Perceptually uniform colour scales. viridis is matplotlib's default (van der Walt & Smith, 2015),
 // here as its 11 anchor colours at 0, 0.1, ..., 1 with linear interpolation between them.
+// In web/shared/: pure (no DOM), and used by both the page (web/ui) and the CLI (web/cli), which import
+// downward only: neither reaches into the other's folder for it.
 const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c', '#22a884', '#44bf70',
   '#7ad151', '#bddf26', '#fde725'];
 const MAGMA = ['#000004', '#140e36', '#3b0f70', '#641a80', '#8c2981', '#b73779', '#de4968', '#f7705c',

@@ -1,5 +1,7 @@
 // Matrix -> pixels through a colour scale, and nothing else: no DOM, no maths beyond the mapping.
 // The page's canvas (putImageData) and the CLI's PNG use this one function, so they show the same.
+// In web/shared/: pure (no DOM), and used by both the page (web/ui) and the CLI (web/cli), which import
+// downward only: neither reaches into the other's folder for it.
 import { colorAt } from './palette.js';
 
 export class HeatmapShapeError extends Error {}

@@ -1,6 +1,6 @@
 // A lab's property table, as data: parse a property from text (a form field or a URL parameter),
-// check it, and check the table as a whole. Pure functions, no DOM: the controls (controls.js) and the
-// URL state (url_state.js) share them, so a value that the page accepts is one the URL accepts.
+// check it, and check the table as a whole. Pure functions, no DOM: the page's controls (web/ui/controls.js) and
+// its URL state (web/ui/url_state.js) share them, so a value that the page accepts is one the URL accepts.
 //
 // A property: {name, type: 'int' | 'number' | 'choice' | 'bool' | 'names' | 'text' | 'heads', default, min?, max?,
 //   minExclusive?, choices?: [{value, label}], names?: [string], maxLength? (text), slider? (a range
@@ -11,6 +11,8 @@
 //   'heads' is a list of heads as layer.head, numbered from 0 (web/labs/head_list.js; '' for none).
 //   effect says what a change does: 'reset' rebuilds the model (it asks first), 'live' changes a running
 //   session, 'view' only redraws, 'page' sets up the page around the lab (embed mode, theme).
+// In web/shared/: pure (no DOM), and used by both the page (web/ui) and the CLI (web/cli), which import
+// downward only: neither reaches into the other's folder for it.
 
 import { parseHeadList } from '../labs/head_list.js';
 
