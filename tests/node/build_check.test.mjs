@@ -15,6 +15,7 @@ import { REPO_ROOT } from '../../web/node_loader.mjs';
 import { BUILDS, buildByName, referenceSteps } from '../../web/labs/builds/registry.js';
 import { judgeFolder } from '../../web/cli/check_command.mjs';
 import { LABS } from '../../web/labs/registry.js';
+import { printTensor } from '../../web/ui/tensor_figure.js';
 
 const DIR = path.join(FIXTURES, 'build_check');
 const verdicts = JSON.parse(readFileSync(path.join(DIR, 'verdicts.json'), 'utf8'));
@@ -47,6 +48,21 @@ test('every build\'s steps are PyTorch\'s for its fixed input and state_dict, to
     }
   }
   assert.ok(referenceSteps(buildByName('simple-attention')).masked.includes(-Infinity), 'the causal mask leaves -inf in the masked scores');
+});
+
+test('the page prints every step\'s numbers as PyTorch\'s print() does, ties to even included (0.03125 -> 0.0312)', () => {
+  const numbers = (text) => text.match(/-?(?:\d+\.\d*|inf|nan)/g);
+  let ties = 0;
+  for (const build of BUILDS) {
+    const mine = referenceSteps(build);
+    for (const step of build.steps.filter((s) => !s.rule)) {
+      const torch = numbers(readFileSync(path.join(DIR, build.name, 'right_printed', `${step.name}.txt`), 'utf8'));
+      const shown = numbers(printTensor(mine[step.name], step.shape));
+      assert.deepEqual(shown, torch, `${build.name} ${step.name}`);
+      ties += Array.from(mine[step.name]).filter((v) => Math.abs(v * 1e4 - Math.trunc(v * 1e4)) === 0.5).length;
+    }
+  }
+  assert.ok(ties >= 5, `the fixed inputs make exact ties (${ties}), so the rounding rule is exercised`);
 });
 
 test('the right build passes and each mistake is named at the first step it changes, from .pt files and from prints', async () => {

@@ -10,7 +10,7 @@ import { el } from './el.js';
  */
 export function printTensor(values, shape, { integer = false } = {}) {
   const whole = Array.from(values).every((v) => Number.isInteger(v));
-  const cell = (v) => (integer ? String(v) : whole ? `${v}.` : Number.isNaN(v) ? 'nan' : Number.isFinite(v) ? v.toFixed(4) : v > 0 ? 'inf' : '-inf');
+  const cell = (v) => (integer ? String(v) : whole ? `${v}.` : Number.isNaN(v) ? 'nan' : Number.isFinite(v) ? fourDecimals(v) : v > 0 ? 'inf' : '-inf');
   const cells = Array.from(values, cell);
   const width = Math.max(...cells.map((c) => c.length), 1);
   let at = 0;
@@ -24,6 +24,20 @@ export function printTensor(values, shape, { integer = false } = {}) {
     return `[${parts.join(between)}]`;
   };
   return `${prefix}${shape.length ? nest(0) : cells[0]})`;
+}
+
+/**
+ * v to 4 decimals as PyTorch prints it ('%.4f': an exact tie goes to the even digit, 0.03125 -> 0.0312),
+ * where toFixed rounds a tie up (0.0313). Ties are common in the builds' exact inputs (multiples of 1/32).
+ */
+function fourDecimals(v) {
+  const x = v * 10000;
+  if (Math.abs(x) < 2 ** 40 && Math.abs(x - Math.trunc(x)) === 0.5) {
+    const down = Math.trunc(x);
+    const even = down % 2 === 0 ? down : down + Math.sign(x);
+    return (even / 10000).toFixed(4).replace(/^0\.0000$/, v < 0 ? '-0.0000' : '0.0000');
+  }
+  return v.toFixed(4);
 }
 
 const shapeText = (shape) => `(${shape.join(', ')})`;
