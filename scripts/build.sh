@@ -19,6 +19,7 @@ cmake --build build/wasm -j"$jobs"
 
 [ -f scripts/gen_shaders.mjs ] && node scripts/gen_shaders.mjs
 node scripts/gen_model_kinds.mjs # web/models/model_kinds.generated.js: the C++ registry's rows, for the JS tables
+node scripts/gen_alignment_steps.mjs # web/labs/alignment_steps.generated.js: the C++ alignment tasks' step counts, for the lab
 [ -f scripts/build_assets.mjs ] && node scripts/build_assets.mjs
 
 # public/build/ mirrors the repository's layout so relative imports work in both places.
