@@ -265,7 +265,7 @@ test('sizes: compressed bodies are stopped where they pass what was announced, a
   r = await run('test-org/huge-weights');
   assert.equal(r.code, 2);
   assert.equal(r.stderr, 'attnlab: test-org/huge-weights: model.safetensors is 10737.4 MB: its weights need at least that much memory, more than the 1600 MB a lab holds '
-    + '(a browser tab\'s WebAssembly memory beside its work); nothing was downloaded or kept\n');
+    + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept\n');
   assert.deepEqual(cdnRequests.filter((q) => q.url.startsWith('/huge/')), [], 'the weights\' body was never asked for');
   assert.ok(!blobsOf('test-org/huge-weights').some((f) => f.length === 64 || f.endsWith('.incomplete')));
 });

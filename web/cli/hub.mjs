@@ -31,9 +31,8 @@ import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
-import { MAX_WEIGHT_BYTES, WEIGHT_FILES, limitWords, smallFileLimit } from '../models/checkpoint_files.js';
-import { DEFAULT_ENDPOINT, authorization, blobName, contentRange, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
-  revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS, stallWatch } from '../models/hub_ids.js';
+import { DEFAULT_ENDPOINT, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
+  revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
 
 export { parseModelId };
 
@@ -54,8 +53,6 @@ export function hubCacheDir(env = process.env) {
 const repoDir = (cache, id) => path.join(cache, `models--${id.replace('/', '--')}`);
 const exists = async (file) => !!(await stat(file).catch(() => null));
 const isCommit = (revision) => /^[0-9a-f]{40}$/.test(revision);
-const isWeights = (file) => WEIGHT_FILES.some(([name]) => name === file);
-const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 /** How many relative redirects a HEAD follows (a renamed repository needs one). */
 const MAX_RELATIVE_REDIRECTS = 10;
 
@@ -185,8 +182,8 @@ class Hub {
     const etag = blobName(h.get('x-linked-etag') ?? h.get('etag'));
     if (!etag) throw new HubError(`${this.id}: the Hub's answer for ${file} has no usable ETag (a sha1 or sha256 of the file): is ${this.endpoint} a Hugging Face endpoint?`);
     const size = Number(h.get('x-linked-size') ?? h.get('content-length') ?? NaN);
-    const limit = isWeights(file) ? MAX_WEIGHT_BYTES : smallFileLimit(file);
-    if (size > limit) throw new HubError(this.tooLarge(file, size));
+    const limit = fileLimit(file);
+    if (size > limit) throw new HubError(tooLargeMessage(this.id, file, size));
     const repo = repoDir(this.cache, this.id);
     const blob = path.join(repo, 'blobs', etag);
     await mkdir(path.dirname(blob), { recursive: true });
@@ -199,15 +196,6 @@ class Hub {
       await symlink(target, link);
     }
     return true;
-  }
-
-  // The sentence for a file larger than a lab holds (`bytes`: announced, or what arrived so far).
-  tooLarge(file, bytes, { arrived = false } = {}) {
-    const said = arrived ? `more than ${limitWords(bytes)} of ${file} arrived` : `${file} is ${mb(bytes)}`;
-    return isWeights(file)
-      ? `${this.id}: ${said}: its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds `
-        + '(a browser tab\'s WebAssembly memory beside its work); nothing was downloaded or kept'
-      : `${this.id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`;
   }
 
   /**
@@ -268,7 +256,7 @@ class Hub {
     if (length > limit) {
       await response.body?.cancel();
       await rm(partial, { force: true });
-      throw new HubError(this.tooLarge(file, length));
+      throw new HubError(tooLargeMessage(this.id, file, length));
     }
     const hash = createHash('sha256');
     if (resumed) for await (const chunk of createReadStream(partial)) hash.update(chunk);
@@ -299,7 +287,7 @@ class Hub {
       await rm(partial, { force: true });
       throw new HubError(Number.isFinite(size)
         ? `${this.id}: more than the ${size} bytes announced for ${file} arrived (a compressed answer, or not the file); nothing of it was kept`
-        : this.tooLarge(file, limit, { arrived: true }));
+        : tooLargeMessage(this.id, file, limit, { arrived: true }));
     }
     bar.done(bytes);
     const sha256 = hash.digest('hex');

@@ -1,5 +1,6 @@
 // Hugging Face Hub model ids and the URLs of their files, as huggingface_hub writes them, for the page
 // (web/models/hub_store.js) and the CLI (web/cli/hub.mjs) alike. No DOM and no Node API.
+import { MAX_WEIGHT_BYTES, WEIGHT_FILES, limitWords, smallFileLimit } from './checkpoint_files.js';
 
 const NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?';
 const MODEL_ID = new RegExp(`^(?:${NAME}/)?${NAME}$`);
@@ -88,6 +89,24 @@ export function stallWatch(seconds, outer = null) {
       outer?.removeEventListener('abort', abort);
     },
   };
+}
+
+/** Whether `file` is a weights file (model.safetensors, pytorch_model.bin): its limit is a lab's memory, not a small file's. */
+export const isWeightsFile = (file) => WEIGHT_FILES.some(([name]) => name === file);
+
+/** The most bytes `file` may have, as the openers read it (checkpoint_files.js). */
+export const fileLimit = (file) => (isWeightsFile(file) ? MAX_WEIGHT_BYTES : smallFileLimit(file));
+
+/**
+ * The sentence for a file larger than it may be: `bytes` announced, or (arrived) its limit passed while
+ * it came. A weights file's limit is the memory a lab holds, said with the memory the file needs.
+ */
+export function tooLargeMessage(id, file, bytes, { arrived = false } = {}) {
+  const said = arrived ? `more than ${limitWords(bytes)} of ${file} arrived` : `${file} is ${(bytes / 1e6).toFixed(1)} MB`;
+  return isWeightsFile(file)
+    ? `${id}: ${said}: its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds `
+      + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept'
+    : `${id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`;
 }
 
 /** Seconds from an environment variable such as HF_HUB_DOWNLOAD_TIMEOUT (unset: the default) -> a number, or a thrown message. */

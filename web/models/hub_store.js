@@ -24,8 +24,9 @@
 // followed by fetch itself, and the model is kept under the id typed. A small file is capped at its
 // opener's limit while it arrives, and a weights file announced larger than a lab holds is refused
 // before its body (checkpoint_files.js: smallFileLimit, MAX_WEIGHT_BYTES).
-import { CheckpointError, MAX_WEIGHT_BYTES, WEIGHT_FILES, limitWords, smallFileLimit } from './checkpoint_files.js';
-import { STALL_BYTES, STALL_SECONDS, authorization, contentRange, hubFileUrl, hubRefusal, isRedirectLoop, stallWatch } from './hub_ids.js';
+import { CheckpointError } from './checkpoint_files.js';
+import { STALL_BYTES, STALL_SECONDS, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile, stallWatch,
+  tooLargeMessage } from './hub_ids.js';
 import { MODEL_KINDS } from './registry.js';
 
 const CACHE = 'attnlab-hub-v1';
@@ -36,16 +37,7 @@ export const PART_BYTES = 16 * 1024 * 1024;
 export const PART_TRIES = 3;
 const STALLED_PART = 'stalled'; // the part "number" of the marker a stalled download leaves
 
-const isWeights = (file) => WEIGHT_FILES.some(([name]) => name === file);
-const limitOf = (file) => (isWeights(file) ? MAX_WEIGHT_BYTES : smallFileLimit(file));
-
-/** The sentence for a file larger than a lab holds (bytes announced, or, with arrived, the limit passed while it came). */
-function tooLarge(id, file, bytes, arrived = false) {
-  const said = arrived ? `more than ${limitWords(bytes)} of ${file} arrived` : `${file} is ${mb(bytes)}`;
-  return new HubError(isWeights(file)
-    ? `${id}: ${said}: its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds (this tab's WebAssembly memory beside its work); nothing of it was downloaded or kept`
-    : `${id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`);
-}
+const tooLarge = (id, file, bytes, arrived = false) => new HubError(tooLargeMessage(id, file, bytes, { arrived }));
 
 export class HubError extends CheckpointError {
   constructor(message) {
@@ -96,7 +88,7 @@ function sourcesOf(kind, found) {
  */
 async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0, ranged = false, partBytes = PART_BYTES,
   stallSeconds = STALL_SECONDS }) {
-  if (announced > limitOf(file)) throw tooLarge(id, file, announced);
+  if (announced > fileLimit(file)) throw tooLarge(id, file, announced);
   if (ranged && announced > 0) return downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size: announced, partBytes, stallSeconds });
   const url = hubFileUrl(endpoint, id, revision, file);
   const response = await request({ fetch, url, headers: authorization(token), signal, id, file, endpoint });
@@ -109,7 +101,7 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
     await response.body.cancel();
     throw new HubError(`${id}: ${file} changed size between two requests (${announced} bytes, then ${total}): the model was updated while it downloaded; nothing of it was kept: open it again`);
   }
-  if (total > limitOf(file)) {
+  if (total > fileLimit(file)) {
     await response.body.cancel();
     throw tooLarge(id, file, total);
   }
@@ -121,8 +113,8 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
 const wholeTag = (endpoint, id, revision, file) => ({ [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) });
 const storeWhole = ({ cache, endpoint, id, revision, file, signal, onProgress, response, total }) => storeBody({
   cache, key: hubFileUrl(endpoint, id, revision, file), response, headers: wholeTag(endpoint, id, revision, file), expected: total,
-  most: limitOf(file), onBytes: (bytes) => onProgress({ file, bytes, total }),
-  failure: (what) => (what.tooMuch ? tooLarge(id, file, limitOf(file), true) : failure(id, file, signal, what, 'nothing of it was kept')) });
+  most: fileLimit(file), onBytes: (bytes) => onProgress({ file, bytes, total }),
+  failure: (what) => (what.tooMuch ? tooLarge(id, file, fileLimit(file), true) : failure(id, file, signal, what, 'nothing of it was kept')) });
 
 // A download that went wrong, as a sentence: cancelled, storage full, broken off, or short.
 function failure(id, file, signal, { error, bytes, total }, kept, next = 'open it again') {
@@ -332,7 +324,7 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
 async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds }) {
   let announced = new Map(); // file -> the size its HEAD gave, once announceSize has run
   const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced: announced.get(file) ?? 0,
-    ranged: isWeights(file), partBytes, stallSeconds });
+    ranged: isWeightsFile(file), partBytes, stallSeconds });
   const have = async (file) => !!(await cache.match(hubFileUrl(endpoint, id, revision, file))) || fetchFile(file);
   if (!(await have('config.json'))) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
   const config = await (await cache.match(hubFileUrl(endpoint, id, revision, 'config.json'))).text();
