@@ -21,7 +21,7 @@ const properties = [
   view({ name: 'text', type: 'text', default: 'The quick brown fox', maxLength: 2000, label: 'Prompt', section: 'write',
     help: 'Split into tokens by the checkpoint\'s byte-level BPE (vocab.json and merges.txt); a space belongs to the word after it.' }),
   // Chat (issue 37, item 4): one question, written into the model's chat template (web/tokenizers/chat_template.js).
-  view({ name: 'chat', type: 'text', default: '', maxLength: 2000, label: 'Chat: ask a question', section: 'write',
+  view({ name: 'chat', type: 'text', default: '', maxLength: 2000, label: 'Chat question', section: 'write',
     help: 'For an instruct model whose tokenizer_config.json has a chat_template (SmolLM2-Instruct, Qwen2.5-Instruct): the question is put in '
       + 'the template as transformers does (@huggingface/jinja) and the model answers; the template\'s own tokens (<|im_start|>, …) begin the '
       + 'prompt and show in every attention view. Empty: the prompt above is written as it is.' }),
@@ -77,8 +77,9 @@ export const writingLab = defineLab({
     hubExample: 'gpt2', // the Hub id the field starts with
     hubSuggestions: ['distilgpt2', 'gpt2-medium'], // others this lab reads
     text: 'Open a GPT-2 by its Hub id, or choose the folder of a GPT-2 checkpoint, or drop it (or its files) here. Read: config.json, vocab.json and '
-      + 'merges.txt (or tokenizer.json), and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
-    files: ['config.json', 'vocab.json', 'merges.txt', 'tokenizer.json', 'model.safetensors', 'pytorch_model.bin'],
+      + 'merges.txt (or tokenizer.json), tokenizer_config.json and generation_config.json where there (an instruct model\'s chat template), and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
+    // tokenizer_config.json and generation_config.json where there: BOS/EOS and the chat template (the Chat box).
+    files: ['config.json', 'vocab.json', 'merges.txt', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors', 'pytorch_model.bin'],
     async load(module, sources, { onProgress, name } = {}) {
       const { opened } = await openCheckpoint(module, sources, { expect: 'gpt2', onProgress, name });
       const c = opened.summary.config;

@@ -1,0 +1,77 @@
+// Chat on the Writing lab's page (issue 37, item 4): the tiny GPT-2 with SmolLM2's chat template
+// (tests/fixtures/gpt2_tiny/chat, make_tokenizer_fixtures.py) dropped on the page as a user picks its
+// files; a question typed in the Chat box. The prompt's ids are the Python reference's for the template's
+// text (chat_cases.json's checkpoint), the template's own tokens (<|im_start|>) are in the token list and
+// the attention heatmap's labels, the link carries the question (chat=...), and greedy writing writes
+// what `attnlab generate --chat` writes (the same writer). The page imports @huggingface/tokenizers and
+// @huggingface/jinja from public/build/node_modules (no request leaves the local server).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startLab, openCheckpointIfAsked, waitConfigured, waitDrawn, setField } from './support.mjs';
+
+const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
+const REPO = path.join(FIXTURES, '..', '..');
+const CHAT = JSON.parse(readFileSync(path.join(FIXTURES, 'chat_cases.json'), 'utf8')).checkpoint;
+const FOLDER = path.join(FIXTURES, CHAT.folder);
+const FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors'].map((f) => path.join(FOLDER, f));
+
+let lab, page;
+const problems = [];
+before(async () => {
+  lab = await startLab();
+  page = await lab.context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  page.on('request', (r) => { if (!r.url().startsWith(lab.url) && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) problems.push(`left the server: ${r.url()}`); });
+  await page.goto(`${lab.url}?lab=writing&temperature=0&maxNewTokens=3`);
+  await openCheckpointIfAsked(page, FILES);
+  await waitConfigured(page);
+  await waitDrawn(page);
+});
+after(async () => { await lab?.close(); });
+
+const idsOf = async () => {
+  const t = (await page.textContent('[data-figure="written-ids"]')).trim();
+  const m = /^ids: ([\d ]+) · written: ?([\d ]*)$/.exec(t);
+  return { prompt: m[1].split(' ').map(Number), written: m[2].trim() ? m[2].trim().split(' ').map(Number) : [] };
+};
+
+test('a question in the Chat box is written into the model\'s chat template: the reference\'s ids, <|im_start|> in the token list and the heatmap', async () => {
+  await setField(page, 'chat', CHAT.question);
+  await page.waitForFunction((n) => /^ids: /.test(document.querySelector('[data-figure="written-ids"]')?.textContent ?? '')
+    && document.querySelector('[data-figure="written-ids"]').textContent.split('·')[0].trim().split(' ').length - 1 === n, CHAT.ids.length, { timeout: 20000 });
+  await waitDrawn(page);
+  const { prompt } = await idsOf();
+  assert.deepEqual(prompt, CHAT.ids);
+  assert.match(await page.textContent('[data-figure="written-tokens"]'), /^Prompt \(110 tokens\): <\|im_start\|> \| s \| y \| s/);
+  assert.match(page.url(), /[?&]chat=What(%20|\+)is(%20|\+)the(%20|\+)capital/, 'the link carries the question');
+  // The attention heatmap's labels are the prompt's tokens, the template's first.
+  const boxes = JSON.parse(await page.getAttribute('canvas[data-figure="attention-heatmap"]', 'data-label-boxes'));
+  const ticks = boxes.filter((b) => b.axis === 'x').map((b) => b.text);
+  assert.ok(ticks[0].startsWith('<|im_start|>'), `the heatmap's first column is the template's token, got ${JSON.stringify(ticks.slice(0, 3))}`);
+  assert.equal(JSON.parse(await page.getAttribute('canvas[data-figure="attention-heatmap"]', 'data-layout')).rows, CHAT.ids.length, 'a row per prompt token');
+  assert.deepEqual(problems, []);
+});
+
+test('greedy answers on the page are attnlab generate --chat\'s', async () => {
+  for (let k = 0; k < 3; k++) {
+    await page.click('#action-step');
+    await page.waitForFunction((n) => (document.querySelector('[data-figure="written-ids"]')?.textContent.split('written:')[1] ?? '').trim().split(' ').filter(Boolean).length === n, k + 1, { timeout: 20000 });
+  }
+  const { written } = await idsOf();
+  const cli = spawnSync(process.execPath, [path.join(REPO, 'web', 'cli', 'attnlab.mjs'), 'generate', '--model', FOLDER, '--chat', CHAT.question,
+    '--temperature', '0', '--max-new-tokens', '3', '--json'], { encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  assert.deepEqual(written, JSON.parse(cli.stdout).generated.ids);
+  for (const [w, h, name] of [[1280, 800, 'desktop'], [390, 844, 'phone']]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.locator('#prop-chat').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `writing_chat_${name}.png`) });
+  }
+  assert.deepEqual(problems, []);
+});
