@@ -80,8 +80,20 @@ float count_label(const std::int32_t* tokens) {
   return twos > fours ? 1.0f : 0.0f;
 }
 
-CountModel::CountModel(Rng& init_rng)
-    : embed_(V, E, init_rng),
+namespace {
+std::optional<Embedding> make_lookup(CountEmbedding kind, Rng& rng) {
+  if (kind != CountEmbedding::lookup) return std::nullopt;
+  return Embedding(CountShape::V, CountShape::E, rng);
+}
+std::optional<Linear> make_one_hot(CountEmbedding kind, Rng& rng) {
+  if (kind != CountEmbedding::one_hot) return std::nullopt;
+  return Linear(CountShape::V, CountShape::E, rng);  // torch.nn.Linear(one_hot_dim = 10, embed_dim = 5)
+}
+}  // namespace
+
+CountModel::CountModel(Rng& init_rng, CountEmbedding embedding)
+    : embed_(make_lookup(embedding, init_rng)),
+      one_hot_(make_one_hot(embedding, init_rng)),
       query_(normal_parameter("query", 1, E, init_rng)),
       wk_(E, E, init_rng),
       wv_(E, 1, init_rng),
@@ -90,8 +102,15 @@ CountModel::CountModel(Rng& init_rng)
       digit_keys_(V, E),
       digit_values_(V, 1),
       d_digit_keys_(V, E),
-      d_digit_values_(V, 1) {
-  embed_.weight.name = "embed.weight";
+      d_digit_values_(V, 1),
+      table_(V, E),
+      d_table_(V, E),
+      one_hots_(RowMatrix::Identity(V, V)) {
+  if (embed_) embed_->weight.name = "embed.weight";
+  if (one_hot_) {
+    one_hot_->weight.name = "embed.weight";  // [5, 10], as torch names Linear's weight
+    one_hot_->bias.name = "embed.bias";
+  }
   wk_.weight.name = "WK.weight";
   wk_.bias.name = "WK.bias";
   wv_.weight.name = "WV.weight";
@@ -104,8 +123,21 @@ CountModel::CountModel(Rng& init_rng)
 }
 
 ParameterList CountModel::parameters() {
-  return {&query_,       &embed_.weight, &wk_.weight,  &wk_.bias,    &wv_.weight,
-          &wv_.bias,     &nn0_.weight,   &nn0_.bias,   &nn2_.weight, &nn2_.bias};
+  ParameterList list{&query_};
+  if (embed_) list.push_back(&embed_->weight);
+  if (one_hot_) list.insert(list.end(), {&one_hot_->weight, &one_hot_->bias});
+  list.insert(list.end(), {&wk_.weight, &wk_.bias, &wv_.weight, &wv_.bias, &nn0_.weight, &nn0_.bias, &nn2_.weight, &nn2_.bias});
+  return list;
+}
+
+void CountModel::embed_digits() {
+  if (embed_) table_ = embed_->weight.value;      // embed(d) = row d of the Embedding's weight
+  else one_hot_->forward(one_hots_, table_);      // embed(d) = Linear(one_hot(d)) = W[:, d] + b
+}
+
+void CountModel::embed_digits_backward() {
+  if (embed_) embed_->weight.grad += d_table_;
+  else one_hot_->backward(one_hots_, d_table_, nullptr);  // dW += d_table^T I, db += sum over the digits
 }
 
 void CountModel::zero_grad() { zero_grads(parameters()); }
@@ -126,9 +158,10 @@ void CountModel::attach(CountKernelTensors& tensors, int first, int count) {
 
 void CountModel::prepare(const std::int32_t* tokens) {
   std::copy(tokens, tokens + std::size_t(count_) * S, tokens_.begin());
-  // k = WK(embed(x)), v = WV(embed(x)): the 10 digits projected once, then gathered
-  wk_.forward(embed_.weight.value, digit_keys_);
-  wv_.forward(embed_.weight.value, digit_values_);
+  // k = WK(embed(x)), v = WV(embed(x)): the 10 digits embedded and projected once, then gathered
+  embed_digits();
+  wk_.forward(table_, digit_keys_);
+  wv_.forward(table_, digit_values_);
   CountKernelTensors& t = *tensors_;
   // Plain loops over the E = 5 floats of a row: a std::copy of 20 bytes is a call to memmove in WASM.
   const float* query = query_.value.data();
@@ -185,11 +218,12 @@ void CountModel::finish_backward() {
   const std::size_t at = std::size_t(first_) * S * E;
   scatter_add_rows(tokens_.data(), count_ * S, &t.d_k[at], E, E, d_digit_keys_.data());
   scatter_add_rows(tokens_.data(), count_ * S, &t.d_v[at], E, 1, d_digit_values_.data());
-  // digit_keys = WK(embed.weight), digit_values = WV(embed.weight)
-  wk_.backward(embed_.weight.value, d_digit_keys_, &d_embed_);
-  embed_.weight.grad += d_embed_;
-  wv_.backward(embed_.weight.value, d_digit_values_, &d_embed_);
-  embed_.weight.grad += d_embed_;
+  // digit_keys = WK(table), digit_values = WV(table), table = embed(0..9)
+  wk_.backward(table_, d_digit_keys_, &d_embed_);
+  d_table_ = d_embed_;
+  wv_.backward(table_, d_digit_values_, &d_embed_);
+  d_table_ += d_embed_;
+  embed_digits_backward();
 }
 
 double CountModel::train_pass(const std::int32_t* tokens, const float* labels, Backend backend, double batch_count) {

@@ -1,14 +1,16 @@
 // One copy of the Count lab's model, the course notebook's AttentionModel (05, "more 2s than 4s?"),
 // with the activations of the last rows it saw. S = 10 positions, E = D = 5, V = 10 digits:
-//   e = embed(x)                          [B, S, E]   Embedding(10, 5)
+//   e = embed(x)                          [B, S, E]   Embedding(10, 5), or the notebook's alternative:
+//                                                     Linear(10, 5) on one_hot(x) (CountEmbedding below)
 //   k = WK(e)                             [B, S, E]   Linear(5, 5)
 //   v = WV(e)                             [B, S]      Linear(5, 1)
 //   w = softmax_s(query . k_s / sqrt(5))  [B, S]      one learned query [1, E]
 //   a = sum_s w_s v_s                     [B]         the attention-weighted value
 //   p = nn(a)                             [B]         Linear(1, 200), ReLU, Linear(200, 1), Sigmoid
 //   loss = binary_cross_entropy(p, y)                 y = 1 when count(2) > count(4); ties are 0
-// A position's key and value depend on its digit alone, so the 10 digits are projected once a pass
-// (digit_keys = WK(embed.weight) [V, E], digit_values = WV(embed.weight) [V]) and gathered: the same
+// A position's key and value depend on its digit alone, so the 10 digits are embedded and projected
+// once a pass (table = embed(0..9) [V, E], digit_keys = WK(table) [V, E], digit_values = WV(table) [V])
+// and gathered: the same
 // numbers as projecting every position's embedding, at a tenth of the work (PyTorch sums in another
 // order, within float rounding: tests/core/test_count_torch.cpp).
 //
@@ -29,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "../attention.h"
@@ -44,6 +47,14 @@ struct CountShape {
   static constexpr int E = 5;        // embedding and attention width (the kernel's D)
   static constexpr int kHidden = 200;  // nn.0's outputs
 };
+
+// How a digit becomes a vector (notebook 05, "Embedding the Integers", and its "Alternatively"):
+//   lookup    nn.Embedding(10, 5): "embed.weight" [10, 5]; digit d's vector is row d
+//   one_hot   nn.Linear(10, 5) on one_hot(d): "embed.weight" [5, 10], "embed.bias" [5]; one_hot(d) W^T
+//             is column d of W (row d of W^T), so the vector is that column plus the bias. The same
+//             function of d as a lookup of W^T's rows (+ b): what differs is the bias shared by all ten
+//             digits and the initial values (Linear's uniform(+-1/sqrt(10)) against Embedding's N(0, 1)).
+enum class CountEmbedding { lookup, one_hot };
 
 // The attention call's tensors for B samples (H = T = 1): q [B, D], k, v [B, S, D], weights [B, S],
 // out [B, D], and their gradients of the same shapes.
@@ -64,10 +75,11 @@ class CountModel {
  public:
   static constexpr int S = CountShape::S, V = CountShape::V, E = CountShape::E, kHidden = CountShape::kHidden;
 
-  explicit CountModel(Rng& init_rng);  // PyTorch's draws in its order: embed, query, WK, WV, nn.0, nn.2
+  // PyTorch's draws in its order: embed, query, WK, WV, nn.0, nn.2
+  explicit CountModel(Rng& init_rng, CountEmbedding embedding = CountEmbedding::lookup);
 
   ParameterList parameters();  // state_dict order, PyTorch names: query first (a module's own parameters
-                               // come before its children's)
+                               // come before its children's); embed.bias after embed.weight when one-hot
   void zero_grad();
 
   // The rows [first, first + count) of `tensors` that the next pass uses.
@@ -101,15 +113,25 @@ class CountModel {
 
   // Named parts, for the hand-built solution and the tests.
   Parameter& query() { return query_; }
-  Embedding& embed() { return embed_; }
+  Embedding& embed() { return *embed_; }       // CountEmbedding::lookup only
+  Linear& one_hot_embed() { return *one_hot_; }  // CountEmbedding::one_hot only
+  CountEmbedding embedding() const { return one_hot_ ? CountEmbedding::one_hot : CountEmbedding::lookup; }
+  // [V, E]: each digit's embedded vector (embed(0..9)), as of the last prepare()
+  const RowMatrix& digit_vectors() const { return table_; }
   Linear& wk() { return wk_; }
   Linear& wv() { return wv_; }
 
  private:
   CountHead head() const;  // nn.0 and nn.2's values, for count_model_simd128.h
 
-  // Construction order is PyTorch's (the draws differ, the distributions do not).
-  Embedding embed_;
+  // The ten digits' vectors into table_ (prepare), and their gradient d_table_ back to the parameters.
+  void embed_digits();
+  void embed_digits_backward();
+
+  // Construction order is PyTorch's (the draws differ, the distributions do not). One of the two
+  // embeddings exists (CountEmbedding).
+  std::optional<Embedding> embed_;
+  std::optional<Linear> one_hot_;
   Parameter query_;
   Linear wk_, wv_, nn0_, nn2_;
 
@@ -119,6 +141,8 @@ class CountModel {
   RowMatrix digit_keys_, digit_values_;      // [V, E], [V, 1]
   RowMatrix d_digit_keys_, d_digit_values_;  // their gradients, summed over the rows' positions
   RowMatrix d_embed_;                        // [V, E]
+  RowMatrix table_, d_table_;                // [V, E] embed(0..9) and its gradient
+  RowMatrix one_hots_;                       // [V, V] the identity: row d is one_hot(d)
   // [count]: the weighted value a, nn(a) = z, p = sigmoid(z), and dL/dp, dL/dz, dL/da
   std::vector<float> a_, z_, p_, d_p_, dz_, da_;
   std::vector<float> lanes_;  // count_model_simd128.h's scratch

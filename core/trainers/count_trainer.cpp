@@ -43,7 +43,8 @@ void sample_count_batch(Rng& rng, int n, std::vector<std::int32_t>& tokens, std:
 CountTrainer::CountTrainer(const CountConfig& config)
     : config_(config),
       data_rng_(config.seed, kDataStream),
-      training_(config.seed, config.batch, config.lr, [](Rng& init_rng) { return std::make_unique<CountModel>(init_rng); }) {
+      training_(config.seed, config.batch, config.lr,
+                [kind = config.embedding](Rng& init_rng) { return std::make_unique<CountModel>(init_rng, kind); }) {
   step_tensors_.resize(config.batch);
   eval_tensors_.resize(training_.models.shards());
   Rng sample_rng(config.seed, kSampleStream);
@@ -256,11 +257,14 @@ std::string CountTrainer::gradients_on(const std::vector<std::int32_t>& tokens, 
 
 namespace {
 
+const Choices<CountEmbedding> kEmbeddings = {{CountEmbedding::lookup, "embedding"}, {CountEmbedding::one_hot, "one-hot"}};
+
 template <class Fields, class Config>
 void config_fields(Fields& f, Config& c) {
   f("seed", c.seed);
   f("lr", c.lr);
   f("batch", c.batch);
+  f("embedding", c.embedding, kEmbeddings);
 }
 const auto declare_config = [](auto& f, auto& c) { config_fields(f, c); };
 

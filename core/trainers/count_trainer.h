@@ -24,6 +24,9 @@ struct CountConfig {
   std::uint32_t seed = 2;
   double lr = 1e-4;  // the notebook's
   int batch = 100;   // the notebook's make_batch(100)
+  // The notebook's torch.nn.Embedding(10, 5), or its alternative, one-hot + torch.nn.Linear(10, 5)
+  // (records: "embedding": "embedding" or "one-hot"; count_model.h says what differs).
+  CountEmbedding embedding = CountEmbedding::lookup;
 };
 
 // "" or the first problem with the config's values.

@@ -6,42 +6,68 @@ import assert from 'node:assert/strict';
 import { BUILDS, lab, fixture, assertClose } from './support.mjs';
 import { KernelRunner } from '../../web/training/kernel_runner.js';
 
-const f = fixture('count_attention_model.safetensors');
 const NAMES = ['query', 'embed.weight', 'WK.weight', 'WK.bias', 'WV.weight', 'WV.bias',
   'nn.0.weight', 'nn.0.bias', 'nn.2.weight', 'nn.2.bias'];
-// 1e-5, or twice PyTorch's own float32-vs-float64 error where larger (as tests/core/test_count_torch.cpp)
-const tol = (key) => Math.max(1e-5, 2 * f[`err/${key}`].data[0]);
+// The notebook's embedding and its alternative, one-hot + Linear(10, 5): embed.weight [5, 10] and embed.bias.
+const MODELS = [
+  { embedding: 'embedding', f: fixture('count_attention_model.safetensors'), names: NAMES },
+  { embedding: 'one-hot', f: fixture('count_one_hot_model.safetensors'), names: [...NAMES.slice(0, 2), 'embed.bias', ...NAMES.slice(2)] },
+];
 
-for (const build of BUILDS) {
-  for (const backend of ['scalar', 'simd128']) {
-    test(`count vs PyTorch [${build} build, ${backend} kernel]: weights, values, weighted, probability, loss, every gradient`, async () => {
-      const m = await lab(build);
-      const t = m.createTrainer('count', { seed: 0 });
-      try {
-        assert.deepEqual(t.parameterNames(), NAMES);
-        for (const name of NAMES) t.setParameter(name, f[`init/${name}`].data);
-        const r = t.inspect({ batch: f.tokens.data, gradients: true }, { backend });
-        assert.equal(r.N, 32);
-        assertClose(r.weights, f.weights.data, tol('weights'), 'weights');
-        assertClose(r.values, f.values.data, tol('values'), 'values');
-        assertClose(r.weighted, f.weighted.data, tol('weighted'), 'weighted');
-        assertClose(r.probability, f.probability.data, tol('probability'), 'probability');
-        assert.ok(Math.abs(r.loss - f.loss.data[0]) <= tol('loss'), `loss ${r.loss} vs ${f.loss.data[0]}`);
-        assert.deepEqual([...r.label], [...f.labels.data]);
-        const g = t.gradients();
-        for (const name of NAMES) assertClose(g[name], f[`grad/${name}`].data, tol(`grad/${name}`), `grad/${name}`);
-        assert.deepEqual(t.parameters()['nn.0.bias'], f['init/nn.0.bias'].data); // values unchanged
-      } finally {
-        t.delete();
-      }
-    });
+for (const { embedding, f, names } of MODELS) {
+  // 1e-5, or twice PyTorch's own float32-vs-float64 error where larger (as tests/core/test_count_torch.cpp)
+  const tol = (key) => Math.max(1e-5, 2 * f[`err/${key}`].data[0]);
+  for (const build of BUILDS) {
+    for (const backend of ['scalar', 'simd128']) {
+      test(`count[${embedding}] vs PyTorch [${build} build, ${backend} kernel]: weights, values, weighted, probability, loss, every gradient`, async () => {
+        const m = await lab(build);
+        const t = m.createTrainer('count', { seed: 0, embedding });
+        try {
+          assert.deepEqual(t.parameterNames(), names);
+          for (const name of names) t.setParameter(name, f[`init/${name}`].data);
+          const r = t.inspect({ batch: f.tokens.data, gradients: true }, { backend });
+          assert.equal(r.N, 32);
+          assertClose(r.weights, f.weights.data, tol('weights'), 'weights');
+          assertClose(r.values, f.values.data, tol('values'), 'values');
+          assertClose(r.weighted, f.weighted.data, tol('weighted'), 'weighted');
+          assertClose(r.probability, f.probability.data, tol('probability'), 'probability');
+          assert.ok(Math.abs(r.loss - f.loss.data[0]) <= tol('loss'), `loss ${r.loss} vs ${f.loss.data[0]}`);
+          assert.deepEqual([...r.label], [...f.labels.data]);
+          const g = t.gradients();
+          for (const name of names) assertClose(g[name], f[`grad/${name}`].data, tol(`grad/${name}`), `grad/${name}`);
+          assert.deepEqual(t.parameters()['nn.0.bias'], f['init/nn.0.bias'].data); // values unchanged
+        } finally {
+          t.delete();
+        }
+      });
+    }
   }
 }
+
+test('count: one-hot + Linear is an embedding lookup of W^T + b: an Embedding model with those rows gives the same probabilities', async () => {
+  const m = await lab('simd');
+  const f = MODELS[1].f;
+  const oneHot = m.createTrainer('count', { seed: 0, embedding: 'one-hot' });
+  const lookup = m.createTrainer('count', { seed: 0 });
+  try {
+    for (const name of MODELS[1].names) oneHot.setParameter(name, f[`init/${name}`].data);
+    for (const name of NAMES) lookup.setParameter(name, name === 'embed.weight' ? f['lookup_equivalent/embed.weight'].data : f[`init/${name}`].data);
+    const a = oneHot.inspect({ batch: f.tokens.data }, { backend: 'scalar' });
+    const b = lookup.inspect({ batch: f.tokens.data }, { backend: 'scalar' });
+    assert.deepEqual(a.values, b.values);
+    assert.deepEqual(a.probability, b.probability);
+    // A Linear weight of the wrong shape is refused by name: the two models are not interchangeable files.
+    assert.throws(() => lookup.setParameter('embed.weight', new Float32Array(49)), /embed\.weight/);
+  } finally {
+    oneHot.delete();
+    lookup.delete();
+  }
+});
 
 test('count: createTrainer gives a CountTrainer; defaults; the staged step gives train()\'s bits', async () => {
   const m = await lab('simd');
   assert.ok(m.trainerIds().includes('count'));
-  assert.deepEqual(m.CountTrainer.defaults(), { seed: 2, lr: 1e-4, batch: 100, steps: 5001 });
+  assert.deepEqual(m.CountTrainer.defaults(), { seed: 2, lr: 1e-4, batch: 100, embedding: 'embedding', steps: 5001 });
   const a = m.createTrainer('count', { seed: 3, lr: 1e-3 });
   const b = new m.CountTrainer({ seed: 3, lr: 1e-3 });
   assert.ok(a instanceof m.CountTrainer && a instanceof m.Trainer);

@@ -35,3 +35,16 @@ test('attnlab train --lab count: another lab\'s flag and a bad value exit 2 with
     assert.match(r.stderr.split('\n')[0], message);
   }
 });
+
+test('attnlab train --lab count --embedding one-hot: the notebook\'s alternative embedding trains from the lab\'s property, its start record says so; a bad value names the choices', () => {
+  const r = attnlab('--embedding', 'one-hot', '--lr', '1e-3', '--steps', '1000', '--seed', '3', '--every', '1000', '--backend', 'simd', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines[0].type, 'start');
+  assert.equal(lines[0].embedding, 'one-hot');
+  const final = lines.at(-1);
+  assert.ok(final.accuracy >= 0.99, `accuracy ${final.accuracy}`);
+  const bad = attnlab('--embedding', 'onehot');
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr.split('\n')[0], 'attnlab: --embedding must be one of embedding, one-hot, got \'onehot\'');
+});

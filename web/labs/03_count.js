@@ -18,7 +18,21 @@ const INTRO = 'Ten digits 0..9: are there more 2s than 4s? One learned query sco
 // A seed whose run at the exercise's lr 1e-4 gets stuck (found with this project's RNG: docs/count.md).
 export const STUCK_SEED = 15;
 
+// How a digit becomes a vector: notebook 05's Embedding, or its "Alternatively" (one-hot vectors sent
+// through a Linear). Declared once: the page's setting, the link (?embedding=one-hot) and
+// `attnlab train --lab count --embedding one-hot` all read it; the C++ config takes the same names.
+export const EMBEDDINGS = [
+  { value: 'embedding', label: 'nn.Embedding' },
+  { value: 'one-hot', label: 'one-hot, Linear' },
+];
+
 const properties = [
+  { name: 'embedding', type: 'choice', default: 'embedding', effect: 'reset', group: 'Model', label: 'Digit vectors',
+    choices: EMBEDDINGS,
+    help: 'How a digit becomes a vector of 5: the notebook\'s nn.Embedding(10, 5) (a table, one learned row per digit), or its '
+      + 'alternative, one_hot(digit) through nn.Linear(10, 5). one_hot(d) times the Linear\'s weight picks column d of it: the '
+      + 'same lookup, plus a bias shared by all ten digits and a different start (uniform ±0.32 against normal). '
+      + 'Train both with one seed and compare.' },
   ...trainingProperties({
     batch: { default: 100, max: 10000, help: 'Fresh random sequences per training step (the exercise: 100).' },
     lr: { default: 0.0001, help: 'Adam learning rate (the exercise: 1e-4)' },
@@ -64,14 +78,17 @@ const presets = [
     text: 'At lr 1e-4 this seed settles with its attention on a distractor digit and stays below 80%: the query '
       + 'got close to ignoring the 2s or 4s early, their gradient is then tiny (softmax gives them little weight), '
       + 'and small steps never get out. With lr 1e-3 ("Reliable") the same seed learns.' },
-  { id: 'by-hand', label: 'Solve it by hand', values: {}, weights: handBuiltTensors,
+  { id: 'one-hot', label: 'One-hot + Linear', values: { embedding: 'one-hot' },
+    text: 'The notebook\'s alternative embedding: one_hot(digit) through Linear(10, 5). The Linear\'s weight times a one-hot '
+      + 'vector is one of its columns, so this is a lookup too, with a bias shared by all digits: compare its run with the exercise\'s.' },
+  { id: 'by-hand', label: 'Solve it by hand', values: { embedding: 'embedding' }, weights: handBuiltTensors,
     text: 'Loads weights built by hand, nothing trained: values +1 for a 2, -1 for a 4, 0 for the rest; keys all zero, so the '
       + 'attention is flat (0.1 on every position); the network answers "yes" when the weighted value is above 0.05. It '
       + 'scores 100%, ties included: what decides is the values, not attention mass on the 2s and 4s.' },
 ];
 
 function configureRequest(v) {
-  return { config: { seed: v.seed, batch: v.batch, lr: v.lr }, backend: v.backend, steps: v.steps };
+  return { config: { seed: v.seed, batch: v.batch, lr: v.lr, embedding: v.embedding }, backend: v.backend, steps: v.steps };
 }
 
 // ---- the trainer in the worker and the CLI (web/training/session.js) ----
@@ -90,7 +107,8 @@ const trainer = {
   sampleArgs: (config, sample) => ({ batch: Array.from(sample.tokens) }),
   evaluate: (t, backend) => t.evaluate({ samples: EVAL_SAMPLES }, { backend }),
   inspect: (t, sample, backend) => t.inspect(sample, { backend }),
-  // Embedding, keys, values, scores, the MLP (1 -> 200 -> 1), forward + backward ~ 3 forwards.
+  // Embedding, keys, values, scores, the MLP (1 -> 200 -> 1), forward + backward ~ 3 forwards (the
+  // one-hot Linear embeds the ten digits once a step: 10 x 10 x 5, nothing beside the batch's work).
   flopsPerStep: (v) => 3 * 2 * v.batch * (L * D * D + L * D + 2 * L * D + 200 * 2),
 };
 
@@ -210,8 +228,10 @@ function valuesFromWeights(file) {
   for (const name of ['embed.weight', 'query', 'WK.weight', 'WV.weight', 'nn.0.weight', 'nn.2.weight']) {
     if (!t[name]) throw new Error(`not a One query model: it has no ${name} (the exercise's AttentionModel names)`);
   }
+  // A Linear embedding has a bias (embed.bias) and a [5, 10] weight; an Embedding a [10, 5] weight alone.
+  const embedding = t['embed.bias'] ? 'one-hot' : 'embedding';
   const m = file.metadata ?? {};
-  return /^\d+$/.test(m.seed ?? '') ? { seed: Number(m.seed) } : {};
+  return { embedding, ...(/^\d+$/.test(m.seed ?? '') ? { seed: Number(m.seed) } : {}) };
 }
 
 export const countLab = defineLab({
@@ -244,13 +264,13 @@ export const countLab = defineLab({
       + 'is above 0.1 (purple above 0, orange below; grey: too little attention to matter). Each row says the true '
       + 'answer and the predicted probability.',
   },
-  figureStem: (config) => `count-seed${config.seed}`,
+  figureStem: (config) => `count-${config.embedding === 'one-hot' ? 'one-hot-' : ''}seed${config.seed}`,
   weights: {
     valuesFromFile: valuesFromWeights,
-    metadata: (config, step) => ({ lab: 'count', steps: step, seed: config.seed }),
+    metadata: (config, step) => ({ lab: 'count', steps: step, seed: config.seed, embedding: config.embedding }),
     mustMatch: [],
-    fileName: (config, step) => `one-query-step${step}.safetensors`,
-    describe: () => 'a One query model',
+    fileName: (config, step) => `one-query-${config.embedding === 'one-hot' ? 'one-hot-' : ''}step${step}.safetensors`,
+    describe: (config) => (config?.embedding === 'one-hot' ? 'a One query model (one-hot + Linear embedding)' : 'a One query model'),
   },
   views: {
     heatmaps: heatmapModels,
@@ -261,8 +281,9 @@ export const countLab = defineLab({
     sampleOf: (config, s) => s,
   },
   cli: {
-    startRecord: (c) => ({ batch: c.batch, lr: c.lr }),
-    startText: (c, steps, seed) => `one query (more 2s than 4s?), ${steps} steps, seed ${seed}, batch ${c.batch}, lr ${c.lr}`,
+    startRecord: (c) => ({ batch: c.batch, lr: c.lr, embedding: c.embedding }),
+    startText: (c, steps, seed) => `one query (more 2s than 4s?), ${c.embedding === 'one-hot' ? 'one-hot + Linear embedding' : 'Embedding'}, `
+      + `${steps} steps, seed ${seed}, batch ${c.batch}, lr ${c.lr}`,
     progress: (m) => ({ record: m,
       text: `step ${String(m.step).padStart(5)}  loss ${m.loss.toFixed(4)}  batch accuracy ${(100 * m.accuracy).toFixed(1)}%` }),
     final({ evaluation: e }) {
