@@ -40,7 +40,11 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
 
     // The line that says what to paste is the box's own caption, right above it.
     assert.equal(await page.textContent('#build-tensor-caption'), 'Paste or open yours below: 3. Keys, model.WK(model.embed(x)), shape (4, 10, 5).');
-    const caption = await box(page, '#build-tensor-caption'), area = await box(page, '#build-tensor-text');
+    // Both boxes in one read: figures above them may still change height (the imported model's heatmap).
+    const [caption, area] = await page.evaluate(() => ['build-tensor-caption', 'build-tensor-text'].map((id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom };
+    }));
     assert.ok(caption.bottom <= area.top + 1 && area.top - caption.bottom < 24, `caption ${JSON.stringify(caption)} above the box ${JSON.stringify(area)}`);
     assert.equal(await page.$eval('[data-figure="build-keys"] .tensor-note', (n) => n.textContent).catch(() => ''), '', 'no "paste below" note far from the box');
 
@@ -51,8 +55,11 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     let v = await verdict(page);
     assert.equal(v.status, 'ok', v.text);
     assert.match(v.text, /^Matches: shape \(4, 10, 5\)/);
-    let seen = await box(page, '#build-tensor-verdict');
-    const button = await box(page, '#build-tensor-check');
+    // One read for both (a figure above may still change height between two reads).
+    let [seen, button] = await page.evaluate(() => ['build-tensor-verdict', 'build-tensor-check'].map((id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom };
+    }));
     assert.ok(seen.top >= 0 && seen.bottom <= viewport.height, `verdict ${JSON.stringify(seen)} inside the ${viewport.height}px viewport`);
     assert.ok(seen.top - button.bottom < 60 && seen.top >= button.bottom - 1, `verdict ${JSON.stringify(seen)} just under the button ${JSON.stringify(button)}`);
     // The step's tensor: its title and first row at least (the page moves as far as the Check button stays in view).
