@@ -26,8 +26,15 @@ export function checkInteger(name, value, { min = -Infinity } = {}) {
   return value;
 }
 
-// core/backend.h's enum, by name; simd is the settings' short name for simd128.
-export const BACKEND_CODES = { scalar: 0, simd128: 1, simd: 1, webgpu: 2 };
+// What a request may call a backend besides its enum name: `simd` is the settings' and the CLI's short
+// name for simd128. The one alias: the page's rules read it from here (web/backends.js).
+export const BACKEND_ALIASES = { simd: 'simd128' };
+// core/backend.h's enum, by name, and by alias.
+const ENUM_CODES = { scalar: 0, simd128: 1, webgpu: 2 };
+export const BACKEND_CODES = {
+  ...ENUM_CODES,
+  ...Object.fromEntries(Object.entries(BACKEND_ALIASES).map(([alias, name]) => [alias, ENUM_CODES[name]])),
+};
 
 export function backendCode(backend) {
   if (backend === undefined) return BACKEND_CODES.simd128;

@@ -18,5 +18,3 @@ export function chooseBackend({ module, requested, gpu, gpuReason, gpuSoftware }
   return module.selectBackend(requested, env, shape);
 }
 
-/** The CPU kernel to fall back on when WebGPU goes away: SIMD128 where the engine has it. */
-export const cpuFallbackOf = (module) => (module.cpuBackends.includes('simd128') ? 'simd128' : 'scalar');

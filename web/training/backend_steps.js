@@ -4,8 +4,7 @@
 // (wasm_bindings/js/staged_calls.js) on a KernelRunner (kernel_runner.js): the same rules as every model's calls, the
 // CPU kernel for the rest of the run if the GPU device goes away. So WebGPU serves every lab with no
 // per-lab code.
-import { BACKEND_LABELS, backendOfRequest } from '../backends.js';
-import { cpuFallbackOf } from './backend_choice.js';
+import { BACKEND_LABELS, backendOfRequest, cpuKernel } from '../backends.js';
 import { KernelRunner } from './kernel_runner.js';
 
 // The WebGPU call name of a training step's kernel (a section's calls use their own).
@@ -26,7 +25,8 @@ export class BackendSteps {
     const choice = this.kernel.choose(shape);
     this.backend = choice.backend;
     this.reason = choice.reason;
-    this.cpuFallback = cpuFallbackOf(lab);
+    // The CPU kernel for the rest of the run if the GPU device goes away: SIMD128 where the module has it.
+    this.cpuFallback = cpuKernel('auto', lab.cpuBackends);
     this.fellBackAt = null;
   }
 
