@@ -112,6 +112,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_attention", &RawDecoder::_attention)
       .function("_residual", &RawDecoder::_residual)
       .function("_logits", &RawDecoder::_logits)
+      .function("_limit_vocabulary", &RawDecoder::_limit_vocabulary)
       .function("_begin_writing", &RawDecoder::_begin_writing)
       .function("_next_token", &RawDecoder::_next_token)
       .function("_write_to", &RawDecoder::_write_to)
@@ -209,7 +210,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_backends", &_backends);
   function("_select_backend", &_select_backend);
   function("_heap_bytes_in_use", &_heap_bytes_in_use);
-  function("_abort_for_tests", &_abort_for_tests);
   function("_worker_threads", &_worker_threads);
   function("_set_active_worker_threads", &_set_active_worker_threads);
 

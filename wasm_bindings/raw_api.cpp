@@ -551,8 +551,6 @@ val _select_backend(const std::string& requested, const val& env, const val& sha
 
 double _heap_bytes_in_use() { return double(mallinfo().uordblks); }
 
-void _abort_for_tests() { std::abort(); }
-
 val _worker_threads() {
   val out = val::object();
   out.set("available", shard_runner().workers());

@@ -172,9 +172,6 @@ std::string _version();
 val _backends();  // CPU backends this build offers: ["scalar", "simd128"] or ["scalar"]
 val _select_backend(const std::string& requested, const val& env, const val& shape);
 double _heap_bytes_in_use();
-// Tests only: aborts the module as a failed allocation would, so that the worker's recovery (a fresh
-// module, the last settings and weights) can be tested without exhausting 2 GB of memory.
-void _abort_for_tests();
 // Training steps run their second shard on a worker thread in the Node threads build: how many such
 // threads exist, and how many a step uses (0 runs both shards on the calling thread; same bits).
 val _worker_threads();

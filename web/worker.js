@@ -384,9 +384,13 @@ const handlers = {
   loseDevice() {
     gpu.attention?.destroy();
   },
-  // Tests only: makes the module abort as a failed allocation would (core: abort_for_tests).
+  // Tests only (tests/browser/module_abort.test.mjs): a real failed allocation, as a bug in the core
+  // would make one. A Linear of 30,000 x 30,000 (3.6 GB of weights, past the module's 2 GB) is built on
+  // the raw class, past the size check of the binding edge (_config_error: at most 4,096) that the JS
+  // Linear always asks first; the allocation fails and the module aborts. The module has no test-only
+  // entry for it.
   abortModule() {
-    module._module._abort_for_tests();
+    new module._module._RawLinear(30000, 30000, 0, true);
   },
 };
 

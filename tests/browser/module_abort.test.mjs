@@ -1,7 +1,8 @@
 // A module that aborts (a failed allocation, a bug in the core) is survived (issue 16 §2): the worker
 // starts a fresh module, rebuilds the model with the same settings and the weights of the last step
 // the page saw, and the page says so; the attention on screen is the same, and Play trains on. The
-// abort is caused by a test-only export (abort_for_tests), as an allocation that fails would.
+// abort is a real failed allocation: the worker's test-only abortModule builds a Linear too large for
+// the module's memory, past the binding edge's size check (web/worker.js).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, readHeatmap, startLab, trainToEnd, waitDrawn } from './support.mjs';
