@@ -9,6 +9,7 @@ import { FIXTURES } from './support.mjs';
 import { checkTokenizer } from '../../web/tokenizers/tokenizer.js';
 import { WordPieceTokenizer } from '../../web/tokenizers/wordpiece.js';
 import { MarianTokenizer } from '../../web/tokenizers/sentencepiece.js';
+import { HfTokenizer } from '../../web/tokenizers/hf_tokenizer.js';
 
 const bertFolder = path.join(FIXTURES, 'bert_tiny', 'modern');
 const marianFolder = path.join(FIXTURES, 'marian_tiny');
@@ -16,8 +17,14 @@ const bert = () => WordPieceTokenizer.fromVocabText(readFileSync(path.join(bertF
 const marian = () => MarianTokenizer.fromFiles(readFileSync(path.join(marianFolder, 'source.spm')), readFileSync(path.join(marianFolder, 'target.spm')),
   readFileSync(path.join(marianFolder, 'vocab.json'), 'utf8'));
 
-test('WordPiece and SentencePiece tokenizers have the one interface: size, encode -> {tokens, ids}, decode, tokenToId, idToToken', () => {
-  for (const [name, tokenizer, text] of [['BERT', bert(), 'the cat sat on the mat .'], ['Marian', marian(), 'the cat sat on the mat.']]) {
+// The decoders' tokenizers: @huggingface/tokenizers reading GPT-2's vocab.json + merges.txt, and a Llama 3 style tokenizer.json.
+const gpt2Folder = path.join(FIXTURES, 'gpt2_tiny', 'hub');
+const gpt2 = () => HfTokenizer.fromGpt2Files(readFileSync(path.join(gpt2Folder, 'vocab.json'), 'utf8'), readFileSync(path.join(gpt2Folder, 'merges.txt'), 'utf8'));
+const llama3 = () => HfTokenizer.fromFiles({ tokenizerJson: readFileSync(path.join(FIXTURES, 'tokenizers', 'llama3', 'tokenizer.json'), 'utf8') });
+
+test('WordPiece, SentencePiece and the library\'s tokenizers have the one interface: size, encode -> {tokens, ids}, decode, tokenToId, idToToken', () => {
+  for (const [name, tokenizer, text] of [['BERT', bert(), 'the cat sat on the mat .'], ['Marian', marian(), 'the cat sat on the mat.'],
+    ['GPT-2', gpt2(), 'the cat sat on the mat.'], ['Llama 3 style', llama3(), 'the cat sat on the mat.']]) {
     checkTokenizer(tokenizer, name);
     const { tokens, ids } = tokenizer.encode(text);
     assert.equal(tokens.length, ids.length, name);
