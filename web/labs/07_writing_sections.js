@@ -417,9 +417,10 @@ const switchOff = {
     return [
       switchGrid({ layers: r.L, heads: r.H, attentions: r.attention, tokens: tokenLabels(r.tokens.map(visibleToken)), ablate: r.ablate }),
       { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
-      { kind: 'bars', id: 'ablate-bars', title: `The next token${r.ablate ? ' with the heads off' : ''} (temperature 1): ${r.top.slice(0, 3).map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(', ')}`,
+      { kind: 'bars', id: 'ablate-bars', title: `The next token${r.ablate ? ' with the heads off' : ''} (temperature 1)`,
         values: r.top.map((t) => t.probability), labels, xTitle: 'next token', yTitle: 'probability', highlight: r.top.findIndex((t) => t.id === r.chosen.id) },
-      { kind: 'text', id: 'ablate-change', text: `The whole model's likeliest next token “${visibleToken(r.chosen.text)}”: logit ${logitChange(r.chosen.logitBefore, r.chosen.logitAfter)}`
+      { kind: 'text', id: 'ablate-change', text: `${r.ablate ? 'With the heads off: ' : ''}${r.top.slice(0, 3).map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(', ')}. `
+        + `The whole model's likeliest next token “${visibleToken(r.chosen.text)}”: logit ${logitChange(r.chosen.logitBefore, r.chosen.logitAfter)}`
         + `${r.ablate ? ' with the heads off' : ''}. With every head: ${r.wholeTop.slice(0, 3).map((t) => `${visibleToken(t.text)} ${percent(t.probability)}`).join(', ')}.` },
     ];
   },

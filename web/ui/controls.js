@@ -67,6 +67,7 @@ export class ControlsPanel {
     } else {
       // type=text with inputmode: a number field would hide what the user typed ("abc") from us.
       input = Object.assign(document.createElement('input'), { type: 'text', inputMode: prop.type === 'int' ? 'numeric' : prop.type === 'heads' ? 'text' : 'decimal' });
+      if (prop.type === 'heads') input.size = 16; // a list of heads: 0.1,2.3,…
       input.autocomplete = 'off';
       input.spellcheck = false;
     }
