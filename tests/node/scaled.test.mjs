@@ -181,7 +181,7 @@ test('the sqrt(d_k) demonstration: without the scale the mean entropy falls as d
   assert.ok(odd.curve.some((p) => p.dk === 37));
 });
 
-test('sentence: tokens, subscripts for repeated words, identical rows for them; causal and padding masks; dropout in train mode', async () => {
+test('sentence: tokens, subscripts for repeated words; one random vector per position (the notebook) or per word (identical rows for a repeated word); causal and padding masks; dropout in train mode', async () => {
   assert.deepEqual(tokenize('The cat sat on the mat.'), ['The', 'cat', 'sat', 'on', 'the', 'mat', '.']);
   assert.deepEqual(tokenLabels(['The', 'cat', 'sat', 'on', 'the', 'mat']), ['The₀', 'cat', 'sat', 'on', 'the₄', 'mat']);
   assert.deepEqual(tokenLabels(Array(12).fill('a')).slice(10), ['a₁₀', 'a₁₁']);
@@ -189,8 +189,12 @@ test('sentence: tokens, subscripts for repeated words, identical rows for them; 
   const s = section('sentence');
   const r = await s.compute(ctx, { ...defaults }, null);
   assert.deepEqual(r.sentences, [['The', 'cat', 'sat', 'on', 'the', 'mat']]);
-  // "The" and "the" share an embedding, so their rows of weights are the same.
-  assert.deepEqual(r.weights.slice(0, 6), r.weights.slice(4 * 6, 5 * 6));
+  // The notebook's x = torch.randn(batch_size, seq_len, hidden_dim): one vector per position, so "The" and
+  // "the" get different rows of weights; with one vector per word they share one, and their rows are the same.
+  assert.equal(defaults.embeddings, 'position');
+  assert.notDeepEqual(Array.from(r.weights.slice(0, 6)), Array.from(r.weights.slice(4 * 6, 5 * 6)));
+  const perWord = await s.compute(ctx, { ...defaults, embeddings: 'word' }, null);
+  assert.deepEqual(perWord.weights.slice(0, 6), perWord.weights.slice(4 * 6, 5 * 6));
   const causal = await s.compute(ctx, { ...defaults, sentenceMask: 'causal' }, null);
   for (let t = 0; t < 6; t++) for (let u = t + 1; u < 6; u++) assert.equal(causal.weights[t * 6 + u], 0);
   const padded = await s.compute(ctx, { ...defaults, text: 'The cat sat on the mat | A dog barked', sentenceMask: 'padding' }, null);

@@ -33,10 +33,17 @@ const properties = [
   sentence({ name: 'sentenceMask', type: 'choice', default: 'none', label: 'Mask',
     help: 'none; causal (no looking ahead); padding (the [pad] positions of shorter sentences take no part). Without a padding mask, real words attend to the padding.',
     choices: [{ value: 'none', label: 'none' }, { value: 'causal', label: 'causal' }, { value: 'padding', label: 'padding' }] }),
+  // Notebook 03's example draws x = torch.randn(batch_size, seq_len, hidden_dim): one random vector per
+  // position, the words only naming the rows. 'word' is the lab's contrast: one vector per distinct word.
+  sentence({ name: 'embeddings', type: 'choice', default: 'position', label: 'Random vectors',
+    help: 'position: one random vector per position, as the notebook\'s torch.randn(batch_size, seq_len, hidden_dim) draws it (the words only '
+      + 'label the rows, so "The" and "the" get different vectors). word: one vector per distinct word (lower-cased), so a repeated word '
+      + 'gets identical rows of weights: attention alone cannot tell the two apart.',
+    choices: [{ value: 'position', label: 'one per position (the notebook)' }, { value: 'word', label: 'one per word' }] }),
   sentence({ name: 'embedDim', type: 'int', default: 8, min: 2, max: 64, label: 'Embedding size',
-    help: 'Width of the random word embeddings and of Q, K, V (the notebook: 8); the scale is 1/√(this).' }),
+    help: 'Width of the random vectors and of Q, K, V (the notebook: 8); the scale is 1/√(this).' }),
   sentence({ name: 'seed', type: 'int', default: 42, min: 0, max: 4294967295, label: 'Seed',
-    help: 'Seeds the word embeddings and the Q, K, V projections.' }),
+    help: 'Seeds the random vectors and the Q, K, V projections.' }),
   sentence({ name: 'mode', type: 'choice', default: 'eval', label: 'Mode',
     help: 'eval: no dropout (model.eval()). train: dropout zeroes each weight with probability p and divides the others by 1 − p.',
     choices: [{ value: 'eval', label: 'eval (no dropout)' }, { value: 'train', label: 'train (dropout on)' }] }),

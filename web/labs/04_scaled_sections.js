@@ -49,6 +49,30 @@ export function parseSentences(text) {
   return { sentences };
 }
 
+/**
+ * The sentence section's input x [N, L, E]; padding positions are zeros. 'position' (the notebook's
+ * torch.randn(batch_size, seq_len, hidden_dim)): N * L * E normals from the seed, in x's order, one
+ * vector per position whatever its word. 'word': one seeded vector per distinct word, lower-cased.
+ */
+function randomVectors(ctx, sentences, L, E, v) {
+  const x = new Float32Array(sentences.length * L * E);
+  if (v.embeddings === 'word') {
+    sentences.forEach((words, b) => words.forEach((word, t) => {
+      const rng = ctx.rng(wordSeed(word, v.seed));
+      for (let e = 0; e < E; e++) x[(b * L + t) * E + e] = rng.normal();
+      rng.delete();
+    }));
+    return x;
+  }
+  // wordSeed('') mixes the seed as a word's does, and no word is empty: a stream of its own, apart from the
+  // projections' (SelfAttention draws from the seed itself) and from every word's.
+  const rng = ctx.rng(wordSeed('', v.seed));
+  for (let i = 0; i < x.length; i++) x[i] = rng.normal();
+  rng.delete();
+  sentences.forEach((words, b) => x.fill(0, (b * L + words.length) * E, (b + 1) * L * E));
+  return x;
+}
+
 /** FNV-1a of a word: its embedding's seed, mixed with the lab's seed (the same word, the same vector). */
 function wordSeed(word, seed) {
   let h = 0x811c9dc5 ^ seed;
@@ -219,27 +243,21 @@ function stepFigures(r, v) {
 const sentence = {
   id: 'sentence',
   title: '2. Self-attention over a sentence',
-  text: 'Each word gets a random embedding (the same word, the same vector), and the course\'s SelfAttention projects '
-    + 'them to queries, keys and values with three random Linear layers and divides by √(embedding size). '
-    + 'The pattern you see is arbitrary: nothing here was trained, so it means nothing yet. Meaning comes from '
-    + 'training, which the other labs show. What you can see: a repeated word gets identical rows (without position '
-    + 'information attention cannot tell "the₀" from "the₄"), a causal mask hides the future, a padding mask hides '
-    + 'the padding of shorter sentences, and dropout (train mode) zeroes weights and scales up the rest.',
-  properties: ['text', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'threshold'],
+  text: 'As in the notebook, each position gets a random vector (torch.randn(batch_size, seq_len, hidden_dim)): the words only '
+    + 'name the rows. The course\'s SelfAttention projects them to queries, keys and values with three random Linear layers and '
+    + 'divides by √(embedding size). The pattern you see is arbitrary: nothing here was trained, so it means nothing yet. Meaning '
+    + 'comes from training, which the other labs show. What you can see: switch "Random vectors" to one per word and a repeated word '
+    + 'gets identical rows (without position information attention cannot tell "the₀" from "the₄"); a causal mask hides the future, '
+    + 'a padding mask hides the padding of shorter sentences, and dropout (train mode) zeroes weights and scales up the rest.',
+  properties: ['text', 'embeddings', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'threshold'],
   actions: [{ id: 'redrop', label: 'Drop again', title: 'Another random dropout pattern (train mode)', change: (v) => ({ ...v, dropDraw: v.dropDraw + 1 }) }],
-  dependsOn: ['text', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'backend'],
+  dependsOn: ['text', 'embeddings', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'backend'],
   async compute(ctx, v) {
     const parsed = parseSentences(v.text);
     if (parsed.error) throw new Error(parsed.error);
     const { sentences } = parsed;
     const N = sentences.length, L = Math.max(...sentences.map((s) => s.length)), E = v.embedDim;
-    // Embeddings: one seeded normal vector per distinct word; padding positions are zeros.
-    const x = new Float32Array(N * L * E);
-    sentences.forEach((words, b) => words.forEach((word, t) => {
-      const rng = ctx.rng(wordSeed(word, v.seed));
-      for (let e = 0; e < E; e++) x[(b * L + t) * E + e] = rng.normal();
-      rng.delete();
-    }));
+    const x = randomVectors(ctx, sentences, L, E, v);
     const mask = new Float32Array(N * L * L);
     sentences.forEach((words, b) => {
       for (let t = 0; t < L; t++) {
@@ -313,8 +331,8 @@ const why = {
     + 'squeezed into that state, and the steps cannot run in parallel because each needs the one before. '
     + 'Attention lets every position look at every other position directly: one step, whatever the distance, with a '
     + 'weight for each pair computed from the data (softmax of query · key), and all positions at once. The price: '
-    + 'the weights grow with the square of the length, and attention alone knows no order (the sentence above shows '
-    + 'identical rows for a repeated word), which is why Transformers add position information.',
+    + 'the weights grow with the square of the length, and attention alone knows no order (the sentence above, with one '
+    + 'random vector per word, gives a repeated word identical rows), which is why Transformers add position information.',
   properties: [],
   figures: () => [
     { kind: 'graph', id: 'rnn-chain', title: 'RNN: one fixed-size state, passed along one word at a time', layout: 'line',
