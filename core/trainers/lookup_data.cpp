@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <numeric>
 
 #include "../rng.h"
@@ -25,9 +26,20 @@ void take(const MnistAsset& asset, const int* index, int count, LookupImages& ou
   }
 }
 
+std::string megabytes(std::size_t bytes) {
+  const double mb = double(bytes) / (1 << 20);
+  char text[32];
+  if (mb >= 1024) std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
+  else std::snprintf(text, sizeof text, "%.0f MB", mb);
+  return text;
+}
+
 }  // namespace
 
 std::string validate_lookup_config(const LookupConfig& c, int training_images) {
+  if (c.database < kLookupMinDatabaseImages || c.database > kLookupMaxDatabaseImages)
+    return "database must be an integer in [" + std::to_string(kLookupMinDatabaseImages) + ", " +
+           std::to_string(kLookupMaxDatabaseImages) + "], got " + std::to_string(c.database);
   std::string error = first_error({
       check_positive("embed_dim", c.embed_dim), check_at_most("embed_dim", c.embed_dim, 256),
       check_positive("heads", c.heads), check_at_most("heads", c.heads, 16),
@@ -35,7 +47,26 @@ std::string validate_lookup_config(const LookupConfig& c, int training_images) {
       check_positive("batch", c.batch), check_at_most("batch", c.batch, std::min(training_images, 1024))});
   if (!error.empty()) return error;
   if (!(c.lr > 0.0 && c.lr <= 1.0)) return "lr must be a number in (0, 1], got " + std::to_string(c.lr);
+  // The settings together: each may be in range while what they need is not.
+  const std::size_t bytes = lookup_training_bytes(c, training_images);
+  if (bytes > kLookupMemoryBudget)
+    return "these settings need about " + megabytes(bytes) + " to train; the lab allows " + megabytes(kLookupMemoryBudget) +
+           ": lower batch (" + std::to_string(c.batch) + "), database (" + std::to_string(c.database) + "), heads (" +
+           std::to_string(c.heads) + ") or embed_dim (" + std::to_string(c.embed_dim) + ")";
   return {};
+}
+
+std::size_t lookup_training_bytes(const LookupConfig& c, int training_images) {
+  constexpr double P = 784;
+  const double S = c.database, E = c.embed_dim, H = c.heads, N = training_images;
+  const double rows = std::max(c.batch, 250);  // evaluate() runs chunks of 250 held-out queries
+  const double shards = c.batch >= 2 ? 2 : 1;
+  const double parameters = P * E + E + 4 * E * E + 4 * E;  // img_mlp, in_proj, out_proj
+  const double floats = 2 * S * P + 2 * S * E + P * E   // images and images^T; embedded and its gradient; weight^T
+                        + rows * (2 * P + 4 * H * S + 8 * E)  // queries, retrieval; weights, their gradients, the kernel's
+                        + parameters * (2 * shards + 2);  // values and gradients per copy, Adam's two moments
+  const double doubles = S * S + N * (S + 1) + rows * (S + 1);  // Gram; cached D x and |x|^2; the batch's
+  return std::size_t(4 * floats + 8 * doubles);
 }
 
 void normalise_pixels(const std::uint8_t* pixels, std::size_t n, float* out) {
@@ -48,19 +79,20 @@ void normalise_pixels(const std::uint8_t* pixels, std::size_t n, float* out) {
   for (std::size_t i = 0; i < n; ++i) out[i] = table[pixels[i]];
 }
 
-std::string make_lookup_data(const MnistAsset& asset, std::uint32_t seed, LookupData& out) {
+std::string make_lookup_data(const MnistAsset& asset, std::uint32_t seed, LookupData& out, int database) {
   out = LookupData{};
-  const int reserved = kLookupDatabaseImages + kLookupHeldOutImages;
+  const int reserved = database + kLookupHeldOutImages;
+  if (database < 1) return "the database needs at least one image, got " + std::to_string(database);
   if (asset.count <= reserved)
     return "the digit asset has " + std::to_string(asset.count) + " images; the lookup lab needs more than " +
-           std::to_string(reserved) + " (100 for the database, 2000 held out, the rest to train on)";
+           std::to_string(reserved) + " (" + std::to_string(database) + " for the database, 2000 held out, the rest to train on)";
   std::vector<int> order(asset.count);
   std::iota(order.begin(), order.end(), 0);
   Rng rng(seed, kSplitStream);
   for (int i = asset.count - 1; i > 0; --i) std::swap(order[i], order[rng.below(std::uint32_t(i + 1))]);
   out.pixels = asset.pixels_per_image();
-  take(asset, order.data(), kLookupDatabaseImages, out.database);
-  take(asset, order.data() + kLookupDatabaseImages, kLookupHeldOutImages, out.held_out);
+  take(asset, order.data(), database, out.database);
+  take(asset, order.data() + database, kLookupHeldOutImages, out.held_out);
   take(asset, order.data() + reserved, asset.count - reserved, out.training);
   return {};
 }

@@ -299,6 +299,7 @@ void config_fields(Fields& f, Config& c) {
   f("embedDim", c.embed_dim);
   f("batch", c.batch);
   f("lr", c.lr);
+  f("databaseSize", c.database);
 }
 const auto declare_config = [](auto& f, auto& c) { config_fields(f, c); };
 
@@ -338,12 +339,15 @@ std::string LookupTrainer::config_error(const Json& config, const MnistAsset& di
   std::string error = from_record(config, c, declare_config);
   if (!error.empty()) return error;
   LookupData data;
-  error = make_lookup_data(digits, c.seed, data);
+  // The database's range first: the split below takes it as given.
+  error = validate_lookup_config(c, kLookupTrainingImages);
+  if (error.rfind("database", 0) != 0) error = make_lookup_data(digits, c.seed, data, c.database);
   if (error.empty()) error = validate_lookup_config(c, data.training.count());
-  // validate_lookup_config names the C++ field; the records name it as JS does.
-  const std::string cpp = "embed_dim", js = "embedDim";
-  for (std::size_t at = error.find(cpp); at != std::string::npos; at = error.find(cpp, at + js.size()))
-    error.replace(at, cpp.size(), js);
+  // validate_lookup_config names the C++ fields; the records name them as JS does.
+  for (const auto& [cpp, js] : {std::pair<std::string, std::string>{"embed_dim", "embedDim"}, {"database must", "databaseSize must"},
+                                {"database (", "databaseSize ("}})
+    for (std::size_t at = error.find(cpp); at != std::string::npos; at = error.find(cpp, at + js.size()))
+      error.replace(at, cpp.size(), js);
   return error;
 }
 

@@ -30,10 +30,17 @@ std::string lookup_config_error(const Json& config, const TrainerAssets& assets)
 std::unique_ptr<Trainer> lookup_create(const Json& config, const TrainerAssets& assets) {
   const LookupConfig c = LookupTrainer::config_from(config);
   LookupData data;
-  make_lookup_data(*assets.digits, c.seed, data);  // checked by lookup_config_error
+  make_lookup_data(*assets.digits, c.seed, data, c.database);  // checked by lookup_config_error
   return std::make_unique<LookupTrainer>(c, std::move(data));
 }
 Json lookup_defaults(const std::string&) { return LookupTrainer::defaults(); }
+// The training queries are what the lab's digit asset (10,000) leaves beside the database and the 2,000
+// held out; the bound needs no asset.
+double lookup_bytes(const Json& config) {
+  const LookupConfig c = LookupTrainer::config_from(config);
+  const int digits = kLookupDatabaseImages + kLookupHeldOutImages + kLookupTrainingImages;
+  return double(lookup_training_bytes(c, digits - kLookupHeldOutImages - c.database));
+}
 
 // ---- the Count lab ("One query", course notebook 05)
 
@@ -47,7 +54,7 @@ std::unique_ptr<Trainer> count_create(const Json& config, const TrainerAssets&) 
 const std::vector<TrainerKind>& trainer_kinds() {
   static const std::vector<TrainerKind> kinds = {
       {"alignment", alignment_config_error, alignment_create, AlignmentTrainer::defaults, alignment_bytes},
-      {"lookup", lookup_config_error, lookup_create, lookup_defaults, nullptr},
+      {"lookup", lookup_config_error, lookup_create, lookup_defaults, lookup_bytes},
       {"count", count_config_error, count_create, CountTrainer::defaults, nullptr},
   };
   return kinds;

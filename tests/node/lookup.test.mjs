@@ -147,3 +147,51 @@ test('public/assets/mnist10k.bin.gz is what scripts/build_mnist_asset.mjs writes
   assert.equal(r.status, 0, r.stderr);
   assert.ok(Buffer.compare(readFileSync(out), GZ) === 0, 'the committed asset matches its generator byte for byte');
 });
+
+// The database size (issue 39, item 5): notebook 02's num_of_examples (100), "which can change". One
+// property (web/labs/02_lookup.js) whose range is the C++ trainer's; its cost per step and its memory
+// are checked with the other settings.
+test('lookup[databaseSize]: the lab\'s range is the trainer\'s; a database of 30 splits 30 / 2,000 / 7,970 and looks up 30; the cost grows with it', async () => {
+  const { lookupLab, DATABASE_SIZES } = await import('../../web/labs/02_lookup.js');
+  const { crossCheck } = await import('../../web/shared/properties.js');
+  const property = lookupLab.properties.find((p) => p.name === 'databaseSize');
+  assert.deepEqual([property.default, property.min, property.max], [100, 10, 1000]);
+  assert.equal(DATABASE_SIZES.max, 1000);
+  const m = await lab('simd');
+  const digits = await loadDigits(m, GZ);
+  for (const size of [property.min - 1, property.max + 1]) {
+    assert.throws(() => new m.LookupTrainer({ databaseSize: size }, digits), new RegExp(`databaseSize must be an integer in \\[${property.min}, ${property.max}\\], got ${size}`));
+  }
+  const t = new m.LookupTrainer({ databaseSize: 30, seed: 0 }, digits);
+  const base = new m.LookupTrainer({ seed: 0 }, digits);
+  try {
+    assert.deepEqual([t.config.databaseImages, t.config.heldOutImages, t.config.trainingImages], [30, 2000, 7970]);
+    assert.equal(t.images('database').labels.length, 30);
+    // one shuffle of the seed: the 30 are the first 30 of the default 100
+    assert.deepEqual(Array.from(t.images('database').labels), Array.from(base.images('database').labels).slice(0, 30));
+    t.train(2);
+    const i = t.inspect({ heldOut: 0 });
+    assert.equal(i.S, 30);
+    assert.equal(i.weightsMean.length, 30);
+  } finally {
+    t.delete();
+    base.delete();
+    digits.delete();
+  }
+  // Cost per step (the page's estimate) and memory (the trainer's bound) both grow with the database.
+  const values = (databaseSize) => ({ ...Object.fromEntries(lookupLab.properties.map((p) => [p.name, p.default])), databaseSize });
+  assert.ok(lookupLab.trainer.flopsPerStep(values(1000)) > 2 * lookupLab.trainer.flopsPerStep(values(100)));
+  const bytes = (databaseSize) => lookupLab.trainer.trainingBytes(m, lookupLab.configureRequest(values(databaseSize)).config);
+  assert.ok(bytes(1000) > bytes(100) && bytes(100) > bytes(10));
+  const most = lookupLab.trainer.trainingBytes(m, { databaseSize: 1000, batch: 1024, heads: 16, embedDim: 256 });
+  assert.ok(most < 512 * 2 ** 20, `the largest settings fit the 512 MB budget: ${(most / 2 ** 20).toFixed(0)} MB`);
+  // The query image of hard attention must be in the database: checked with the size.
+  assert.deepEqual(crossCheck(lookupLab, { ...values(50), query: 50 }).map((p) => p.name), ['query']);
+  assert.deepEqual(crossCheck(lookupLab, { ...values(50), query: 49 }), []);
+});
+
+test('lookup[databaseSize]: a smaller database takes the hard-attention query along to its last image', async () => {
+  const { lookupLab } = await import('../../web/labs/02_lookup.js');
+  assert.deepEqual(lookupLab.afterChange('databaseSize', { databaseSize: 20, query: 70 }), { databaseSize: 20, query: 19 });
+  assert.deepEqual(lookupLab.afterChange('databaseSize', { databaseSize: 200, query: 70 }), { databaseSize: 200, query: 70 });
+});

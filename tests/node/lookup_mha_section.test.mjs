@@ -3,12 +3,15 @@
 // the layer's own parameters (Q = X_q W_qᵀ + b_q, ..., softmax(QKᵀ/√E) V, then out_proj), for cross-
 // attention (X_q (4, 1, 16) and X_k, X_v (4, 100, 16): weights (4, 1, 100), output (4, 1, 16)) and
 // self-attention (X (4, 100, 16) three times: (4, 100, 100), (4, 100, 16)). The layer itself is checked
-// against PyTorch in multihead_attention's tests (tests/fixtures/mha_*.safetensors).
+// against PyTorch in multihead_attention's tests (tests/fixtures/mha_*.safetensors). The figure names the
+// weights' shape as the notebook prints it (average_attn_weights=False: (4, 1, 1, 100)), and question 6.2
+// expects that same shape.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lab } from './support.mjs';
 import { lookupLab } from '../../web/labs/02_lookup.js';
-import { multiheadLookup } from '../../web/labs/02_lookup_sections.js';
+import { SECTIONS, mhaWeightsShape, multiheadLookup } from '../../web/labs/02_lookup_sections.js';
+import { judgeAnswer } from '../../web/ui/answer_check.js';
 import { defaultValues } from '../../web/shared/properties.js';
 
 /** nn.MultiheadAttention with one head, in float64: {weights [B,T,S], output [B,T,E]}. */
@@ -92,3 +95,19 @@ for (const mode of ['cross', 'self']) {
     assert.notDeepEqual(multiheadLookup(ctx, { ...values, draw: 4 }).output, r.output);
   });
 }
+
+test('Lookup section 5 and question 6.2 agree: the figure\'s attn_output_weights shape is the notebook\'s (4, 1, 1, 100), and the question expects it', async () => {
+  const module = await lab('simd');
+  const values = { ...defaultValues(lookupLab.properties), mhaMode: 'cross', draw: 3 };
+  const ctx = { module, backend: 'auto', rng: (seed) => new module.Rng(seed) };
+  const mha = SECTIONS.find((s) => s.id === 'mha');
+  const figures = mha.figures(multiheadLookup(ctx, values));
+  const title = figures.find((f) => f.id === 'mha-weights').title;
+  assert.match(title, /^attn_output_weights \(4, 1, 1, 100\)/, 'average_attn_weights=False keeps the heads\' axis');
+  assert.deepEqual(mhaWeightsShape(1), [4, 1, 1, 100]);
+  const question = mha.questions.find((q) => q.number === '6.2');
+  assert.deepEqual(question.ask.expected, mhaWeightsShape(1));
+  assert.match(question.answer, /it is \(4, 1, 1, 100\), one map per head/);
+  assert.deepEqual(judgeAnswer(question.ask, 'torch.Size([4, 1, 1, 100])').status, 'right');
+  assert.deepEqual(judgeAnswer(question.ask, '(4, 1, 100)').status, 'wrong');
+});

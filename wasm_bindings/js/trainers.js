@@ -126,7 +126,16 @@ export function trainerClasses(mod) {
     static defaults() {
       return JSON.parse(mod._RawTrainer._defaults('lookup', ''));
     }
-    /** config: {seed, heads, embedDim, batch, lr}; digits: a Digits. */
+    /**
+     * An upper bound on the bytes a model of this config needs to train (refused over 512 MB), for the
+     * lab's 10,000 digits; needs no digits. A config wrong in another way throws its message.
+     */
+    static trainingBytes(config = {}) {
+      const bytes = mod._RawTrainer._training_bytes('lookup', encodeRecord(config));
+      if (bytes < 0) throw new AttnLabError(`not a Lookup config: ${JSON.stringify(config)}`);
+      return bytes;
+    }
+    /** config: {seed, heads, embedDim, batch, lr, databaseSize (10..1000, the notebook's 100)}; digits: a Digits. */
     constructor(config = {}, digits) {
       if (!(digits instanceof Digits)) throw new AttnLabError('LookupTrainer needs the digits: new LookupTrainer(config, new Digits(bytes))');
       super('lookup', config, { digits }, 'LookupTrainer');

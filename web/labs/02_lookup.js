@@ -1,5 +1,6 @@
 // Lab 02, "Lookup" (course notebook 02_attention_basics_mnist_lookup): softmax(QK^T) is a lookup and
-// multiplying by V a retrieval, over a database of 100 real MNIST digits. In the course's order:
+// multiplying by V a retrieval, over a database of real MNIST digits (100, as the notebook; databaseSize
+// changes it, as the notebook says one can). In the course's order:
 // the database; hard attention (one-hot keys: exact retrieval); soft attention with random vectors
 // (a blurry weighted average); many queries at once; a trained attention layer that retrieves the
 // best-matching digit.
@@ -12,15 +13,24 @@ import { backendProperty, defineLab, speedProperty, trainingProperties } from '.
 import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
 import { attentionTestBuild } from './builds/attention_test.js';
 
-const INTRO = 'A database of 100 real handwritten digits. softmax(QK^T) decides how much each database image is '
+const INTRO = 'A database of real handwritten digits (100, as the notebook; "Database size" changes it). softmax(QK^T) decides how much each database image is '
   + 'worth to the query (the lookup); multiplying by V, the images themselves, returns their weighted average '
   + '(the retrieval). Go down the page in the course\'s order: hard attention retrieves exactly, random soft '
   + 'attention retrieves a blur, and a trained attention layer learns to retrieve a digit that matches the query.';
 
 const explore = (section) => ({ effect: 'view', group: 'Explore', section });
 
+// The notebook's num_of_examples (100), "which can change": the database every section looks up and the
+// trained model retrieves from. Its range is the C++ trainer's (core/trainers/lookup_data.h), which also
+// checks it with the other settings for memory; its cost per step is in flopsPerStep below.
+export const DATABASE_SIZES = { default: 100, min: 10, max: 1000 };
+
 const properties = [
-  // The trained lookup (section 5): the course's model.
+  { name: 'databaseSize', type: 'int', ...DATABASE_SIZES, effect: 'reset', group: 'Data', label: 'Database size',
+    help: 'How many digits the database holds (the notebook\'s num_of_examples: 100). The seed picks them; the 2,000 held-out '
+      + 'queries stay, and the training queries are the rest of the 10,000. A larger database gives a query more to choose '
+      + 'from, and each step more work.' },
+  // The trained lookup (section 6): the course's model.
   { name: 'heads', type: 'int', default: 1, min: 1, max: 16, effect: 'reset', group: 'Model', label: 'Heads',
     help: 'Heads of MultiheadAttention(32, heads); each head works in 32 / heads dimensions. The course uses 1.' },
   { name: 'embedDim', type: 'int', default: 32, min: 1, max: 256, effect: 'reset', group: 'Model', label: 'Embedding width',
@@ -29,15 +39,15 @@ const properties = [
     batch: { default: 64, max: 1024, help: 'Query images per training step (the course: 64).' },
     lr: { default: 0.0001, help: 'Adam learning rate (the course: 1e-4)' },
     steps: { default: 9370, help: 'Train until this many steps (the course: 10 epochs of 60,000 images at batch 64 = 9,370 steps).' },
-    seed: { help: 'Picks the 100 database digits, the 2,000 held-out queries and the initial weights: the same seed gives the same run.' },
+    seed: { help: 'Picks the database digits, the 2,000 held-out queries and the initial weights: the same seed gives the same run.' },
   }),
   { ...backendProperty('Where the attention kernel runs, in every section. A backend that is not available falls back, and the badge says why.'), cli: true },
   // 200 steps/s: the course's 9,370 steps take under a minute, the accuracy climbing as you watch.
   speedProperty({ choices: ['5', '20', '100', '200', 'max'], initial: '200',
     help: 'Steps per second; at 200 the course\'s 9,370 steps take under a minute, max trains as fast as this computer goes.' }),
   // The explorations (sections 2-5 and the trained lookup's query): view settings, kept in links.
-  { name: 'query', type: 'int', default: 0, min: 0, max: 99, label: 'Query image', page: true, ...explore('hard'),
-    help: 'Which database image the one-hot query asks for (0-99, in the database\'s order before shuffling).' },
+  { name: 'query', type: 'int', default: 0, min: 0, max: DATABASE_SIZES.max - 1, label: 'Query image', page: true, ...explore('hard'),
+    help: 'Which database image the one-hot query asks for (0 to the database size − 1, in the database\'s order before shuffling).' },
   { name: 'dim', type: 'int', default: 4, min: 1, max: 64, label: 'Vector size d', page: true, ...explore('soft'),
     help: 'Length of the random query and key vectors. Longer vectors give larger dot products: sharper weights.' },
   { name: 'temperature', type: 'number', default: 1, min: 0.01, max: 100, step: 0.1, label: 'Temperature', page: true, ...explore('soft'),
@@ -70,6 +80,7 @@ const buildSection = buildCheckSection(attentionTestBuild, {
 
 const checks = [
   (v) => (v.embedDim % v.heads === 0 ? null : { name: 'heads', message: `heads must divide the embedding width (${v.embedDim} is not divisible by ${v.heads})` }),
+  (v) => (v.query < v.databaseSize ? null : { name: 'query', message: `the query image must be one of the database's ${v.databaseSize} (0 to ${v.databaseSize - 1}), got ${v.query}` }),
 ];
 
 const presets = [
@@ -85,7 +96,8 @@ const presets = [
 
 /** Values -> the worker's configure request. */
 function configureRequest(v) {
-  return { config: { seed: v.seed, heads: v.heads, embedDim: v.embedDim, batch: v.batch, lr: v.lr }, backend: v.backend, steps: v.steps };
+  return { config: { seed: v.seed, heads: v.heads, embedDim: v.embedDim, batch: v.batch, lr: v.lr, databaseSize: v.databaseSize },
+    backend: v.backend, steps: v.steps };
 }
 
 // ---- the trainer in the worker and the CLI (web/training/session.js) ----
@@ -100,12 +112,14 @@ const trainer = {
   sampleArgs: (config, sample) => sample,
   evaluate: (t, backend) => t.evaluate({ backend }),
   // Floating-point operations of one training step (forward + backward ~ 3 forwards): the shared
-  // Linear(784, E) on the batch and on the 100 database images, the attention's projections, scores,
-  // and the retrieval (weights x images). For the time estimate shown beside the settings.
+  // Linear(784, E) on the batch and on the N database images, the attention's projections, scores,
+  // and the retrieval (weights x images). For the time estimate shown beside the settings; memory is
+  // the C++ trainer's own bound (trainingBytes), checked with the config.
   flopsPerStep(v) {
-    const P = 784, N = 100, E = v.embedDim, B = v.batch;
+    const P = 784, N = v.databaseSize, E = v.embedDim, B = v.batch;
     return 3 * 2 * (B * P * E + N * P * E + (B + 2 * N) * E * E + 2 * B * N * E + B * N * P);
   },
+  trainingBytes: (module, config) => module.LookupTrainer.trainingBytes(config),
   // The query's own pixels go with the answer, so the page can draw query and retrieval side by side.
   inspect(t, sample, backend) {
     const result = t.inspect(sample, { backend });
@@ -172,7 +186,7 @@ function retrievalFigures(config, result, database, caption = '', prefix = 'trai
       size: 28, scale: 4, captions: [labelled ? `held-out query, label ${result.label}` : 'the query'] },
     { kind: 'images', id: `${prefix}-retrieval`, title: `Retrieval (1 × 784)${caption}`, images: [result.retrieval], range: [-1, 1], size: 28, scale: 4,
       captions: ['weights × database images'] },
-    { kind: 'bars', id: `${prefix}-weights`, title: 'Weights over the database (1 × 100)', values: result.weightsMean, labels: database?.labels,
+    { kind: 'bars', id: `${prefix}-weights`, title: `Weights over the database (1 × ${result.S})`, values: result.weightsMean, labels: database?.labels,
       xTitle: 'database image', yTitle: 'weight', highlight: result.topIndex[0] },
   ];
   if (database) {
@@ -219,7 +233,7 @@ export const lookupLab = defineLab({
   title: 'Lookup',
   subtitle: 'Lab 2 — attention as a database query',
   notebook: '02_attention_basics_mnist_lookup',
-  summary: 'Query a database of 100 real MNIST digits: hard attention retrieves exactly, random attention blurs, trained attention finds a match.',
+  summary: 'Query a database of real MNIST digits: hard attention retrieves exactly, random attention blurs, trained attention finds a match.',
   // The home page's card: a trained query's weights over the 10 x 10 database, a few matches bright.
   thumbnail: {
     label: 'Weights over a 10 by 10 database of digits: a few matching images light up',
@@ -228,6 +242,10 @@ export const lookupLab = defineLab({
   },
   properties,
   checks,
+  // A smaller database takes the hard-attention query along (its last image), so the size is never
+  // refused for a view setting; a link with both wrong still gets the check's message.
+  afterChange: (name, values) => (name === 'databaseSize' && values.query >= values.databaseSize
+    ? { ...values, query: values.databaseSize - 1 } : values),
   presets,
   intro: () => INTRO,
   predict: lookupPrediction, // issue 39: asked under the retrieval grid, which must stay on a phone's first screen

