@@ -82,6 +82,49 @@ inline f32x4 pow2_4(f32x4 n) {
 inline float lane(f32x4 x, int i) { return x[i]; }
 #endif
 
+// Eight 16-bit floats (bfloat16 or IEEE half, as a checkpoint stores them) widened to float32, lanes 0-3
+// and 4-7: exact, so a product over widened weights is the product PyTorch computes on the same values
+// as float32. bfloat16 is a float32's top half. A finite half's magnitude bits, shifted into a float32's
+// place, read as 2^-112 times its value (subnormals included), so one multiply by 2^112 restores it; an
+// infinity or NaN would not survive, and the loader refuses those (checkpoint_loader.h).
+#if defined(__wasm_simd128__)
+inline void widen_bf16_8(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
+  const v128_t v = wasm_v128_load(p);
+  lo = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(v), 16);
+  hi = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(v), 16);
+}
+inline f32x4 half_bits_to_float4(v128_t u) {
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x8000)), 16);
+  const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x7FFF)), 13);
+  return wasm_v128_or(wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1p112f)), sign);
+}
+inline void widen_f16_8(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
+  const v128_t v = wasm_v128_load(p);
+  lo = half_bits_to_float4(wasm_u32x4_extend_low_u16x8(v));
+  hi = half_bits_to_float4(wasm_u32x4_extend_high_u16x8(v));
+}
+#else
+typedef std::uint16_t u16x4 __attribute__((vector_size(8)));
+inline void widen_bf16_8(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
+  u16x4 a, b;
+  std::memcpy(&a, p, sizeof a);
+  std::memcpy(&b, p + 4, sizeof b);
+  lo = (f32x4)(__builtin_convertvector(a, i32x4) << 16);
+  hi = (f32x4)(__builtin_convertvector(b, i32x4) << 16);
+}
+inline f32x4 half_bits_to_float4(i32x4 u) {
+  const i32x4 sign = (u & 0x8000) << 16, magnitude = (u & 0x7FFF) << 13;
+  return (f32x4)((i32x4)((f32x4)magnitude * 0x1p112f) | sign);
+}
+inline void widen_f16_8(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
+  u16x4 a, b;
+  std::memcpy(&a, p, sizeof a);
+  std::memcpy(&b, p + 4, sizeof b);
+  lo = half_bits_to_float4(__builtin_convertvector(a, i32x4));
+  hi = half_bits_to_float4(__builtin_convertvector(b, i32x4));
+}
+#endif
+
 inline float hsum(f32x4 x) { return (lane(x, 0) + lane(x, 1)) + (lane(x, 2) + lane(x, 3)); }
 inline float hmax(f32x4 x) { return std::max(std::max(lane(x, 0), lane(x, 1)), std::max(lane(x, 2), lane(x, 3))); }
 

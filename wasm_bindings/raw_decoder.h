@@ -31,6 +31,8 @@ class RawDecoder : public RawCheckpoint {
   val _attention(int layer) const;  // [H, n, S] of the last pass (a view)
   val _residual(int layer) const;   // [n, E], layer 0 the embeddings .. L (a view)
   val _logits(int row) const;       // [V] at a row of the last pass (a copy)
+  // The tokenizer's size n: ids from n on (a padded vocabulary's) are never chosen. "" or what is wrong.
+  std::string _limit_vocabulary(int n) { return decoder() ? decoder()->limit_vocabulary(n) : "load the checkpoint first"; }
 
   // settings: {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top, keepLogits}; "" or what is wrong.
   std::string _begin_writing(const val& ids, const val& settings, int backend);

@@ -14,20 +14,35 @@ namespace {
 using namespace vec4;
 constexpr int kPanel = 8;
 
+// A panel's eight weights at one k, as float32: held so, or widened from 16 bits (vec4.h).
+struct F32Weights {
+  using T = float;
+  static void load8(const float* p, f32x4& b0, f32x4& b1) { b0 = load4(p), b1 = load4(p + 4); }
+};
+struct Bf16Weights {
+  using T = std::uint16_t;
+  static void load8(const std::uint16_t* p, f32x4& b0, f32x4& b1) { widen_bf16_8(p, b0, b1); }
+};
+struct F16Weights {
+  using T = std::uint16_t;
+  static void load8(const std::uint16_t* p, f32x4& b0, f32x4& b1) { widen_f16_8(p, b0, b1); }
+};
+
 // C rows r0..r0+R-1 (R <= 4), columns 8p..8p+7 of panel p: sum over k of x[r][k] * panel[k][j], added
 // to what out8 holds when `carry` (the sum so far, from the earlier blocks of k), else from zero. One
 // instance per row count, so that a decoding step's single row (greedy translation, one beam) does a
 // quarter of a full tile's multiplies instead of repeating its row four times; each element's sum is the
 // same in every instance (k ascending from zero), so the row count never changes a bit.
-template <int R>
-void panel_tile(const float* x, int ldx, const float* panel, int K, bool carry, float* out8[4]) {
+template <int R, class W>
+void panel_tile(const float* x, int ldx, const typename W::T* panel, int K, bool carry, float* out8[4]) {
   f32x4 c[R][2];
   for (int r = 0; r < R; ++r) {
     c[r][0] = carry ? load4(out8[r]) : zero4();
     c[r][1] = carry ? load4(out8[r] + 4) : zero4();
   }
   for (int k = 0; k < K; ++k) {
-    const f32x4 b0 = load4(panel + k * kPanel), b1 = load4(panel + k * kPanel + 4);
+    f32x4 b0, b1;
+    W::load8(panel + k * kPanel, b0, b1);
     for (int r = 0; r < R; ++r) {
       const f32x4 s = load_splat4(x + r * ldx + k);
       c[r][0] = add4(c[r][0], mul4(s, b0)), c[r][1] = add4(c[r][1], mul4(s, b1));
@@ -36,23 +51,32 @@ void panel_tile(const float* x, int ldx, const float* panel, int K, bool carry, 
   for (int r = 0; r < R; ++r) store4(out8[r], c[r][0]), store4(out8[r] + 4, c[r][1]);
 }
 
-void panel_tile(const float* x, int ldx, int rows, const float* panel, int K, bool carry, float* out8[4]) {
+template <class W>
+void panel_tile(const float* x, int ldx, int rows, const typename W::T* panel, int K, bool carry, float* out8[4]) {
   switch (rows) {
-    case 1: return panel_tile<1>(x, ldx, panel, K, carry, out8);
-    case 2: return panel_tile<2>(x, ldx, panel, K, carry, out8);
-    case 3: return panel_tile<3>(x, ldx, panel, K, carry, out8);
-    default: return panel_tile<4>(x, ldx, panel, K, carry, out8);
+    case 1: return panel_tile<1, W>(x, ldx, panel, K, carry, out8);
+    case 2: return panel_tile<2, W>(x, ldx, panel, K, carry, out8);
+    case 3: return panel_tile<3, W>(x, ldx, panel, K, carry, out8);
+    default: return panel_tile<4, W>(x, ldx, panel, K, carry, out8);
   }
+}
+
+float widen(std::uint16_t h, WeightFormat format) {
+  f32x4 lo, hi;
+  const std::uint16_t eight[8] = {h, 0, 0, 0, 0, 0, 0, 0};
+  if (format == WeightFormat::bf16) widen_bf16_8(eight, lo, hi);
+  else widen_f16_8(eight, lo, hi);
+  return lane(lo, 0);
 }
 
 }  // namespace
 
-PackedLinear::PackedLinear(int in_features, int out_features)
-    : in_(in_features),
-      out_(out_features),
-      panels_((out_features + kPanel - 1) / kPanel),
-      packed_(std::size_t(panels_) * in_features * kPanel, 0.0f),
-      bias_(std::size_t(out_features), 0.0f) {}
+PackedLinear::PackedLinear(int in_features, int out_features, WeightFormat format)
+    : in_(in_features), out_(out_features), panels_((out_features + kPanel - 1) / kPanel), format_(format), bias_(std::size_t(out_features), 0.0f) {
+  const std::size_t n = std::size_t(panels_) * in_features * kPanel;
+  if (format_ == WeightFormat::f32) packed_.assign(n, 0.0f);
+  else packed16_.assign(n, 0);  // +0.0 in both 16-bit formats
+}
 
 std::size_t PackedLinear::index(int o, int i) const {
   const int k0 = i - i % kBlock, rows = std::min(kBlock, in_ - k0);
@@ -60,11 +84,20 @@ std::size_t PackedLinear::index(int o, int i) const {
 }
 
 void PackedLinear::set_weight(const float* w) {
+  assert(format_ == WeightFormat::f32);
   for (int o = 0; o < out_; ++o)
     for (int i = 0; i < in_; ++i) packed_[index(o, i)] = w[std::size_t(o) * in_ + i];
 }
 
-float PackedLinear::weight(int o, int i) const { return packed_[index(o, i)]; }
+void PackedLinear::set_weight_16(const std::uint16_t* w) {
+  assert(format_ != WeightFormat::f32);
+  for (int o = 0; o < out_; ++o)
+    for (int i = 0; i < in_; ++i) packed16_[index(o, i)] = w[std::size_t(o) * in_ + i];
+}
+
+float PackedLinear::weight(int o, int i) const {
+  return format_ == WeightFormat::f32 ? packed_[index(o, i)] : widen(packed16_[index(o, i)], format_);
+}
 
 void PackedLinear::forward(ConstMatrixRef x, MatrixRef y) const {
   assert(x.cols() == in_ && y.cols() == out_ && y.rows() == x.rows());
@@ -80,14 +113,17 @@ void PackedLinear::forward(ConstMatrixRef x, MatrixRef y) const {
     auto sums = [&](int p, int r) { return out_ - p * kPanel >= kPanel ? &y(r, p * kPanel) : ragged.data() + std::size_t(r) * kPanel; };
     for (int k0 = 0; k0 < in_; k0 += kBlock) {
       const int rows = std::min(kBlock, in_ - k0);
-      const float* block = packed_.data() + std::size_t(k0) * panels_ * kPanel;
+      const std::size_t block = std::size_t(k0) * panels_ * kPanel;
       for (int p = p0; p < p1; ++p) {
-        const float* panel = block + std::size_t(p) * rows * kPanel;
+        const std::size_t panel = block + std::size_t(p) * rows * kPanel;
         for (int r = 0; r < M; r += 4) {
           const int tile_rows = std::min(4, M - r);
           float* out8[4] = {};
           for (int i = 0; i < tile_rows; ++i) out8[i] = sums(p, r + i);
-          panel_tile(x.data() + std::size_t(r) * ldx + k0, ldx, tile_rows, panel, rows, k0 > 0, out8);
+          const float* xr = x.data() + std::size_t(r) * ldx + k0;
+          if (format_ == WeightFormat::f32) panel_tile<F32Weights>(xr, ldx, tile_rows, packed_.data() + panel, rows, k0 > 0, out8);
+          else if (format_ == WeightFormat::bf16) panel_tile<Bf16Weights>(xr, ldx, tile_rows, packed16_.data() + panel, rows, k0 > 0, out8);
+          else panel_tile<F16Weights>(xr, ldx, tile_rows, packed16_.data() + panel, rows, k0 > 0, out8);
         }
       }
     }

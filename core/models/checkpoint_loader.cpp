@@ -16,9 +16,12 @@ namespace {
 // NaN, infinity (or an F64 past float32's range) and |w| > kMaxInputMagnitude are refused: a weight of
 // 3e38 is finite, but it overflows float32 in the next layer and every output becomes NaN. Trained
 // weights are far below 1e6 (bert-base's largest is about 20, opus-mt's about 60).
-std::string first_non_finite(const std::string& file, const std::string& tensor_name, const float* data, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float w = data[i];
+// `first`: the index in the whole tensor of data[0] (a block of a 16-bit tensor), for the message.
+std::string first_non_finite(const std::string& file, const std::string& tensor_name, const float* data, std::size_t n,
+                             std::size_t first = 0) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = first + k;
+    const float w = data[k];
     if (std::isfinite(w) && std::fabs(w) <= kMaxInputMagnitude) continue;
     const std::string tensor = file + ": tensor \"" + tensor_name + "\" holds ";
     if (std::isnan(w)) return tensor + "NaN at element " + std::to_string(i) + ": the model would compute nothing but NaN";
@@ -32,6 +35,22 @@ std::string first_non_finite(const std::string& file, const std::string& tensor_
   }
   return {};
 }
+
+// The same check on 16-bit values (BF16, F16), widened a block at a time (no float32 copy of the tensor).
+std::string first_non_finite_16(const std::string& file, const std::string& tensor_name, const std::string& dtype,
+                                const std::uint8_t* bytes, std::size_t n) {
+  constexpr std::size_t kBlock = 1024;  // 4 KB of stack
+  float widened[kBlock];
+  for (std::size_t i = 0; i < n; i += kBlock) {
+    const std::size_t m = std::min(kBlock, n - i);
+    decode_floats(dtype, bytes + 2 * i, m, widened);
+    std::string error = first_non_finite(file, tensor_name, widened, m, i);
+    if (!error.empty()) return error;
+  }
+  return {};
+}
+
+bool is_16_bit(const std::string& dtype) { return dtype == "F16" || dtype == "BF16"; }
 
 // A safetensors entry as the layout a .bin's tensor has: contiguous, row-major, from its first byte.
 TorchTensor as_layout(const SafeTensorsEntry& e) {
@@ -133,14 +152,20 @@ std::string CheckpointLoader::plan() {
   return {};
 }
 
-// A dense F32 tensor the model keeps as stored goes straight into the model (WASM and x86 are
-// little-endian, as the files are).
-bool CheckpointLoader::in_place(int i) const {
+// A dense F32 tensor the model keeps as stored, or a dense 16-bit one it holds at 16 bits, goes straight
+// into the model (WASM and x86 are little-endian, as the files are).
+std::uint8_t* CheckpointLoader::in_place_target(int i) const {
   const TensorLoad& load = plan_.loads[std::size_t(i)];
   const TorchTensor& t = sources_[std::size_t(i)];
-  return !load.linear && t.dtype == "F32" && t.is_contiguous() && byte_size(t) == std::uint64_t(t.numel()) * 4 &&
-         model_->storage(load.canonical) != nullptr;
+  if (load.linear || !t.is_contiguous()) return nullptr;
+  if (t.dtype == "F32" && byte_size(t) == std::uint64_t(t.numel()) * 4)
+    return reinterpret_cast<std::uint8_t*>(model_->storage(load.canonical));
+  if (is_16_bit(t.dtype) && byte_size(t) == std::uint64_t(t.numel()) * 2)
+    return reinterpret_cast<std::uint8_t*>(model_->storage_16(load.canonical, t.dtype));
+  return nullptr;
 }
+
+bool CheckpointLoader::in_place(int i) const { return in_place_target(i) != nullptr; }
 
 std::string CheckpointLoader::write_target(int i, std::uint64_t offset, std::uint64_t n, std::uint8_t*& out) {
   out = nullptr;
@@ -151,8 +176,8 @@ std::string CheckpointLoader::write_target(int i, std::uint64_t offset, std::uin
   if (offset > size || n > size - offset)
     return file_ + ": " + std::to_string(n) + " bytes at " + std::to_string(offset) + " do not fit tensor \"" + t.name + "\" of " +
            std::to_string(size) + " bytes";
-  if (in_place(i)) {
-    out = reinterpret_cast<std::uint8_t*>(model_->storage(plan_.loads[std::size_t(i)].canonical)) + offset;
+  if (std::uint8_t* target = in_place_target(i)) {
+    out = target + offset;
     return {};
   }
   if (staged_ != i) {
@@ -182,14 +207,25 @@ std::string CheckpointLoader::store(int i) {
   const TensorLoad& load = plan_.loads[std::size_t(i)];
   const TorchTensor& t = sources_[std::size_t(i)];
   const std::size_t n = std::size_t(t.numel());
-  if (in_place(i)) {
-    std::string error = first_non_finite(file_, t.name, model_->storage(load.canonical), n);
+  if (const std::uint8_t* target = in_place_target(i)) {
+    std::string error = t.dtype == "F32" ? first_non_finite(file_, t.name, reinterpret_cast<const float*>(target), n)
+                                         : first_non_finite_16(file_, t.name, t.dtype, target, n);
     if (!error.empty()) return error;
     stored_[std::size_t(i)] = true;
     return {};
   }
   if (staged_ != i && byte_size(t) != 0) return file_ + ": tensor \"" + t.name + "\" was not written";
   const std::uint8_t* bytes = reinterpret_cast<const std::uint8_t*>(staging_.data());
+  // A dense 16-bit Linear weight the model packs at 16 bits: checked, then handed over as stored.
+  if (load.linear && is_16_bit(t.dtype) && t.is_contiguous() && byte_size(t) == std::uint64_t(t.numel()) * 2) {
+    std::string error = first_non_finite_16(file_, t.name, t.dtype, bytes, n);
+    if (!error.empty()) return error;
+    if (model_->set_linear_weight_16(load.canonical, reinterpret_cast<const std::uint16_t*>(bytes), t.dtype)) {
+      staged_ = -1;
+      stored_[std::size_t(i)] = true;
+      return {};
+    }
+  }
   const float* dense = staging_.data();  // a dense F32 tensor is its own float32 copy
   if (!(t.dtype == "F32" && t.is_contiguous())) {
     dense_.resize(n);

@@ -12,9 +12,11 @@
 //   finish()                 the model is ready: take() it
 //
 // Memory beyond the model while loading: a dense F32 tensor the model keeps as stored (an embedding, a
-// bias) is written straight into the model's storage; any other goes through one staging buffer sized
-// for the largest such tensor, plus a dense float32 copy when it is not dense F32 (F16, BF16, F64, a
-// strided view of a .bin). Every weight is checked finite and within ±kMaxInputMagnitude as it is stored.
+// bias), or a dense BF16/F16 one a model holds at 16 bits (storage_16), is written straight into the
+// model's storage; any other goes through one staging buffer sized for the largest such tensor, plus a
+// dense float32 copy when it is not dense F32 and the model does not take its 16 bits
+// (set_linear_weight_16). Every weight is checked finite and within ±kMaxInputMagnitude as it is
+// stored (a 16-bit one widened a few thousand values at a time).
 // As everywhere in the core: "" or a message naming the file and the tensor, never an exception; a
 // failed load is dropped whole (the caller keeps the model it had).
 #pragma once
@@ -60,6 +62,7 @@ class CheckpointLoader {
 
  private:
   bool in_place(int i) const;
+  std::uint8_t* in_place_target(int i) const;  // the model's storage of an in-place tensor
   std::string give_safetensors(const std::uint8_t* bytes, std::uint64_t size);
 
   std::unique_ptr<ModelKind> kind_;

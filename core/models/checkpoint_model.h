@@ -47,6 +47,14 @@ class CheckpointModel : public StagedForward {
   virtual float* storage(const std::string& canonical) = 0;
   // A Linear weight [out, in] in the file's layout; false for an unknown name.
   virtual bool set_linear_weight(const std::string& canonical, const float* w) = 0;
+  // A model built to hold a 16-bit checkpoint's weights at their precision (a decoder of BF16 or F16
+  // weights): the 16-bit storage of a tensor kept as stored (an embedding) in that dtype ("BF16",
+  // "F16"), and a Linear weight's 16-bit values to pack. nullptr / false where the model holds that
+  // tensor as float32 (the loader then widens it first).
+  virtual std::uint16_t* storage_16(const std::string& /*canonical*/, const std::string& /*dtype*/) { return nullptr; }
+  virtual bool set_linear_weight_16(const std::string& /*canonical*/, const std::uint16_t* /*w*/, const std::string& /*dtype*/) {
+    return false;
+  }
 
   // ---- heads switched off in every later pass (head_ablation.h): the heads the model's lab shows,
   // [ablation_layers(), ablation_heads()] of them. "" or what is wrong with the list (the one before stays).

@@ -41,9 +41,10 @@ class ConfigJsonReader {
 // <title> checkpoints (model_type "<model_type>")".
 std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out);
 
-// "" when float32 weights of that many floats fit a browser tab's WebAssembly memory beside its work
-// (kMaxBertWeightBytes), else the message saying how large the model is.
-std::string check_weight_budget(std::uint64_t floats);
+// "" when `weights` weights of `bytes_each` bytes (4: float32; 2: a 16-bit checkpoint held at 16 bits)
+// fit a browser tab's WebAssembly memory beside its work (kMaxBertWeightBytes: one rule on the bytes as
+// stored, which the Hub client applies to a download), else the message saying how large the model is.
+std::string check_weight_budget(std::uint64_t weights, int bytes_each = 4);
 
 // Reads the declared fields of `config` (a Json object): "" or the first problem.
 template <typename T, typename Declare>

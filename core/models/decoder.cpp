@@ -60,23 +60,37 @@ std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& s, const Deco
 Decoder::Decoder(const DecoderSpec& spec, const DecoderNames& names) : s_(spec), names_(names) {
   const int E = s_.n_embd, F = s_.n_inner, QD = s_.q_width(), KD = s_.kv_width();
   const bool fused = names_.has(DecoderTensor::attn_qkv), gated = s_.mlp == DecoderMlp::gated_silu;
-  tok_ = RowMatrix::Zero(s_.vocab_size, E);
+  const WeightFormat w = s_.weights;
+  const std::size_t VE = std::size_t(s_.vocab_size) * E;
+  if (w == WeightFormat::f32) tok_ = RowMatrix::Zero(s_.vocab_size, E);
+  else tok16_.assign(VE, 0);
   if (s_.positions == DecoderPositions::learned) pos_ = RowMatrix::Zero(s_.n_positions, E);
-  if (!s_.tied_unembedding) output_ = RowMatrix::Zero(s_.vocab_size, E);
-  if (s_.positions == DecoderPositions::rotary) rotary_ = Rotary(s_.head_dim, s_.rope_theta);
+  if (!s_.tied_unembedding) {
+    if (w == WeightFormat::f32) output_ = RowMatrix::Zero(s_.vocab_size, E);
+    else output16_.assign(VE, 0);
+  }
+  if (s_.positions == DecoderPositions::rotary) rotary_ = Rotary(s_.head_dim, s_.rope_theta, s_.rope_scaling);
   blocks_.resize(std::size_t(s_.n_layer));
   for (Block& b : blocks_) {
     b.attn_norm = make_norm();
-    if (fused) b.qkv = PackedLinear(E, QD + 2 * KD);
-    else b.q = PackedLinear(E, QD), b.k = PackedLinear(E, KD), b.v = PackedLinear(E, KD);
-    b.out = PackedLinear(QD, E);
+    if (fused) b.qkv = PackedLinear(E, QD + 2 * KD, w);
+    else b.q = PackedLinear(E, QD, w), b.k = PackedLinear(E, KD, w), b.v = PackedLinear(E, KD, w);
+    b.out = PackedLinear(QD, E, w);
     b.ffn_norm = make_norm();
-    b.up = PackedLinear(E, F);
-    if (gated) b.gate = PackedLinear(E, F);
-    b.down = PackedLinear(F, E);
+    b.up = PackedLinear(E, F, w);
+    if (gated) b.gate = PackedLinear(E, F, w);
+    b.down = PackedLinear(F, E, w);
   }
   out_norm_ = make_norm();
+  writable_ = s_.vocab_size;
   index_tensors();
+}
+
+std::string Decoder::limit_vocabulary(int n) {
+  if (n < 1 || n > s_.vocab_size)
+    return "a tokenizer of " + std::to_string(n) + " tokens cannot write this model's vocabulary of " + std::to_string(s_.vocab_size);
+  writable_ = n;
+  return {};
 }
 
 Decoder::Norm Decoder::make_norm() const {
@@ -103,7 +117,7 @@ void Decoder::index_tensors() {
     tensors_.linear_weight(name + ".weight", p);
     if (bias) tensors_.tensor(name + ".bias", p.bias_data());
   };
-  tensors_.tensor(names_.name(T::token_embd) + ".weight", tok_.data());
+  if (s_.weights == WeightFormat::f32) tensors_.tensor(names_.name(T::token_embd) + ".weight", tok_.data());
   if (s_.positions == DecoderPositions::learned) tensors_.tensor(names_.name(T::pos_embd) + ".weight", pos_.data());
   for (int l = 0; l < s_.n_layer; ++l) {
     Block& b = blocks_[std::size_t(l)];
@@ -122,14 +136,48 @@ void Decoder::index_tensors() {
     linear(T::ffn_down, l, b.down, s_.mlp_bias);
   }
   norm(names_.name(T::output_norm), out_norm_);
-  if (!s_.tied_unembedding) tensors_.tensor(names_.name(T::output) + ".weight", output_.data());
+  if (!s_.tied_unembedding && s_.weights == WeightFormat::f32) tensors_.tensor(names_.name(T::output) + ".weight", output_.data());
 }
 
 float* Decoder::storage(const std::string& canonical) { return tensors_.storage(canonical); }
 
+bool Decoder::holds_16_bit(const std::string& dtype) const {
+  return (s_.weights == WeightFormat::bf16 && dtype == "BF16") || (s_.weights == WeightFormat::f16 && dtype == "F16");
+}
+
+std::uint16_t* Decoder::storage_16(const std::string& canonical, const std::string& dtype) {
+  if (!holds_16_bit(dtype)) return nullptr;
+  if (canonical == names_.name(DecoderTensor::token_embd) + ".weight") return tok16_.data();
+  if (!s_.tied_unembedding && canonical == names_.name(DecoderTensor::output) + ".weight") return output16_.data();
+  return nullptr;
+}
+
+bool Decoder::set_linear_weight_16(const std::string& canonical, const std::uint16_t* w, const std::string& dtype) {
+  PackedLinear* packed = tensors_.packed(canonical);
+  if (!packed || !holds_16_bit(dtype)) return false;
+  if (s_.layout == WeightLayout::out_in) {
+    packed->set_weight_16(w);
+    return true;
+  }
+  const int in = packed->in_features(), out = packed->out_features();  // Conv1D's [in, out], as below
+  std::vector<std::uint16_t> transposed(std::size_t(in) * out);
+  for (int i = 0; i < in; ++i)
+    for (int o = 0; o < out; ++o) transposed[std::size_t(o) * in + i] = w[std::size_t(i) * out + o];
+  packed->set_weight_16(transposed.data());
+  return true;
+}
+
+std::uint64_t Decoder::weight_bytes() const {
+  const std::uint64_t E = s_.n_embd, F = s_.n_inner, QD = s_.q_width(), KD = s_.kv_width();
+  const std::uint64_t wide = s_.weights == WeightFormat::f32 ? 4 : 2;
+  const std::uint64_t matrices = std::uint64_t(s_.n_layer) * (E * (QD + 2 * KD) + QD * E + (s_.mlp == DecoderMlp::gated_silu ? 3 : 2) * E * F) +
+                                 std::uint64_t(s_.vocab_size) * E * (s_.tied_unembedding ? 1 : 2);
+  return wide * matrices;
+}
+
 bool Decoder::set_linear_weight(const std::string& canonical, const float* w) {
   PackedLinear* packed = tensors_.packed(canonical);
-  if (!packed) return false;
+  if (!packed || packed->format() != WeightFormat::f32) return false;
   PackedLinear& p = *packed;
   if (s_.layout == WeightLayout::out_in) {
     p.set_weight(w);
@@ -173,8 +221,8 @@ void Decoder::embed(const std::int32_t* ids, int n) {
   RowMatrix& x = residual_[0];
   x.resize(n, E);
   for (int t = 0; t < n; ++t) {
-    if (s_.positions == DecoderPositions::learned) x.row(t) = tok_.row(ids[t]) + pos_.row(past_ + t);
-    else x.row(t) = tok_.row(ids[t]);
+    embedding_row(ids[t], x.row(t).data());
+    if (s_.positions == DecoderPositions::learned) x.row(t) += pos_.row(past_ + t);
   }
   // Token t (position past + t) sees keys 0 .. past + t.
   mask_.clear();
@@ -317,33 +365,94 @@ namespace {
 // logits[v] = U[v] . x for every row of U [V, E]: one streaming pass over the 150 MB of gpt2-small's
 // embeddings per written token (Eigen has no WASM SIMD path). Four sums in flight per row (e mod 16 in
 // [0, 4), [4, 8), [8, 12), [12, 16)), so that the adds do not wait on one another and the loop keeps up
-// with memory; they are added in a fixed order, so every call gives the same bits.
-void unembed_rows(const RowMatrix& U, const float* x, float* logits) {
+// with memory; they are added in a fixed order, so every call gives the same bits. A 16-bit U streams
+// half the bytes and is widened eight at a time (vec4.h), the sums as over its float32 widening.
+struct F32Rows {
+  using T = float;
+  static void load8(const float* p, vec4::f32x4& a, vec4::f32x4& b) { a = vec4::load4(p), b = vec4::load4(p + 4); }
+  static float one(const float* p) { return *p; }
+};
+struct Bf16Rows {
+  using T = std::uint16_t;
+  static void load8(const std::uint16_t* p, vec4::f32x4& a, vec4::f32x4& b) { vec4::widen_bf16_8(p, a, b); }
+};
+struct F16Rows {
+  using T = std::uint16_t;
+  static void load8(const std::uint16_t* p, vec4::f32x4& a, vec4::f32x4& b) { vec4::widen_f16_8(p, a, b); }
+};
+
+// Row w [E] widened to float32 (the tail through an 8-wide block padded with zeros).
+template <class W>
+void widen_row(const typename W::T* w, int E, float* out) {
   using namespace vec4;
-  const int V = int(U.rows()), E = int(U.cols()), E16 = E - E % 16;
+  const int E8 = E - E % 8;
+  f32x4 a, b;
+  for (int e = 0; e < E8; e += 8) {
+    W::load8(w + e, a, b);
+    store4(out + e, a), store4(out + e + 4, b);
+  }
+  if (E8 == E) return;
+  typename W::T tail[8] = {};
+  float widened[8];
+  std::copy(w + E8, w + E, tail);
+  W::load8(tail, a, b);
+  store4(widened, a), store4(widened + 4, b);
+  std::copy(widened, widened + (E - E8), out + E8);
+}
+
+template <class W>
+void unembed_rows(const typename W::T* U, int V, int E, const float* x, float* logits) {
+  using namespace vec4;
+  const int E16 = E - E % 16;
+  std::vector<float> row(static_cast<std::size_t>(E));
   for (int v = 0; v < V; ++v) {
-    const float* w = U.data() + std::size_t(v) * E;
-    f32x4 a0 = zero4(), a1 = zero4(), a2 = zero4(), a3 = zero4();
+    const typename W::T* w = U + std::size_t(v) * E;
+    f32x4 a0 = zero4(), a1 = zero4(), a2 = zero4(), a3 = zero4(), w0, w1, w2, w3;
     for (int e = 0; e < E16; e += 16) {
-      a0 = add4(a0, mul4(load4(w + e), load4(x + e)));
-      a1 = add4(a1, mul4(load4(w + e + 4), load4(x + e + 4)));
-      a2 = add4(a2, mul4(load4(w + e + 8), load4(x + e + 8)));
-      a3 = add4(a3, mul4(load4(w + e + 12), load4(x + e + 12)));
+      W::load8(w + e, w0, w1);
+      W::load8(w + e + 8, w2, w3);
+      a0 = add4(a0, mul4(w0, load4(x + e)));
+      a1 = add4(a1, mul4(w1, load4(x + e + 4)));
+      a2 = add4(a2, mul4(w2, load4(x + e + 8)));
+      a3 = add4(a3, mul4(w3, load4(x + e + 12)));
     }
     const f32x4 acc = add4(add4(a0, a1), add4(a2, a3));
     float sum = (lane(acc, 0) + lane(acc, 1)) + (lane(acc, 2) + lane(acc, 3));
-    for (int e = E16; e < E; ++e) sum += w[e] * x[e];
+    if (E16 < E) {
+      widen_row<W>(w + E16, E - E16, row.data());
+      for (int e = E16; e < E; ++e) sum += row[std::size_t(e - E16)] * x[e];
+    }
     logits[v] = sum;
   }
 }
 
+void unembed_rows(WeightFormat format, const void* U, int V, int E, const float* x, float* logits) {
+  if (format == WeightFormat::f32) unembed_rows<F32Rows>(static_cast<const float*>(U), V, E, x, logits);
+  else if (format == WeightFormat::bf16) unembed_rows<Bf16Rows>(static_cast<const std::uint16_t*>(U), V, E, x, logits);
+  else unembed_rows<F16Rows>(static_cast<const std::uint16_t*>(U), V, E, x, logits);
+}
+
 }  // namespace
+
+void Decoder::embedding_row(int id, float* out) const {
+  const int E = s_.n_embd;
+  const std::size_t at = std::size_t(id) * E;
+  if (s_.weights == WeightFormat::f32) std::copy_n(tok_.data() + at, E, out);
+  else if (s_.weights == WeightFormat::bf16) widen_row<Bf16Rows>(tok16_.data() + at, E, out);
+  else widen_row<F16Rows>(tok16_.data() + at, E, out);
+}
+
+const void* Decoder::unembedding() const {
+  if (s_.weights == WeightFormat::f32) return s_.tied_unembedding ? tok_.data() : output_.data();
+  return s_.tied_unembedding ? tok16_.data() : output16_.data();
+}
 
 std::vector<float> Decoder::logits(int t) const {
   if (!computed() || t < 0 || t >= n_) return {};
   std::vector<float> out(std::size_t(s_.vocab_size));
   const RowVector x = final_.row(t);
-  unembed_rows(s_.tied_unembedding ? tok_ : output_, x.data(), out.data());
+  unembed_rows(s_.weights, unembedding(), s_.vocab_size, s_.n_embd, x.data(), out.data());
+  std::fill(out.begin() + writable_, out.end(), -std::numeric_limits<float>::infinity());  // ids no tokenizer writes
   return out;
 }
 
@@ -352,7 +461,8 @@ std::vector<float> Decoder::unembed(const float* residual) const {
   RowMatrix x = ConstMatrixMap(residual, 1, E), normed(1, E);
   normalize(out_norm_, x, normed);
   std::vector<float> out(std::size_t(s_.vocab_size));
-  unembed_rows(s_.tied_unembedding ? tok_ : output_, normed.data(), out.data());
+  unembed_rows(s_.weights, unembedding(), s_.vocab_size, s_.n_embd, normed.data(), out.data());
+  std::fill(out.begin() + writable_, out.end(), -std::numeric_limits<float>::infinity());
   return out;
 }
 

@@ -59,6 +59,12 @@ class Decoder : public CheckpointModel {
   float* storage(const std::string& canonical) override;
   // A projection's weight in the file's layout (spec().layout), packed here.
   bool set_linear_weight(const std::string& canonical, const float* w) override;
+  // A 16-bit spec (spec().weights): the embeddings' 16-bit storage and the projections' 16-bit values,
+  // in the spec's dtype only.
+  std::uint16_t* storage_16(const std::string& canonical, const std::string& dtype) override;
+  bool set_linear_weight_16(const std::string& canonical, const std::uint16_t* w, const std::string& dtype) override;
+  // The bytes the weights take in memory (the page's and the benchmarks' figure).
+  std::uint64_t weight_bytes() const;
   // Heads switched off (ablate_heads): the self-attention's, [n_layer, n_head].
   int ablation_layers() const override { return s_.n_layer; }
   int ablation_heads() const override { return s_.n_head; }
@@ -78,6 +84,11 @@ class Decoder : public CheckpointModel {
   void step(Backend backend, std::int32_t id);
   // Forgets the cache's tokens from `length` on (a writer going back); the last pass's views stay.
   void truncate(int length);
+  // The ids a tokenizer can write are [0, n): Qwen2.5's vocab_size is padded past its tokenizer's, and a
+  // padded id has no text. Its logit is then -inf (logits(), unembed()), so the writer, the bars and the
+  // logit lens never choose it. "" or what is wrong (n in [1, V]; V: every id, the default).
+  std::string limit_vocabulary(int n);
+  int writable_vocabulary() const { return writable_; }
 
   // ---- the last pass's results
   int cached() const { return int(tokens_.size()); }  // S: every token the cache holds
@@ -110,9 +121,14 @@ class Decoder : public CheckpointModel {
   void project(int layer);
   void finish_layer(int layer, const float* weights, const float* context);
 
+  bool holds_16_bit(const std::string& dtype) const;
+  void embedding_row(int id, float* out) const;  // tok[id] as float32 [E]
+  const void* unembedding() const;               // [V, E]: tok or output, float32 or 16-bit
+
   DecoderSpec s_;
   const DecoderNames& names_;
-  RowMatrix tok_, pos_, output_;  // output_: a separate unembedding only
+  RowMatrix tok_, pos_, output_;  // output_: a separate unembedding only; tok_, output_ empty when 16-bit
+  std::vector<std::uint16_t> tok16_, output16_;  // a 16-bit spec's
   std::vector<Block> blocks_;
   Norm out_norm_;
   Rotary rotary_;
@@ -129,6 +145,7 @@ class Decoder : public CheckpointModel {
   RowMatrix final_;  // Norm_out of the last residual [n, E]
   int next_layer_ = 0;
   bool projected_ = false;
+  int writable_ = 0;  // limit_vocabulary's n (set to V when built)
 };
 
 }  // namespace attnlab

@@ -35,7 +35,10 @@ const DecoderNames kLlama = {"llama",
                               {T::output_norm, "model.norm"},
                               {T::output, "lm_head"}}};
 
-const DecoderNames* const kTables[] = {&kGpt2, &kLlama};
+// Qwen2's (Qwen2ForCausalLM) are Llama's; its own row, so that the kind's table is found by its id.
+const DecoderNames kQwen2 = {"qwen2", kLlama.names};
+
+const DecoderNames* const kTables[] = {&kGpt2, &kLlama, &kQwen2};
 
 }  // namespace
 

@@ -45,7 +45,10 @@ std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t see
   const int T = 1 + 2 * n;
   if (T > c.n_positions)
     return "1 + 2 x " + std::to_string(n) + " tokens: this model has position embeddings for " + std::to_string(c.n_positions);
-  out.tokens = repeated_random_tokens(c, n, seed);
+  // Drawn from the ids a tokenizer writes (limit_vocabulary: not a padded vocabulary's last ids).
+  DecoderSpec writable = c;
+  writable.vocab_size = model.writable_vocabulary();
+  out.tokens = repeated_random_tokens(writable, n, seed);
   model.forward(backend, out.tokens.data(), T);
   const int L = c.n_layer, H = c.n_head;
   out.layers = L, out.heads = H;

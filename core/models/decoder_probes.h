@@ -1,6 +1,7 @@
 // What the Writing lab measures on any decoder (decoder.h), beside what it writes:
 //
-// Head roles, on [bos] + r + r: r is n tokens drawn uniformly from the vocabulary without <|endoftext|>
+// Head roles, on [bos] + r + r: r is n tokens drawn uniformly from the vocabulary (the ids a tokenizer
+// writes: Decoder::limit_vocabulary) without <|endoftext|>
 // (the core's Rng, seed given), bos is <|endoftext|> (as GPT-2 texts start; id 0 when the config has
 // none). With a[l, h, t, s] the attention of that pass and T = 1 + 2n, for each layer and head:
 //   previous   mean over t = 1 .. T-1 of a[t, t-1]               (attends to the token before)

@@ -8,6 +8,9 @@
 
 #include <string>
 
+#include "../layers/packed_linear.h"
+#include "../layers/rotary.h"
+
 namespace attnlab {
 
 // LayerNorm: (x - mean) / sqrt(var + eps) * w + b.  RMSNorm: x / sqrt(mean(x^2) + eps) * w.
@@ -31,6 +34,7 @@ struct DecoderSpec {
   int eos_token_id = -1;  // where writing stops; -1: none
   double norm_eps = 1e-5;
   double rope_theta = 10000.0;
+  RopeScaling rope_scaling;  // rotary only: config.json's rope_scaling (rotary.h)
 
   DecoderNorm norm = DecoderNorm::layer_norm;
   DecoderMlp mlp = DecoderMlp::gelu_new;
@@ -41,6 +45,10 @@ struct DecoderSpec {
   bool qkv_bias = false, out_bias = false, mlp_bias = false;
   // The unembedding is the token embedding (GPT-2) or a tensor of its own (lm_head).
   bool tied_unembedding = true;
+  // How the projections and the token embedding / unembedding are held: float32, or a BF16 or F16
+  // checkpoint's own 16 bits, widened to float32 inside the products (packed_linear.h). Norms and
+  // biases are float32 always (a few thousand numbers).
+  WeightFormat weights = WeightFormat::f32;
 
   int q_width() const { return n_head * head_dim; }     // H D
   int kv_width() const { return n_kv_head * head_dim; }  // Hkv D

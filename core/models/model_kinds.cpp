@@ -3,6 +3,7 @@
 #include "bert_checkpoint.h"
 #include "distilbert_checkpoint.h"
 #include "gpt2_checkpoint.h"
+#include "llama_checkpoint.h"
 #include "marian_checkpoint.h"
 
 namespace attnlab {
@@ -10,6 +11,11 @@ namespace attnlab {
 namespace {
 
 const ModelKindLab kPretrained = {"pretrained", "Pretrained", "attnlab pretrained"};
+const ModelKindLab kWriting = {"writing", "Writing", "attnlab generate"};
+// Llama's and Qwen2's tokenizers come as tokenizer.json; a folder with GPT-2's vocab.json + merges.txt
+// instead is read as GPT-2's (the decoder's opener, web/models/gpt2_checkpoint.js, takes either).
+const std::vector<std::string> kDecoderOptional = {"tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json",
+                                                   "generation_config.json"};
 const std::vector<std::string> kBertRequired = {"config.json", "vocab.txt"}, kBertOptional = {"tokenizer_config.json"};
 
 }  // namespace
@@ -23,8 +29,10 @@ const std::vector<ModelKindRow>& model_kind_rows() {
       {"marian", "Marian (opus-mt)", {"marian"}, {"translation", "Translation", "attnlab translate"},
        {"config.json", "source.spm", "target.spm", "vocab.json"}, {}, "sentencepiece", "marian", make_marian_kind},
       // GPT-2: a row of the one decoder (gpt2.h); vocab.json and merges.txt, or tokenizer.json instead.
-      {"gpt2", "GPT-2", {"gpt2"}, {"writing", "Writing", "attnlab generate"}, {"config.json", "vocab.json", "merges.txt"}, {}, "gpt2_bpe",
-       "decoder", make_gpt2_kind},
+      {"gpt2", "GPT-2", {"gpt2"}, kWriting, {"config.json", "vocab.json", "merges.txt"}, {}, "gpt2_bpe", "decoder", make_gpt2_kind},
+      // Llama and Qwen2: rows of the one decoder too (llama.h), read by the same opener.
+      {"llama", "Llama", {"llama"}, kWriting, {"config.json"}, kDecoderOptional, "gpt2_bpe", "decoder", make_llama_kind},
+      {"qwen2", "Qwen2", {"qwen2"}, kWriting, {"config.json"}, kDecoderOptional, "gpt2_bpe", "decoder", make_qwen2_kind},
   };
   return rows;
 }

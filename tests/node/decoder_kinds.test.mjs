@@ -14,7 +14,7 @@ import { WEIGHT_FILES } from '../../web/models/checkpoint_files.js';
 test('MODEL_KINDS is the C++ registry\'s rows (model_types, lab, files, tokenizer), with the weights and an opener added', async () => {
   const module = await lab('simd');
   assert.deepEqual(MODEL_KIND_ROWS, module.modelKinds, 'the generated table is the module\'s');
-  assert.deepEqual(module.modelKinds.map((k) => k.kind), ['bert', 'distilbert', 'marian', 'gpt2']);
+  assert.deepEqual(module.modelKinds.map((k) => k.kind), ['bert', 'distilbert', 'marian', 'gpt2', 'llama', 'qwen2']);
   for (const [i, row] of module.modelKinds.entries()) {
     const k = MODEL_KINDS[i];
     assert.deepEqual({ kind: k.kind, title: k.title, modelTypes: k.modelTypes, lab: k.lab, tokenizer: k.tokenizer },

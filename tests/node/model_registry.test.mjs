@@ -38,8 +38,10 @@ test('checkpointKind: the kind from config.json\'s model_type', async () => {
   assert.equal((await checkpointKind(await folderSources(BERT))).kind.kind, 'bert');
   assert.equal((await checkpointKind(await folderSources(MARIAN))).kind.kind, 'marian');
   assert.equal((await checkpointKind(await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'lm')))).kind.kind, 'gpt2');
+  const mistral = await checkpointKind(await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'mistral' }))));
+  assert.deepEqual([mistral.kind, mistral.modelType], [null, 'mistral']);
   const llama = await checkpointKind(await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'llama' }))));
-  assert.deepEqual([llama.kind, llama.modelType], [null, 'llama']);
+  assert.deepEqual([llama.kind.kind, llama.kind.lab.id], ['llama', 'writing']);
   assert.deepEqual(await checkpointKind(await folderSources(FIXTURES)), { kind: null, modelType: null }, 'no config.json');
   await assert.rejects(checkpointKind(await folderSources(withConfig(BERT, () => '{"model_type": '))), /^CheckpointError: config\.json is not JSON/);
   for (const kind of MODEL_KINDS) assert.equal(typeof kind.open, 'function', kind.kind);
@@ -51,8 +53,10 @@ test('openCheckpoint refuses another kind with the lab that reads it, and opens 
     { name: 'CheckpointError', message: 'This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT one: open it in the Translation lab (attnlab translate).' });
   await assert.rejects(openCheckpoint(module, await folderSources(BERT), { expect: 'marian' }),
     { name: 'CheckpointError', message: 'This folder holds a BERT model (config.json\'s model_type is "bert"), not a Marian (opus-mt) one: open it in the Pretrained lab (attnlab pretrained).' });
-  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'llama' }))), { expect: 'bert' }),
-    { name: 'CheckpointError', message: 'config.json\'s model_type is "llama": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
+  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'mistral' }))), { expect: 'bert' }),
+    { name: 'CheckpointError', message: 'config.json\'s model_type is "mistral": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
+  await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'qwen2_tiny')), { expect: 'bert' }),
+    { name: 'CheckpointError', message: 'This folder holds a Qwen2 model (config.json\'s model_type is "qwen2"), not a BERT one: open it in the Writing lab (attnlab generate).' });
   await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'hub')), { expect: 'bert' }),
     { name: 'CheckpointError', message: 'This folder holds a GPT-2 model (config.json\'s model_type is "gpt2"), not a BERT one: open it in the Writing lab (attnlab generate).' });
   // A config.json without model_type (older exports) goes to the lab's own kind.

@@ -148,6 +148,8 @@ export function checkpointModels(mod) {
       if (code === BACKEND_CODES.webgpu) throw new AttnLabError('A decoder writes on scalar or simd128; WebGPU runs the prompt through forwardWith(ids, attention)');
       return code;
     }
+    /** The tokenizer's size n: ids from n on (a vocabulary padded past the tokenizer's, Qwen2.5's) are never chosen. */
+    limitVocabulary(n) { check(this.raw._limit_vocabulary(checkInteger('n', n, { min: 1 }))); }
     /** Tokens in the cache (S). */
     get cached() { return this.raw._cached(); }
     /** Tokens of the last pass (n). */

@@ -56,9 +56,10 @@ export const limitWords = (bytes) => `${Math.round(bytes / (1 << 20))} MB`;
 
 /**
  * The most bytes of weights a lab can hold: core/models/bert_config.h's kMaxBertWeightBytes, which every
- * kind's config check applies to its weights as float32 (tests/node/hub_hostile.test.mjs checks that the
- * two agree). A weights file larger than this needs at least its own size in memory, so it is refused
- * before its body comes.
+ * kind's config check applies to its weights as stored (float32, or a BF16/F16 decoder's 16 bits, which
+ * it holds at 16 bits: core/models/config_json.h's check_weight_budget; tests/node/hub_hostile.test.mjs
+ * checks that the two agree). A weights file larger than this needs at least its own size in memory, so
+ * it is refused before its body comes.
  */
 export const MAX_WEIGHT_BYTES = 1600 * 1024 * 1024;
 

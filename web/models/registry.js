@@ -68,5 +68,9 @@ export async function openCheckpoint(module, sources, { expect = null, ...option
   }
   const opened = await chosen.open(module, sources, { ...options, kind: chosen.kind });
   checkTokenizer(opened.tokenizer, chosen.title);
+  // A decoder whose vocabulary is padded past its tokenizer's (Qwen2.5): the padded ids have no text,
+  // so the writer, the bars and the lens never choose them.
+  const decoder = opened.gpt2;
+  if (decoder && opened.tokenizer.size < decoder.config.vocabSize) decoder.limitVocabulary(opened.tokenizer.size);
   return { kind: chosen, opened };
 }

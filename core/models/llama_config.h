@@ -1,0 +1,63 @@
+// The config.json of a Llama-style decoder (Hugging Face's LlamaConfig, model_type "llama": SmolLM2,
+// TinyLlama, Llama 3.2; and Qwen2Config, model_type "qwen2": Qwen2.5): the sizes the weights must have,
+// the rotary positions (rope_theta, rope_scaling), and the choices each kind allows. Messages start with
+// "config.json" and name the field. What this decoder does not compute is refused by name: a rope_scaling
+// other than null, "linear" or "llama3"; Qwen2's sliding window; an activation other than SiLU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "../io/record.h"
+#include "../layers/rotary.h"
+
+namespace attnlab {
+
+struct LlamaConfig {
+  std::string model_type;   // "llama" or "qwen2"
+  int vocab_size = 0;       // V (Qwen2.5's is padded past its tokenizer's: the extra rows are never drawn by the tokenizer)
+  int hidden_size = 0;      // E
+  int layers = 0;           // L (num_hidden_layers)
+  int heads = 0;            // H (num_attention_heads)
+  int kv_heads = 0;         // Hkv (num_key_value_heads; absent: H)
+  int head_dim = 0;         // D (head_dim when given, else E / H)
+  int intermediate_size = 0;  // F
+  int max_positions = 0;    // P (max_position_embeddings)
+  int eos_token_id = -1;    // the first of eos_token_id (a number or a list); -1: none in the vocabulary
+  double rms_norm_eps = 1e-6;
+  double rope_theta = 10000.0;
+  RopeScaling rope_scaling;     // none, linear or llama3
+  bool attention_bias = false;  // llama: q, k, v and o; qwen2: q, k and v always, o never
+  bool mlp_bias = false;        // llama only
+  bool tie_word_embeddings = false;
+  int stored_bytes = 4;  // per weight, as torch_dtype says they are stored: 2 (bfloat16, float16) or 4
+
+  std::uint64_t weight_count() const;  // every weight the decoder holds
+};
+
+// The sizes, declared once (config_json.h): read with their ranges, and written as the page's summary.
+template <class Fields, class Config>
+void llama_config_fields(Fields& f, Config& c) {
+  f("vocabSize", c.vocab_size, FileInt{"vocab_size", 1, 1000000});
+  f("hiddenSize", c.hidden_size, FileInt{"hidden_size", 1, 16384});
+  f("layers", c.layers, FileInt{"num_hidden_layers", 1, 256});
+  f("heads", c.heads, FileInt{"num_attention_heads", 1, 256});
+  f("innerSize", c.intermediate_size, FileInt{"intermediate_size", 1, 65536});
+}
+
+// The record the page's summary shows (the fields above and those read by hand; the same names as GPT-2's).
+template <class Fields, class Config>
+void llama_summary_fields(Fields& f, Config& c) {
+  llama_config_fields(f, c);
+  f("kvHeads", c.kv_heads);
+  f("headDim", c.head_dim);
+  f("maxPositions", c.max_positions);
+  f("eosId", c.eos_token_id);
+  f("ropeTheta", c.rope_theta);
+  f("tiedEmbeddings", c.tie_word_embeddings);
+}
+
+// config.json's text, for model_type "llama" or "qwen2" -> "" and `out`, or what is wrong.
+std::string parse_llama_config(const std::string& text, const std::string& model_type, LlamaConfig& out);
+
+}  // namespace attnlab
