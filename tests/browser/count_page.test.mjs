@@ -1,9 +1,13 @@
 // The One query lab's page: the attention map writes each digit in its cell and outlines the 2s and
 // 4s (not by colour alone: read from pixels), the values beside it are on a diverging scale centred at
 // 0 with weak-attention cells greyed out, the playground answers a typed sequence, "Solve it by hand"
-// scores 100% (ties included) with flat attention, and the stuck seed stays below 80%.
+// scores 100% (ties included) with flat attention, and the stuck seed stays below 80%. The notebook's
+// alternative embedding (?embedding=one-hot): the model the page trains and exports is the one-hot
+// Linear's, and its file opened on a default page switches the setting.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseSafetensors } from '../../web/io/safetensors.js';
 import { metric, openPage, startLab, trainToEnd, waitDrawn } from './support.mjs';
 import { STUCK_SEED } from '../../web/labs/03_count.js';
 
@@ -79,4 +83,27 @@ test(`count page: the stuck seed (${STUCK_SEED}) at lr 1e-4 stays below 80%`, as
   assert.ok((await metric(page, 'accuracy')) < 0.8, `accuracy ${await metric(page, 'accuracy')}`);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('count page: ?embedding=one-hot trains and exports the one-hot + Linear model; its file switches a default page to it', async () => {
+  const { page, problems } = await openPage(lab, '?lab=count&embedding=one-hot&steps=20&speed=max');
+  assert.equal(await page.inputValue('#prop-embedding'), 'one-hot');
+  await trainToEnd(page);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#weights-export')]);
+  assert.equal(download.suggestedFilename(), 'one-query-one-hot-step20.safetensors');
+  const file = await download.path();
+  const { metadata, tensors } = parseSafetensors(readFileSync(file));
+  assert.equal(metadata.embedding, 'one-hot');
+  assert.deepEqual(tensors['embed.weight'].shape, [5, 10]); // torch's Linear(10, 5).weight
+  assert.deepEqual(tensors['embed.bias'].shape, [5]);
+
+  const other = await openPage(lab, '?lab=count');
+  assert.equal(await other.page.inputValue('#prop-embedding'), 'embedding');
+  await other.page.setInputFiles('#weights-file', file);
+  await other.page.waitForFunction(() => /^Loaded /.test(document.getElementById('weights-message').textContent), null, { timeout: 20000 });
+  assert.equal(await other.page.inputValue('#prop-embedding'), 'one-hot');
+  assert.match(other.page.url(), /embedding=one-hot/);
+  assert.deepEqual([...problems, ...other.problems], []);
+  await page.close();
+  await other.page.close();
 });
