@@ -129,7 +129,7 @@ test('bad flags get one line on stderr (no usage) and exit code 2', () => {
     [['train', '--task', 'copy', '--frobnicate'], "unknown flag '--frobnicate'"],
     [['train', '--task', 'copy', '--unique-keys'], '--unique-keys applies to --task pointer only'],
     [['fly'], "unknown command 'fly'"],
-    [['pretrained', '--frobnicate'], "unknown flag '--frobnicate' for attnlab pretrained (it takes --text --pair --hide-special --layer --head --average --backend --model --json --png --svg)"],
+    [['pretrained', '--frobnicate'], "unknown flag '--frobnicate' for attnlab pretrained (it takes --text --pair --hide-special --layer --head --average --ablate --backend --model --json --png --svg)"],
     [['generate', '--temperature', '3'], "--temperature must be a number in [0, 2], got '3'"],
     [['heads', '--role-seed', 'x'], "--role-seed must be an integer in [0, 4294967295], got 'x' (plain decimal digits)"],
   ]) {

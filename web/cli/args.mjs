@@ -114,8 +114,8 @@ function usage() {
     '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or a torch.save .pt)',
     '       attnlab labs',
     ...[...TOOL_COMMANDS, ...LAB_COMMANDS.map(({ command }) => command)].map((command) => `       attnlab ${command.name} ...`), '',
-    ...TOOL_COMMANDS.map((command) => wrap(`attnlab ${command.name} (every lab): ${command.about} (attnlab ${command.name} --help)`, 100, 0)),
-    ...LAB_COMMANDS.map(({ lab, command }) => `${wrap(`attnlab ${command.name} (${lab.title} lab): ${command.about} (attnlab ${command.name} --help)`, 100, 0)}`), '',
+    ...TOOL_COMMANDS.map((command) => wrap(`attnlab ${command.name} (every lab): ${command.about}`, 100, 0, `(attnlab ${command.name} --help)`)),
+    ...LAB_COMMANDS.map(({ lab, command }) => wrap(`attnlab ${command.name} (${lab.title} lab): ${command.about}`, 100, 0, `(attnlab ${command.name} --help)`)), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
   for (const lab of TRAINABLE) {

@@ -112,8 +112,9 @@ export function parseFlags(argv, flags, { defaults = {}, unknown = (name) => `un
   return { values, given };
 }
 
-export const wrap = (text, width, indent) => {
-  const words = text.split(/\s+/);
+/** text in lines of at most `width`, later lines indented; `tail` ends it, never split (a pointer such as "(attnlab translate --help)"). */
+export const wrap = (text, width, indent, tail = '') => {
+  const words = [...text.split(/\s+/), ...(tail ? [tail] : [])];
   const lines = [];
   let line = '';
   for (const w of words) {
