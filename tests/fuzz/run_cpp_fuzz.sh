@@ -31,8 +31,8 @@ out=${FUZZ_OUT:-build/fuzz}
 case "$target" in
   safetensors)
     runs=${1:-1500000}
-    sources=(tests/fuzz/fuzz_safetensors.cpp core/io/safetensors.cpp)
-    headers=(core/io/safetensors.h)
+    sources=(tests/fuzz/fuzz_safetensors.cpp core/io/safetensors.cpp core/io/utf8.cpp)
+    headers=(core/io/safetensors.h core/io/utf8.h)
     flags=()
     # inputs are at most 4 KB; only a size taken from the file on trust could ask for 64 MB
     max_len=4096
@@ -46,7 +46,7 @@ case "$target" in
     runs=${1:-20000}
     # The reader and everything a forward and predict() call (core/models/bert.cpp), as CMakeLists.txt
     # compiles them (-ffp-contract=off), with the fixtures' path for the harness's mode 3.
-    sources=(tests/fuzz/fuzz_bert_checkpoint.cpp core/io/safetensors.cpp core/io/json.cpp
+    sources=(tests/fuzz/fuzz_bert_checkpoint.cpp core/io/safetensors.cpp core/io/utf8.cpp core/io/json.cpp
              core/io/zip_reader.cpp core/io/torch_pickle.cpp core/io/torch_checkpoint.cpp
              core/models/bert_config.cpp core/models/bert_checkpoint.cpp core/models/bert.cpp
              core/models/marian_config.cpp core/models/marian_checkpoint.cpp core/models/marian.cpp
@@ -67,8 +67,8 @@ case "$target" in
   torch_checkpoint)
     runs=${1:-1000000}
     sources=(tests/fuzz/fuzz_torch_checkpoint.cpp core/io/zip_reader.cpp core/io/torch_pickle.cpp
-             core/io/torch_checkpoint.cpp core/io/safetensors.cpp)
-    headers=(core/io/zip_reader.h core/io/torch_pickle.h core/io/torch_checkpoint.h core/io/safetensors.h)
+             core/io/torch_checkpoint.cpp core/io/safetensors.cpp core/io/utf8.cpp)
+    headers=(core/io/zip_reader.h core/io/torch_pickle.h core/io/torch_checkpoint.h core/io/safetensors.h core/io/utf8.h)
     flags=()
     # the largest seed is state_dict.bin (10,155 bytes and the mode byte)
     max_len=16384
