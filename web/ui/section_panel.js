@@ -23,7 +23,7 @@ export class SectionPanel {
   constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {}, answers = true, questions: questionsShown = true }) {
     this.lab = lab;
     this.section = section;
-    this.node = el('section', { className: 'panel lab-section', id: `section-${section.id}` },
+    this.node = el('section', { className: `panel lab-section${section.fullOnly ? ' full-only' : ''}`, id: `section-${section.id}` },
       el('h2', { textContent: section.title }), el('p', { className: 'section-text', textContent: section.text }));
     this.node.dataset.section = section.id;
     const props = section.properties.map((name) => lab.properties.find((p) => p.name === name));

@@ -22,6 +22,8 @@ export function buildCheckSection(build, { id = 'build', property = 'checkStep',
   const fixed = stateDictData(build);
   return {
     id, title, text,
+    // A study tool (a paste box and the notebook's steps), never a slide's figure: controls=min hides it.
+    fullOnly: true,
     properties: [property],
     input: 'tensor',
     inputLabel: 'Your tensor for the step chosen above',
