@@ -22,11 +22,7 @@ using namespace attnlab::testing;
 
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << path << " (run tests/fixtures/make_gpt2_fixtures.py)");
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string read_bytes(const std::string& path) { return read_fixture_bytes(path, "make_gpt2_fixtures.py"); }
 
 std::string folder(const std::string& variant) { return std::string(ATTNLAB_FIXTURES_DIR) + "/gpt2_tiny/" + variant + "/"; }
 

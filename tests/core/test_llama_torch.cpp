@@ -21,11 +21,7 @@ using namespace attnlab::testing;
 
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << path << " (run tests/fixtures/make_llama_fixtures.py)");
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string read_bytes(const std::string& path) { return read_fixture_bytes(path, "make_llama_fixtures.py"); }
 
 std::string folder(const std::string& kind) { return std::string(ATTNLAB_FIXTURES_DIR) + "/" + kind + "_tiny/"; }
 std::string weights_file(const std::string& kind) { return kind == "llama" ? "model.safetensors" : "pytorch_model.bin"; }

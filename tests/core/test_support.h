@@ -54,6 +54,13 @@ inline void check_gradient(const std::string& what, float* x, std::size_t n, con
   }
 }
 
+// A fixture file's bytes; a missing one names the script that writes it (generator: "" when none).
+inline std::string read_fixture_bytes(const std::string& path, const std::string& generator = "") {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "missing fixture " << path << (generator.empty() ? "" : " (run tests/fixtures/" + generator + ")"));
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 inline SafeTensorsFile load_fixture(const std::string& name) {
   const std::string path = std::string(ATTNLAB_FIXTURES_DIR) + "/" + name;
   std::ifstream in(path, std::ios::binary);

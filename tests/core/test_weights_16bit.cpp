@@ -22,11 +22,7 @@ using namespace attnlab::testing;
 
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string read_bytes(const std::string& path) { return read_fixture_bytes(path); }
 
 // Random 16-bit weights of a format: bfloat16, the top half of a normal float's bits; half, any finite
 // pattern (subnormals and signed zeros included).

@@ -18,11 +18,7 @@ using namespace attnlab::testing;
 
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string read_bytes(const std::string& path) { return read_fixture_bytes(path); }
 
 std::unique_ptr<Gpt2Model> tiny_gpt2() {
   const std::string dir = std::string(ATTNLAB_FIXTURES_DIR) + "/gpt2_tiny/hub/";
