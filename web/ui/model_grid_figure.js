@@ -10,7 +10,9 @@
 //          queryTitle?, keyTitle? (the tooltip's words; default 'query', 'key'),
 //          selected? ({layer, head}: outlined), palette? (a palette.js name; default the board's),
 //          off? ([{layer, head}]: heads switched off, dimmed and crossed out; issue 39's head ablation),
-//          focus? ({layer, head}: the keyboard's place, dashed; figures.js sets it)}
+//          focus? ({layer, head}: the keyboard's place, dashed; figures.js sets it),
+//          kvHeads? (Hkv < H, grouped-query attention: query head h reads key/value head floor(h / (H / Hkv)),
+//                    as Hugging Face's repeat_kv; each group is bracketed and labelled "K/V k" over its heads)}
 //
 // Thumbnail size: 768 px / max(L, H), clamped to 48..96 px (bert-base's 12 x 12: 64 px) for the longer
 // of T and S, then a whole number of pixels per token when the tokens fit in 96 px, so every cell of a
@@ -26,6 +28,18 @@ const HEADER_H = 18;
 const GAP = 8; // between thumbnails: room for the selection's outline
 const PAD = 6;
 const BAR_W = 10; // the colour bar
+const GROUP_H = 20; // the "K/V k" row over the heads that share a key/value head
+
+/**
+ * The query heads that share each key/value head: [{kv, heads: [h, ...]}], or [] when each head has its
+ * own (kvHeads absent or H). H must be a multiple of kvHeads (the decoder's config reader checks it).
+ */
+export function kvGroups(heads, kvHeads) {
+  if (!Number.isInteger(kvHeads) || kvHeads < 1 || kvHeads >= heads) return [];
+  if (heads % kvHeads) throw new Error(`model grid: ${heads} query heads cannot share ${kvHeads} key/value heads evenly`);
+  const g = heads / kvHeads;
+  return Array.from({ length: kvHeads }, (_, kv) => ({ kv, heads: Array.from({ length: g }, (_, i) => kv * g + i) }));
+}
 
 /** The thumbnails' tokens: {queries: [string] (T), keys: [string] (S)}; one list (`tokens`) is both. */
 export function modelGridTokens(f) {
@@ -66,7 +80,8 @@ export function modelGridLayout(f) {
   const { L, H, T, S } = checkModelGrid(f);
   const { w: cellW, h: cellH } = thumbnailSize(L, H, T, S);
   const left = PAD + Math.ceil(`Layer ${L - 1}`.length * CHAR_W) + 8;
-  const top = TITLE_H + HEADER_H;
+  const groups = kvGroups(H, f.kvHeads);
+  const top = TITLE_H + (groups.length ? GROUP_H : 0) + HEADER_H;
   // The "Head h" headings need room when the thumbnails are narrow.
   const stepX = Math.max(cellW, Math.ceil(`Head ${H - 1}`.length * CHAR_W)) + GAP;
   const gridW = H * stepX - GAP, gridH = L * cellH + (L - 1) * GAP;
@@ -77,7 +92,12 @@ export function modelGridLayout(f) {
   for (let l = 0; l < L; l++) {
     for (let h = 0; h < H; h++) cells.push({ layer: l, head: h, x: left + h * stepX, y: top + l * (cellH + GAP), w: cellW, h: cellH });
   }
-  return { width, height, cellW, cellH, stepX, stepY: cellH + GAP, gap: GAP, left, top, layers: L, heads: H, T, S, cells, bar };
+  // Each group's bracket spans its heads' columns (their "Head h" headings included: they can be wider than a thumbnail).
+  const groupBoxes = groups.map(({ kv, heads }) => {
+    const x = left + heads[0] * stepX, w = (heads.length - 1) * stepX + Math.max(cellW, stepX - GAP);
+    return { kv, heads, x, y: TITLE_H, w, h: GROUP_H };
+  });
+  return { width, height, cellW, cellH, stepX, stepY: cellH + GAP, gap: GAP, left, top, layers: L, heads: H, T, S, cells, bar, groups: groupBoxes };
 }
 
 /** The thumbnail under (x, y) CSS px: {layer, head}, or null (the gaps and margins). */
@@ -171,7 +191,28 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
   ctx.font = `${FONT_PX}px ${colors.font}`;
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';
-  for (const cell of layout.cells.slice(0, H)) ctx.fillText(`Head ${cell.head}`, cell.x + cellW / 2, TITLE_H + HEADER_H / 2);
+  const headsY = layout.top - HEADER_H / 2;
+  for (const cell of layout.cells.slice(0, H)) ctx.fillText(`Head ${cell.head}`, cell.x + cellW / 2, headsY);
+  // Grouped-query attention: a bracket over the heads that share a key/value head, labelled with it, and a
+  // thin frame around their thumbnails down every layer (the sharing holds in each layer).
+  for (const g of layout.groups) {
+    const y = g.y + g.h - 4;
+    ctx.strokeStyle = colors.muted;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(g.x + 1, y + 3);
+    ctx.lineTo(g.x + 1, y);
+    ctx.lineTo(g.x + g.w - 1, y);
+    ctx.lineTo(g.x + g.w - 1, y + 3);
+    ctx.stroke();
+    ctx.strokeRect(g.x - 3.5, layout.top - 3.5, g.w + 7, layout.layers * layout.stepY - GAP + 7);
+    const label = `K/V ${g.kv}`;
+    ctx.fillStyle = colors.background;
+    ctx.fillRect(g.x + g.w / 2 - (label.length * CHAR_W) / 2 - 3, y - 8, label.length * CHAR_W + 6, 12);
+    ctx.fillStyle = colors.text;
+    ctx.fillText(label, g.x + g.w / 2, y - 2);
+    ctx.fillStyle = colors.muted;
+  }
   ctx.textAlign = 'right';
   for (let l = 0; l < L; l++) ctx.fillText(`Layer ${l}`, layout.left - 8, layout.top + l * layout.stepY + cellH / 2);
 
@@ -234,7 +275,11 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
   ctx.textAlign = 'left';
   ctx.fillText('1', layout.bar.x + BAR_W + 4, layout.bar.y + FONT_PX / 2);
   ctx.fillText('0', layout.bar.x + BAR_W + 4, layout.bar.y + layout.bar.h - FONT_PX / 2);
-  if (canvas.dataset) canvas.dataset.cells = JSON.stringify(layout.cells);
+  if (canvas.dataset) {
+    canvas.dataset.cells = JSON.stringify(layout.cells);
+    if (layout.groups.length) canvas.dataset.kvGroups = JSON.stringify(layout.groups);
+    else delete canvas.dataset.kvGroups;
+  }
   return layout;
 }
 
@@ -266,8 +311,10 @@ export function describeModelGrid(f) {
   const query = f.queryTitle ?? 'query', key = f.keyTitle ?? 'key';
   const over = two ? `of ${T} ${query} token${T === 1 ? '' : 's'} over ${S} ${key} token${S === 1 ? '' : 's'}` : `over ${T} tokens`;
   const inEach = two ? `rows are ${query} tokens and columns ${key} tokens` : 'rows are queries and columns keys';
+  const groups = kvGroups(H, f.kvHeads);
+  const shared = groups.length ? ` Key/value heads shared: ${groups.map((g) => `heads ${g.heads.join(', ')} read K/V ${g.kv}`).join('; ')}.` : '';
   return `Model view: ${L} layer${L > 1 ? 's' : ''} x ${H} head${H > 1 ? 's' : ''} of attention ${over}, one heatmap per head `
-    + `(rows: layers, columns: heads; in each, ${inEach}).${selected}${off}`
+    + `(rows: layers, columns: heads; in each, ${inEach}).${shared}${selected}${off}`
     + ` Most focused: ${name(most)} (mean strongest weight ${most.value.toFixed(2)}); most spread: ${name(least)} (${least.value.toFixed(2)}).`
     + (f.toggles ? ' Click a heatmap, or use the arrow keys and Enter, to switch its head off or on.' : ' Click a heatmap, or use the arrow keys and Enter, to pick a head.');
 }

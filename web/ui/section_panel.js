@@ -127,6 +127,15 @@ export class SectionPanel {
   setErrors(errors) { this.controls.setErrors(errors); }
   setHidden(names) { this.controls.setHidden(names); }
 
+  /**
+   * Whether the section applies to what is open (section.appliesTo: the Writing lab's rotary positions, for
+   * a model that has them): one that does not is hidden, its state 'not-applicable', until one that does is opened.
+   */
+  setApplies(applies) {
+    this.node.hidden = !applies;
+    if (!applies) this.node.dataset.state = 'not-applicable';
+  }
+
   /** Waits with a message; `actionable` false (nothing to act on yet: no checkpoint open) disables the buttons. */
   waiting(text, { actionable = true } = {}) {
     this.status.textContent = text;

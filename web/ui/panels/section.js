@@ -37,6 +37,11 @@ export function sectionPanel(page, section) {
       page.schedule(part);
       return;
     }
+    if (section.appliesTo) {
+      const applies = !!page.opened && section.appliesTo(page.opened);
+      view.setApplies(applies);
+      if (!applies) return;
+    }
     if (section.needsOpen && !page.opened) {
       view.waiting(`${lab.open?.title ?? 'Open the files'} above to see this.`, { actionable: false });
       return;
