@@ -7,12 +7,13 @@ import { backendProperty, commandOptions, defineLab, paletteProperty } from './c
 import { SECTIONS } from './07_writing_sections.js';
 import { openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
+import { rotaryOf } from './07_writing_rotary.js';
 
-const INTRO = 'A language model writing: GPT-2 reads your prompt and adds one token at a time. Each time it gives every possible '
-  + 'next token a probability (the bars) and one is drawn; watch which earlier words each layer and head looked at, find the heads '
+const INTRO = 'A language model writing: GPT-2, or a Llama or Qwen 2 (SmolLM2, TinyLlama, Qwen2.5), reads your prompt and adds one token at a time. '
+  + 'Each time it gives every possible next token a probability (the bars) and one is drawn; watch which earlier words each layer and head looked at, find the heads '
   + 'with a job (looking at the previous word, or repeating a pattern), and see the guess form layer by layer. Open it by its Hub id '
-  + '(gpt2 is filled in), downloaded once and then kept in this browser, or open the folder of a GPT-2 checkpoint you have: config.json, '
-  + 'vocab.json, merges.txt and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
+  + '(gpt2 is filled in), downloaded once and then kept in this browser, or open the folder of a checkpoint you have: config.json, '
+  + 'tokenizer.json (or vocab.json and merges.txt) and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
 
 const GPT2_FOLDER = 'config.json, vocab.json and merges.txt (or tokenizer.json), and model.safetensors or pytorch_model.bin';
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
@@ -41,6 +42,14 @@ const properties = [
     help: 'Which layer the head view and the heatmap show (0 = the first). Click a thumbnail of the model view to choose.' }),
   view({ name: 'head', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'attention',
     help: 'Which head of the layer (0 = the first).' }),
+  // Rotary positions (07_writing_rotary.js; a model with rope_theta only): one pair of a head at the query's position m = n + distance and the key's n.
+  view({ name: 'ropeDistance', type: 'int', default: 3, min: 0, max: 255, slider: true, label: 'Distance m − n', section: 'rotary',
+    help: 'How many tokens the query comes after the key. The pair\'s score follows it at once; it is the only position the score sees.' }),
+  view({ name: 'ropeKey', type: 'int', default: 2, min: 0, max: 1000000, stepper: true, label: 'Key position n', section: 'rotary',
+    help: 'Where the key\'s token stands (from 0); the query is at n + the distance. Moving it turns both arrows and leaves the score as it is.' }),
+  view({ name: 'ropePair', type: 'int', default: 0, min: 0, max: 511, stepper: true, maxOf: (opened) => (opened.rotary ? opened.rotary.D / 2 - 1 : 0),
+    label: 'Pair', section: 'rotary',
+    help: 'Which pair of a head\'s dimensions (i and i + D/2, as Hugging Face\'s Llama pairs them): pair 0 turns fastest (1 radian a token), the last slowest.' }),
   view({ name: 'role', type: 'choice', default: 'induction', label: 'Score', section: 'roles',
     help: 'Which score the grid shows: previous-token, first-token (the "attention sink") or induction.',
     choices: [{ value: 'induction', label: 'induction' }, { value: 'previous', label: 'previous token' }, { value: 'first', label: 'first token (sink)' }] }),
@@ -60,10 +69,10 @@ const properties = [
 export const writingLab = defineLab({
   id: 'writing',
   title: 'Writing',
-  subtitle: 'Lab 7 — a GPT-2 from the Hub or your disk writes token by token; its heads at work',
+  subtitle: 'Lab 7 — a GPT-2, Llama or Qwen 2 from the Hub or your disk writes token by token; its heads at work',
   notebook: null, // past the course's notebooks (web/labs/common.js's courseLine says so)
   beyond: 'GPT-2, a decoder-only model, writing token by token',
-  summary: 'Open a GPT-2 (gpt2, distilgpt2, a fine-tune) by its Hub id or from your disk and watch it write: the next-token probabilities, temperature, top-k and top-p, the attention of every head as each token is written, head roles and the logit lens.',
+  summary: 'Open a GPT-2, Llama or Qwen 2 (gpt2, SmolLM2, TinyLlama, Qwen2.5, a fine-tune) by its Hub id or from your disk and watch it write: the next-token probabilities, temperature, top-k and top-p, the attention of every head as each token is written, head roles and the logit lens.',
   thumbnail: {
     label: 'Causal self-attention while writing: each token looks back, never ahead',
     cells: () => [[1, 0, 0, 0, 0], [0.6, 0.4, 0, 0, 0], [0.3, 0.5, 0.2, 0, 0], [0.4, 0.1, 0.3, 0.2, 0], [0.2, 0.1, 0.1, 0.5, 0.1]],
@@ -75,8 +84,17 @@ export const writingLab = defineLab({
     title: 'Open a checkpoint',
     kind: 'gpt2', // web/models/registry.js: what a Hub id opened here must be
     hubExample: 'gpt2', // the Hub id the field starts with
-    hubSuggestions: ['distilgpt2', 'gpt2-medium'], // others this lab reads
-    text: 'Open a GPT-2 by its Hub id, or choose the folder of a GPT-2 checkpoint, or drop it (or its files) here. Read: config.json, vocab.json and '
+    // The models this lab reads, each with its download (model.safetensors as the Hub serves it; docs/writing.md
+    // says how each size was found: parameters x bytes per weight, GPT-2's with its stored attn.bias buffers).
+    hubSuggestions: [
+      { id: 'gpt2', size: '548 MB' },
+      { id: 'HuggingFaceTB/SmolLM2-135M-Instruct', size: '269 MB' },
+      { id: 'Qwen/Qwen2.5-0.5B-Instruct', size: '988 MB' },
+      { id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0', size: '2.2 GB' },
+      { id: 'distilgpt2', size: '353 MB' },
+      { id: 'gpt2-medium', size: '1.52 GB' },
+    ],
+    text: 'Open a GPT-2, Llama or Qwen 2 by its Hub id, or choose the folder of such a checkpoint, or drop it (or its files) here. Read: config.json, vocab.json and '
       + 'merges.txt (or tokenizer.json), tokenizer_config.json and generation_config.json where there (an instruct model\'s chat template), and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
     // tokenizer_config.json and generation_config.json where there: BOS/EOS and the chat template (the Chat box).
     files: ['config.json', 'vocab.json', 'merges.txt', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors', 'pytorch_model.bin'],
@@ -84,10 +102,16 @@ export const writingLab = defineLab({
       const { opened } = await openCheckpoint(module, sources, { expect: 'gpt2', onProgress, name });
       const c = opened.summary.config;
       const label = name || 'checkpoint';
+      // What the page shows of the model's spec (its config, not its kind's name): rotary positions (rope_theta)
+      // and key/value heads shared by several query heads (num_key_value_heads < heads).
+      const rotary = rotaryOf(c);
+      const kvHeads = c.kvHeads ?? c.heads;
+      const spec = [kvHeads < c.heads ? `${c.heads} query heads over ${kvHeads} key/value heads` : null,
+        rotary ? `rotary positions (rope_theta ${rotary.theta})` : 'learned positions'].filter(Boolean).join(', ');
       const summary = {
-        name: label, layers: c.layers, heads: c.heads, maxPositions: c.maxPositions,
+        name: label, layers: c.layers, heads: c.heads, kvHeads, rotary, maxPositions: c.maxPositions,
         text: `${label}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, vocabulary ${c.vocabSize}, ${c.maxPositions} positions, `
-          + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}.`,
+          + `${spec}, ${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from ${opened.summary.file}.`,
       };
       return { state: { ...opened, name: label, writing: null, roles: null, lens: null }, summary };
     },
@@ -96,7 +120,7 @@ export const writingLab = defineLab({
     },
   },
   sections: SECTIONS,
-  panels: ['open', 'section:write', 'section:attention', 'section:roles', 'section:lens', 'section:ablate'],
+  panels: ['open', 'section:write', 'section:attention', 'section:rotary', 'section:roles', 'section:lens', 'section:ablate'],
   // The first screen (issue 29): the main figure (the next-token bars) and the main action (Play) in view
   // at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs). Once a checkpoint is open, the open
   // panel steps down under the stage (lab_page.js).

@@ -22,6 +22,8 @@ import { tokenLabels } from './token_labels.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 import { idsAsText, tokenAsText, visibleToken } from './visible_text.js';
 import { chatPrompt } from '../tokenizers/chat_template.js';
+import { kvGroups } from '../ui/model_grid_figure.js';
+import { rotary } from './07_writing_rotary.js';
 
 // The CPU kernel the model writes on (the backend setting; scalar where the module has no SIMD128).
 const cpuOf = (ctx) => cpuKernel(ctx.backend, ctx.module?.cpuBackends);
@@ -111,7 +113,7 @@ function writeResult(ctx, v) {
     bars: { step: n > 0 ? n - 1 : 0, top, settings: now,
       drawn: drawn ? { id: drawn.id, text: text(drawn.id), probability: drawn.probability, settings: drawn.settings,
         now: drawnAt >= 0 ? top[drawnAt].probability : chanceOf(drawn.id), at: drawnAt } : null },
-    choice: { backend, reason: `${BACKEND_LABELS[backend]} ran the model (GPT-2 writes on a CPU kernel: one token at a time through its key/value cache)` },
+    choice: { backend, reason: `${BACKEND_LABELS[backend]} ran the model (a decoder writes on a CPU kernel: one token at a time through its key/value cache)` },
   };
 }
 
@@ -126,7 +128,7 @@ const sameDistribution = (a, b) => a.temperature === b.temperature && a.topK ===
 const write = {
   id: 'write',
   title: 'Write, token by token',
-  text: 'GPT-2 reads the prompt, then writes one token at a time: each step gives every token of its vocabulary a probability '
+  text: 'The model reads the prompt, then writes one token at a time: each step gives every token of its vocabulary a probability '
     + '(the bars: the ten likeliest), one is drawn, and it is added to the text before the next step. Temperature reshapes the '
     + 'probabilities (low: the likeliest wins almost always; 0 always picks it; high: flatter, more surprising); top-k and top-p '
     + 'cut the unlikely tail before the draw; the seed fixes the draws, so the same settings write the same text.',
@@ -195,6 +197,16 @@ function attentionMatrix(w, n, L, H, l, h) {
 
 const maxOf = (xs) => xs.reduce((a, b) => Math.max(a, b), 0);
 
+/** Grouped-query attention in words, for H query heads over Hkv key/value heads (Hkv < H). */
+function sharingText(H, Hkv) {
+  const g = H / Hkv;
+  const groups = kvGroups(H, Hkv).map((k) => `heads ${k.heads[0]}–${k.heads.at(-1)} share K/V ${k.kv}`).join(', ');
+  return `Grouped-query attention: this model has ${H} query heads but only ${Hkv} key/value head${Hkv > 1 ? 's' : ''} per layer, `
+    + `so every ${g} query heads share one set of keys and values (${groups}: the brackets above). Each head still asks its own question `
+    + `(its own query), so heads of a group can look at different tokens, but they compare it with the same keys and mix the same values. `
+    + `Writing keeps every token's keys and values in a cache; with ${Hkv} instead of ${H} heads that cache is ${g} times smaller.`;
+}
+
 const views = {
   id: 'attention',
   title: 'Attention: every layer and head over the text so far',
@@ -207,12 +219,13 @@ const views = {
   compute(ctx, v) {
     const w = writing(ctx, v);
     const { n } = shownOf(w, v);
-    const { layers: L, heads: H } = ctx.opened.gpt2.config;
+    const { layers: L, heads: H, kvHeads } = ctx.opened.gpt2.config;
     const N = w.ids.length + n;
     const attentions = new Float32Array(L * H * N * N);
     for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) attentions.set(attentionMatrix(w, n, L, H, l, h), (l * H + h) * N * N);
     const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)];
-    return { L, H, N, T: w.ids.length, tokens: ids.map((id) => tokenAsText(ctx.opened.tokenizer, id)), attentions };
+    // Hkv: the key/value heads (grouped-query attention: fewer than H); GPT-2's config has none, each head its own.
+    return { L, H, Hkv: kvHeads ?? H, N, T: w.ids.length, tokens: ids.map((id) => tokenAsText(ctx.opened.tokenizer, id)), attentions };
   },
   figures(r, v) {
     const layer = Math.min(v.layer, r.L - 1), head = Math.min(v.head, r.H - 1);
@@ -226,7 +239,8 @@ const views = {
     return [
       ...(notes.length ? [{ kind: 'text', id: 'attention-note', status: 'bad', text: `${notes.join('; ')}.` }] : []),
       { kind: 'modelgrid', id: 'attention-grid', title: `${r.L} layers × ${r.H} heads (0 to 1 per cell)`, layers: r.L, heads: r.H, tokens,
-        attentions: r.attentions, selected: { layer, head }, picks: { layer: 'layer', head: 'head' } },
+        attentions: r.attentions, selected: { layer, head }, picks: { layer: 'layer', head: 'head' }, kvHeads: r.Hkv },
+      ...(r.Hkv < r.H ? [{ kind: 'text', id: 'attention-kv', text: sharingText(r.H, r.Hkv) }] : []),
       { kind: 'headview', id: 'attention-lines', title: `Head view, ${which}`, tokens, weights: m,
         caption: `Line opacity = weight (1 = solid). ${r.T} prompt tokens, ${N - r.T} written. Hover or click a token to keep only its lines.` },
       { kind: 'heatmap', id: 'attention-heatmap', cell: N > 40 ? 10 : 20, recordLabels: true, title: `Attention weights, ${which}`,
@@ -243,14 +257,14 @@ export const roleLength = (v, maxPositions) => (v.roleTokens > 0 ? v.roleTokens 
 
 const ROLES = {
   previous: { label: 'previous-token', what: 'mean attention from each token to the one just before it' },
-  first: { label: 'first-token (sink)', what: 'mean attention to the first token, <|endoftext|>: a head with nothing to do often rests there' },
+  first: { label: 'first-token (sink)', what: 'mean attention to the first token: a head with nothing to do often rests there' },
   induction: { label: 'induction', what: 'mean attention from each token of the second copy to the token after its first occurrence: the head that lets the model repeat' },
 };
 
 const roles = {
   id: 'roles',
   title: 'Head roles: what each head does',
-  text: 'Every head measured on a sequence of random tokens written twice, after <|endoftext|>. Three scores per head: attention to '
+  text: 'Every head measured on a sequence of random tokens written twice, after the model\'s end-of-text token. Three scores per head: attention to '
     + 'the previous token, to the first token (a "sink"), and induction: in the second copy, attention to the token that came '
     + 'after the same token in the first copy, which is how a model continues a pattern it has seen. Click a cell to open that head.',
   properties: ['role', 'roleTokens', 'roleSeed', 'roleLayer', 'roleHead'],
@@ -295,7 +309,7 @@ const roles = {
     const tokens = tokenLabels(r.tokens.map(visibleToken));
     const pos = tokens.map((t, i) => (i % 5 === 0 ? String(i) : ''));
     return [
-      { kind: 'text', id: 'roles-what', text: `${role.label}: ${role.what}. On <|endoftext|> + ${r.n} random tokens + the same ${r.n} again (seed ${v.roleSeed}). `
+      { kind: 'text', id: 'roles-what', text: `${role.label}: ${role.what}. On ${visibleToken(r.tokens[0])} + ${r.n} random tokens + the same ${r.n} again (seed ${v.roleSeed}). `
         + `Loss predicting the first copy ${r.firstCopyLoss.toFixed(3)}, the second ${r.secondCopyLoss.toFixed(3)}${r.secondCopyLoss < r.firstCopyLoss ? ' (lower: the model uses the first copy)' : ''}. `
         + `Highest: layer ${Math.floor(best / r.H)}, head ${best % r.H} (${scores[best].toFixed(3)}).` },
       { kind: 'text', id: 'roles-induction-off', text: `The induction experiment: loss on the repeated half ${r.secondCopyLoss.toFixed(3)} with every head; `
@@ -318,7 +332,7 @@ const roles = {
 const lens = {
   id: 'lens',
   title: 'Logit lens: what each layer would say',
-  text: 'The residual stream after each layer, passed through the final LayerNorm and the unembedding as if the model stopped there: '
+  text: 'The residual stream after each layer, passed through the final norm (LayerNorm in GPT-2, RMSNorm in Llama and Qwen 2) and the unembedding as if the model stopped there: '
     + 'the likeliest next token at every layer (rows) for every position (columns). The last row is the model\'s own prediction; '
     + 'the rows above show how it forms, layer by layer.',
   properties: [],
@@ -391,7 +405,7 @@ function switchResult(ctx, v) {
   const chosen = softmaxTop(whole, 1)[0];
   // The roles' scores rank the heads for the button (the roles section's, when it has run).
   const roles = ctx.opened.roles?.r ?? null;
-  return { L: c.layers, H: c.heads, T: ids.length, tokens: ids.map(text), attention, ablate,
+  return { L: c.layers, H: c.heads, Hkv: c.kvHeads ?? c.heads, T: ids.length, tokens: ids.map(text), attention, ablate,
     top: softmaxTop(off, 10).map((t) => ({ ...t, text: text(t.id) })), wholeTop: softmaxTop(whole, 10).map((t) => ({ ...t, text: text(t.id) })),
     chosen: { id: chosen.id, text: text(chosen.id), logitBefore: chosen.logit, logitAfter: off[chosen.id] },
     roles: roles ? { previous: Float32Array.from(roles.previous), first: Float32Array.from(roles.first), induction: Float32Array.from(roles.induction) } : null };
@@ -415,7 +429,7 @@ const switchOff = {
   figures(r) {
     const labels = r.top.map((t) => visibleToken(t.text));
     return [
-      switchGrid({ layers: r.L, heads: r.H, attentions: r.attention, tokens: tokenLabels(r.tokens.map(visibleToken)), ablate: r.ablate }),
+      switchGrid({ layers: r.L, heads: r.H, attentions: r.attention, tokens: tokenLabels(r.tokens.map(visibleToken)), ablate: r.ablate, kvHeads: r.Hkv }),
       { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
       { kind: 'bars', id: 'ablate-bars', title: `The next token${r.ablate ? ' with the heads off' : ''} (temperature 1)`,
         values: r.top.map((t) => t.probability), labels, xTitle: 'next token', yTitle: 'probability', highlight: r.top.findIndex((t) => t.id === r.chosen.id) },
@@ -426,4 +440,4 @@ const switchOff = {
   },
 };
 
-export const SECTIONS = [write, views, roles, lens, switchOff];
+export const SECTIONS = [write, views, rotary, roles, lens, switchOff];

@@ -91,17 +91,22 @@ export class OpenPanel {
     const settings = el('details', { className: 'hub-settings' }, el('summary', { textContent: 'Hub settings' }),
       el('label', { textContent: 'Endpoint ' }, endpoint), el('label', { textContent: 'Token (kept in this tab only) ' }, token));
     const form = el('form', { className: 'hub-row', id: 'hub-form' }, el('label', { htmlFor: 'hub-id', textContent: 'Hub id ' }), id, open);
-    // Other models this lab reads, one click from the field (a datalist is invisible on a phone).
-    const others = (spec.hubSuggestions ?? []).filter((m) => m !== spec.hubExample);
-    const suggestions = others.length ? el('p', { className: 'hub-suggestions', id: 'hub-suggestions' }, 'Others that fit this lab: ',
-      ...others.flatMap((model, i) => {
+    // Other models this lab reads, one click from the field (a datalist is invisible on a phone). A
+    // suggestion is a Hub id, or {id, size} with its download's size ("269 MB"), said beside it. With
+    // sizes, the example is listed too: its size is worth knowing before Open.
+    const listed = (spec.hubSuggestions ?? []).map((m) => (typeof m === 'string' ? { id: m } : m));
+    const others = listed.filter((m) => m.id !== spec.hubExample || m.size);
+    const suggestions = others.length ? el('p', { className: 'hub-suggestions', id: 'hub-suggestions' },
+      others.some((m) => m.id === spec.hubExample) ? 'Models that fit this lab: ' : 'Others that fit this lab: ',
+      ...others.flatMap(({ id: model, size }, i) => {
         const pick = el('button', { type: 'button', className: 'link-button', textContent: model });
         pick.dataset.model = model;
         pick.addEventListener('click', () => {
           id.value = model;
           open.focus();
         });
-        return i ? [', ', pick] : [pick];
+        const item = size ? [pick, ` (${size})`] : [pick];
+        return i ? [', ', ...item] : item;
       })) : null;
     form.addEventListener('submit', (e) => {
       e.preventDefault();
