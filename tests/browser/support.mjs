@@ -45,9 +45,9 @@ export async function startLab({ webgpu = false, serviceWorker = false, root } =
 /**
  * Opens the page at `query` and records everything that went wrong: console errors, uncaught
  * exceptions, failed requests, responses >= 400. viewport: {width, height} for this page (1400x1000
- * otherwise). -> {page, problems}
+ * otherwise); files: the checkpoint's files to choose when the lab asks (the lab's tiny one otherwise). -> {page, problems}
  */
-export async function openPage(lab, query = '?lab=alignment', { viewport } = {}) {
+export async function openPage(lab, query = '?lab=alignment', { viewport, files } = {}) {
   const page = await lab.context.newPage();
   if (viewport) await page.setViewportSize(viewport);
   const problems = [];
@@ -56,7 +56,7 @@ export async function openPage(lab, query = '?lab=alignment', { viewport } = {})
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   await page.goto(lab.url + query);
-  await openCheckpointIfAsked(page);
+  await openCheckpointIfAsked(page, files);
   await waitConfigured(page);
   return { page, problems };
 }
@@ -100,7 +100,8 @@ export async function openCheckpointIfAsked(page, files) {
 export async function waitConfigured(page, timeout = 30000) {
   await page.waitForFunction(() => {
     if (document.getElementById('progress-text')) return document.getElementById('progress-text').dataset.step !== undefined;
-    const sections = [...document.querySelectorAll('.lab-section')];
+    // A section that does not apply to the open model is hidden (section_panel.js's setApplies): none of its figures are owed.
+    const sections = [...document.querySelectorAll('.lab-section')].filter((s) => !s.hidden);
     return sections.length > 0 && sections.every((s) => s.dataset.state === 'shown');
   }, null, { timeout });
   // Then let the first render of every view finish (it is batched into animation frames), so that
@@ -118,6 +119,33 @@ export async function trainToEnd(page, timeout = 90000) {
   // Polled every 100 ms, not every animation frame: the test should not add work to the frames it watches.
   await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout, polling: 100 });
   await waitDrawn(page);
+}
+
+/**
+ * A bars figure's values read back from its pixels (bars_figure.js's data-bars layout): each bar's top is
+ * the first pixel of its colour from above. -> {values, colours, hi, plotH (CSS px), highlight}.
+ */
+export async function readBars(page, selector) {
+  return page.$eval(selector, (canvas) => {
+    const g = JSON.parse(canvas.dataset.bars);
+    const k = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d');
+    const at = (x, y) => Array.from(ctx.getImageData(Math.floor(x * k), Math.floor(y * k), 1, 1).data.slice(0, 3));
+    const same = (a, b) => a.every((c, i) => Math.abs(c - b[i]) <= 2);
+    const values = [], colours = [];
+    const background = at(g.left / 2, g.top - 4); // above the plot, under the title
+    for (let i = 0; i < g.n; i++) {
+      const x = g.left + (i + 0.5) * g.barW;
+      // A bar is drawn over the grid lines: from the zero line up, its colour until its top.
+      const colour = at(x, g.zeroY - 1.5);
+      if (same(colour, background)) { values.push(0); colours.push(colour.join(',')); continue; }
+      let y = g.zeroY - 1.5;
+      while (y > g.top - 3 && same(at(x, y - 1 / k), colour)) y -= 1 / k;
+      values.push(((g.zeroY - y) / (g.zeroY - g.top)) * g.hi);
+      colours.push(colour.join(','));
+    }
+    return { values, colours, hi: g.hi, plotH: g.zeroY - g.top, highlight: g.highlight };
+  });
 }
 
 /** Waits until the lab has drawn every part it deferred (panels off screen wait while training). */

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, openPage, waitDrawn, setField, readHeatmap } from './support.mjs';
+import { startLab, openPage, waitDrawn, setField, readHeatmap, readBars as readBarsOf } from './support.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
@@ -43,29 +43,7 @@ const writtenIds = (p = page) => p.textContent('[data-figure="written-ids"]').th
 });
 const rowsOf = (id) => page.$eval(`canvas[data-figure="${id}"]`, (c) => JSON.parse(c.dataset.layout).rows);
 
-/** The bars' values read back from their pixels: each bar's top is the first pixel of its colour from above. */
-async function readBars() {
-  return page.$eval('canvas[data-figure="next-bars"]', (canvas) => {
-    const g = JSON.parse(canvas.dataset.bars);
-    const k = canvas.width / canvas.getBoundingClientRect().width;
-    const ctx = canvas.getContext('2d');
-    const at = (x, y) => Array.from(ctx.getImageData(Math.floor(x * k), Math.floor(y * k), 1, 1).data.slice(0, 3));
-    const same = (a, b) => a.every((c, i) => Math.abs(c - b[i]) <= 2);
-    const values = [], colours = [];
-    const background = at(g.left / 2, g.top - 4); // above the plot, under the title
-    for (let i = 0; i < g.n; i++) {
-      const x = g.left + (i + 0.5) * g.barW;
-      // A bar is drawn over the grid lines: from the zero line up, its colour until its top.
-      const colour = at(x, g.zeroY - 1.5);
-      if (same(colour, background)) { values.push(0); colours.push(colour.join(',')); continue; }
-      let y = g.zeroY - 1.5;
-      while (y > g.top - 3 && same(at(x, y - 1 / k), colour)) y -= 1 / k;
-      values.push(((g.zeroY - y) / (g.zeroY - g.top)) * g.hi);
-      colours.push(colour.join(','));
-    }
-    return { values, colours, hi: g.hi, plotH: g.zeroY - g.top, highlight: g.highlight };
-  });
-}
+const readBars = () => readBarsOf(page, 'canvas[data-figure="next-bars"]');
 
 function barsFailures(got, want) {
   const tolerance = (2 / got.plotH) * got.hi; // two CSS px of the plot
@@ -79,6 +57,8 @@ test('the prompt is tokenised as the reference; the logit lens table\'s tokens a
   const cells = await page.$$eval('[data-figure="lens-table"] tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => Number(td.dataset.id))));
   assert.equal(cells.length, L + 1);
   assert.deepEqual(cells.flat(), Array.from(ref['prompt.lens'].data));
+  // GPT-2 has a table of learned positions: the rotary section is not shown (tests/browser/writing_llama.test.mjs shows it).
+  assert.equal(await page.$eval('#section-rotary', (s) => s.hidden && s.dataset.state), 'not-applicable');
   assert.deepEqual(problems, []);
 });
 
