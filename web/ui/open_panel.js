@@ -105,7 +105,8 @@ export class OpenPanel {
           id.value = model;
           open.focus();
         });
-        const item = size ? [pick, ` (${size})`] : [pick];
+        // The size never breaks inside ("269 MB" on one line).
+        const item = size ? [pick, ` (${size.replace(/ /g, '\u00a0')})`] : [pick];
         return i ? [', ', ...item] : item;
       })) : null;
     form.addEventListener('submit', (e) => {
