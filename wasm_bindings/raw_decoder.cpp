@@ -95,7 +95,7 @@ val RawDecoder::_logits(int row) const {
 
 namespace {
 
-// {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top, keepLogits} (any left out: the default)
+// {temperature, topK, topP, maxNewTokens, seed, stopAtEos, eosIds, top, keepLogits} (any left out: the default)
 // -> "" and the settings, or what is wrong.
 std::string read_writing_settings(const val& settings, WritingSettings& s) {
   if (settings.typeOf().as<std::string>() != "object" || settings.isNull())
@@ -120,6 +120,19 @@ std::string read_writing_settings(const val& settings, WritingSettings& s) {
     if (flag.isUndefined()) continue;
     if (!(flag.isTrue() || flag.isFalse())) return std::string(name) + " must be true or false";
     *out = flag.isTrue();
+  }
+  // eosIds: the tokenizer's end-of-text ids (generation_config.json's list, a chat template's turn end).
+  const val eos = settings["eosIds"];
+  if (!eos.isUndefined() && !eos.isNull()) {
+    if (!eos.isArray()) return "eosIds must be an array of token ids";
+    const std::size_t n = eos["length"].as<std::size_t>();
+    if (n > 64) return "eosIds holds " + std::to_string(n) + " ids: at most 64";
+    for (std::size_t i = 0; i < n; ++i) {
+      const val id = eos[i];
+      const double x = id.isNumber() ? id.as<double>() : -1.0;
+      if (!whole(x) || x > 2e9) return "eosIds[" + std::to_string(i) + "] must be a token id (a whole number 0 or more)";
+      s.eos_ids.push_back(int(x));
+    }
   }
   return {};
 }

@@ -34,7 +34,7 @@ class RawDecoder : public RawCheckpoint {
   // The tokenizer's size n: ids from n on (a padded vocabulary's) are never chosen. "" or what is wrong.
   std::string _limit_vocabulary(int n) { return decoder() ? decoder()->limit_vocabulary(n) : "load the checkpoint first"; }
 
-  // settings: {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top, keepLogits}; "" or what is wrong.
+  // settings: {temperature, topK, topP, maxNewTokens, seed, stopAtEos, eosIds, top, keepLogits}; "" or what is wrong.
   std::string _begin_writing(const val& ids, const val& settings, int backend);
   // {id, probability, position, top: [{id, probability, logit}], attention [L*H*(position+1)]}, or null when done.
   val _next_token();

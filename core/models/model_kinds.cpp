@@ -16,6 +16,10 @@ const ModelKindLab kWriting = {"writing", "Writing", "attnlab generate"};
 // instead is read as GPT-2's (the decoder's opener, web/models/gpt2_checkpoint.js, takes either).
 const std::vector<std::string> kDecoderOptional = {"tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json",
                                                    "generation_config.json"};
+// GPT-2's own files are vocab.json + merges.txt; a gpt2-kind fine-tune may bring tokenizer.json (its added
+// chat tokens), and tokenizer_config.json (the chat template) and generation_config.json (its ends): a
+// download by Hub id fetches those where the repository has them, so chat works as for a folder.
+const std::vector<std::string> kGpt2Optional = {"tokenizer.json", "tokenizer_config.json", "generation_config.json"};
 const std::vector<std::string> kBertRequired = {"config.json", "vocab.txt"}, kBertOptional = {"tokenizer_config.json"};
 
 }  // namespace
@@ -29,7 +33,7 @@ const std::vector<ModelKindRow>& model_kind_rows() {
       {"marian", "Marian (opus-mt)", {"marian"}, {"translation", "Translation", "attnlab translate"},
        {"config.json", "source.spm", "target.spm", "vocab.json"}, {}, "sentencepiece", "marian", make_marian_kind},
       // GPT-2: a row of the one decoder (gpt2.h); vocab.json and merges.txt, or tokenizer.json instead.
-      {"gpt2", "GPT-2", {"gpt2"}, kWriting, {"config.json", "vocab.json", "merges.txt"}, {}, "gpt2_bpe", "decoder", make_gpt2_kind},
+      {"gpt2", "GPT-2", {"gpt2"}, kWriting, {"config.json", "vocab.json", "merges.txt"}, kGpt2Optional, "gpt2_bpe", "decoder", make_gpt2_kind},
       // Llama and Qwen2: rows of the one decoder too (llama.h), read by the same opener.
       {"llama", "Llama", {"llama"}, kWriting, {"config.json"}, kDecoderOptional, "gpt2_bpe", "decoder", make_llama_kind},
       {"qwen2", "Qwen2", {"qwen2"}, kWriting, {"config.json"}, kDecoderOptional, "gpt2_bpe", "decoder", make_qwen2_kind},

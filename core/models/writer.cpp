@@ -11,6 +11,9 @@ std::string check_writing(const WritingSettings& s) {
   if (!error.empty()) return error;
   if (s.max_new_tokens < 0) return "max-new-tokens must be 0 or more, got " + std::to_string(s.max_new_tokens);
   if (s.top < 0) return "top must be 0 or more, got " + std::to_string(s.top);
+  if (s.eos_ids.size() > 64) return "at most 64 end-of-text ids, got " + std::to_string(s.eos_ids.size());
+  for (int id : s.eos_ids)
+    if (id < 0) return "an end-of-text id must be 0 or more, got " + std::to_string(id);
   return {};
 }
 
@@ -58,7 +61,9 @@ void Writer::update_stop() {
   if (settings_.max_new_tokens == 0 && steps_.empty()) stop_ = "max_new_tokens";
   if (steps_.empty()) return;
   const WritingStep& last = steps_.back();
-  if (settings_.stop_at_eos && last.id == model_.spec().eos_token_id) stop_ = "eos";
+  const std::vector<int>& ends = settings_.eos_ids;
+  const bool end = ends.empty() ? last.id == model_.spec().eos_token_id : std::find(ends.begin(), ends.end(), last.id) != ends.end();
+  if (settings_.stop_at_eos && end) stop_ = "eos";
   else if (written() >= settings_.max_new_tokens) stop_ = "max_new_tokens";
   else if (last.attention.empty() || int(prompt_.size()) + written() >= model_.spec().n_positions) stop_ = "n_positions";
 }

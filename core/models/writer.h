@@ -2,7 +2,8 @@
 // through any decoder's key/value cache (decoder.h), each drawn from the current logits as sampling.h
 // says. Each step draws a token, then feeds it to the model (one cached pass), so every written token
 // has its own attention row over the text before it and the logits of the token after it. The stop
-// rules: <|endoftext|> (the spec's eos_token_id, unless stop_at_eos is off), max_new_tokens, or a text
+// rules: an end of text (any of the settings' eos_ids, else the spec's eos_token_id; unless stop_at_eos is
+// off), max_new_tokens, or a text
 // that fills n_positions (the token drawn then is kept, but fed through no pass). Token k's draw takes
 // the k-th uniform of Rng(seed), so a seed reproduces a run bit for bit, natively and in WASM.
 //
@@ -29,6 +30,9 @@ struct WritingSettings {
   int max_new_tokens = 20;
   std::uint64_t seed = 0;
   bool stop_at_eos = true;
+  // The ids that end the text (Llama 3's generation_config.json names three: <|end_of_text|>, <|eom_id|>,
+  // <|eot_id|>; a chat template's turn end is one): empty, the spec's eos_token_id alone.
+  std::vector<int> eos_ids;
   int top = 10;              // how many of the distribution's most likely tokens each step keeps
   bool keep_logits = false;  // keep each step's logits [V] (the page's bars; the CLI has no need)
 };

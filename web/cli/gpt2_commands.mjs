@@ -22,6 +22,7 @@ import { tokenAsText } from '../labs/visible_text.js';
 import { writingLab } from '../labs/07_writing.js';
 import { openCommandCheckpoint } from './checkpoint_command.mjs';
 import { ChatError, chatPrompt } from '../tokenizers/chat_template.js';
+import { writingEnds } from '../tokenizers/tokenizer.js';
 import { writeModelFigure } from './figure.mjs';
 
 export class Gpt2InputError extends Error {}
@@ -91,7 +92,8 @@ export async function runGenerate(values, module, write) {
       throw new Gpt2InputError(error.message);
     }
     try {
-      gpt2.beginWriting(prompt.ids, settings, { backend: cpuKernel(values.backend, module.cpuBackends) });
+      // The text ends at any of the tokenizer's end ids (generation_config.json's list, the chat turn's end).
+      gpt2.beginWriting(prompt.ids, { ...settings, ...writingEnds(tokenizer) }, { backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
       throw attnLabError(error);
     }

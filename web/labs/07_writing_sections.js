@@ -24,6 +24,7 @@ import { idsAsText, tokenAsText, visibleToken } from './visible_text.js';
 import { chatPrompt } from '../tokenizers/chat_template.js';
 import { kvGroups } from '../ui/model_grid_figure.js';
 import { rotary } from './07_writing_rotary.js';
+import { writingEnds } from '../tokenizers/tokenizer.js';
 
 // The CPU kernel the model writes on (the backend setting; scalar where the module has no SIMD128).
 const cpuOf = (ctx) => cpuKernel(ctx.backend, ctx.module?.cpuBackends);
@@ -50,7 +51,8 @@ export function writing(ctx, v) {
   const backend = cpuOf(ctx);
   const { gpt2, tokenizer } = opened;
   const c = gpt2.config;
-  const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens };
+  // The text ends at any of the tokenizer's end ids (Llama 3's three, a chat turn's end).
+  const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens, ...writingEnds(tokenizer) };
   // Heads switched off change every pass, the prompt's first: the writing begins again with them.
   const ablate = v.ablate ?? '';
   const key = JSON.stringify([chat ? { chat } : text, backend, ablate]);
@@ -77,7 +79,7 @@ export function writing(ctx, v) {
   return w;
 }
 
-const STOPS = { eos: 'it wrote <|endoftext|>', max_new_tokens: 'the maximum of new tokens', n_positions: 'the model\'s last position (n_positions)' };
+const STOPS = { eos: 'it wrote an end-of-text token (the last shown)', max_new_tokens: 'the maximum of new tokens', n_positions: 'the model\'s last position (n_positions)' };
 
 /** How many written tokens are shown, and whether another can come. */
 function shownOf(w, v) {

@@ -97,7 +97,7 @@ export class HfTokenizer {
       const content = tokenContent(value);
       return content === null ? null : this.vocab.get(content) ?? null;
     };
-    const ids = (value) => (Array.isArray(value) ? value : value == null ? [] : [value]).filter(Number.isInteger);
+    const ids = (value) => (Array.isArray(value) ? value : value == null ? [] : [value]).filter((id) => Number.isInteger(id) && id >= 0);
     this.bosId = idOf(this.config.bos_token) ?? ids(generationConfig?.bos_token_id)[0] ?? ids(modelConfig?.bos_token_id)[0] ?? null;
     // generate() stops at any of generation_config.json's eos_token_id (a number or a list), which
     // transformers takes over config.json's; tokenizer_config.json's eos_token joins them (a chat

@@ -20,3 +20,10 @@ export function checkTokenizer(tokenizer, kind = 'this model') {
   if (missing.length) throw new TypeError(`the tokenizer of ${kind} lacks ${missing.join(', ')} (web/tokenizers/tokenizer.js)`);
   return tokenizer;
 }
+
+/**
+ * The writer's end-of-text setting from a decoder's tokenizer: {eosIds} where it names its ends
+ * (hf_tokenizer.js: generation_config.json's eos_token_id, a number or a list such as Llama 3's three,
+ * else config.json's, and tokenizer_config.json's eos_token), else {} (the writer takes config.json's).
+ */
+export const writingEnds = (tokenizer) => (tokenizer?.eosIds?.length ? { eosIds: tokenizer.eosIds.slice() } : {});
