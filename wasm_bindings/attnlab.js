@@ -28,7 +28,7 @@ export function wrapModule(mod, { build }) {
     // Digits, Trainer, AlignmentTrainer, LookupTrainer, CountTrainer; trainerIds() (the registered ids:
     // ['alignment', 'lookup', 'count']); createTrainer(id, config, assets) (js/trainers.js)
     ...trainers,
-    // Bert, Marian, Decoder; loadCheckpoint(kind, ...), loadBert, loadMarian; modelKinds: the registry's rows (js/checkpoints.js)
+    // Bert, Marian, Decoder; loadCheckpoint(kind, ...), checkConfig(kind, config), loadBert, loadMarian; modelKinds: the registry's rows (js/checkpoints.js)
     ...checkpoints,
     relu(input) { check(mod._relu(input)); return values(); },
     reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },

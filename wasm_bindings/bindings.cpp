@@ -67,7 +67,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   auto raw_checkpoint = class_<RawCheckpoint>("_RawCheckpoint");
   raw_checkpoint
       .function("_open", &RawCheckpoint::_open)
+      .function("_open_sharded", &RawCheckpoint::_open_sharded)
       .function("_index_reads", &RawCheckpoint::_index_reads)
+      .function("_index_file", &RawCheckpoint::_index_file)
+      .function("_file_names", &RawCheckpoint::_file_names)
       .function("_index_give", &RawCheckpoint::_index_give)
       .function("_plan", &RawCheckpoint::_plan)
       .function("_load_count", &RawCheckpoint::_load_count)
@@ -207,6 +210,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_result_loss", &_result_loss);
   function("_version", &_version);
   function("_model_kinds", &_model_kinds);
+  function("_check_config", &_check_config);
   function("_backends", &_backends);
   function("_select_backend", &_select_backend);
   function("_heap_bytes_in_use", &_heap_bytes_in_use);

@@ -17,6 +17,28 @@ std::string RawCheckpoint::_open(const std::string& config_json, double file_siz
   return loader_.open(make_model_kind(kind_), config_json, std::uint64_t(file_size), format);
 }
 
+std::string RawCheckpoint::_open_sharded(const std::string& config_json, const std::string& index_json, const val& sizes) {
+  if (sizes.typeOf().as<std::string>() != "object" || sizes.isNull()) return "the shards' sizes must be an object {file name: bytes}";
+  SafetensorsShardIndex index;
+  std::string error = parse_safetensors_shard_index(index_json, index);
+  if (!error.empty()) return error;
+  std::vector<std::uint64_t> bytes;
+  for (const std::string& name : index.shards) {
+    const val size = sizes[name];
+    if (size.isUndefined()) return std::string(kShardIndexFile) + " names " + name + ", which is not among the files given";
+    const double n = size.isNumber() ? size.as<double>() : -1.0;
+    if (!(n >= 0 && n == std::floor(n) && n < 9.0e15)) return name + ": bad file size";
+    bytes.push_back(std::uint64_t(n));
+  }
+  return loader_.open_sharded(make_model_kind(kind_), config_json, index_json, bytes);
+}
+
+val RawCheckpoint::_file_names() const {
+  val out = val::array();
+  for (const std::string& name : loader_.file_names()) out.call<void>("push", name);
+  return out;
+}
+
 val RawCheckpoint::_index_reads() const {
   val out = val::array();
   for (const ByteRange& r : loader_.index_reads()) {
@@ -46,6 +68,7 @@ val RawCheckpoint::_load(int i) const {
   out.set("shape", shape);
   out.set("begin", double(t.begin));
   out.set("end", double(t.end));
+  out.set("file", loader_.load_file(i));
   return out;
 }
 
@@ -63,6 +86,12 @@ std::string RawCheckpoint::_write(int i, const val& bytes, double offset) {
 std::string RawCheckpoint::_summary() const { return write_json(loader_.summary()); }
 
 std::string _model_kinds() { return write_json(model_kinds_record()); }
+
+std::string _check_config(const std::string& kind, const std::string& config_json) {
+  std::unique_ptr<ModelKind> k = make_model_kind(kind);
+  if (!k) return "no model kind \"" + kind + "\" (" + model_kind_names() + ")";
+  return k->read_config(config_json);
+}
 
 std::string RawCheckpoint::_ablate_heads(const val& pairs) {
   if (!model()) return "no model is loaded";

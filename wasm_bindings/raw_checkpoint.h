@@ -2,7 +2,7 @@
 // core/models/checkpoint_loader.h, the one loader, bound once. Each model's raw class (RawBert,
 // RawMarian) is a RawCheckpoint of its kind, adding only what is run on the loaded model. In JS,
 // loadCheckpoint (wasm_bindings/attnlab.js) drives the steps:
-//   _open(config.json text, file size, "safetensors" | "bin")
+//   _open(config.json text, file size, "safetensors" | "bin"), or _open_sharded(config, index text, sizes)
 //   while _index_reads() names ranges [b0, e0, b1, e1, ...]: _index_give(their bytes, concatenated)
 //   _plan()   every check against config.json, the model allocated
 //   per planned tensor i: _write(i, bytes, offset) ... over its byte range [begin, end) of _load(i), then _store(i)
@@ -29,11 +29,15 @@ class RawCheckpoint {
   virtual ~RawCheckpoint() = default;
 
   std::string _open(const std::string& config_json, double file_size, const std::string& format);
+  // A sharded safetensors checkpoint: model.safetensors.index.json's text and {shard file name: size}.
+  std::string _open_sharded(const std::string& config_json, const std::string& index_json, const val& sizes);
   val _index_reads() const;  // [begin, end, begin, end, ...]: [] once the index is read (or refused)
+  int _index_file() const { return loader_.index_file(); }  // the file _index_reads() are of (_file_names())
+  val _file_names() const;   // the weights files, in the order _index_file() and _load(i).file count them
   std::string _index_give(const val& bytes);
   std::string _plan() { return loader_.plan(); }
   int _load_count() const { return loader_.load_count(); }
-  val _load(int i) const;  // {name, fileName, dtype, shape, begin, end}
+  val _load(int i) const;  // {name, fileName, dtype, shape, begin, end, file (its place in _file_names())}
   std::string _write(int i, const val& bytes, double offset);
   std::string _store(int i) { return loader_.store(i); }
   std::string _finish() { return loader_.finish(); }
@@ -55,5 +59,9 @@ class RawCheckpoint {
 
 // The model registry's rows (core/models/model_kinds.h) as JSON: what the JS tables derive from.
 std::string _model_kinds();
+
+// A kind's check of config.json alone ("" or what is wrong, the memory it needs included: model_memory.h),
+// as _open makes it: what the Hub clients ask before a weights file is downloaded.
+std::string _check_config(const std::string& kind, const std::string& config_json);
 
 }  // namespace attnlab::wasm

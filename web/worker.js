@@ -345,7 +345,9 @@ const handlers = {
       // almost nothing before it is asked for again (hub_store.js; a test makes both small).
       const parts = { ...(Number.isInteger(partBytes) && partBytes >= 1024 ? { partBytes } : {}),
         ...(Number.isFinite(stallSeconds) && stallSeconds > 0 ? { stallSeconds } : {}) };
+      // checkConfig: the module's memory rule on config.json, before any weights come (model_memory.h).
       const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, expect: lab.open.kind, signal: controller.signal, ...parts,
+        checkConfig: (kind, config) => module.checkConfig(kind, config),
         onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file, planned }),
         onPlan: (plan) => {
           planned = plan.bytes;

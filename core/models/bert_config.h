@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../io/record.h"
+#include "model_memory.h"
 
 namespace attnlab {
 
@@ -39,9 +40,8 @@ void bert_config_fields(Fields& f, Config& c) {
   f("typeVocabSize", c.type_vocab_size, FileInt{"type_vocab_size", 1, 16, false});
 }
 
-// The largest model the page loads: float32 weights in a 2 GB WebAssembly memory, with room to spare for
-// the activations and one tensor being read (bert-large's 1.34 GB fits).
-constexpr std::uint64_t kMaxBertWeightBytes = 1600ull * 1024 * 1024;
+// The most bytes of weights any model may have: the heap's budget (model_memory.h), before its work.
+constexpr std::uint64_t kMaxBertWeightBytes = kModelBudgetBytes;
 
 // "" and `out`, or what is wrong with config.json.
 std::string parse_bert_config(const std::string& text, BertConfig& out);

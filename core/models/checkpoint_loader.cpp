@@ -96,8 +96,56 @@ std::string CheckpointLoader::open(std::unique_ptr<ModelKind> kind, const std::s
   if (!error.empty()) return error;
   kind_ = std::move(kind);
   file_size_ = file_size;
+  files_ = {file_};
+  sizes_ = {file_size};
   if (f == "bin") torch_ = std::make_unique<TorchCheckpointReader>(file_size_);
   else reads_ = {{0, std::min<std::uint64_t>(8, file_size_)}};
+  return {};
+}
+
+std::string CheckpointLoader::open_sharded(std::unique_ptr<ModelKind> kind, const std::string& config_json, const std::string& index_json,
+                                           const std::vector<std::uint64_t>& shard_sizes) {
+  if (kind_) return "this checkpoint object is already in use: open another";
+  if (!kind) return "no such model kind";
+  SafetensorsShardIndex index;
+  std::string error = parse_safetensors_shard_index(index_json, index);
+  if (!error.empty()) return error;
+  if (shard_sizes.size() != index.shards.size())
+    return std::string(kShardIndexFile) + " names " + std::to_string(index.shards.size()) + " shards; " +
+           std::to_string(shard_sizes.size()) + " sizes were given";
+  for (std::size_t k = 0; k < shard_sizes.size(); ++k)
+    if (shard_sizes[k] >= (std::uint64_t(1) << 53)) return index.shards[k] + ": bad file size";
+  error = kind->read_config(config_json);
+  if (!error.empty()) return error;
+  kind_ = std::move(kind);
+  file_ = kShardIndexFile;
+  files_ = index.shards;
+  sizes_ = shard_sizes;
+  shards_ = std::move(index);
+  shard_ = 0;
+  file_size_ = sizes_[0];
+  reads_ = {{0, std::min<std::uint64_t>(8, file_size_)}};
+  return {};
+}
+
+std::string CheckpointLoader::check_shards() const {
+  const std::string index = std::string(kShardIndexFile) + " ";
+  std::unordered_map<std::string, int> held;  // tensor -> the shard holding it
+  for (std::size_t e = 0; e < safetensors_.entries.size(); ++e) {
+    const std::string& name = safetensors_.entries[e].name;
+    const int file = entry_files_[e];
+    auto [at, fresh] = held.emplace(name, file);
+    if (!fresh)
+      return "tensor \"" + name + "\" is in two shards, " + files_[std::size_t(at->second)] + " and " + files_[std::size_t(file)] +
+             ": a checkpoint holds each tensor once";
+    auto placed = shards_.weight_map.find(name);
+    if (placed == shards_.weight_map.end())
+      return files_[std::size_t(file)] + " holds tensor \"" + name + "\", which " + index + "does not name";
+    if (placed->second != files_[std::size_t(file)])
+      return index + "places tensor \"" + name + "\" in " + placed->second + ", but " + files_[std::size_t(file)] + " holds it";
+  }
+  for (const auto& [name, shard] : shards_.weight_map)
+    if (!held.count(name)) return index + "places tensor \"" + name + "\" in " + shard + ", which does not hold it";
   return {};
 }
 
@@ -118,16 +166,33 @@ std::string CheckpointLoader::give_safetensors(const std::uint8_t* bytes, std::u
   const ByteRange asked = reads_[0];
   reads_.clear();
   if (size != asked.end - asked.begin)
-    return file_ + ": " + std::to_string(size) + " bytes were given for the " + std::to_string(asked.end - asked.begin) + " asked for";
+    return files_[std::size_t(shard_)] + ": " + std::to_string(size) + " bytes were given for the " + std::to_string(asked.end - asked.begin) + " asked for";
   std::string error;
   if (asked.begin == 0) {
     error = safetensors_header_length(size < 8 ? nullptr : bytes, file_size_, header_size_);
     if (error.empty()) reads_ = {{8, 8 + header_size_}};
   } else {
-    error = parse_safetensors_index(bytes, header_size_, file_size_, safetensors_);
-    if (error.empty()) index_read_ = true;
+    SafeTensorsIndex header;
+    error = parse_safetensors_index(bytes, header_size_, file_size_, header);
+    if (error.empty()) {
+      // Each file's entries join one index (one file: its own); entry_files_ keeps where each came from.
+      for (SafeTensorsEntry& e : header.entries) {
+        safetensors_.entries.push_back(std::move(e));
+        entry_files_.push_back(shard_);
+      }
+      if (shard_ + 1 < int(files_.size())) {
+        file_size_ = sizes_[std::size_t(++shard_)];
+        reads_ = {{0, std::min<std::uint64_t>(8, file_size_)}};
+        return {};
+      }
+      if (!shards_.shards.empty()) {
+        std::string mismatch = check_shards();
+        if (!mismatch.empty()) return mismatch;
+      }
+      index_read_ = true;
+    }
   }
-  return error.empty() ? error : file_ + ": " + error;
+  return error.empty() ? error : files_[std::size_t(shard_)] + ": " + error;
 }
 
 std::string CheckpointLoader::plan() {
@@ -143,8 +208,19 @@ std::string CheckpointLoader::plan() {
   std::unordered_map<std::string, const TorchTensor*> torch_tensors;
   if (torch_)
     for (const TorchTensor& t : torch_->index().tensors) torch_tensors.emplace(t.name, &t);
-  for (const TensorLoad& load : plan_.loads)
-    sources_.push_back(torch_ ? *torch_tensors.at(load.file_name) : as_layout(*safetensors_.find(load.file_name)));
+  std::unordered_map<std::string, std::size_t> entries;  // safetensors: name -> its entry
+  for (std::size_t e = 0; e < safetensors_.entries.size(); ++e) entries.emplace(safetensors_.entries[e].name, e);
+  for (const TensorLoad& load : plan_.loads) {
+    if (torch_) {
+      sources_.push_back(*torch_tensors.at(load.file_name));
+      source_files_.push_back(0);
+    } else {
+      const std::size_t e = entries.at(load.file_name);
+      sources_.push_back(as_layout(safetensors_.entries[e]));
+      source_files_.push_back(entry_files_[e]);
+    }
+  }
+  std::vector<int>().swap(entry_files_);
   torch_.reset();
   safetensors_ = SafeTensorsIndex{};
   model_ = kind_->build();
@@ -174,7 +250,7 @@ std::string CheckpointLoader::write_target(int i, std::uint64_t offset, std::uin
   const TorchTensor& t = sources_[std::size_t(i)];
   const std::uint64_t size = byte_size(t);
   if (offset > size || n > size - offset)
-    return file_ + ": " + std::to_string(n) + " bytes at " + std::to_string(offset) + " do not fit tensor \"" + t.name + "\" of " +
+    return file_of(i) + ": " + std::to_string(n) + " bytes at " + std::to_string(offset) + " do not fit tensor \"" + t.name + "\" of " +
            std::to_string(size) + " bytes";
   if (std::uint8_t* target = in_place_target(i)) {
     out = target + offset;
@@ -208,17 +284,17 @@ std::string CheckpointLoader::store(int i) {
   const TorchTensor& t = sources_[std::size_t(i)];
   const std::size_t n = std::size_t(t.numel());
   if (const std::uint8_t* target = in_place_target(i)) {
-    std::string error = t.dtype == "F32" ? first_non_finite(file_, t.name, reinterpret_cast<const float*>(target), n)
-                                         : first_non_finite_16(file_, t.name, t.dtype, target, n);
+    std::string error = t.dtype == "F32" ? first_non_finite(file_of(i), t.name, reinterpret_cast<const float*>(target), n)
+                                         : first_non_finite_16(file_of(i), t.name, t.dtype, target, n);
     if (!error.empty()) return error;
     stored_[std::size_t(i)] = true;
     return {};
   }
-  if (staged_ != i && byte_size(t) != 0) return file_ + ": tensor \"" + t.name + "\" was not written";
+  if (staged_ != i && byte_size(t) != 0) return file_of(i) + ": tensor \"" + t.name + "\" was not written";
   const std::uint8_t* bytes = reinterpret_cast<const std::uint8_t*>(staging_.data());
   // A dense 16-bit Linear weight the model packs at 16 bits: checked, then handed over as stored.
   if (load.linear && is_16_bit(t.dtype) && t.is_contiguous() && byte_size(t) == std::uint64_t(t.numel()) * 2) {
-    std::string error = first_non_finite_16(file_, t.name, t.dtype, bytes, n);
+    std::string error = first_non_finite_16(file_of(i), t.name, t.dtype, bytes, n);
     if (!error.empty()) return error;
     if (model_->set_linear_weight_16(load.canonical, reinterpret_cast<const std::uint16_t*>(bytes), t.dtype)) {
       staged_ = -1;
@@ -230,10 +306,10 @@ std::string CheckpointLoader::store(int i) {
   if (!(t.dtype == "F32" && t.is_contiguous())) {
     dense_.resize(n);
     std::string error = torch_tensor_to_float(t, bytes, byte_size(t), dense_.data());
-    if (!error.empty()) return file_ + ": tensor \"" + t.name + "\" has dtype " + t.dtype + ", not a float";
+    if (!error.empty()) return file_of(i) + ": tensor \"" + t.name + "\" has dtype " + t.dtype + ", not a float";
     dense = dense_.data();
   }
-  std::string error = first_non_finite(file_, t.name, dense, n);
+  std::string error = first_non_finite(file_of(i), t.name, dense, n);
   if (!error.empty()) return error;
   float* kept = load.linear ? nullptr : model_->storage(load.canonical);  // kept as stored, else packed
   if (load.linear ? !model_->set_linear_weight(load.canonical, dense) : !kept) return "the model has no tensor \"" + load.canonical + "\"";
@@ -246,10 +322,11 @@ std::string CheckpointLoader::store(int i) {
 std::string CheckpointLoader::finish() {
   if (!model_) return "plan() first";
   for (std::size_t i = 0; i < stored_.size(); ++i)
-    if (!stored_[i]) return file_ + ": tensor \"" + plan_.loads[i].file_name + "\" was never read";
+    if (!stored_[i]) return file_of(int(i)) + ": tensor \"" + plan_.loads[i].file_name + "\" was never read";
   std::vector<float>().swap(staging_);
   std::vector<float>().swap(dense_);
   std::vector<TorchTensor>().swap(sources_);
+  std::vector<int>().swap(source_files_);
   finished_ = true;
   return {};
 }
@@ -271,13 +348,14 @@ Json CheckpointLoader::summary() const {
   return out;
 }
 
-std::string load_checkpoint(const std::string& kind, const std::string& config_json, const std::uint8_t* data, std::size_t size,
-                            const std::string& format, std::unique_ptr<CheckpointModel>& model, Json* summary, LoadPlan* plan) {
-  std::unique_ptr<ModelKind> k = make_model_kind(kind);
-  if (!k) return "no model kind \"" + kind + "\" (" + model_kind_names() + ")";
-  CheckpointLoader loader;
-  std::string error = loader.open(std::move(k), config_json, size, format);
+namespace {
+
+// The loader's steps over files in memory (one, or a sharded checkpoint's shards).
+std::string drive_loader(CheckpointLoader& loader, const std::vector<std::pair<const std::uint8_t*, std::size_t>>& files,
+                         std::unique_ptr<CheckpointModel>& model, Json* summary, LoadPlan* plan) {
+  std::string error;
   while (error.empty() && !loader.index_reads().empty()) {
+    const std::uint8_t* data = files[std::size_t(loader.index_file())].first;
     std::vector<std::uint8_t> bytes;
     for (const ByteRange& r : loader.index_reads()) bytes.insert(bytes.end(), data + r.begin, data + r.end);
     error = loader.give_index(bytes.data(), bytes.size());
@@ -285,7 +363,7 @@ std::string load_checkpoint(const std::string& kind, const std::string& config_j
   if (error.empty()) error = loader.plan();
   for (int i = 0; error.empty() && i < loader.load_count(); ++i) {
     const TorchTensor& t = loader.source(i);
-    error = loader.write(i, data + t.begin, t.end - t.begin, 0);
+    error = loader.write(i, files[std::size_t(loader.load_file(i))].first + t.begin, t.end - t.begin, 0);
     if (error.empty()) error = loader.store(i);
   }
   if (error.empty()) error = loader.finish();
@@ -294,6 +372,40 @@ std::string load_checkpoint(const std::string& kind, const std::string& config_j
   if (plan) *plan = loader.loaded();
   model = loader.take();
   return {};
+}
+
+}  // namespace
+
+std::string load_checkpoint(const std::string& kind, const std::string& config_json, const std::uint8_t* data, std::size_t size,
+                            const std::string& format, std::unique_ptr<CheckpointModel>& model, Json* summary, LoadPlan* plan) {
+  std::unique_ptr<ModelKind> k = make_model_kind(kind);
+  if (!k) return "no model kind \"" + kind + "\" (" + model_kind_names() + ")";
+  CheckpointLoader loader;
+  std::string error = loader.open(std::move(k), config_json, size, format);
+  if (!error.empty()) return error;
+  return drive_loader(loader, {{data, size}}, model, summary, plan);
+}
+
+std::string load_sharded_checkpoint(const std::string& kind, const std::string& config_json, const std::string& index_json,
+                                    const std::map<std::string, std::vector<std::uint8_t>>& shards, std::unique_ptr<CheckpointModel>& model,
+                                    Json* summary) {
+  std::unique_ptr<ModelKind> k = make_model_kind(kind);
+  if (!k) return "no model kind \"" + kind + "\" (" + model_kind_names() + ")";
+  SafetensorsShardIndex index;
+  std::string error = parse_safetensors_shard_index(index_json, index);
+  if (!error.empty()) return error;
+  std::vector<std::pair<const std::uint8_t*, std::size_t>> files;
+  std::vector<std::uint64_t> sizes;
+  for (const std::string& name : index.shards) {
+    auto found = shards.find(name);
+    if (found == shards.end()) return std::string(kShardIndexFile) + " names " + name + ", which is not among the files given";
+    files.emplace_back(found->second.data(), found->second.size());
+    sizes.push_back(found->second.size());
+  }
+  CheckpointLoader loader;
+  error = loader.open_sharded(std::move(k), config_json, index_json, sizes);
+  if (!error.empty()) return error;
+  return drive_loader(loader, files, model, summary, nullptr);
 }
 
 }  // namespace attnlab

@@ -4,11 +4,13 @@
 // file in memory, load_checkpoint below) drive the same steps:
 //
 //   open(kind, config.json's text, file size, "safetensors" | "bin")   the config checked
+//     or open_sharded(kind, config.json's text, model.safetensors.index.json's text, each shard's size)
 //   while index_reads() is not empty: give_index(their bytes, concatenated in order)
-//        safetensors: the first 8 bytes, then the header;
+//        safetensors: the first 8 bytes, then the header (sharded: of file index_file(), each in turn);
 //        bin: torch_checkpoint.h's TorchCheckpointReader (end records, directory, headers, data.pkl)
 //   plan()                   the kind's plan: every name, dtype and shape checked; the model allocated
-//   per planned tensor i:    write(i, bytes, offset) over its byte range [begin, end), then store(i)
+//   per planned tensor i:    write(i, bytes, offset) over its byte range [begin, end) of file
+//                            load_file(i), then store(i)
 //   finish()                 the model is ready: take() it
 //
 // Memory beyond the model while loading: a dense F32 tensor the model keeps as stored (an embedding, a
@@ -22,11 +24,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "../io/safetensors.h"
+#include "../io/safetensors_shards.h"
 #include "../io/torch_checkpoint.h"
 #include "checkpoint_model.h"
 
@@ -35,8 +39,17 @@ namespace attnlab {
 class CheckpointLoader {
  public:
   std::string open(std::unique_ptr<ModelKind> kind, const std::string& config_json, std::uint64_t file_size, const std::string& format);
+  // A sharded safetensors checkpoint (safetensors_shards.h): the index's text, and the size of each of
+  // its shards in the order parse_safetensors_shard_index lists them. Every shard's header is read; the
+  // index and the headers must agree tensor for tensor.
+  std::string open_sharded(std::unique_ptr<ModelKind> kind, const std::string& config_json, const std::string& index_json,
+                           const std::vector<std::uint64_t>& shard_sizes);
   // The ranges to read next: empty once the index is read (or refused).
   const std::vector<ByteRange>& index_reads() const;
+  // The file index_reads() are of: 0, or the shard being read (its place in shard_names()).
+  int index_file() const { return shard_; }
+  // The weights files: {"model.safetensors"}, {"pytorch_model.bin"}, or the shards in the index's order.
+  const std::vector<std::string>& file_names() const { return files_; }
   std::string give_index(const std::uint8_t* bytes, std::uint64_t size);
   std::string plan();
 
@@ -44,6 +57,8 @@ class CheckpointLoader {
   const TensorLoad& load(int i) const { return plan_.loads[std::size_t(i)]; }
   // Where tensor i lies in the file ([begin, end)), its dtype and layout.
   const TorchTensor& source(int i) const { return sources_[std::size_t(i)]; }
+  // Which file tensor i's bytes are in (its place in file_names(): 0 unless sharded).
+  int load_file(int i) const { return source_files_[std::size_t(i)]; }
   // Where `n` bytes of tensor i at `offset` (from its begin) go: "" and `out` (n writable bytes), or why not.
   std::string write_target(int i, std::uint64_t offset, std::uint64_t n, std::uint8_t*& out);
   std::string write(int i, const std::uint8_t* bytes, std::uint64_t n, std::uint64_t offset);
@@ -64,9 +79,17 @@ class CheckpointLoader {
   bool in_place(int i) const;
   std::uint8_t* in_place_target(int i) const;  // the model's storage of an in-place tensor
   std::string give_safetensors(const std::uint8_t* bytes, std::uint64_t size);
+  // After the last shard's header: the index and the shards hold the same tensors, each once.
+  std::string check_shards() const;
+  const std::string& file_of(int i) const { return files_[std::size_t(source_files_[std::size_t(i)])]; }
 
   std::unique_ptr<ModelKind> kind_;
-  std::string file_;  // "model.safetensors" or "pytorch_model.bin", for messages
+  std::string file_;  // "model.safetensors" or "pytorch_model.bin" (or the index's name), for messages
+  std::vector<std::string> files_;  // the weights files (several when sharded)
+  std::vector<std::uint64_t> sizes_;
+  int shard_ = 0;                    // the file whose header index_reads() asks for
+  SafetensorsShardIndex shards_;     // sharded only
+  std::vector<int> entry_files_;     // per entry of safetensors_, the file it is in
   std::uint64_t file_size_ = 0, header_size_ = 0;
   std::vector<ByteRange> reads_;  // safetensors: what index_reads asks for next
   bool index_read_ = false;
@@ -75,6 +98,7 @@ class CheckpointLoader {
   // Per planned tensor, where its bytes are and how to decode them (a safetensors entry is a contiguous
   // TorchTensor: row-major strides, offset 0).
   std::vector<TorchTensor> sources_;
+  std::vector<int> source_files_;
   LoadPlan plan_;
   std::unique_ptr<CheckpointModel> model_;
   std::vector<float> staging_;  // held as floats so that a dense F32 tensor is decoded in place (4-aligned)
@@ -93,6 +117,11 @@ std::string checkpoint_format(const std::string& format_or_file);
 std::string load_checkpoint(const std::string& kind, const std::string& config_json, const std::uint8_t* data, std::size_t size,
                             const std::string& format, std::unique_ptr<CheckpointModel>& model, Json* summary = nullptr,
                             LoadPlan* plan = nullptr);
+
+// A sharded safetensors checkpoint in memory: the index's text and its shards by file name.
+std::string load_sharded_checkpoint(const std::string& kind, const std::string& config_json, const std::string& index_json,
+                                    const std::map<std::string, std::vector<std::uint8_t>>& shards, std::unique_ptr<CheckpointModel>& model,
+                                    Json* summary = nullptr);
 
 // The same, as the model class the kind builds (BertModel, MarianModel).
 template <class Model>

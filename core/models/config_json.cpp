@@ -36,12 +36,8 @@ std::string read_config_object(const std::string& text, const char* model_type, 
   return {};
 }
 
-std::string check_weight_budget(std::uint64_t weights, int bytes_each) {
-  const std::uint64_t bytes = std::uint64_t(bytes_each) * weights;
-  if (bytes <= kMaxBertWeightBytes) return {};
-  return "config.json describes a model of " + std::to_string(bytes / (1024 * 1024)) + " MB as " +
-         (bytes_each == 2 ? "16-bit weights" : "float32") + ": more than the " +
-         std::to_string(kMaxBertWeightBytes / (1024 * 1024)) + " MB a browser tab's WebAssembly memory can hold beside its work";
+std::string check_weight_budget(std::uint64_t weights, int bytes_each, const WorkShape& work) {
+  return check_model_memory(model_memory(weights, bytes_each, work), bytes_each);
 }
 
 }  // namespace attnlab

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "../io/json.h"
+#include "model_memory.h"
 #include "../io/record.h"
 
 namespace attnlab {
@@ -42,9 +43,9 @@ class ConfigJsonReader {
 std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out);
 
 // "" when `weights` weights of `bytes_each` bytes (4: float32; 2: a 16-bit checkpoint held at 16 bits)
-// fit a browser tab's WebAssembly memory beside its work (kMaxBertWeightBytes: one rule on the bytes as
-// stored, which the Hub client applies to a download), else the message saying how large the model is.
-std::string check_weight_budget(std::uint64_t weights, int bytes_each = 4);
+// and the work of a run on `work`'s shape fit a browser tab's WebAssembly memory (model_memory.h: the one
+// rule), else the message saying how much memory the model needs.
+std::string check_weight_budget(std::uint64_t weights, int bytes_each, const WorkShape& work);
 
 // Reads the declared fields of `config` (a Json object): "" or the first problem.
 template <typename T, typename Declare>

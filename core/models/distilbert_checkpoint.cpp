@@ -60,7 +60,9 @@ std::string parse_distilbert_config(const std::string& text, BertConfig& out) {
   c.layer_norm_eps = 1e-12;  // DistilBERT's, fixed in its code
   if (c.hidden_size % c.num_attention_heads != 0)
     return "config.json: dim " + std::to_string(c.hidden_size) + " is not a multiple of n_heads " + std::to_string(c.num_attention_heads);
-  error = check_weight_budget(c.encoder_floats() + std::uint64_t(c.vocab_size) + std::uint64_t(c.hidden_size) * c.hidden_size);
+  error = check_weight_budget(c.encoder_floats() + std::uint64_t(c.vocab_size) + std::uint64_t(c.hidden_size) * c.hidden_size, 4,
+                              {c.num_hidden_layers, c.num_attention_heads, c.num_attention_heads, c.hidden_size / c.num_attention_heads,
+                               c.hidden_size, c.intermediate_size, c.vocab_size, c.max_position_embeddings});
   if (!error.empty()) return error;
   out = c;
   return {};

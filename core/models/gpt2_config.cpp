@@ -73,7 +73,8 @@ std::string parse_gpt2_config(const std::string& text, Gpt2Config& out) {
     return "config.json: \"scale_attn_weights\" is false; this GPT-2 scales attention by 1/sqrt(D) only";
   if (c.n_embd % c.n_head != 0)
     return "config.json: n_embd " + std::to_string(c.n_embd) + " is not a multiple of n_head " + std::to_string(c.n_head);
-  error = check_weight_budget(c.weight_floats());
+  error = check_weight_budget(c.weight_floats(), 4,
+                              {c.n_layer, c.n_head, c.n_head, c.n_embd / c.n_head, c.n_embd, c.n_inner ? c.n_inner : 4 * c.n_embd, c.vocab_size, c.n_positions});
   if (!error.empty()) return error;
   out = c;
   return {};

@@ -68,7 +68,7 @@ class LlamaKind : public ModelKind {
     if (weights_ == WeightFormat::f32 && config_.stored_bytes == 2) {
       // config.json's torch_dtype promised 16 bits, but the file's weights are not all of one 16-bit
       // dtype: they are widened to float32, and must fit as such.
-      error = check_weight_budget(config_.weight_count(), 4);
+      error = check_weight_budget(config_.weight_count(), 4, work_shape(config_));
       if (!error.empty()) return file + " holds weights of more than one dtype, held as float32: " + error;
     }
     out = plan;

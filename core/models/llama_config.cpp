@@ -7,6 +7,10 @@
 
 namespace attnlab {
 
+WorkShape work_shape(const LlamaConfig& c) {
+  return {c.layers, c.heads, c.kv_heads, c.head_dim, c.hidden_size, c.intermediate_size, c.vocab_size, c.max_positions};
+}
+
 std::uint64_t LlamaConfig::weight_count() const {
   const std::uint64_t E = hidden_size, F = intermediate_size, QD = std::uint64_t(heads) * head_dim,
                       KD = std::uint64_t(kv_heads) * head_dim;
@@ -147,7 +151,7 @@ std::string parse_llama_config(const std::string& text, const std::string& model
   // the budget is on the bytes as stored, the rule the Hub client applies to the download.
   if (const Json* dtype = config.find("torch_dtype"); dtype && dtype->is_string())
     c.stored_bytes = dtype->as_string() == "bfloat16" || dtype->as_string() == "float16" ? 2 : 4;
-  error = check_weight_budget(c.weight_count(), c.stored_bytes);
+  error = check_weight_budget(c.weight_count(), c.stored_bytes, work_shape(c));
   if (!error.empty()) return error;
   out = c;
   return {};

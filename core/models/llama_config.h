@@ -10,6 +10,7 @@
 
 #include "../io/record.h"
 #include "../layers/rotary.h"
+#include "model_memory.h"
 
 namespace attnlab {
 
@@ -34,6 +35,9 @@ struct LlamaConfig {
 
   std::uint64_t weight_count() const;  // every weight the decoder holds
 };
+
+// The sizes its work memory depends on (model_memory.h).
+WorkShape work_shape(const LlamaConfig& c);
 
 // The sizes, declared once (config_json.h): read with their ranges, and written as the page's summary.
 template <class Fields, class Config>

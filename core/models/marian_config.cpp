@@ -1,5 +1,6 @@
 #include "marian_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -88,7 +89,11 @@ std::string parse_marian_config(const std::string& text, MarianConfig& out) {
       return "config.json: d_model " + std::to_string(c.d_model) + " is not a multiple of " + name + " " + std::to_string(heads);
   }
   if (c.d_model % 2 != 0) return "config.json: d_model must be even (sinusoidal positions: a sin half and a cos half)";
-  error = check_weight_budget(c.weight_floats());
+  // Both stacks' layers, at the wider of their heads and feed-forwards (beams add keys and values: small beside).
+  const int heads = std::max(c.encoder_heads, c.decoder_heads);
+  error = check_weight_budget(c.weight_floats(), 4,
+                              {c.encoder_layers + c.decoder_layers, heads, heads, c.d_model / heads, c.d_model,
+                               std::max(c.encoder_ffn, c.decoder_ffn), c.vocab_size, c.max_positions});
   if (!error.empty()) return error;
   out = c;
   return {};

@@ -225,7 +225,8 @@ TEST_CASE("llama and qwen2: config.json's choices are read or refused by name") 
   edited = replaced(edited, "\"hidden_size\": 32", "\"hidden_size\": 4096");
   edited = replaced(edited, "\"intermediate_size\": 48", "\"intermediate_size\": 11008");
   const std::string error = parse_llama_config(edited, "llama", c);
-  CHECK(error.rfind("config.json describes a model of ", 0) == 0);
+  CHECK(error.rfind("config.json describes a model that needs ", 0) == 0);
+  CHECK(error.find("MB of weights as 16-bit and ") != std::string::npos);
 }
 
 TEST_CASE("llama and qwen2: a checkpoint that disagrees with config.json is named by its tensor") {

@@ -46,11 +46,11 @@ case "$target" in
     runs=${1:-20000}
     # The reader and everything a forward and predict() call (core/models/bert.cpp), as CMakeLists.txt
     # compiles them (-ffp-contract=off), with the fixtures' path for the harness's mode 3.
-    sources=(tests/fuzz/fuzz_bert_checkpoint.cpp core/io/safetensors.cpp core/io/utf8.cpp core/io/json.cpp
+    sources=(tests/fuzz/fuzz_bert_checkpoint.cpp core/io/safetensors.cpp core/io/safetensors_shards.cpp core/io/utf8.cpp core/io/json.cpp
              core/io/zip_reader.cpp core/io/torch_pickle.cpp core/io/torch_checkpoint.cpp
              core/models/bert_config.cpp core/models/bert_checkpoint.cpp core/models/bert.cpp
              core/models/marian_config.cpp core/models/marian_checkpoint.cpp core/models/marian.cpp
-             core/models/checkpoint_loader.cpp core/models/config_json.cpp core/models/model_kinds.cpp core/models/distilbert_checkpoint.cpp core/staged_forward.cpp
+             core/models/checkpoint_loader.cpp core/models/config_json.cpp core/models/model_memory.cpp core/models/model_kinds.cpp core/models/distilbert_checkpoint.cpp core/staged_forward.cpp
              core/layers/layer_norm.cpp core/layers/activations.cpp core/layers/packed_linear.cpp
              core/attention.cpp core/attention_scalar.cpp core/attention_simd128.cpp core/gemm.cpp core/shard_runner.cpp
              core/backend.cpp)

@@ -166,7 +166,8 @@ export function checkpointModels(mod) {
     logits(row = this.passLength - 1) { return this.#view('logits', this.raw._logits(checkInteger('row', row))); }
     /**
      * Starts writing after the prompt `ids`: {temperature (0: greedy), topK (0: none), topP (1: none),
-     * maxNewTokens, seed, stopAtEos, top (how many of each step's likeliest tokens to keep), keepLogits
+     * maxNewTokens, seed, stopAtEos, eosIds (the ids that end the text: the tokenizer's eosIds; left out,
+     * config.json's eos_token_id), top (how many of each step's likeliest tokens to keep), keepLogits
      * (each step keeps the logits it was drawn from: distribution({step}) for any step)}.
      */
     beginWriting(ids, settings = {}, { backend } = {}) { check(this.raw._begin_writing(ids, settings, this.#cpu(backend))); }
@@ -242,22 +243,36 @@ export function checkpointModels(mod) {
    * is never held twice: config is config.json's text; size the bytes of the weights file, in format
    * 'safetensors' (model.safetensors, the default) or 'bin' (pytorch_model.bin; the file names work
    * too); read(offset, length) resolves to those bytes as a Uint8Array (a File's slice, a file handle's
-   * read, a Hub download's range). onProgress({bytes, total, tensor}). The loader asks for the byte
+   * read, a Hub download's range). A sharded checkpoint gives index (model.safetensors.index.json's text)
+   * and shards [{name, size, read}] in place of size and read: every shard's header is read and checked
+   * against the index (core/io/safetensors_shards.h), then each tensor from its shard. onProgress({bytes, total, tensor}). The loader asks for the byte
    * ranges of the file's index (raw_checkpoint.h), checks every tensor against config.json, then reads
    * only the tensors the model uses. Throws an AttnLabError naming the file and the tensor; nothing of
    * a failed load is kept.
    */
-  async function loadCheckpoint(kind, { config, size, read, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024, format = 'safetensors' }) {
+  async function loadCheckpoint(kind, { config, size, read, index, shards, onProgress = () => {}, chunkBytes = 16 * 1024 * 1024, format = 'safetensors' }) {
     if (!Object.hasOwn(CHECKPOINT_KINDS, kind)) throw new AttnLabError(`kind must be ${Object.keys(CHECKPOINT_KINDS).join(' or ')}, got ${JSON.stringify(kind)}`);
     const weights = Object.hasOwn(WEIGHT_FORMATS, format) ? WEIGHT_FORMATS[format] : null;
     if (!weights) throw new AttnLabError(`format must be 'safetensors' or 'bin' (or the file's name), got ${JSON.stringify(format)}`);
     checkInteger('chunkBytes', chunkBytes, { min: 1 });
-    const file = weights === 'bin' ? 'pytorch_model.bin' : 'model.safetensors';
+    if (shards !== undefined && (!Array.isArray(shards) || weights !== 'safetensors' || typeof index !== 'string')) {
+      throw new AttnLabError('a sharded checkpoint is {index: model.safetensors.index.json\'s text, shards: [{name, size, read}]}, in format \'safetensors\'');
+    }
     const raw = CHECKPOINT_KINDS[kind].Raw();
     try {
-      check(raw._open(String(config), Number(size), weights));
+      // The weights files, in the order the loader counts them (_index_file(), _load(i).file).
+      let files;
+      if (shards) {
+        check(raw._open_sharded(String(config), index, Object.fromEntries(shards.map((s) => [String(s.name), Number(s.size)]))));
+        const byName = new Map(shards.map((s) => [String(s.name), s]));
+        files = raw._file_names().map((name) => ({ name, read: byName.get(name).read }));
+      } else {
+        check(raw._open(String(config), Number(size), weights));
+        files = [{ name: weights === 'bin' ? 'pytorch_model.bin' : 'model.safetensors', read }];
+      }
       for (let ranges = raw._index_reads(); ranges.length; ranges = raw._index_reads()) {
-        check(raw._index_give(await readRanges(read, ranges, file)));
+        const { name, read: readFile } = files[raw._index_file()];
+        check(raw._index_give(await readRanges(readFile, ranges, name)));
       }
       check(raw._plan());
       const loads = Array.from({ length: raw._load_count() }, (_, i) => raw._load(i));
@@ -266,7 +281,8 @@ export function checkpointModels(mod) {
       for (const [i, load] of loads.entries()) {
         for (let at = load.begin; at < load.end; at += chunkBytes) {
           const length = Math.min(chunkBytes, load.end - at);
-          check(raw._write(i, await readExactly(read, at, length, file, `tensor "${load.fileName}"`), at - load.begin));
+          const { name, read: readFile } = files[load.file];
+          check(raw._write(i, await readExactly(readFile, at, length, name, `tensor "${load.fileName}"`), at - load.begin));
           bytes += length;
           onProgress({ bytes, total, tensor: load.fileName });
         }
@@ -296,10 +312,19 @@ export function checkpointModels(mod) {
     return bytes;
   }
 
+  /**
+   * A kind's check of config.json's text alone -> '' or what is wrong, the memory a model needs when it does
+   * not fit included (core/models/model_memory.h, the one rule): the Hub clients ask it before the weights.
+   */
+  function checkConfig(kind, config) {
+    if (!Object.hasOwn(CHECKPOINT_KINDS, kind)) throw new AttnLabError(`kind must be ${Object.keys(CHECKPOINT_KINDS).join(' or ')}, got ${JSON.stringify(kind)}`);
+    return mod._check_config(kind, String(config));
+  }
+
   /** loadCheckpoint('bert', ...): a BERT from model.safetensors or pytorch_model.bin ({kind: 'distilbert'}: a DistilBERT). */
   const loadBert = ({ kind = 'bert', ...options }) => loadCheckpoint(kind, options);
   /** loadCheckpoint('marian', ...): a Marian (opus-mt) model from model.safetensors or pytorch_model.bin. */
   const loadMarian = (options) => loadCheckpoint('marian', options);
 
-  return { Bert, Marian, Decoder, loadCheckpoint, loadBert, loadMarian, modelKinds: MODEL_KINDS };
+  return { Bert, Marian, Decoder, loadCheckpoint, checkConfig, loadBert, loadMarian, modelKinds: MODEL_KINDS };
 }

@@ -15,7 +15,8 @@ export async function openCommandCheckpoint(lab, options, module, InputError) {
   }
   let folder;
   try {
-    folder = await resolveModelFolder(options.model, { expect: lab.open.kind });
+    // The module's check of config.json (the memory the model needs) runs before the weights download.
+    folder = await resolveModelFolder(options.model, { expect: lab.open.kind, checkConfig: (kind, config) => module.checkConfig(kind, config) });
   } catch (error) {
     if (error instanceof HubError) throw new InputError(error.message);
     throw error;

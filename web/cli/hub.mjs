@@ -31,8 +31,9 @@ import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
+import { MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from '../models/checkpoint_files.js';
 import { DEFAULT_ENDPOINT, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
-  revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
+  revisionProblem, secondsSetting, shardsTooLargeMessage, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
 
 export { parseModelId };
 
@@ -69,12 +70,24 @@ async function cachedSnapshot(cache, id, revision, kinds) {
     let complete = true;
     for (const alternatives of neededFiles(kind)) {
       let found = false;
-      for (const f of alternatives) found ||= await exists(path.join(snapshot, f));
+      for (const f of alternatives) found ||= await exists(path.join(snapshot, f)) && (f !== SHARD_INDEX || await shardsCached(snapshot));
       complete &&= found;
     }
     if (complete) return snapshot;
   }
   return null;
+}
+
+/** Whether every shard the snapshot's index names is there beside it (a bad index: not complete). */
+async function shardsCached(snapshot) {
+  let names;
+  try {
+    names = shardNames(await readFile(path.join(snapshot, SHARD_INDEX), 'utf8'));
+  } catch {
+    return false;
+  }
+  for (const name of names) if (!(await exists(path.join(snapshot, name)))) return false;
+  return true;
 }
 
 /** A progress line on stderr, only where a person watches it (a terminal). */
@@ -158,6 +171,33 @@ class Hub {
   refusal(response, file) {
     return hubRefusal({ id: this.id, endpoint: this.endpoint, revision: this.revision, file, status: response.status,
       errorCode: response.headers.get('x-error-code'), token: this.token, tokenWhere: 'HF_TOKEN' });
+  }
+
+  /**
+   * A sharded model's weights: the index (already fetched), its shards' names checked (shardNames), their
+   * sizes summed from a HEAD each and refused above a lab's memory before any shard's body, then each
+   * shard fetched once. A shard the Hub does not have is named.
+   */
+  async fetchShards(snapshot) {
+    let names;
+    try {
+      names = shardNames(await readFile(path.join(snapshot, SHARD_INDEX), 'utf8'));
+    } catch (error) {
+      throw new HubError(`${this.id}: ${error.message}`);
+    }
+    let total = 0;
+    for (const name of names) {
+      const { response } = await this.head(name);
+      if (response.status >= 400) {
+        const why = this.refusal(response, name);
+        throw new HubError(why ?? `${this.id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${this.revision}`);
+      }
+      total += Number(response.headers.get('x-linked-size') ?? response.headers.get('content-length') ?? 0) || 0;
+    }
+    if (total > MAX_WEIGHT_BYTES) throw new HubError(shardsTooLargeMessage(this.id, names.length, total));
+    for (const name of names) {
+      if (!(await this.fetchFile(name))) throw new HubError(`${this.id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${this.revision}`);
+    }
   }
 
   /**
@@ -305,9 +345,10 @@ class Hub {
  * --model's value -> a folder to open: the folder itself when there is one; else a Hub id (ORG/NAME or
  * NAME, @REVISION optional) resolved through the cache, downloading what is missing unless
  * HF_HUB_OFFLINE=1. expect: the kind the command reads (MODEL_KINDS' id); the files fetched are those of
- * the kind config.json names. Throws a HubError that names the id, the file and what to do.
+ * the kind config.json names. checkConfig(kind, config.json's text) -> '' or why the model cannot open
+ * (the module's check, the memory it needs included), asked before any other file. Throws a HubError that names the id, the file and what to do.
  */
-export async function resolveModelFolder(model, { expect, env = process.env } = {}) {
+export async function resolveModelFolder(model, { expect, env = process.env, checkConfig = () => '' } = {}) {
   if ((await stat(model).catch(() => null))?.isDirectory()) return model;
   const parsed = parseModelId(model);
   const at = model.lastIndexOf('@');
@@ -330,13 +371,17 @@ export async function resolveModelFolder(model, { expect, env = process.env } = 
   }
   const snapshot = path.join(repoDir(cache, id), 'snapshots', hub.commit);
   let modelType;
+  const configText = await readFile(path.join(snapshot, 'config.json'), 'utf8');
   try {
-    modelType = JSON.parse(await readFile(path.join(snapshot, 'config.json'), 'utf8'))?.model_type;
+    modelType = JSON.parse(configText)?.model_type;
   } catch {
     throw new HubError(`${id}: its config.json is not JSON`);
   }
   const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
   if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
+  // The kind's own check of config.json (the module's: the memory the model needs, model_memory.h), before any other file.
+  const problem = checkConfig(kind.kind, configText);
+  if (problem) throw new HubError(`${id}: ${problem}; nothing of its weights was downloaded`);
   for (const file of kind.files.required.slice(1)) {
     if (!(await hub.fetchFile(file))) throw new HubError(`${id}: the model has no ${file}, which a ${kind.title} checkpoint needs`);
   }
@@ -344,6 +389,7 @@ export async function resolveModelFolder(model, { expect, env = process.env } = 
   let weights = null;
   for (const file of kind.files.weights) {
     if (await hub.fetchFile(file)) {
+      if (file === SHARD_INDEX) await hub.fetchShards(snapshot);
       weights = file;
       break;
     }

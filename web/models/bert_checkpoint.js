@@ -7,7 +7,7 @@
 //
 // A source is {name, size, read(offset, length) -> Promise<Uint8Array>, text() -> Promise<string>}.
 import { WordPieceTokenizer, tokenizerOptions } from '../tokenizers/wordpiece.js';
-import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText, smallFileLimit } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, weightsToLoad, readSmallText, smallFileLimit } from './checkpoint_files.js';
 
 export { CheckpointError };
 
@@ -61,8 +61,8 @@ export async function openBertCheckpoint(module, sources, { onProgress, name, ki
     throw new CheckpointError(error.message);
   }
   // The weights last: config.json and vocab.txt are checked before 440 MB are read.
-  const { name: weightsName, format, source } = files.weights;
-  const bert = await module.loadCheckpoint(kind, { config: configText, size: source.size, read: source.read, onProgress, format });
+  const { name: weightsName } = files.weights;
+  const bert = await module.loadCheckpoint(kind, { config: configText, onProgress, ...(await weightsToLoad(files.weights)) });
   if (tokenizer.size > bert.config.vocabSize) {
     bert.delete();
     throw new CheckpointError(`vocab.txt has ${tokenizer.size} tokens but config.json's vocab_size is ${bert.config.vocabSize}: they belong to different models`);

@@ -5,7 +5,7 @@
 // read, as from_pretrained does), streamed tensor by tensor into the WASM module
 // (module.loadCheckpoint(kind)). The tokenizer is @huggingface/tokenizers' (web/tokenizers/hf_tokenizer.js).
 // No DOM and no Node API: sources as in checkpoint_files.js.
-import { CheckpointError, filesByName, givenNames, pickWeights, readSmallText, smallFileLimit } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, weightsToLoad, readSmallText, smallFileLimit } from './checkpoint_files.js';
 import { HfTokenizer, parseConfigJson } from '../tokenizers/hf_tokenizer.js';
 
 const readText = (source, name) => readSmallText(source, name, smallFileLimit(name));
@@ -60,9 +60,9 @@ export async function openGpt2Checkpoint(module, sources, { onProgress, kind = '
   } catch (error) {
     throw new CheckpointError(error.message);
   }
-  const { name, format, source } = files.weights;
+  const { name } = files.weights;
   // The registry's kind (a decoder kind that reads GPT-2's BPE: registry.js's opener of the decoder binding).
-  const gpt2 = await module.loadCheckpoint(kind, { config, size: source.size, read: source.read, onProgress, format });
+  const gpt2 = await module.loadCheckpoint(kind, { config, onProgress, ...(await weightsToLoad(files.weights)) });
   if (tokenizer.size > gpt2.config.vocabSize) {
     gpt2.delete();
     throw new CheckpointError(`the tokenizer has ${tokenizer.size} tokens but config.json's vocab_size is ${gpt2.config.vocabSize}: they belong to different models`);

@@ -1,6 +1,6 @@
 // Hugging Face Hub model ids and the URLs of their files, as huggingface_hub writes them, for the page
 // (web/models/hub_store.js) and the CLI (web/cli/hub.mjs) alike. No DOM and no Node API.
-import { MAX_WEIGHT_BYTES, WEIGHT_FILES, limitWords, smallFileLimit } from './checkpoint_files.js';
+import { MAX_WEIGHT_BYTES, SHARD_INDEX, WEIGHT_FILES, limitWords, smallFileLimit } from './checkpoint_files.js';
 
 const NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?';
 const MODEL_ID = new RegExp(`^(?:${NAME}/)?${NAME}$`);
@@ -91,8 +91,11 @@ export function stallWatch(seconds, outer = null) {
   };
 }
 
-/** Whether `file` is a weights file (model.safetensors, pytorch_model.bin): its limit is a lab's memory, not a small file's. */
-export const isWeightsFile = (file) => WEIGHT_FILES.some(([name]) => name === file);
+/**
+ * Whether `file` is a weights file (model.safetensors, pytorch_model.bin, a shard that an index names:
+ * any other *.safetensors): its limit is a lab's memory, not a small file's. The index is a small file.
+ */
+export const isWeightsFile = (file) => file !== SHARD_INDEX && (WEIGHT_FILES.some(([name]) => name === file) || String(file).endsWith('.safetensors'));
 
 /** The most bytes `file` may have, as the openers read it (checkpoint_files.js). */
 export const fileLimit = (file) => (isWeightsFile(file) ? MAX_WEIGHT_BYTES : smallFileLimit(file));
@@ -108,6 +111,11 @@ export function tooLargeMessage(id, file, bytes, { arrived = false } = {}) {
       + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept'
     : `${id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`;
 }
+
+/** The sentence for a sharded model whose shards, summed before any is downloaded, pass a lab's memory. */
+export const shardsTooLargeMessage = (id, count, bytes) => `${id}: its ${count} shards (${SHARD_INDEX}) are ${(bytes / 1e6).toFixed(1)} MB in all: `
+  + `its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds `
+  + '(a browser tab\'s WebAssembly memory beside its work); nothing of them was downloaded or kept';
 
 /** Seconds from an environment variable such as HF_HUB_DOWNLOAD_TIMEOUT (unset: the default) -> a number, or a thrown message. */
 export function secondsSetting(name, value, fallback) {

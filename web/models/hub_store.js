@@ -1,8 +1,9 @@
 // Models opened by their Hub id on the page, kept in the browser's Cache Storage so that they open again
 // with no network (on a train, in a classroom whose Wi-Fi drops). Runs in the worker; no DOM.
 //
-//   openFromHub({id, revision, endpoint, token, expect, signal, onProgress, onPlan}) -> {sources, kind, fromCache}
-//     (onPlan: the files still to download and their sizes, before the first of them)
+//   openFromHub({id, revision, endpoint, token, expect, signal, onProgress, onPlan, checkConfig}) -> {sources, kind, fromCache}
+//     (onPlan: the files still to download and their sizes, before the first of them; checkConfig(kind,
+//     config.json's text) -> '' or why the model cannot open, asked before any other file: the module's)
 //     The kind's files (web/models/registry.js: config.json first; its model_type says the kind; then the
 //     tokenizer files and the weights, model.safetensors before pytorch_model.bin, as from_pretrained
 //     prefers them), each fetched from {endpoint}/{id}/resolve/{revision}/{file} with redirects followed
@@ -24,9 +25,9 @@
 // followed by fetch itself, and the model is kept under the id typed. A small file is capped at its
 // opener's limit while it arrives, and a weights file announced larger than a lab holds is refused
 // before its body (checkpoint_files.js: smallFileLimit, MAX_WEIGHT_BYTES).
-import { CheckpointError } from './checkpoint_files.js';
-import { STALL_BYTES, STALL_SECONDS, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile, stallWatch,
-  tooLargeMessage } from './hub_ids.js';
+import { CheckpointError, MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from './checkpoint_files.js';
+import { STALL_BYTES, STALL_SECONDS, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile, shardsTooLargeMessage,
+  stallWatch, tooLargeMessage } from './hub_ids.js';
 import { MODEL_KINDS } from './registry.js';
 
 const CACHE = 'attnlab-hub-v1';
@@ -63,23 +64,40 @@ async function openCache(caches) {
   return caches.open(CACHE);
 }
 
-/** The files of `kind` found in the cache for id@revision at endpoint -> Map(file -> Blob). */
+/**
+ * The files of `kind` found in the cache for id@revision at endpoint -> Map(file -> Blob); with a
+ * sharded checkpoint's index, the shards it names too (found.shards: their names; null when the index is
+ * not there, [] when it is broken).
+ */
 async function cachedFiles(cache, endpoint, id, revision, files) {
   const found = new Map();
-  for (const file of files) {
+  const match = async (file) => {
     const response = await cache.match(hubFileUrl(endpoint, id, revision, file));
     if (response) found.set(file, await response.blob());
+  };
+  for (const file of files) await match(file);
+  found.shards = null;
+  if (found.has(SHARD_INDEX)) {
+    try {
+      found.shards = shardNames(await found.get(SHARD_INDEX).text());
+    } catch {
+      found.shards = [];
+    }
+    for (const shard of found.shards) await match(shard);
   }
   return found;
 }
 
-const complete = (kind, found) => kind.files.required.every((f) => found.has(f)) && kind.files.weights.some((f) => found.has(f));
+// The first weights file there is; the index counts only with every shard it names.
+const weightsFound = (kind, found) => kind.files.weights.find((f) => found.has(f) && (f !== SHARD_INDEX || (found.shards.length && found.shards.every((s) => found.has(s)))));
+const complete = (kind, found) => kind.files.required.every((f) => found.has(f)) && !!weightsFound(kind, found);
 const kindFiles = (kind) => [...kind.files.required, ...kind.files.optional, ...kind.files.weights];
 
-/** Sources for the opener: the required and optional files there are, and the first weights file there is. */
+/** Sources for the opener: the required and optional files there are, and the first weights file there is (an index with its shards). */
 function sourcesOf(kind, found) {
-  const weights = kind.files.weights.find((f) => found.has(f));
-  return [...kind.files.required, ...kind.files.optional, weights].filter((f) => found.has(f)).map((f) => blobSource(f, found.get(f)));
+  const weights = weightsFound(kind, found);
+  const shards = weights === SHARD_INDEX ? found.shards : [];
+  return [...kind.files.required, ...kind.files.optional, weights, ...shards].filter((f) => found.has(f)).map((f) => blobSource(f, found.get(f)));
 }
 
 /**
@@ -272,7 +290,7 @@ async function refused({ response, id, endpoint, revision, file, token }) {
  * {sources, kind, fromCache}. Throws a HubError naming the id, the file and what to do.
  */
 export async function openFromHub({ id, revision = 'main', endpoint, token = null, expect, signal, onProgress = () => {}, onPlan = () => {},
-  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES, stallSeconds = STALL_SECONDS }) {
+  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES, stallSeconds = STALL_SECONDS, checkConfig = () => '' }) {
   const cache = await openCache(caches);
   const expected = MODEL_KINDS.find((k) => k.kind === expect);
   // Complete in the cache: no network at all.
@@ -281,7 +299,7 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
     if (complete(kind, found)) return { sources: sourcesOf(kind, found), kind, fromCache: true };
   }
   try {
-    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds });
+    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds, checkConfig });
   } catch (error) {
     // A model that did not arrive whole is not kept as a model; the weights' whole parts are (the next
     // open goes on from them), unless the download was cancelled.
@@ -295,7 +313,7 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
  * weights' behind the Hub's redirect) -> onPlan({files: [{file, bytes}], bytes}). A size the Hub does
  * not give counts as 0; a HEAD that fails is left to the download itself to report.
  */
-async function announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan }) {
+async function announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan, fetchIndex }) {
   const files = [];
   const head = async (file) => {
     if (await cache.match(hubFileUrl(endpoint, id, revision, file))) return null;
@@ -312,16 +330,31 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
   }
   for (const file of kind.files.weights) {
     const bytes = await head(file);
-    if (bytes !== null) {
-      files.push({ file, bytes });
-      break;
+    if (bytes === null && !(file === SHARD_INDEX && (await cache.match(hubFileUrl(endpoint, id, revision, file))))) continue;
+    files.push({ file, bytes: bytes ?? 0 });
+    if (file === SHARD_INDEX && (await fetchIndex())) {
+      // A sharded model: the index (a small file) now, then every shard's size before any shard comes.
+      let names;
+      try {
+        names = shardNames(await (await cache.match(hubFileUrl(endpoint, id, revision, SHARD_INDEX))).text());
+      } catch (error) {
+        throw new HubError(`${id}: ${error.message}`);
+      }
+      let shardBytes = 0;
+      for (const name of names) {
+        const size = await head(name);
+        if (size !== null) files.push({ file: name, bytes: size });
+        shardBytes += size ?? 0;
+      }
+      if (shardBytes > MAX_WEIGHT_BYTES) throw new HubError(shardsTooLargeMessage(id, names.length, shardBytes));
     }
+    break;
   }
   onPlan({ files, bytes: files.reduce((sum, f) => sum + f.bytes, 0) });
   return new Map(files.map((f) => [f.file, f.bytes]));
 }
 
-async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds }) {
+async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds, checkConfig }) {
   let announced = new Map(); // file -> the size its HEAD gave, once announceSize has run
   const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced: announced.get(file) ?? 0,
     ranged: isWeightsFile(file), partBytes, stallSeconds });
@@ -336,7 +369,10 @@ async function downloadModel({ cache, endpoint, id, revision, token, signal, onP
   }
   const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
   if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
-  announced = await announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan });
+  // The kind's own check of config.json (the module's: the memory the model needs, model_memory.h), before any other file.
+  const problem = checkConfig(kind.kind, config);
+  if (problem) throw new HubError(`${id}: ${problem}; nothing of its weights was downloaded`);
+  announced = await announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan, fetchIndex: () => have(SHARD_INDEX) });
   for (const file of kind.files.required) {
     if (!(await have(file))) throw new HubError(`${id}: the model has no ${file}, which a ${kind.title} checkpoint needs`);
   }
@@ -344,6 +380,13 @@ async function downloadModel({ cache, endpoint, id, revision, token, signal, onP
   let weights = false;
   for (const file of kind.files.weights) {
     if (await have(file)) {
+      // A sharded model: each shard the index names, once (announceSize has checked their names and sum).
+      if (file === SHARD_INDEX) {
+        const names = shardNames(await (await cache.match(hubFileUrl(endpoint, id, revision, SHARD_INDEX))).text());
+        for (const name of names) {
+          if (!(await have(name))) throw new HubError(`${id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${revision}`);
+        }
+      }
       weights = true;
       break;
     }

@@ -2,7 +2,7 @@
 // source.spm, target.spm, vocab.json, and the weights as model.safetensors or pytorch_model.bin (most
 // opus-mt folders have only the latter; with both, model.safetensors is read), streamed tensor by tensor
 // into the WASM module (module.loadMarian). No DOM and no Node API: sources as in checkpoint_files.js.
-import { CheckpointError, filesByName, givenNames, pickWeights, readSmallFile, smallFileLimit } from './checkpoint_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, weightsToLoad, readSmallFile, smallFileLimit } from './checkpoint_files.js';
 import { MarianTokenizer } from '../tokenizers/sentencepiece.js';
 
 const REQUIRED = ['config.json', 'source.spm', 'target.spm', 'vocab.json'];
@@ -36,8 +36,8 @@ export async function openMarianCheckpoint(module, sources, { onProgress } = {})
   } catch (error) {
     throw new CheckpointError(error.message);
   }
-  const { name, format, source } = files.weights;
-  const marian = await module.loadMarian({ config, size: source.size, read: source.read, onProgress, format });
+  const { name } = files.weights;
+  const marian = await module.loadMarian({ config, onProgress, ...(await weightsToLoad(files.weights)) });
   if (tokenizer.size !== undefined && tokenizer.size > marian.config.vocabSize) {
     marian.delete();
     throw new CheckpointError(`vocab.json has ${tokenizer.size} tokens but config.json's vocab_size is ${marian.config.vocabSize}: they belong to different models`);
