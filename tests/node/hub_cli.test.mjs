@@ -19,6 +19,14 @@ import { hubCacheDir, parseModelId } from '../../web/cli/hub.mjs';
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 const BERT = path.join(FIXTURES, 'bert_tiny', 'modern');
 const MARIAN = path.join(FIXTURES, 'marian_tiny');
+const SHARDED = path.join(FIXTURES, 'llama_tiny_sharded');
+const SHARD_FILES = ['model.safetensors.index.json', 'model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'];
+const HOSTILE_INDEX = (() => {
+  const index = JSON.parse(readFileSync(path.join(SHARDED, SHARD_FILES[0]), 'utf8'));
+  index.weight_map['lm_head.weight'] = '../../secret.safetensors';
+  return JSON.stringify(index);
+})();
+const GPT2_CHAT = path.join(FIXTURES, 'gpt2_tiny', 'chat');
 const COMMIT = 'c0ffee'.padEnd(40, '0');
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const sha1 = (bytes) => createHash('sha1').update(bytes).digest('hex');
@@ -34,8 +42,14 @@ const MODELS = {
   'test-org/corrupt-bert': { folder: BERT, files: ['config.json', 'vocab.txt', 'model.safetensors'], corrupt: true },
   'test-org/bad-config': { folder: path.join(FIXTURES, 'spm'), files: ['config.json'], configText: '{"model_type": ' },
   'test-org/opus-mt-tiny': { folder: MARIAN, files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin'] },
+  // Issue 37: a sharded llama (model.safetensors.index.json and two shards), one whose index names a shard
+  // by a path, and gpt2-kind models with and without a chat template's files.
+  'test-org/llama-sharded': { folder: SHARDED, files: ['config.json', 'vocab.json', 'merges.txt', ...SHARD_FILES] },
+  'test-org/llama-sharded-hostile': { folder: SHARDED, files: ['config.json', 'vocab.json', 'merges.txt', ...SHARD_FILES], indexText: HOSTILE_INDEX },
+  'test-org/gpt2-chat': { folder: GPT2_CHAT, files: ['config.json', 'vocab.json', 'merges.txt', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors'] },
+  'test-org/gpt2-plain': { folder: path.join(FIXTURES, 'gpt2_tiny', 'hub'), files: ['config.json', 'vocab.json', 'merges.txt', 'model.safetensors'] },
 };
-const LARGE = new Set(['model.safetensors', 'pytorch_model.bin']);
+const LARGE = new Set(['model.safetensors', 'pytorch_model.bin', ...SHARD_FILES.slice(1)]);
 const requests = [];
 const brokenOnce = new Set(); // the broken models whose first download was cut short
 
@@ -68,7 +82,8 @@ const server = http.createServer((req, res) => {
   if (model.private && req.headers.authorization !== 'Bearer hf_secret') return res.writeHead(401).end('Unauthorized');
   const file = decodeURIComponent(m[3]);
   if (!model.files.includes(file)) return res.writeHead(404, { 'x-repo-commit': COMMIT }).end('Entry not found');
-  const bytes = model.configText && file === 'config.json' ? Buffer.from(model.configText) : readFileSync(path.join(model.folder, file));
+  const bytes = model.configText && file === 'config.json' ? Buffer.from(model.configText)
+    : model.indexText && file === SHARD_FILES[0] ? Buffer.from(model.indexText) : readFileSync(path.join(model.folder, file));
   if (LARGE.has(file)) {
     res.writeHead(302, { location: `${ENDPOINT}/cdn/${encodeURIComponent(m[1])}/${file}`, 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(bytes)}"`, 'x-linked-size': bytes.length });
     return res.end();
@@ -199,4 +214,52 @@ test('a private model needs HF_TOKEN (sent as Bearer); an unknown id is refused;
   r = await run('./no/such/folder/x');
   assert.equal(r.code, 2);
   assert.equal(r.stderr, 'attnlab: --model ./no/such/folder/x: not a folder, and not a Hub model id (ORG/NAME or NAME, optionally @REVISION)\n');
+});
+
+test('a sharded model by id (issue 37): the index, then each shard once, into the cache; the same writing as the folder, then offline', async () => {
+  const cache = freshCache();
+  const args = ['generate', '--text', 'The dog', '--temperature', '0', '--max-new-tokens', '4', '--json'];
+  const fromFolder = await attnlab([...args, '--model', SHARDED], {});
+  assert.equal(fromFolder.code, 0, fromFolder.stderr);
+  const before = requests.length;
+  let r = await attnlab([...args, '--model', 'test-org/llama-sharded'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).generated, JSON.parse(fromFolder.stdout).generated);
+  const gets = requests.slice(before).filter((q) => q.startsWith('GET /cdn/'));
+  for (const shard of SHARD_FILES.slice(1)) assert.equal(gets.filter((q) => q.endsWith(`/${shard}`)).length, 1, `${shard} fetched once`);
+  const snapshot = path.join(cache, 'models--test-org--llama-sharded', 'snapshots', COMMIT);
+  for (const f of SHARD_FILES) assert.ok(lstatSync(path.join(snapshot, f)).isSymbolicLink(), f);
+  r = await attnlab([...args, '--model', 'test-org/llama-sharded'], { HF_ENDPOINT: 'http://127.0.0.1:9', HF_HUB_CACHE: cache, HF_HUB_OFFLINE: '1' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).generated, JSON.parse(fromFolder.stdout).generated);
+});
+
+test('an index that names a shard by a path is refused in one line before any shard is asked for', async () => {
+  const cache = freshCache();
+  const before = requests.length;
+  const r = await attnlab(['generate', '--model', 'test-org/llama-sharded-hostile', '--text', 'The dog'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, 'attnlab: test-org/llama-sharded-hostile: model.safetensors.index.json: shard "../../secret.safetensors" names a folder: a shard is a plain file name beside the index\n');
+  const asked = requests.slice(before);
+  assert.ok(asked.every((q) => !/secret|of-00002/.test(q)), asked.join('\n'));
+});
+
+test('a gpt2-kind model by id brings tokenizer_config.json and generation_config.json where the Hub has them: --chat works as from its folder', async () => {
+  const cache = freshCache();
+  const question = 'What is a cat?';
+  const args = ['generate', '--chat', question, '--temperature', '0', '--max-new-tokens', '3', '--json'];
+  const fromFolder = await attnlab([...args, '--model', GPT2_CHAT], {});
+  assert.equal(fromFolder.code, 0, fromFolder.stderr);
+  let r = await attnlab([...args, '--model', 'test-org/gpt2-chat'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).prompt, JSON.parse(fromFolder.stdout).prompt);
+  assert.deepEqual(JSON.parse(r.stdout).generated, JSON.parse(fromFolder.stdout).generated);
+  const snapshot = path.join(cache, 'models--test-org--gpt2-chat', 'snapshots', COMMIT);
+  for (const f of ['tokenizer_config.json', 'generation_config.json', 'tokenizer.json']) assert.ok(existsSync(path.join(snapshot, f)), f);
+  // A gpt2 repository without them (404 each): it opens as before, and --chat says there is no template.
+  r = await attnlab(['generate', '--model', 'test-org/gpt2-plain', '--text', 'The dog', '--max-new-tokens', '2'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+  assert.equal(r.code, 0, r.stderr);
+  r = await attnlab(['generate', '--model', 'test-org/gpt2-plain', '--chat', 'Hi'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, 'attnlab: --chat: this model has no chat template (tokenizer_config.json\'s chat_template): write a prompt instead\n');
 });

@@ -115,6 +115,12 @@ function hostileAnswer(id, file, req, res) {
   const config = readFileSync(path.join(BERT, 'config.json'));
   const ok = { 'x-repo-commit': COMMIT, etag: `"${createHash('sha1').update(config).digest('hex')}"` };
   switch (id) {
+    case 'test-org/too-large-model': { // a config.json of 24 layers 8192 wide: 8 GB of weights as float32
+      if (file !== 'config.json') return false;
+      const large = Buffer.from(JSON.stringify({ ...JSON.parse(config), hidden_size: 8192, intermediate_size: 32768, num_hidden_layers: 24, num_attention_heads: 64 }));
+      res.writeHead(200, { ...ok, etag: `"${createHash('sha1').update(large).digest('hex')}"`, 'content-length': large.length });
+      return res.end(req.method === 'HEAD' ? undefined : large);
+    }
     case 'test-org/dot-etag': case 'test-org/dotdot-etag':
       return res.writeHead(200, { ...ok, etag: id.includes('dotdot') ? '".."' : '"."', 'content-length': config.length }).end(req.method === 'HEAD' ? undefined : config);
     case 'test-org/gzip-sized': // the HEAD gives the size; the body comes compressed anyway and inflates to 64 MiB
@@ -264,7 +270,7 @@ test('sizes: compressed bodies are stopped where they pass what was announced, a
   cdnRequests.length = 0;
   r = await run('test-org/huge-weights');
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, 'attnlab: test-org/huge-weights: model.safetensors is 10737.4 MB: its weights need at least that much memory, more than the 1600 MB a lab holds '
+  assert.equal(r.stderr, 'attnlab: test-org/huge-weights: model.safetensors is 10737.4 MB: its weights need at least that much memory, more than the 3840 MB a lab holds '
     + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept\n');
   assert.deepEqual(cdnRequests.filter((q) => q.url.startsWith('/huge/')), [], 'the weights\' body was never asked for');
   assert.ok(!blobsOf('test-org/huge-weights').some((f) => f.length === 64 || f.endsWith('.incomplete')));
@@ -317,7 +323,7 @@ test('Ctrl-C during a download leaves the cache sound: the part is kept, no blob
   assert.equal(r.code, 0, r.stderr);
 });
 
-test('the Hub clients\' weights limit is the one the model checks apply (core/models/bert_config.h)', async () => {
+test('the Hub clients\' weights limit is the one the model checks apply (core/models/model_memory.h)', async () => {
   const folder = mkdtempSync(path.join(tmpdir(), 'attnlab-huge-bert-'));
   for (const f of FILES) writeFileSync(path.join(folder, f), readFileSync(path.join(BERT, f)));
   const config = JSON.parse(readFileSync(path.join(BERT, 'config.json'), 'utf8'));
@@ -326,4 +332,12 @@ test('the Hub clients\' weights limit is the one the model checks apply (core/mo
   assert.equal(r.code, 2);
   const limit = /more than the (\d+) MB a browser tab's WebAssembly memory can hold/.exec(r.stderr)?.[1];
   assert.equal(Number(limit) * 1024 * 1024, MAX_WEIGHT_BYTES, r.stderr);
+  // By Hub id: the module's check of config.json (the memory it needs) runs before any other file comes.
+  const before = hubRequests.length;
+  cdnRequests.length = 0;
+  const byId = await run('test-org/too-large-model');
+  assert.equal(byId.code, 2);
+  assert.match(byId.stderr, /^attnlab: test-org\/too-large-model: config\.json describes a model that needs \d+ MB: \d+ MB of weights as float32 and \d+ MB of work, more than the 3840 MB a browser tab's WebAssembly memory can hold \(4 GB, less 256 MB for the module itself\); nothing of its weights was downloaded\n$/);
+  assert.deepEqual(hubRequests.slice(before).map((q) => q.url.split('/').pop()), ['config.json', 'config.json'], 'its HEAD and GET only');
+  assert.deepEqual(cdnRequests, []);
 });
