@@ -18,7 +18,20 @@ const FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_confi
 // ranges: the CDN answers Range requests (206), as the Hub's does; flaky: and breaks off the first request
 // for the part that starts at byte 40,000. The others answer a Range with the whole file (200), as a
 // server that does not do ranges would: the page then takes it as the whole file.
+// Issue 37: a sharded model (model.safetensors.index.json and two shards: make_sharded_fixtures.py), and
+// one whose index names a shard by a path.
+const SHARDED_BERT = path.join(TINY_BERT, '..', 'sharded');
+const SHARDED_FILES = ['config.json', 'vocab.txt', 'tokenizer_config.json', 'model.safetensors.index.json', 'model-00001-of-00002.safetensors',
+  'model-00002-of-00002.safetensors'];
+const HOSTILE_INDEX = (() => {
+  const index = JSON.parse(readFileSync(path.join(SHARDED_BERT, 'model.safetensors.index.json'), 'utf8'));
+  index.weight_map[Object.keys(index.weight_map)[0]] = '../secret.safetensors';
+  return JSON.stringify(index);
+})();
+const hubRequests = []; // method and URL of each request the Hub and its CDN saw
 const MODELS = { 'test-org/bert-tiny': {}, 'test-org/private-bert': { private: true }, 'test-org/slow-bert': { slow: true },
+  'test-org/bert-sharded': { folder: SHARDED_BERT, files: SHARDED_FILES },
+  'test-org/bert-sharded-hostile': { folder: SHARDED_BERT, files: SHARDED_FILES, indexText: HOSTILE_INDEX },
   'test-org/flaky-bert': { ranges: true, flaky: true }, 'test-org/changing-bert': { ranges: true, grows: true },
   'test-org/stalling-bert': { ranges: true, stalls: true }, 'test-org/private-bert-v2': { private: true, otherCdn: true } };
 // Renamed repositories: every URL of the old id is a relative 307 to the new id's.
@@ -48,13 +61,14 @@ function startHub(port = 0) {
     if (req.method === 'OPTIONS') {
       return res.writeHead(204, { ...CORS, 'access-control-allow-headers': 'authorization, range', 'access-control-allow-methods': 'GET, HEAD' }).end();
     }
+    hubRequests.push(`${req.method} ${req.url}`);
     const m0 = /^\/(.+)\/resolve\/([^/]+)\/([^/]+)$/.exec(req.url);
     const renamed = m0 && RENAMED[decodeURIComponent(m0[1])];
     if (renamed) return res.writeHead(307, { ...CORS, location: `/${renamed}/resolve/${m0[2]}/${m0[3]}` }).end();
     const cdn = /^\/cdn\/(.+)\/([^/]+)$/.exec(req.url);
     if (cdn) {
-      const bytes = readFileSync(path.join(TINY_BERT, cdn[2]));
       const model = MODELS[decodeURIComponent(cdn[1])];
+      const bytes = readFileSync(path.join(model.folder ?? TINY_BERT, cdn[2]));
       const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
       if (model.ranges && range && req.method === 'GET') {
         cdnRanges.push(req.headers.range);
@@ -92,9 +106,9 @@ function startHub(port = 0) {
     if (!model) return res.writeHead(404, CORS).end('Repository not found');
     if (model.private && req.headers.authorization !== 'Bearer hf_secret') return res.writeHead(401, CORS).end('Unauthorized');
     const file = m[3];
-    if (!FILES.includes(file)) return res.writeHead(404, CORS).end('Entry not found');
-    if (file === 'model.safetensors') return res.writeHead(302, { ...CORS, location: `${model.otherCdn ? otherCdn : ''}/cdn/${m[1]}/${file}` }).end();
-    const bytes = readFileSync(path.join(TINY_BERT, file));
+    if (!(model.files ?? FILES).includes(file)) return res.writeHead(404, CORS).end('Entry not found');
+    if (file.endsWith('.safetensors')) return res.writeHead(302, { ...CORS, location: `${model.otherCdn ? otherCdn : ''}/cdn/${m[1]}/${file}` }).end();
+    const bytes = model.indexText && file === 'model.safetensors.index.json' ? Buffer.from(model.indexText) : readFileSync(path.join(model.folder ?? TINY_BERT, file));
     return res.writeHead(200, { ...CORS, 'content-length': bytes.length }).end(bytes);
   });
   server.on('connection', (s) => {
@@ -182,6 +196,19 @@ test('the field starts with the lab\'s example id; a model opened by id draws it
   assert.equal(await notKept.inputValue('#hub-id'), 'test-org/private-bert');
   assert.equal(await notKept.textContent('#open-status'), 'No checkpoint is open yet.');
   await notKept.close();
+  // Issue 37: a sharded model by id: the index, then each shard once; it opens as the single file does.
+  let before = hubRequests.length;
+  await openById(page, 'test-org/bert-sharded');
+  await status(page, /^Open: test-org\/bert-sharded: 2 layers × 2 heads, hidden size 32, vocabulary 179.* Kept in this browser for offline use\.$/);
+  for (const shard of SHARDED_FILES.slice(4)) {
+    assert.equal(hubRequests.slice(before).filter((r) => r === `GET /cdn/test-org/bert-sharded/${shard}`).length, 1, `${shard} downloaded once`);
+  }
+  await page.waitForFunction(() => /test-org\/bert-sharded from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB/.test(document.getElementById('hub-stored').textContent));
+  // An index naming a shard by a path: refused in one line before any shard is asked for.
+  before = hubRequests.length;
+  await openById(page, 'test-org/bert-sharded-hostile');
+  await status(page, /test-org\/bert-sharded-hostile: model\.safetensors\.index\.json: shard "\.\.\/secret\.safetensors" names a folder: a shard is a plain file name beside the index/);
+  assert.ok(hubRequests.slice(before).every((r) => !/secret|of-0000/.test(r)), hubRequests.slice(before).join('\n'));
   assert.deepEqual(problems, []);
   await page.close();
 });

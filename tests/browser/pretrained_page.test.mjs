@@ -138,7 +138,7 @@ test('a bad file is named, and the checkpoint that was open stays open and worki
   await page.setInputFiles('#open-files', [file(TINY_BERT_FILES[0]), file(TINY_BERT_FILES[1]), file(TINY_BERT_FILES[2], (b) => b.subarray(0, b.length - 64))]);
   await page.waitForFunction(() => document.getElementById('open-status').dataset.status === 'bad');
   assert.match(await page.textContent('#open-status'),
-    /^Not opened: model\.safetensors: tensor "[^"]+" data_offsets \[\d+, \d+\] lie outside the \d+-byte data section The checkpoint that was open is still open\.$/);
+    /^Not opened: model\.safetensors: tensor "[^"]+" data_offsets \[\d+, \d+\] lie outside the \d+-byte data section\. The checkpoint that was open is still open\.$/);
   await page.setInputFiles('#open-files', [TINY_BERT_FILES[0], TINY_BERT_FILES[2]]);
   await page.waitForFunction(() => /missing vocab\.txt/.test(document.getElementById('open-status').textContent));
   // The old model still answers: a new sentence is computed.

@@ -5,6 +5,11 @@
 // objects: the page never reads them, so a 440 MB checkpoint costs the page nothing.
 import { el } from './el.js';
 import { DEFAULT_ENDPOINT, parseEndpoint, parseModelId, revisionProblem } from '../models/hub_ids.js';
+import { SHARD_INDEX } from '../models/checkpoint_files.js';
+
+// The lab's files as the panel lists them: model.safetensors may come sharded (its index and the shards
+// it names: checkpoint_files.js), which every opener reads.
+const filesRead = (files) => files.map((f) => (f === 'model.safetensors' ? `${f} (or ${SHARD_INDEX} and its shards)` : f)).join(', ');
 
 /** Every File under a dropped DataTransfer (folders walked, one level of nesting is what HF folders have, any depth works). */
 async function droppedFiles(dataTransfer) {
@@ -58,7 +63,7 @@ export class OpenPanel {
     this.status.setAttribute('role', 'status');
     this.zone = el('div', { className: 'drop-zone', id: 'open-drop' },
       el('p', { textContent: 'Drop a checkpoint folder or its files here, or' }), el('div', { className: 'open-buttons' }, folderButton, filesButton),
-      el('p', { className: 'muted', textContent: `Files read: ${spec.files.join(', ')}.` }));
+      el('p', { className: 'muted', textContent: `Files read: ${filesRead(spec.files)}.` }));
     this.node = el('section', { className: 'panel open-panel', id: 'panel-open' }, el('h2', { textContent: spec.title }),
       el('p', { className: 'section-text', textContent: spec.text }), this.hub.node, this.zone, this.folderInput, this.filesInput, this.progress,
       this.hub.cancel, this.status, this.hub.stored);
@@ -215,6 +220,8 @@ export class OpenPanel {
     this.progress.hidden = true;
     this.hub.cancel.hidden = true;
     this.status.dataset.status = 'bad';
-    this.status.textContent = `Not opened: ${message}${hadModel ? ' The checkpoint that was open is still open.' : ''}`;
+    // The core's messages are one line without a full stop: one goes between them and the next sentence.
+    const ended = /[.!?)]$/.test(message) ? message : `${message}.`;
+    this.status.textContent = `Not opened: ${hadModel ? `${ended} The checkpoint that was open is still open.` : message}`;
   }
 }
