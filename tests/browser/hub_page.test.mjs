@@ -32,6 +32,9 @@ const hubRequests = []; // method and URL of each request the Hub and its CDN sa
 const MODELS = { 'test-org/bert-tiny': {}, 'test-org/private-bert': { private: true }, 'test-org/slow-bert': { slow: true },
   'test-org/bert-sharded': { folder: SHARDED_BERT, files: SHARDED_FILES },
   'test-org/bert-sharded-hostile': { folder: SHARDED_BERT, files: SHARDED_FILES, indexText: HOSTILE_INDEX },
+  // A config.json of 24 layers 8192 wide (8 GB as float32): the module's memory rule refuses it before the weights.
+  'test-org/too-large-bert': { configText: JSON.stringify({ ...JSON.parse(readFileSync(path.join(TINY_BERT, 'config.json'), 'utf8')),
+    hidden_size: 8192, intermediate_size: 32768, num_hidden_layers: 24, num_attention_heads: 64 }) },
   'test-org/flaky-bert': { ranges: true, flaky: true }, 'test-org/changing-bert': { ranges: true, grows: true },
   'test-org/stalling-bert': { ranges: true, stalls: true }, 'test-org/private-bert-v2': { private: true, otherCdn: true } };
 // Renamed repositories: every URL of the old id is a relative 307 to the new id's.
@@ -108,7 +111,8 @@ function startHub(port = 0) {
     const file = m[3];
     if (!(model.files ?? FILES).includes(file)) return res.writeHead(404, CORS).end('Entry not found');
     if (file.endsWith('.safetensors')) return res.writeHead(302, { ...CORS, location: `${model.otherCdn ? otherCdn : ''}/cdn/${m[1]}/${file}` }).end();
-    const bytes = model.indexText && file === 'model.safetensors.index.json' ? Buffer.from(model.indexText) : readFileSync(path.join(model.folder ?? TINY_BERT, file));
+    const bytes = model.indexText && file === 'model.safetensors.index.json' ? Buffer.from(model.indexText)
+      : model.configText && file === 'config.json' ? Buffer.from(model.configText) : readFileSync(path.join(model.folder ?? TINY_BERT, file));
     return res.writeHead(200, { ...CORS, 'content-length': bytes.length }).end(bytes);
   });
   server.on('connection', (s) => {
@@ -209,6 +213,12 @@ test('the field starts with the lab\'s example id; a model opened by id draws it
   await openById(page, 'test-org/bert-sharded-hostile');
   await status(page, /test-org\/bert-sharded-hostile: model\.safetensors\.index\.json: shard "\.\.\/secret\.safetensors" names a folder: a shard is a plain file name beside the index/);
   assert.ok(hubRequests.slice(before).every((r) => !/secret|of-0000/.test(r)), hubRequests.slice(before).join('\n'));
+  // A model too large for the 4 GB heap: refused from its config.json with the memory it needs (the
+  // module's checkConfig, core/models/model_memory.h), before any other file is asked for.
+  before = hubRequests.length;
+  await openById(page, 'test-org/too-large-bert');
+  await status(page, /test-org\/too-large-bert: config\.json describes a model that needs \d+ MB: \d+ MB of weights as float32 and \d+ MB of work, more than the 3840 MB a browser tab's WebAssembly memory can hold \(4 GB, less 256 MB for the module itself\); nothing of its weights was downloaded/);
+  assert.deepEqual(hubRequests.slice(before).map((r) => r.split('/').pop()), ['config.json'], 'config.json only');
   assert.deepEqual(problems, []);
   await page.close();
 });
