@@ -49,6 +49,16 @@ test('controls=min shows play / step / reset, the main heatmap and the loss curv
   await page.close();
 });
 
+test('controls=min on a lab of sections (the Lookup): its figures, none of their buttons, settings or questions', async () => {
+  const { page, problems } = await openPage(lab, '?lab=lookup&embed=1&controls=min');
+  assert.ok(await page.locator('canvas[data-figure="pairs-grid"]').isVisible(), 'the retrieval grid shows');
+  const buttons = await page.locator('#lab button:visible').evaluateAll((bs) => bs.map((b) => b.id));
+  assert.deepEqual(buttons, ['play', 'step', 'reset']);
+  assert.equal(await page.locator('#lab :is(input, select, .question, .prediction):visible').count(), 0, 'no setting, no question');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hide= hides controls by property name; unknown names raise a notice; the link keeps it', async () => {
   const { page, problems } = await openPage(lab, '?hide=seed,lr,speed,nonsense');
   for (const name of ['seed', 'lr', 'speed']) assert.equal(await page.isVisible(`#prop-${name}`), false, `${name} hidden`);

@@ -65,7 +65,12 @@ test('right and wrong, each with its reason; unread text is not judged', () => {
 function declaredQuestions() {
   const found = [];
   for (const lab of LABS) {
-    for (const section of lab.sections ?? []) for (const q of section.questions ?? []) found.push({ where: `${lab.id}/${section.id}`, q });
+    for (const section of lab.sections ?? []) {
+      // A list, or a function of the values (the Lookup's 3.1 and 3.2 follow the database size): at its ends and default.
+      const sizes = [10, 100, 1000].map((databaseSize) => ({ ...defaultValues(lab.properties), databaseSize }));
+      const lists = typeof section.questions === 'function' ? sizes.map(section.questions) : [section.questions ?? []];
+      for (const list of lists) for (const q of list) found.push({ where: `${lab.id}/${section.id}`, q });
+    }
     if (!lab.predict) continue;
     const base = defaultValues(lab.properties);
     const variants = [base, ...lab.properties.filter((p) => p.type === 'choice' || p.type === 'bool').flatMap((p) => (p.type === 'bool'

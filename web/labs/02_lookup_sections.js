@@ -126,26 +126,27 @@ const tuple = (dims) => `(${dims.join(', ')})`;
 // is right or wrong, web/ui/answer_check.js) before its explanation (`answer`, the lab's, in a few
 // sentences) opens; ?answers=false shows the questions alone, ?questions=false none.
 const QUESTIONS = {
-  '3.1': { text: 'Why do K and V have the shapes that they have?',
-    ask: { kind: 'shape', prompt: 'First, the shape of K (as print shows it)', expected: [100, 100],
+  '3.1': (S) => ({ text: 'Why do K and V have the shapes that they have?',
+    ask: { kind: 'shape', prompt: 'First, the shape of K (as print shows it)', expected: [S, S],
       right: 'One key per database image, each a one-hot vector as long as the database.',
-      wrong: 'K holds one key per database image (100 rows), and each key is a one-hot vector with one place per image.',
-      near: [{ shape: [100, 784], why: 'That is V: one flattened 28 × 28 image per row. The keys are one-hot vectors, not images.' },
-        { shape: [1, 100], why: 'That is Q: one query, one-hot over the 100 images. K has one such vector per image.' },
-        { shape: [100], why: 'That is one key\'s length; K stacks one key per image: 100 of them.' }] },
-    answer: 'K is 100 × 100: one key per database image, each a one-hot vector as long as the database, so that a '
-      + 'one-hot query matches exactly one of them (the key\'s width must equal the query\'s). V is 100 × 784: one value per '
+      wrong: `K holds one key per database image (${S} rows), and each key is a one-hot vector with one place per image.`,
+      near: [{ shape: [S, P], why: 'That is V: one flattened 28 × 28 image per row. The keys are one-hot vectors, not images.' },
+        { shape: [1, S], why: `That is Q: one query, one-hot over the ${S} images. K has one such vector per image.` },
+        { shape: [S], why: `That is one key's length; K stacks one key per image: ${S} of them.` }] },
+    answer: `K is ${S} × ${S}: one key per database image, each a one-hot vector as long as the database, so that a `
+      + `one-hot query matches exactly one of them (the key's width must equal the query's). V is ${S} × ${P}: one value per `
       + 'image, the image itself flattened to 28 × 28 = 784 pixels. Both have a row per database entry; their widths are '
-      + 'their own: the key\'s is what queries are compared with, the value\'s is what comes back.' },
-  '3.2': { text: 'You should see that alignment_scores is a one-hot vector with a 1 at the index at which the query is located in the database. Why?',
-    ask: { kind: 'number', prompt: 'First, how many of the 100 scores in QKᵀ are 1?', expected: 1,
+      + 'their own: the key\'s is what queries are compared with, the value\'s is what comes back.'
+      + (S === NOTEBOOK_DATABASE ? '' : ` (The notebook's database has ${NOTEBOOK_DATABASE} images, so it prints ${NOTEBOOK_DATABASE} × ${NOTEBOOK_DATABASE}; this one has the Database size you chose, ${S}.)`) }),
+  '3.2': (S) => ({ text: 'You should see that alignment_scores is a one-hot vector with a 1 at the index at which the query is located in the database. Why?',
+    ask: { kind: 'number', prompt: `First, how many of the ${S} scores in QKᵀ are 1?`, expected: 1,
       right: 'A one-hot query and a one-hot key give 1 only when they mark the same place, and exactly one key does.',
       wrong: 'Each score is the dot product of two one-hot vectors: 1 if they mark the same place, 0 otherwise. Count the keys equal to the query.',
       near: [{ value: 0, why: 'The query is one of the keys (shuffled, but still there), so one dot product is 1.' },
-        { value: 100, why: 'That would need every key to equal the query, but the keys are 100 different one-hot vectors.' }] },
+        { value: S, why: `That would need every key to equal the query, but the keys are ${S} different one-hot vectors.` }] },
     answer: 'The query and every key are one-hot vectors, and the dot product of two one-hot vectors is 1 when they mark the '
       + 'same position and 0 otherwise. The keys are all different, so exactly one key equals the query: the one that was '
-      + 'shuffled, with its image, to some slot. QK^T has its single 1 at that slot (the bars above), and QK^T V picks that row of V.' },
+      + 'shuffled, with its image, to some slot. QK^T has its single 1 at that slot (the bars above), and QK^T V picks that row of V.' }),
   '4.1': { text: 'You should see that the retrieved image is mostly blurry (otherwise run the code block again). What is the reason for this (hint: think weighted average).',
     ask: { kind: 'choice', prompt: 'The blur comes from',
       choices: [
@@ -198,7 +199,16 @@ const QUESTIONS = {
       + 'between that mixture and the query, the weights learn to go to database images that look like the query, so the '
       + 'retrieval becomes a sharp, matching digit, as this section shows.' },
 };
-const questions = (...numbers) => numbers.map((number) => ({ number, ...QUESTIONS[number] }));
+// 3.1 and 3.2 count the database (S images): the Database size the figures show (the applied one), the notebook's 100 by default.
+const NOTEBOOK_DATABASE = 100;
+// A section's questions: a list, or (where one follows the database size) a function of the section's values.
+const questions = (...numbers) => {
+  const at = (values) => numbers.map((number) => {
+    const q = QUESTIONS[number];
+    return { number, ...(typeof q === 'function' ? q(values?.databaseSize ?? NOTEBOOK_DATABASE) : q) };
+  });
+  return numbers.some((n) => typeof QUESTIONS[n] === 'function') ? at : at(null);
+};
 
 const hard = {
   id: 'hard',
@@ -443,6 +453,8 @@ const own = {
   title: 'Your own digit as the query',
   text: 'Draw a digit on the pad (white on black, as MNIST\'s digits are; it is centred for you). The trained model '
     + 'embeds it like any query and retrieves from the database: its weights, its top-10 matches and their labels.',
+  // A pad to draw on (and its Clear button), a study tool, never a slide's figure: controls=min hides it.
+  fullOnly: true,
   properties: [],
   needsModel: true,
   refreshWhileTraining: true,

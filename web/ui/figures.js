@@ -101,7 +101,8 @@ export class FigureBoard {
   /** The export buttons under a figure: draw(canvas, scale) draws it as shown now. */
   addExport(view, draw) {
     const f = view.figure;
-    const bar = Object.assign(document.createElement('div'), { className: 'figure-toolbar' });
+    // Export is for the full page: controls=min (a slide) shows the figure alone.
+    const bar = Object.assign(document.createElement('div'), { className: 'figure-toolbar full-only' });
     view.node.append(bar);
     addFigureButtons(bar, {
       what: `the figure "${f.title}"`, idPrefix: `export-${f.id}`, message: this.message,

@@ -1,19 +1,41 @@
 // Questions that take an answer (issue 28; issue 39, item 3). A section may carry the course notebook's
-// questions, `questions: [{number, text, ask, answer}]` (the notebook's numbering and wording), and a
-// training lab asks one "predict, then run" question before its Play (`lab.predict(values)`, placed by
-// panels/transport.js). `ask` takes a choice, a number or a shape (answer_check.js judges it); the
+// questions, `questions: [{number, text, ask, answer}]` (the notebook's numbering and wording), and every
+// lab asks one "predict, then run" question before its main action (`lab.predict(values)`): a training
+// lab's under Play (panels/transport.js), or under a section's figures (`lab.predictIn: 'section:<id>'`,
+// above them with `lab.predictAboveFigures`; section_panel.js). `ask` takes a choice, a number or a shape (answer_check.js judges it); the
 // student's answer is judged right or wrong with its reason beside the Check button, in a live region,
 // and only then does the explanation (`answer`) open. Page settings: answers=false shows the questions
 // alone, with nothing to check, for a class working them out; questions=false shows none.
 import { el } from './el.js';
 import { judgeAnswer } from './answer_check.js';
 
-/** The questions block for a section, or null when it has none (or the link turned questions off). */
+/**
+ * The questions block for a section, or null when it has none (or the link turned questions off).
+ * `questions`: a list, or a function of the section's values -> a list, for a question whose answer
+ * follows a setting (the Lookup's 3.1 and 3.2 follow the database size). follow(values) shows the list
+ * for those values, anew only when it changed: a student's answer stays otherwise. A study tool, never
+ * a slide's figure: controls=min hides it (full-only).
+ */
 export function questionsBlock(questions, { answers = true, shown = true } = {}) {
-  if (!shown || !questions?.length) return null;
-  return el('div', { className: 'questions' },
-    el('h3', { textContent: questions.length > 1 ? 'Questions from the notebook' : 'A question from the notebook' }),
-    ...questions.map((q) => questionNode(q, { answers })));
+  if (!shown || !questions || (Array.isArray(questions) && !questions.length)) return null;
+  const node = el('div', { className: 'questions full-only' });
+  let shownKey = null;
+  const block = {
+    node,
+    follow(values) {
+      const list = typeof questions === 'function' ? questions(values) : questions;
+      const key = JSON.stringify(list);
+      if (key === shownKey) return;
+      shownKey = key;
+      node.replaceChildren(el('h3', { textContent: list.length > 1 ? 'Questions from the notebook' : 'A question from the notebook' }),
+        ...list.map((q) => questionNode(q, { answers })));
+      node.hidden = !list.length;
+    },
+  };
+  // A list is shown at once; a function waits for the section's first values.
+  if (Array.isArray(questions)) block.follow(null);
+  else node.hidden = true;
+  return block;
 }
 
 /** A question's element id: question-6-2 for the notebook's 6.2. */
@@ -78,12 +100,13 @@ function answerControl(ask, id, textId, { quietLegend = false } = {}) {
 }
 
 /**
- * The "predict, then run" question a training lab asks before its Play (lab.predict(values) -> a
+ * The "predict, then run" question a lab asks before its main action (lab.predict(values) -> a
  * question or null): a block that replaces its question when the settings change the prediction (the
- * Alignment lab's task), and keeps it (and the student's answer) otherwise.
+ * Alignment lab's task), and keeps it (and the student's answer) otherwise. On the full page only:
+ * controls=min (a slide) hides it.
  */
 export function predictionBlock(lab, { answers = true } = {}) {
-  const node = el('div', { className: 'prediction' });
+  const node = el('div', { className: 'prediction full-only' });
   let shownNumber = null;
   return {
     node,

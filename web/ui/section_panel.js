@@ -27,7 +27,8 @@ export class SectionPanel {
       el('h2', { textContent: section.title }), el('p', { className: 'section-text', textContent: section.text }));
     this.node.dataset.section = section.id;
     const props = section.properties.map((name) => lab.properties.find((p) => p.name === name));
-    const row = el('div', { className: 'section-controls' });
+    // Its buttons and settings are for the full page: controls=min (a slide) shows the figures alone.
+    const row = el('div', { className: 'section-controls full-only' });
     this.controls = new ControlsPanel(row, props, { grouped: false, onInput, onCommit: (name, parsed) => onInput(name, parsed, true) });
     this.buttons = new Map(); // action id -> button
     // The buttons wrap as one group (they belong together: play, step, show all, ...).
@@ -86,13 +87,15 @@ export class SectionPanel {
     };
     this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message, onEdit, onPick: pick });
     this.node.append(this.message);
-    // The lab's "predict, then run" question where the lab asks it under this section's figures
-    // (lab.predictIn: the Lookup's first figure is too tall to have anything above it on a phone).
+    // The lab's "predict, then run" question where the lab asks it in this section (lab.predictIn: the
+    // Lookup's first figure is too tall to have anything above it on a phone): under the figures, or
+    // above them (lab.predictAboveFigures) where the figures would give the answer away before the action.
     this.prediction = questionsShown && lab.predict && lab.predictIn === `section:${section.id}` ? predictionBlock(lab, { answers }) : null;
-    if (this.prediction) this.node.append(this.prediction.node);
+    if (this.prediction && lab.predictAboveFigures) this.board.box.before(this.prediction.node);
+    else if (this.prediction) this.node.append(this.prediction.node);
     // The notebook's questions this section's figures answer (questions.js), after the figures.
-    const questions = questionsBlock(section.questions, { answers, shown: questionsShown });
-    if (questions) this.node.append(questions);
+    this.questions = questionsBlock(section.questions, { answers, shown: questionsShown });
+    if (this.questions) this.node.append(this.questions.node);
     this.result = null;
     this.values = null;
   }
@@ -114,6 +117,7 @@ export class SectionPanel {
 
   /** The values now (asked for or not): a tensor input's caption names the step they choose. */
   followValues(values) {
+    this.questions?.follow(values); // a question whose answer follows a setting (the Lookup's database size)
     if (this.tensorInput && this.section.inputCaption) this.tensorInput.setCaption(this.section.inputCaption(values));
   }
 

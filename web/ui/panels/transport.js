@@ -44,7 +44,6 @@ export function transportPanel(page) {
   const { mode } = page;
   const asked = lab.predict && (lab.predictIn ?? 'transport') === 'transport' && mode.questions !== false && !mode.embed;
   const prediction = asked ? predictionBlock(lab, { answers: mode.answers !== false }) : null;
-  prediction?.node.classList.add('full-only');
   const node = el('section', { className: 'panel transport', ariaLabel: 'Training' },
     el('div', { className: 'transport-buttons' }, playButton, stepButton, resetButton, ...(replayButton ? [replayButton] : []), speedBox),
     el('div', { className: 'transport-progress' }, progressBar, progressText), refusal, ...(prediction ? [prediction.node] : []));
