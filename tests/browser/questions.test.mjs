@@ -2,7 +2,8 @@
 // Lookup lab's sections whose figures answer them; each takes a choice, a number or a shape, says right
 // or wrong and why beside its Check button (a live region, in view after answering, at a laptop's and a
 // phone's size), and only then opens its explanation. A training lab asks "predict, then run" beside
-// Play (the Lookup under its retrieval grid). A class's link: answers=false shows the questions alone, questions=false none of them.
+// Play (the Lookup under its retrieval grid); the Scaled, Pretrained, Translation and Writing labs in the
+// section of their main action. A class's link: answers=false shows the questions alone, questions=false none of them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -133,11 +134,19 @@ for (const size of SCREENS) {
 }
 
 test('the One query lab asks which digits the query will attend to before it trains; the Lookup asks under its retrieval grid', async () => {
-  const lookup = await openPage(lab, '?lab=lookup', { viewport: SCREENS[1] });
+  // At a database size of 300 (the link's): 3.1's and 3.2's answers count the database the figures show.
+  const lookup = await openPage(lab, '?lab=lookup&databaseSize=300', { viewport: SCREENS[1] });
   await lookup.page.waitForSelector('#section-pairs .prediction #question-predict-lookup');
   const w = await answer(lookup.page, 'question-predict-lookup', 1);
   assert.match(w.text, /^Not quite: a blur of all digits\. That is the untrained layer/);
   assert.ok(w.inView && w.besideCheck, JSON.stringify(w));
+  await lookup.page.waitForFunction(() => /K 300 × 300,/.test(document.querySelector('[data-figure="hard-shapes"]')?.textContent ?? ''));
+  let k = await answer(lookup.page, 'question-3-1', '(100, 100)');
+  assert.match(k.text, /^Not quite: \(100, 100\)\. K holds one key per database image \(300 rows\)/);
+  k = await answer(lookup.page, 'question-3-1', '300 x 300');
+  assert.equal(k.state, 'right');
+  assert.match(await lookup.page.textContent('#question-3-1 details.answer'), /K is 300 × 300.*The notebook's database has 100 images/);
+  assert.match(await lookup.page.textContent('#question-3-2'), /how many of the 300 scores in QKᵀ are 1\?/);
   assert.equal(await lookup.page.$$eval('.transport .prediction', (n) => n.length), 0, 'asked once, where the lab says');
   assert.deepEqual(lookup.problems, []);
   await lookup.page.close();
@@ -150,6 +159,60 @@ test('the One query lab asks which digits the query will attend to before it tra
   // Notebook 05's question in the build checker takes a shape.
   const e = await answer(page, 'question-Embedding', '(4, 10)');
   assert.match(e.text, /^Not quite: \(4, 10\)\. That is x: the embedding adds an axis/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// The labs without training ask before their main action (issue 39, item 3): the Scaled lab under
+// section 1's figures, before the student unticks the scale; the checkpoint labs before a checkpoint is
+// open (the question waits in its section: tests/node/predictions.test.mjs checks on the tiny
+// checkpoints that each right answer is what the lab then shows). One page, four links, at a phone's size.
+const EXPLORING = [
+  { id: 'scaled', section: 'steps', wrong: [1, /^Not quite: flatter: closer to an even 1\/5 for every key\. Flatter would need the scores to shrink/],
+    right: [0, /^Right: sharper: one key takes almost all the weight\. Each score q·k adds up d_k products/] },
+  { id: 'pretrained', section: 'model', wrong: [0, /^Not quite: no: only on itself and the words before it\. That is a causal mask/],
+    right: [1, /^Right: yes: on every token, before and after it\. BERT's encoder has no causal mask/] },
+  { id: 'translation', section: 'translate', wrong: [2, /^Not quite: only the source tokens it has already translated\. That would be a causal mask/],
+    right: [1, /^Right: every source token, <\/s> included\. The encoder has read the whole source/] },
+  { id: 'writing', section: 'roles', above: true, wrong: [1, /^Not quite: p − n, the same token in the first copy\. Close: p − n holds the same token/],
+    right: [2, /^Right: p − n \+ 1, the token after its first occurrence\. The token at p first appeared at p − n/] },
+];
+
+test('Scaled, Pretrained, Translation, Writing: predict, then run, in the section of the action, judged beside its Check, then explained (folded)', async () => {
+  const page = await lab.context.newPage();
+  await page.setViewportSize(SCREENS[1]);
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  for (const { id, section, above, wrong, right } of EXPLORING) {
+    await page.goto(`${lab.url}?lab=${id}`);
+    const q = `#section-${section} .prediction #question-predict-${id}`;
+    await page.waitForSelector(q);
+    assert.match(await page.textContent(`${q} > p`), /^Predict, then run: /, id);
+    // Under the section's figures, or above them where they would answer it (the Writing lab's head roles).
+    const place = await page.$eval(`#section-${section}`, (s) => {
+      const p = s.querySelector('.prediction'), board = s.querySelector('.figure-board');
+      return p.compareDocumentPosition(board) & Node.DOCUMENT_POSITION_FOLLOWING ? 'above' : 'under';
+    });
+    assert.equal(place, above ? 'above' : 'under', id);
+    // A checkpoint lab's section waits for one (its buttons disabled): the question is there before the action.
+    if (id !== 'scaled') await page.waitForFunction((s) => document.getElementById(`section-${s}`).dataset.state === 'waiting', section);
+    let r = await answer(page, `question-predict-${id}`, wrong[0]);
+    assert.equal(r.state, 'wrong', id);
+    assert.match(r.text, wrong[1]);
+    assert.ok(r.live && r.inView && r.besideCheck, `${id}: ${JSON.stringify(r)}`);
+    assert.equal(r.explanation, 'closed', `${id}: a prediction's explanation opens folded`);
+    r = await answer(page, `question-predict-${id}`, right[0]);
+    assert.equal(r.state, 'right', id);
+    assert.match(r.text, right[1]);
+    assert.ok(r.inView, `${id}: ${JSON.stringify(r)}`);
+    // Nothing cut off on a phone: the question's text and choices wrap inside the section.
+    const overflow = await page.$eval(q, (n) => {
+      const box = n.closest('.lab-section').getBoundingClientRect();
+      return [...n.querySelectorAll('p, label, button')].filter((e) => e.getBoundingClientRect().right > box.right + 0.5 || e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent.slice(0, 30));
+    });
+    assert.deepEqual(overflow, [], id);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -176,6 +239,15 @@ test('questions=false: no question at all, in the sections or above Play, and th
     assert.deepEqual(problems, []);
     await page.close();
   }
+  // The labs without training: the page is built (its sections waiting or shown) and asks nothing.
+  const page = await lab.context.newPage();
+  for (const { id } of EXPLORING) {
+    await page.goto(`${lab.url}?lab=${id}&questions=false`);
+    await page.waitForFunction(() => document.querySelectorAll('.lab-section[data-state]').length > 0);
+    assert.equal(await page.$$eval('.question, .questions, .prediction', (n) => n.length), 0, `${id}: none shows`);
+    assert.match(page.url(), /questions=0/, `${id}: the link keeps the flag`);
+  }
+  await page.close();
 });
 
 test('axe: the questions, answered right, wrong and unreadably, in the light and the dark theme, have no serious violation', async () => {

@@ -8,6 +8,7 @@ import { MAX_SENTENCES, MAX_TOKENS, SECTIONS } from './04_scaled_sections.js';
 import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
 import { simpleAttentionBuild } from './builds/simple_attention.js';
 import { selfAttentionBuild } from './builds/self_attention.js';
+import { scaledPrediction } from './04_scaled_predict.js';
 
 const INTRO = 'Attention in three moves: score every key against a query (a dot product), turn the scores into weights '
   + 'that sum to 1 (a softmax, after dividing by √d_k), and take the weighted sum of the values. Below, each stage is a '
@@ -99,6 +100,9 @@ export const scaledLab = defineLab({
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['section:steps'], figure: '[data-figure="inputs"]', action: '#action-reroll' },
+  // Predict, then run (issue 39): under section 1's figures; a phone's first screen has no room above them.
+  predict: scaledPrediction,
+  predictIn: 'section:steps',
   figureStem: () => 'scaled',
   // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the page's
   // backend setting, then the command's own options.

@@ -7,6 +7,7 @@ import { backendProperty, commandOptions, defineLab, paletteProperty } from './c
 import { SECTIONS } from './05_pretrained_sections.js';
 import { openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
+import { pretrainedPrediction } from './05_pretrained_predict.js';
 
 const INTRO = 'A trained BERT: type a sentence and see where each of its attention heads looks. Open it by its Hugging Face Hub id '
   + '(bert-base-uncased is filled in: one click), downloaded once and then kept in this browser so it opens again with no network; '
@@ -82,6 +83,9 @@ export const pretrainedLab = defineLab({
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   // Once a checkpoint is open, the open panel steps down under the stage (lab_page.js).
   firstScreen: { panels: ['open', 'section:model'], figure: 'canvas[data-figure="model-grid"]', action: '#prop-text' },
+  // Predict, then run (issue 39): under the model view, where it waits before a checkpoint is open.
+  predict: pretrainedPrediction,
+  predictIn: 'section:model',
   figureStem: () => 'pretrained',
   // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the
   // settings it takes are the page's own (same names, ranges and defaults), then its own options.

@@ -6,6 +6,7 @@ import { backendProperty, commandOptions, defineLab, paletteProperty } from './c
 import { SECTIONS } from './06_translation_sections.js';
 import { openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
+import { translationPrediction } from './06_translation_predict.js';
 
 const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub): type an English sentence, watch it '
   + 'translated word by word, and see which source words each new word attended to. Open it by its Hub id (Helsinki-NLP/opus-mt-en-fr is '
@@ -101,6 +102,9 @@ export const translationLab = defineLab({
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   // Once a checkpoint is open, the open panel steps down under the stage (lab_page.js).
   firstScreen: { panels: ['open', 'section:translate', 'section:cross'], figure: '[data-figure="translation"]', action: '#action-play' },
+  // Predict, then run (issue 39): under the translation and its buttons, above the cross-attention heatmap.
+  predict: translationPrediction,
+  predictIn: 'section:translate',
   figureStem: () => 'translation',
   // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the
   // settings it takes are the page's own (same names, ranges and defaults), then its own options.

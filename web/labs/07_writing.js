@@ -7,6 +7,7 @@ import { backendProperty, commandOptions, defineLab, paletteProperty } from './c
 import { SECTIONS } from './07_writing_sections.js';
 import { openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
+import { writingPrediction } from './07_writing_predict.js';
 import { rotaryOf } from './07_writing_rotary.js';
 
 const INTRO = 'A language model writing: GPT-2, or a Llama or Qwen 2 (SmolLM2, TinyLlama, Qwen2.5), reads your prompt and adds one token at a time. '
@@ -125,6 +126,10 @@ export const writingLab = defineLab({
   // at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs). Once a checkpoint is open, the open
   // panel steps down under the stage (lab_page.js).
   firstScreen: { panels: ['open', 'section:write'], figure: '[data-figure="next-bars"]', action: '#action-play' },
+  // Predict, then run (issue 39): in Head roles, above its grid and the opened head, which would show the answer.
+  predict: writingPrediction,
+  predictIn: 'section:roles',
+  predictAboveFigures: true,
   figureStem: () => 'writing',
   // Its headless side (web/cli/attnlab.mjs runs a lab's commands from this declaration alone): the
   // settings each takes are the page's own (same names, ranges and defaults: a run is sampled at
