@@ -5,7 +5,8 @@
 // (tests/fixtures/marian_tiny_reference.safetensors, "cat.beam.*", max_length 32 as there); the lines
 // between the two sentences are as dark as the weights; the model view's thumbnails are the reference
 // per layer and head and a click picks one; "Next word" adds a row, Play adds rows one at a time and
-// Pause stops it; the beams and their scores show at each step. One page for all, for the CI budget.
+// Pause stops it; the beams and their scores show at each step; a click on a head of Switch heads off
+// translates as PyTorch does with that head zeroed (ablation_reference.safetensors). One page for all, for the CI budget.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -95,11 +96,12 @@ test(`${WEIGHTS} opens; the cross-attention heatmap has a row per generated toke
 });
 
 /** The cross-attention heatmap's cells that differ from PyTorch's by more than 2% of its colour scale (on a
- *  scale from 0 to the largest weight). want(t, s): by default the last layer's mean over heads (notebook 04). */
-async function crossHeatmapFailures(p, want = crossMean) {
+ *  scale from 0 to the largest weight). want(t, s): by default the last layer's mean over heads (notebook 04); rows: the tokens shown. */
+async function crossHeatmapFailures(p, want = crossMean, rows = T) {
   const got = await readHeatmap(p, 'canvas[data-figure="cross-heatmap"]');
+  assert.equal(got.length, rows, 'a row per generated token');
   let max = 0;
-  for (let t = 0; t < T; t++) for (let s = 0; s < S; s++) max = Math.max(max, want(t, s));
+  for (let t = 0; t < rows; t++) for (let s = 0; s < S; s++) max = Math.max(max, want(t, s));
   const failures = [];
   got.forEach((row, t) => row.forEach((g, s) => {
     if (Math.abs(g * max - want(t, s)) > 0.02 * max) failures.push(`[${t}, ${s}]: ${(g * max).toFixed(3)} vs ${want(t, s).toFixed(3)}`);
@@ -234,6 +236,49 @@ test('the model view (cross): L x H thumbnails of generated x source, PyTorch\'s
   await page.waitForFunction((S) => new RegExp(`^Encoder self-attention: 2 layers.* over ${S} tokens`).test(document.querySelector('canvas[data-figure="views-grid"]')?.getAttribute('aria-label') ?? ''), S);
   await setField(page, 'side', 'decoder');
   await page.waitForFunction((T) => new RegExp(`^Decoder self-attention: 2 layers.* over ${T} tokens`).test(document.querySelector('canvas[data-figure="views-grid"]')?.getAttribute('aria-label') ?? ''), T);
+  assert.deepEqual(problems, []);
+});
+
+// Switch heads off (issue 39, item 4), against tests/fixtures/make_ablation_fixtures.py: PyTorch's Marian with
+// cross-attention head 0.1's z zeroed before out_proj (the ids tests/node/ablation_cli.test.mjs checks headless).
+test('Switch heads off: a click on cross-attention head 0.1 translates as PyTorch does with it zeroed (4 beams, then greedy, its cross-attention too)', async () => {
+  const ablation = parseSafetensors(readFileSync(path.join(TINY_MARIAN, '..', 'ablation_reference.safetensors'))).tensors;
+  const piecesOf = (key) => Array.from(ablation[key].data).slice(1).map((id) => pieceOf.get(id));
+  const generated = (pieces) => page.waitForFunction((want) => document.querySelector('[data-figure="pieces"]')?.textContent.endsWith(want),
+    `· generated (${pieces.length}): ${pieces.join(' ')}`, { timeout: 20000 });
+  await page.click('#action-all');
+  await generated(TARGET); // the whole model's, as PyTorch's beams
+  assert.deepEqual(piecesOf('marian.none.beam.ids'), TARGET);
+  const whole = await page.textContent('[data-figure="translation"]');
+  assert.equal(await page.textContent('[data-figure="ablate-off"]'), 'Every head is on: click a head above to switch it off.');
+  const grid = page.locator('canvas[data-figure="ablate-grid"]');
+  await grid.scrollIntoViewIfNeeded();
+  const cell = JSON.parse(await grid.getAttribute('data-cells')).find((c) => c.layer === 0 && c.head === 1);
+  const k = await grid.evaluate((c) => c.getBoundingClientRect().width / parseFloat(c.style.width));
+  await grid.click({ position: { x: k * (cell.x + cell.w / 2), y: k * (cell.y + cell.h / 2) } });
+  await page.waitForFunction(() => document.getElementById('prop-ablate').value === '0.1');
+  await page.waitForFunction(() => document.querySelector('[data-figure="ablate-off"]')?.textContent.startsWith('Heads switched off (1): 0.1'), null, { timeout: 20000 });
+  const off = piecesOf('marian.l0h1.beam.ids');
+  assert.notDeepEqual(off, TARGET);
+  await generated(off);
+  assert.match(page.url(), /[?&]ablate=0\.1(&|$)/);
+  // The section says what the switch changed: this translation, and the whole model's.
+  const said = await page.textContent('[data-figure="ablate-translation"]');
+  const now = await page.textContent('[data-figure="translation"]');
+  assert.equal(said, `With the heads off: ${now} · with every head: ${whole}`);
+  // Greedy: the ids and every generated token's cross-attention (the heatmap: the last layer's mean) are PyTorch's.
+  await setField(page, 'beams', 1);
+  const greedy = piecesOf('marian.l0h1.greedy.ids');
+  await generated(greedy);
+  const cross0 = ablation['marian.l0h1.greedy.cross_attentions'].data; // [N, L, H, S]
+  const offMean = (t, s) => (cross0[((t * L + 1) * H + 0) * S + s] + cross0[((t * L + 1) * H + 1) * S + s]) / H;
+  await page.waitForFunction((n) => JSON.parse(document.querySelector('canvas[data-figure="cross-heatmap"]').dataset.layout).rows === n, greedy.length);
+  assert.deepEqual(await crossHeatmapFailures(page, offMean, greedy.length), []);
+  // Every head on again, 4 beams: the whole model's translation back.
+  await page.click('#action-ablate-none');
+  await setField(page, 'beams', 4);
+  await generated(TARGET);
+  assert.equal(await page.inputValue('#prop-ablate'), '');
   assert.deepEqual(problems, []);
 });
 
