@@ -62,97 +62,102 @@ test('the home page lists every lab in course order, with its notebook and a lin
   await page.close();
 });
 
+// Each lab's checks share its page loads (a page load is most of a browser test's time, and the suite
+// runs on a 2-core CI machine): one page is loaded, checked, exported, audited by axe, and then gives
+// the link a fresh page opens; one embedded page is measured at two frame sizes.
 for (const spec of LABS) {
   const query = `?lab=${spec.id}`;
-
-  test(`${spec.id}: loads with no console error, says which backend ran, links back and on`, async () => {
-    const { page, problems } = await openPage(lab, query);
-    assert.match(await page.textContent('#badge-backend'), / ran$/);
-    assert.equal(await page.getAttribute('#nav-home', 'href'), '?');
-    const next = nextLab(spec);
-    if (next) assert.equal(await page.getAttribute('#nav-next', 'href'), `?lab=${next.id}`);
-    else assert.equal(await page.$('#nav-next'), null);
-    assert.deepEqual(problems, []);
-    await page.close();
-  });
-
   // The seed where the lab has one, else its first whole-number setting (the Pretrained lab's layer).
   const [field, value] = spec.properties.some((p) => p.name === 'seed') ? ['seed', 7] : [spec.properties.find((p) => p.type === 'int').name, 1];
-  test(`${spec.id}: a link carries the settings (${field}) to a fresh page`, async () => {
+
+  test(`${spec.id}: one page`, async (t) => {
     const { page, problems } = await openPage(lab, query);
-    await setField(page, field, value);
-    await page.waitForFunction((q) => location.search.includes(q), `${field}=${value}`);
-    const other = await openPage(lab, new URL(page.url()).search);
-    assert.equal(await other.page.inputValue(`#prop-${field}`), String(value));
-    assert.ok(new URL(other.page.url()).searchParams.get('lab') === spec.id);
-    assert.deepEqual([...problems, ...other.problems], []);
-    await other.page.close();
+
+    await t.test('loads with no console error, says which backend ran, links back and on', async () => {
+      assert.match(await page.textContent('#badge-backend'), / ran$/);
+      assert.equal(await page.getAttribute('#nav-home', 'href'), '?');
+      const next = nextLab(spec);
+      if (next) assert.equal(await page.getAttribute('#nav-next', 'href'), `?lab=${next.id}`);
+      else assert.equal(await page.$('#nav-next'), null);
+      assert.deepEqual(problems, []);
+    });
+
+    if (!spec.trainer) {
+      // A lab without training has no loss chart and no weights: its first exportable figure instead.
+      await t.test("a section's figure exports as PNG (2x) and SVG", async () => {
+        const id = await page.$eval('.lab-section .figure-toolbar button[id$="-png"]', (b) => b.id.replace(/^export-/, '').replace(/-png$/, ''));
+        const png = await save(page, `#export-${id}-png`);
+        const bytes = readFileSync(png.file);
+        assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+        const cssWidth = await page.$eval(`canvas[data-figure="${id}"]`, (c) => c.getBoundingClientRect().width);
+        assert.ok(Math.abs(bytes.readUInt32BE(16) - 2 * cssWidth) <= 2, `PNG width ${bytes.readUInt32BE(16)} is twice ${cssWidth}`);
+        const svg = readFileSync((await save(page, `#export-${id}-svg`)).file, 'utf8');
+        const title = await page.$eval(`canvas[data-figure="${id}"]`, (c) => c.getAttribute('aria-label').split(':')[0]);
+        assert.ok(svg.includes(title), `the SVG has the title '${title}' as text`);
+        assert.deepEqual(problems, []);
+      });
+    } else {
+      await t.test('the loss chart exports as PNG (2x) and SVG; weights export and import back', async () => {
+        await train(page, 5);
+        const png = await save(page, '#export-loss-png');
+        const bytes = readFileSync(png.file);
+        assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+        const cssWidth = await page.$eval('#chart-loss', (c) => c.getBoundingClientRect().width);
+        assert.ok(Math.abs(bytes.readUInt32BE(16) - 2 * cssWidth) <= 2, `PNG width ${bytes.readUInt32BE(16)} is twice ${cssWidth}`);
+        const svg = readFileSync((await save(page, '#export-loss-svg')).file, 'utf8');
+        assert.ok(svg.startsWith('<svg') || svg.includes('<svg'), 'an SVG document');
+        assert.ok(svg.includes(spec.metrics.loss.title), `the SVG has the title '${spec.metrics.loss.title}' as text`);
+        const weights = await save(page, '#weights-export');
+        assert.match(weights.name, /\.safetensors$/);
+        await page.setInputFiles('#weights-file', weights.file);
+        await page.waitForFunction(() => /^Loaded /.test(document.getElementById('weights-message').textContent), null, { timeout: 30000 });
+        assert.deepEqual(problems, []);
+      });
+    }
+
+    await t.test('axe finds no serious or critical violation', async () => {
+      await waitDrawn(page);
+      await page.addScriptTag({ path: AXE });
+      const violations = await page.evaluate(async () => (await window.axe.run(document, { iframes: false })).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
+      assert.deepEqual(violations, []);
+      assert.deepEqual(problems, []);
+    });
+
+    await t.test(`a link carries the settings (${field}) to a fresh page`, async () => {
+      await setField(page, field, value);
+      await page.waitForFunction((q) => location.search.includes(q), `${field}=${value}`);
+      const other = await openPage(lab, new URL(page.url()).search);
+      assert.equal(await other.page.inputValue(`#prop-${field}`), String(value));
+      assert.ok(new URL(other.page.url()).searchParams.get('lab') === spec.id);
+      assert.deepEqual([...problems, ...other.problems], []);
+      await other.page.close();
+    });
     await page.close();
   });
 
-  for (const [width, height] of [[480, 270], [1280, 720]]) {
-    test(`${spec.id}: embeds at ${width}x${height} with nothing cut off sideways`, async () => {
-      const page = await lab.context.newPage();
-      await page.setViewportSize({ width, height });
-      const problems = [];
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-      await page.goto(`${lab.url}${query}&embed=1`);
-      await openCheckpointIfAsked(page);
-      await waitConfigured(page);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      assert.ok(overflow <= 0, `${overflow}px wider than the frame`);
-      if (spec.trainer) assert.ok(await page.isVisible('#play'), 'the play button is on screen');
-      else assert.ok(await page.isVisible('.lab-section'), 'the first section is on screen');
-      assert.deepEqual(problems, []);
-      await page.close();
-    });
-  }
-
-  if (!spec.trainer) {
-    // A lab without training has no loss chart and no weights: its first exportable figure instead.
-    test(`${spec.id}: a section's figure exports as PNG (2x) and SVG`, async () => {
-      const { page, problems } = await openPage(lab, query);
-      const id = await page.$eval('.lab-section .figure-toolbar button[id$="-png"]', (b) => b.id.replace(/^export-/, '').replace(/-png$/, ''));
-      const png = await save(page, `#export-${id}-png`);
-      const bytes = readFileSync(png.file);
-      assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
-      const cssWidth = await page.$eval(`canvas[data-figure="${id}"]`, (c) => c.getBoundingClientRect().width);
-      assert.ok(Math.abs(bytes.readUInt32BE(16) - 2 * cssWidth) <= 2, `PNG width ${bytes.readUInt32BE(16)} is twice ${cssWidth}`);
-      const svg = readFileSync((await save(page, `#export-${id}-svg`)).file, 'utf8');
-      const title = await page.$eval(`canvas[data-figure="${id}"]`, (c) => c.getAttribute('aria-label').split(':')[0]);
-      assert.ok(svg.includes(title), `the SVG has the title '${title}' as text`);
-      assert.deepEqual(problems, []);
-      await page.close();
-    });
-  } else test(`${spec.id}: the loss chart exports as PNG (2x) and SVG; weights export and import back`, async () => {
-    const { page, problems } = await openPage(lab, query);
-    await train(page, 5);
-    const png = await save(page, '#export-loss-png');
-    const bytes = readFileSync(png.file);
-    assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
-    const cssWidth = await page.$eval('#chart-loss', (c) => c.getBoundingClientRect().width);
-    assert.ok(Math.abs(bytes.readUInt32BE(16) - 2 * cssWidth) <= 2, `PNG width ${bytes.readUInt32BE(16)} is twice ${cssWidth}`);
-    const svg = readFileSync((await save(page, '#export-loss-svg')).file, 'utf8');
-    assert.ok(svg.startsWith('<svg') || svg.includes('<svg'), 'an SVG document');
-    assert.ok(svg.includes(spec.metrics.loss.title), `the SVG has the title '${spec.metrics.loss.title}' as text`);
-    const weights = await save(page, '#weights-export');
-    assert.match(weights.name, /\.safetensors$/);
-    await page.setInputFiles('#weights-file', weights.file);
-    await page.waitForFunction(() => /^Loaded /.test(document.getElementById('weights-message').textContent), null, { timeout: 30000 });
-    assert.deepEqual(problems, []);
-    await page.close();
-  });
-
-  test(`${spec.id}: axe finds no serious or critical violation`, async () => {
-    const { page, problems } = await openPage(lab, query);
-    await waitDrawn(page);
-    await page.addScriptTag({ path: AXE });
-    const violations = await page.evaluate(async () => (await window.axe.run(document, { iframes: false })).violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
-    assert.deepEqual(violations, []);
-    assert.deepEqual(problems, []);
+  test(`${spec.id}: embeds at 480x270 and 1280x720 with nothing cut off sideways`, async (t) => {
+    const page = await lab.context.newPage();
+    await page.setViewportSize({ width: 480, height: 270 });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    await page.goto(`${lab.url}${query}&embed=1`);
+    await openCheckpointIfAsked(page);
+    await waitConfigured(page);
+    for (const [width, height] of [[480, 270], [1280, 720]]) {
+      await t.test(`${width}x${height}`, async () => {
+        await page.setViewportSize({ width, height });
+        // The embed layout fits itself on resize (embed_layout.js); two frames let it settle.
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${overflow}px wider than the frame`);
+        if (spec.trainer) assert.ok(await page.isVisible('#play'), 'the play button is on screen');
+        else assert.ok(await page.isVisible('.lab-section'), 'the first section is on screen');
+        assert.deepEqual(problems, []);
+      });
+    }
     await page.close();
   });
 }
