@@ -88,10 +88,12 @@ inline float lane(f32x4 x, int i) { return x[i]; }
 // place, read as 2^-112 times its value (subnormals included), so one multiply by 2^112 restores it; an
 // infinity or NaN would not survive, and the loader refuses those (checkpoint_loader.h).
 #if defined(__wasm_simd128__)
+// bfloat16: each value interleaved after a zero 16-bit half, one shuffle for four (x64: punpcklwd /
+// punpckhwd), where extend + shift took two instructions.
 inline void widen_bf16_8(const std::uint16_t* p, f32x4& lo, f32x4& hi) {
-  const v128_t v = wasm_v128_load(p);
-  lo = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(v), 16);
-  hi = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(v), 16);
+  const v128_t v = wasm_v128_load(p), zero = wasm_i32x4_splat(0);
+  lo = wasm_i16x8_shuffle(zero, v, 0, 8, 1, 9, 2, 10, 3, 11);
+  hi = wasm_i16x8_shuffle(zero, v, 4, 12, 5, 13, 6, 14, 7, 15);
 }
 inline f32x4 half_bits_to_float4(v128_t u) {
   const v128_t sign = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x8000)), 16);

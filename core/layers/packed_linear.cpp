@@ -61,6 +61,32 @@ void panel_tile(const float* x, int ldx, int rows, const typename W::T* panel, i
   }
 }
 
+// One row of x (a decoding step, M = 1) against P adjacent panels of a block at once. Each panel's sums
+// are panel_tile<1>'s chain (k ascending from zero, the same adds in the same order: no bit changes);
+// what changes is that 2P chains of adds are in flight instead of two, and x[k] is splat once for P
+// panels. For 16-bit panels only, whose step is compute-bound (the widening's instructions per weight):
+// with vec4.h's one-shuffle bfloat16 widening, a written token of SmolLM2-135M's shape (BF16) went from
+// 54.2 to 36.2 ms of CPU time (benchmarks/ab_decode.mjs --which llama; docs/benchmarks.md). Float32
+// panels stay one at a time: their loop waits on memory (issue 26's measurements, docs/benchmarks.md).
+constexpr int kRowPanels = 4;
+template <int P, class W>
+void row_panels(const float* x, const typename W::T* panel, std::size_t panel_stride, int K, bool carry, float* const out8[P]) {
+  f32x4 c[P][2];
+  for (int p = 0; p < P; ++p) {
+    c[p][0] = carry ? load4(out8[p]) : zero4();
+    c[p][1] = carry ? load4(out8[p] + 4) : zero4();
+  }
+  for (int k = 0; k < K; ++k) {
+    const f32x4 s = load_splat4(x + k);
+    for (int p = 0; p < P; ++p) {
+      f32x4 b0, b1;
+      W::load8(panel + p * panel_stride + std::size_t(k) * kPanel, b0, b1);
+      c[p][0] = add4(c[p][0], mul4(s, b0)), c[p][1] = add4(c[p][1], mul4(s, b1));
+    }
+  }
+  for (int p = 0; p < P; ++p) store4(out8[p], c[p][0]), store4(out8[p] + 4, c[p][1]);
+}
+
 float widen(std::uint16_t h, WeightFormat format) {
   f32x4 lo, hi;
   const std::uint16_t eight[8] = {h, 0, 0, 0, 0, 0, 0, 0};
@@ -114,7 +140,17 @@ void PackedLinear::forward(ConstMatrixRef x, MatrixRef y) const {
     for (int k0 = 0; k0 < in_; k0 += kBlock) {
       const int rows = std::min(kBlock, in_ - k0);
       const std::size_t block = std::size_t(k0) * panels_ * kPanel;
-      for (int p = p0; p < p1; ++p) {
+      int p = p0;
+      if (M == 1 && format_ != WeightFormat::f32) {  // a 16-bit decoding step: kRowPanels panels at a time
+        for (; p + kRowPanels <= p1; p += kRowPanels) {
+          float* out8[kRowPanels];
+          for (int i = 0; i < kRowPanels; ++i) out8[i] = sums(p + i, 0);
+          const std::size_t panel = block + std::size_t(p) * rows * kPanel, stride = std::size_t(rows) * kPanel;
+          if (format_ == WeightFormat::bf16) row_panels<kRowPanels, Bf16Weights>(x.data() + k0, packed16_.data() + panel, stride, rows, k0 > 0, out8);
+          else row_panels<kRowPanels, F16Weights>(x.data() + k0, packed16_.data() + panel, stride, rows, k0 > 0, out8);
+        }
+      }
+      for (; p < p1; ++p) {
         const std::size_t panel = block + std::size_t(p) * rows * kPanel;
         for (int r = 0; r < M; r += 4) {
           const int tile_rows = std::min(4, M - r);

@@ -72,11 +72,13 @@ TEST_CASE("widen_bf16_8 and widen_f16_8: every finite 16-bit pattern is the file
   }
 }
 
-TEST_CASE("PackedLinear 16-bit[M in {1,3,4,5}, in in {1,3,8,9,17,770}, out in {1,7,8,9,17}]: the float32 product over the widened weights, bit for bit") {
+// out from 31 on: a single row (M = 1) runs four panels at a time (packed_linear.cpp, row_panels), with a
+// ragged panel inside a group (31), a group exactly (32), a panel after a group (33, 41: ragged) and two groups (65).
+TEST_CASE("PackedLinear 16-bit[M in {1,3,4,5}, in in {1,3,8,9,17,770}, out in {1,7,8,9,17,31,32,33,41,65}]: the float32 product over the widened weights, bit for bit") {
   Rng rng(37);
   for (WeightFormat format : {WeightFormat::bf16, WeightFormat::f16})
     for (int in : {1, 3, 8, 9, 17, 770})
-      for (int out : {1, 7, 8, 9, 17})
+      for (int out : {1, 7, 8, 9, 17, 31, 32, 33, 41, 65})
         for (int M : {1, 3, 4, 5}) {
           const std::vector<std::uint16_t> w = random_16(format, std::size_t(in) * out, rng);
           const std::vector<float> wide = widened(format, w);

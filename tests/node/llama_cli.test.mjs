@@ -31,7 +31,18 @@ function reference(kind) {
   return { ref: fixture(name), tol: (t) => Math.max(1e-5, 2 * Number(meta[`${t}.f32_vs_f64`])), prompt: meta['prompt.text'] };
 }
 
-test('llama and qwen2 folders open as their kinds (the Writing lab\'s) and the prompt\'s pass is PyTorch\'s, in the SIMD128 and scalar builds', async () => {
+// The file's BF16 rows of `name` for `ids`, widened here (a bfloat16 is a float32's top 16 bits): [T * E].
+function widenedRows(file, name, ids, E) {
+  const bytes = readFileSync(file);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const { dtype, data_offsets: [begin] } = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'))[name];
+  assert.equal(dtype, 'BF16');
+  const bits = new Uint32Array(ids.length * E);
+  ids.forEach((id, t) => { for (let e = 0; e < E; e++) bits[t * E + e] = bytes.readUInt16LE(8 + n + begin + 2 * (id * E + e)) << 16; });
+  return bits;
+}
+
+test('llama and qwen2 folders open as their kinds (the Writing lab\'s) and the prompt\'s pass is PyTorch\'s, in the SIMD128 and scalar builds; BF16 embeddings widened bit for bit', async () => {
   for (const build of ['simd', 'scalar']) for (const [kind, { file, config, weights }] of Object.entries(KINDS)) {
     const module = await lab(build);
     const { ref, tol } = reference(kind);
@@ -48,6 +59,10 @@ test('llama and qwen2 folders open as their kinds (the Writing lab\'s) and the p
       assert.deepEqual(tokenizer.encode(reference(kind).prompt).ids, ids);
       model.forward(ids, { backend: 'simd128' });
       const T = ids.length;
+      if (weights === 'BF16') {  // the embeddings as the module widens them (vec4.h's widen_bf16_8: the SIMD128 build's shuffle)
+        const embedded = new Uint32Array(model.residual(0).buffer);
+        assert.deepEqual(embedded, widenedRows(path.join(folder(kind), file), 'model.embed_tokens.weight', ids, config.hiddenSize), `${kind} embeddings (${build})`);
+      }
       // The ids the tokenizer writes (all 407); Qwen2's 9 padded ids past them are limited to -inf.
       const V = config.vocabSize, W = tokenizer.size;
       const rows = [...Array(T).keys()].map((t) => model.logits(t));
