@@ -196,7 +196,9 @@ test('Scaled, Pretrained, Translation, Writing: predict, then run, in the sectio
     });
     assert.equal(place, above ? 'above' : 'under', id);
     // A checkpoint lab's section waits for one (its buttons disabled): the question is there before the action.
-    if (id !== 'scaled') await page.waitForFunction((s) => document.getElementById(`section-${s}`).dataset.state === 'waiting', section);
+    // The Scaled lab's question comes after its figures: answered once they are drawn, as a student reads them.
+    await page.waitForFunction(({ s, want }) => document.getElementById(`section-${s}`).dataset.state === want,
+      { s: section, want: id === 'scaled' ? 'shown' : 'waiting' });
     let r = await answer(page, `question-predict-${id}`, wrong[0]);
     assert.equal(r.state, 'wrong', id);
     assert.match(r.text, wrong[1]);
