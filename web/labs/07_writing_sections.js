@@ -22,7 +22,7 @@ import { tokenLabels } from './token_labels.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 import { idsAsText, tokenAsText, visibleToken } from './visible_text.js';
 import { chatPrompt } from '../tokenizers/chat_template.js';
-import { kvGroups } from '../ui/model_grid_figure.js';
+import { kvGroups } from '../shared/kv_groups.js';
 import { rotary } from './07_writing_rotary.js';
 import { writingEnds } from '../tokenizers/tokenizer.js';
 

@@ -20,6 +20,7 @@
 // T != S makes the thumbnails rectangles (3 generated tokens over 9 source tokens: 90 x 30 px).
 import { colorAt, PALETTES } from '../shared/palette.js';
 import { themeColors } from './theme.js';
+import { kvGroups } from '../shared/kv_groups.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
@@ -29,17 +30,6 @@ const GAP = 8; // between thumbnails: room for the selection's outline
 const PAD = 6;
 const BAR_W = 10; // the colour bar
 const GROUP_H = 20; // the "K/V k" row over the heads that share a key/value head
-
-/**
- * The query heads that share each key/value head: [{kv, heads: [h, ...]}], or [] when each head has its
- * own (kvHeads absent or H). H must be a multiple of kvHeads (the decoder's config reader checks it).
- */
-export function kvGroups(heads, kvHeads) {
-  if (!Number.isInteger(kvHeads) || kvHeads < 1 || kvHeads >= heads) return [];
-  if (heads % kvHeads) throw new Error(`model grid: ${heads} query heads cannot share ${kvHeads} key/value heads evenly`);
-  const g = heads / kvHeads;
-  return Array.from({ length: kvHeads }, (_, kv) => ({ kv, heads: Array.from({ length: g }, (_, i) => kv * g + i) }));
-}
 
 /** The thumbnails' tokens: {queries: [string] (T), keys: [string] (S)}; one list (`tokens`) is both. */
 export function modelGridTokens(f) {
