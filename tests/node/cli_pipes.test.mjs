@@ -1,7 +1,7 @@
 // What attnlab prints arrives whole through a pipe (issue 23). Graders read `attnlab ... --json` through
 // a pipe (`| jq`, Python's subprocess); Node writes to a full pipe asynchronously, and a command that
 // ended with process.exit() lost everything past the first 64 KB. Each command here prints several MB
-// into a reader that takes its time, 10 times, and every byte must arrive and parse; a reader that
+// into a reader that takes its time, 3 times, and every byte must arrive and parse; a reader that
 // closes early (`| head -c 100`) must end the command quietly: exit 0, nothing on stderr.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,8 @@ import { parseSafetensors, writeSafetensors } from '../../web/io/safetensors.js'
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-pipes-'));
-const RUNS = 10;
+// The bug this guards against (issue 23) lost the output past 64 KB on every run: three runs catch it.
+const RUNS = 3;
 
 // The slow reader: takes one chunk at a time with a pause after each (the writer's pipe fills up and
 // Node queues the rest), then reports the bytes it got, how many JSON records they held, and their text.
@@ -76,7 +77,7 @@ const TRAIN = ['train', '--task', 'copy', '--length', '4', '--vocab', '4', '--d-
 // A run's speed differs from run to run; nothing else may.
 const withoutTiming = (record) => ({ ...record, stepsPerSecond: undefined });
 
-test('attnlab train --every 1 --json: 3.7 MB of records through a slow pipe arrive whole, 10 times', () => {
+test('attnlab train --every 1 --json: 3.7 MB of records through a slow pipe arrive whole, 3 times', () => {
   assertWholeThroughPipe(TRAIN, { minBytes: 3_000_000, same: withoutTiming });
 });
 
@@ -92,7 +93,7 @@ function attentionFiles() {
   });
 }
 
-test('attnlab attention: a 500 x 500 weights matrix (several MB) through a slow pipe arrives whole, 10 times', () => {
+test('attnlab attention: a 500 x 500 weights matrix (several MB) through a slow pipe arrives whole, 3 times', () => {
   assertWholeThroughPipe(['attention', ...attentionFiles(), '--backend', 'simd'], { minBytes: 2_000_000 });
 });
 
@@ -115,12 +116,12 @@ function longBert() {
   return to;
 }
 
-test('attnlab pretrained --json: a 300-token sentence\'s attentions (several MB) through a slow pipe arrive whole, 10 times', () => {
+test('attnlab pretrained --json: a 300-token sentence\'s attentions (several MB) through a slow pipe arrive whole, 3 times', () => {
   const text = Array.from({ length: 298 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
   assertWholeThroughPipe(['pretrained', '--model', longBert(), '--text', text, '--backend', 'simd', '--json'], { minBytes: 2_000_000 });
 });
 
-test('attnlab translate --json: a long sentence\'s cross-attention (1.2 MB) through a slow pipe arrives whole, 10 times', () => {
+test('attnlab translate --json: a long sentence\'s cross-attention (1.2 MB) through a slow pipe arrives whole, 3 times', () => {
   const from = path.join(FIXTURES, 'marian_tiny');
   const to = path.join(dir, 'marian_long');
   mkdirSync(to, { recursive: true });

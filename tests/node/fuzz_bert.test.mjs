@@ -20,7 +20,7 @@ const VARIANTS = ['modern', 'legacy', 'bf16'];
 // The three configs differ only in "architectures" and "torch_dtype": every variant loads with modern's.
 const CONFIG = readFileSync(path.join(folder, 'modern', 'config.json'), 'utf8');
 const SEEDS = VARIANTS.map((v) => new Uint8Array(readFileSync(path.join(folder, v, 'model.safetensors'))));
-const CASES = 6000;  // ~10 s on a busy core (30,000 once: 42 s, the same two findings below)
+const CASES = 2500;  // ~12 s on a busy core (6,000: 29 s; 30,000 once: the same two findings below)
 // Chunk sizes for the streamed tensors: 16 MB is the page's (one read per tensor here); the small ones
 // split a tensor across many _write calls, and 6 splits F32 and F16 elements across two.
 const CHUNKS = [6, 64, 1000, 4096, 16 * 1024 * 1024];
@@ -106,7 +106,7 @@ test(`module.loadBert on ${CASES} mutated checkpoints (seed 1): a model that run
   console.log(`${CASES} cases in ${seconds.toFixed(1)} s: ${loaded} loaded (${nonFinite} with a non-finite output), ${rejected} refused`);
   for (const [kind, n] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${String(n).padStart(7)}  ${kind}`);
   // Both sides are reached: mutated weights still load, broken headers do not.
-  assert.ok(loaded > 100 && rejected > 500, `${loaded} loaded, ${rejected} refused`);
+  assert.ok(loaded > 60 && rejected > 500, `${loaded} loaded, ${rejected} refused`);
 
   const after = await load(module, SEEDS[0]);
   assert.deepEqual(outputs(after), expected, 'the module gives the same numbers after the fuzzing');

@@ -1,5 +1,5 @@
-// A bounded, seeded slice of tests/fuzz/js_mutation_fuzz.mjs: web/io/safetensors.js on 400000 mutated
-// files (~20 s). It runs in a worker so that a case that never returns fails the test at a deadline
+// A bounded, seeded slice of tests/fuzz/js_mutation_fuzz.mjs: web/io/safetensors.js on 100000 mutated
+// files (~16 s on an idle core; the long runs are by hand: docs/reliability.md). It runs in a worker so that a case that never returns fails the test at a deadline
 // instead of hanging the run. Needs no WASM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,14 +29,14 @@ function fuzzInWorker(options) {
   });
 }
 
-test('parseSafetensors on 400000 mutated files (seed 1): a well-formed result or a SafetensorsError, never a hang', async () => {
-  const { stats, seconds } = await fuzzInWorker({ seed: 1, cases: 400000 });
+test('parseSafetensors on 100000 mutated files (seed 1): a well-formed result or a SafetensorsError, never a hang', async () => {
+  const { stats, seconds } = await fuzzInWorker({ seed: 1, cases: 100000 });
   console.log(describe(stats, seconds));
   assert.equal(stats.failure, null, stats.failure && `case ${stats.failure.index}: ${stats.failure.reason}\n` +
     `bytes (base64): ${Buffer.from(stats.failure.bytes).toString('base64').slice(0, 2000)}`);
-  assert.equal(stats.cases, 400000);
+  assert.equal(stats.cases, 100000);
   // The mutations reach both sides: some files still parse, most do not.
-  assert.ok(stats.accepted > 1000 && stats.rejected > 150000, `${stats.accepted} accepted, ${stats.rejected} rejected`);
+  assert.ok(stats.accepted > 250 && stats.rejected > 37500, `${stats.accepted} accepted, ${stats.rejected} rejected`);
 });
 
 test('the same seed (7) gives the same 3000 cases', () => {
