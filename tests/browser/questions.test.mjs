@@ -168,7 +168,7 @@ test('the One query lab asks which digits the query will attend to before it tra
 // open (the question waits in its section: tests/node/predictions.test.mjs checks on the tiny
 // checkpoints that each right answer is what the lab then shows). One page, four links, at a phone's size.
 const EXPLORING = [
-  { id: 'scaled', section: 'steps', wrong: [1, /^Not quite: flatter: closer to an even 1\/5 for every key\. Flatter would need the scores to shrink/],
+  { id: 'scaled', section: 'steps', holds: ['entropy', 'saturation'], wrong: [1, /^Not quite: flatter: closer to an even 1\/5 for every key\. Flatter would need the scores to shrink/],
     right: [0, /^Right: sharper: one key takes almost all the weight\. Each score q·k adds up d_k products/] },
   { id: 'pretrained', section: 'model', wrong: [0, /^Not quite: no: only on itself and the words before it\. That is a causal mask/],
     right: [1, /^Right: yes: on every token, before and after it\. BERT's encoder has no causal mask/] },
@@ -184,7 +184,17 @@ test('Scaled, Pretrained, Translation, Writing: predict, then run, in the sectio
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-  for (const { id, section, above, wrong, right } of EXPLORING) {
+  // What a held-back figure shows (section_panel.js coverHeld): its cover's note, or its own drawing.
+  const heldState = (ids) => page.$$eval('[data-figure]', (nodes, want) => want.map((id) => {
+    const f = nodes.find((n) => n.dataset.figure === id);
+    const node = f.closest('.held-back, figure') ?? f;
+    const cover = node.querySelector(':scope > .held-cover');
+    const box = cover?.getBoundingClientRect(), own = node.getBoundingClientRect();
+    return { id, cover: cover ? cover.textContent : null, coversIt: !!box && box.width >= own.width - 1 && box.height >= own.height - 1,
+      figureVisible: getComputedStyle(f).visibility === 'visible' && getComputedStyle(f).color !== 'rgba(0, 0, 0, 0)',
+      drawn: f.tagName === 'CANVAS' ? !!f.dataset.drawn && f.width > 0 : f.textContent.length > 0 };
+  }), ids);
+  for (const { id, section, above, holds, wrong, right } of EXPLORING) {
     await page.goto(`${lab.url}?lab=${id}`);
     const q = `#section-${section} .prediction #question-predict-${id}`;
     await page.waitForSelector(q);
@@ -199,8 +209,19 @@ test('Scaled, Pretrained, Translation, Writing: predict, then run, in the sectio
     // The Scaled lab's question comes after its figures: answered once they are drawn, as a student reads them.
     await page.waitForFunction(({ s, want }) => document.getElementById(`section-${s}`).dataset.state === want,
       { s: section, want: id === 'scaled' ? 'shown' : 'waiting' });
+    // The figures that answer it (the Scaled lab's entropy line and chart) are there but covered until it is answered.
+    if (holds) {
+      for (const h of await heldState(holds)) {
+        assert.match(h.cover ?? '', /^Held back: it answers the prediction below\. Answer it first — or Show me$/, `${id}: ${JSON.stringify(h)}`);
+        assert.ok(h.coversIt && !h.figureVisible && h.drawn, `${id}: ${JSON.stringify(h)}`);
+      }
+    }
     let r = await answer(page, `question-predict-${id}`, wrong[0]);
     assert.equal(r.state, 'wrong', id);
+    // Answered (wrong is an answer too): the held figures show.
+    if (holds) {
+      for (const h of await heldState(holds)) assert.ok(h.cover === null && h.figureVisible && h.drawn, `${id} after the answer: ${JSON.stringify(h)}`);
+    }
     assert.match(r.text, wrong[1]);
     assert.ok(r.live && r.inView && r.besideCheck, `${id}: ${JSON.stringify(r)}`);
     assert.equal(r.explanation, 'closed', `${id}: a prediction's explanation opens folded`);

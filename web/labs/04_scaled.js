@@ -103,6 +103,8 @@ export const scaledLab = defineLab({
   // Predict, then run (issue 39): under section 1's figures; a phone's first screen has no room above them.
   predict: scaledPrediction,
   predictIn: 'section:steps',
+  // ... and the entropy line and chart above it, which show the answer, are held back until it is answered.
+  predictHolds: ['entropy', 'saturation'],
   figureStem: () => 'scaled',
   // Its headless side (web/cli/attnlab.mjs runs a lab's command from this declaration alone): the page's
   // backend setting, then the command's own options.

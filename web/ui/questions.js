@@ -45,7 +45,7 @@ export const questionId = (number) => `question-${String(number).replace(/\W/g, 
  * One question: its number and text, then (answers on) the control that takes the answer, the Check
  * button, the verdict beside them, and the explanation, hidden until the first answer is judged.
  */
-export function questionNode(q, { answers = true, heading = null } = {}) {
+export function questionNode(q, { answers = true, heading = null, onJudged = () => {} } = {}) {
   const id = questionId(q.number);
   const textId = `${id}-text`;
   const node = el('div', { className: 'question', id },
@@ -73,6 +73,7 @@ export function questionNode(q, { answers = true, heading = null } = {}) {
       explanation.hidden = false;
       explanation.open = !heading;
     }
+    if (verdict.status !== 'unread') onJudged(verdict);
     // The verdict where the student pressed Check: in view, without moving the page when it is.
     feedback.scrollIntoView?.({ block: 'nearest' });
   });
@@ -103,9 +104,10 @@ function answerControl(ask, id, textId, { quietLegend = false } = {}) {
  * The "predict, then run" question a lab asks before its main action (lab.predict(values) -> a
  * question or null): a block that replaces its question when the settings change the prediction (the
  * Alignment lab's task), and keeps it (and the student's answer) otherwise. On the full page only:
- * controls=min (a slide) hides it.
+ * controls=min (a slide) hides it. onJudged(verdict): the student answered (right or wrong), so what
+ * the figures held back for it may show (section_panel.js).
  */
-export function predictionBlock(lab, { answers = true } = {}) {
+export function predictionBlock(lab, { answers = true, onJudged = () => {} } = {}) {
   const node = el('div', { className: 'prediction full-only' });
   let shownNumber = null;
   return {
@@ -115,7 +117,7 @@ export function predictionBlock(lab, { answers = true } = {}) {
       const q = lab.predict?.(values) ?? null;
       if ((q?.number ?? null) === shownNumber) return;
       shownNumber = q?.number ?? null;
-      node.replaceChildren(...(q ? [questionNode(q, { answers, heading: 'Predict, then run:' })] : []));
+      node.replaceChildren(...(q ? [questionNode(q, { answers, heading: 'Predict, then run:', onJudged })] : []));
       node.hidden = !q;
     },
   };

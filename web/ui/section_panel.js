@@ -90,7 +90,13 @@ export class SectionPanel {
     // The lab's "predict, then run" question where the lab asks it in this section (lab.predictIn: the
     // Lookup's first figure is too tall to have anything above it on a phone): under the figures, or
     // above them (lab.predictAboveFigures) where the figures would give the answer away before the action.
-    this.prediction = questionsShown && lab.predict && lab.predictIn === `section:${section.id}` ? predictionBlock(lab, { answers }) : null;
+    // Figures that would give its answer away (lab.predictHolds: figure ids) are held back, covered,
+    // until the student answers or asks to see them; with no question on the page (questions=false,
+    // answers=false) nothing is held, and controls=min shows them (the cover is full-only, styles.css).
+    const asks = questionsShown && answers && lab.predict && lab.predictIn === `section:${section.id}`;
+    this.held = asks && lab.predictHolds?.length ? new Set(lab.predictHolds) : null;
+    this.prediction = questionsShown && lab.predict && lab.predictIn === `section:${section.id}`
+      ? predictionBlock(lab, { answers, onJudged: () => this.releaseHeld() }) : null;
     if (this.prediction && lab.predictAboveFigures) this.board.box.before(this.prediction.node);
     else if (this.prediction) this.node.append(this.prediction.node);
     // The notebook's questions this section's figures answer (questions.js), after the figures.
@@ -157,6 +163,7 @@ export class SectionPanel {
     this.node.dataset.state = 'shown';
     this.figures = this.section.figures(result, values, this.lab);
     this.board.show(this.figures, { palette });
+    this.coverHeld();
     this.markStale();
     if (this.tensorInput) this.answerTensorInput(result);
     // The answer to a button of this section (Mask a word's guesses): brought into view as far as the
@@ -216,6 +223,36 @@ export class SectionPanel {
     if (!this.result) return;
     this.figures = this.section.figures(this.result, this.values, this.lab);
     this.board.show(this.figures, { palette });
+    this.coverHeld();
+  }
+
+  /**
+   * Covers the figures held back for the prediction (drawn, but hidden under a note with a Show me
+   * button): a figure's node is made anew by some kinds on each draw, so this runs after each.
+   */
+  coverHeld() {
+    if (!this.held) return;
+    for (const id of this.held) {
+      const node = this.board.views.get(id)?.node;
+      if (!node || node.querySelector(':scope > .held-cover')) continue;
+      node.classList.add('held-back');
+      const show = el('button', { type: 'button', className: 'held-show', textContent: 'Show me' });
+      show.addEventListener('click', () => this.releaseHeld());
+      // A span (phrasing content): a text figure is a <p>.
+      node.append(el('span', { className: 'held-cover full-only' },
+        el('span', { textContent: 'Held back: it answers the prediction below. Answer it first — or ' }), show));
+    }
+  }
+
+  /** The prediction is answered (or the student chose to see): the held figures show, for good. */
+  releaseHeld() {
+    if (!this.held) return;
+    for (const id of this.held) {
+      const node = this.board.views.get(id)?.node;
+      node?.classList.remove('held-back');
+      node?.querySelector(':scope > .held-cover')?.remove();
+    }
+    this.held = null;
   }
 }
 
