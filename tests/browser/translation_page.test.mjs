@@ -15,6 +15,7 @@ import { startLab, waitConfigured, waitDrawn, setField, readHeatmap, paletteValu
 import { PALETTES } from '../../web/shared/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { tokenLabels } from '../../web/labs/05_pretrained_sections.js';
+import { visibleToken } from '../../web/labs/visible_text.js';
 
 // The weights file dropped, alone: pytorch_model.bin, the only weights file of most opus-mt folders (the
 // fixture's model.safetensors holds the same weights; tests/node/marian.test.mjs checks them bit for bit).
@@ -274,6 +275,21 @@ test('Switch heads off: a click on cross-attention head 0.1 translates as PyTorc
   const offMean = (t, s) => (cross0[((t * L + 1) * H + 0) * S + s] + cross0[((t * L + 1) * H + 1) * S + s]) / H;
   await page.waitForFunction((n) => JSON.parse(document.querySelector('canvas[data-figure="cross-heatmap"]').dataset.layout).rows === n, greedy.length);
   assert.deepEqual(await crossHeatmapFailures(page, offMean, greedy.length), []);
+  // The chosen token's logit: where the greedy translations part (token p), the whole model's token and the
+  // one written instead, each with every head -> with 0.1 off, as PyTorch's greedy step p logits (the text's 3 decimals).
+  const wholeIds = Array.from(ablation['marian.none.greedy.ids'].data), offIds = Array.from(ablation['marian.l0h1.greedy.ids'].data);
+  let p = 1;
+  while (wholeIds[p] === offIds[p]) p++;
+  const on = ablation['marian.none.greedy.logits'].data, offLogits = ablation['marian.l0h1.greedy.logits'].data, V = on.length / (wholeIds.length - 1);
+  const logitLine = await page.waitForFunction((n) => {
+    const t = document.querySelector('[data-figure="ablate-logit"]')?.textContent ?? '';
+    return t.startsWith(`Token ${n}, where the translations part: `) && t;
+  }, p, { timeout: 20000 }).then((h) => h.jsonValue());
+  const numbers = [...logitLine.matchAll(/(-?\d+\.\d{3}) → (-?\d+\.\d{3}) \([+−]\d+\.\d{3}\)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  const want = [wholeIds[p], offIds[p]].map((id) => [on[(p - 1) * V + id], offLogits[(p - 1) * V + id]]);
+  assert.equal(numbers.length, 2, logitLine);
+  for (let i = 0; i < 2; i++) for (let j = 0; j < 2; j++) assert.ok(Math.abs(numbers[i][j] - want[i][j]) <= 5e-4 + 1e-5, `${logitLine} vs torch ${want}`);
+  assert.ok(logitLine.includes(`“${visibleToken(pieceOf.get(wholeIds[p]))}”`) && logitLine.includes(`“${visibleToken(pieceOf.get(offIds[p]))}”`), logitLine);
   // Every head on again, 4 beams: the whole model's translation back.
   await page.click('#action-ablate-none');
   await setField(page, 'beams', 4);

@@ -116,7 +116,24 @@ test('translate --ablate: greedy ids and cross-attention, and beam ids, match Py
     const cross = Float32Array.from(out.crossAttention.flat(3));
     assert.ok(maxAbsDiff(cross, ref[`marian.${c}.greedy.cross_attentions`].data) <= tol(`marian.${c}.greedy.cross_attentions`), c);
     if (c === 'none') assert.equal(out.before, undefined);
-    else assert.deepEqual([out.ablate, out.before.ids], [flag(c), noneIds]);
+    else {
+      assert.deepEqual([out.ablate, out.before.ids], [flag(c), noneIds]);
+      // The chosen token's logit (the Translation lab's line): at the first token where the translations
+      // part, PyTorch's greedy step logits there, with every head ('none') and with these heads off.
+      const mine = Array.from(ref[`marian.${c}.greedy.ids`].data).slice(1);
+      let p = 0;
+      while (p < mine.length && p < noneIds.length && mine[p] === noneIds[p]) p++;
+      if (p === mine.length || p === noneIds.length) p = 0;
+      const on = ref['marian.none.greedy.logits'].data, off = ref[`marian.${c}.greedy.logits`].data, V = on.length / noneIds.length;
+      assert.equal(out.logit.position, p + 1, c);
+      assert.deepEqual([out.logit.whole.id, out.logit.off.id], [noneIds[p], mine[p]], c);
+      for (const t of [out.logit.whole, out.logit.off]) {
+        const want = [on[p * V + t.id], off[p * V + t.id]];
+        const worst = Math.max(Math.abs(t.on - want[0]), Math.abs(t.off - want[1]));
+        assert.ok(worst <= Math.max(tol('marian.none.greedy.logits'), tol(`marian.${c}.greedy.logits`)), `${c} ${t.piece}: ${[t.on, t.off]} vs torch ${want}`);
+      }
+      assert.ok(Math.abs(out.logit.whole.off - out.logit.whole.on) > 1e-3, `${c}: switching the heads off moves the chosen token's logit`);
+    }
     // The checkpoint's own beams (generate()'s num_beams).
     const beam = run('translate', '--model', folder, '--text', marianMeta['cat.source_text'], '--json', ...withFlag(c));
     assert.equal(beam.status, 0, beam.stderr);

@@ -42,12 +42,16 @@ export async function runTranslate(options, module) {
       target: { pieces: r.targetPieces, ids: r.ids.slice(1) },
       translation: r.translation, beams: r.beams, maxLength: values.maxLength, ...(r.beams > 1 ? { score: r.score } : {}),
       backend: { ...r.choice, label: `${BACKEND_LABELS[r.choice.backend]} ran: ${r.choice.reason}` },
-      ...(r.ablate ? { ablate: r.ablate, before: { pieces: r.before.targetPieces, ids: r.before.ids.slice(1), translation: r.before.translation } } : {}),
+      // --ablate: the whole model's translation, and (runTranslation's, as the page shows it) the logits
+      // at the first token where the two part: position counts generated tokens from 1; on = every head.
+      ...(r.ablate ? { ablate: r.ablate, before: { pieces: r.before.targetPieces, ids: r.before.ids.slice(1), translation: r.before.translation }, logit: r.logit } : {}),
       crossAttention: r.cross.map((w) => Array.from({ length: r.L }, (_, l) => Array.from({ length: r.H }, (_, h) => Array.from(w.subarray((l * r.H + h) * S, (l * r.H + h + 1) * S))))),
     };
     const lines = [`source (${S} pieces): ${r.sourcePieces.join(' ')}`, `target (${r.targetPieces.length}): ${r.targetPieces.join(' ')}`,
       `translation: ${r.translation}`,
-      ...(r.ablate ? [`heads switched off: ${r.ablate} (cross-attention); with every head: ${r.before.translation}`] : []),
+      ...(r.ablate ? [`heads switched off: ${r.ablate} (cross-attention); with every head: ${r.before.translation}`,
+        ...[r.logit.whole, ...(r.logit.off.id !== r.logit.whole.id ? [r.logit.off] : [])].map((t) => `  token ${r.logit.position} ${t.piece}'s logit: `
+          + `${t.on.toFixed(3)} -> ${t.off.toFixed(3)} (${t.off - t.on >= 0 ? '+' : ''}${(t.off - t.on).toFixed(3)})`)] : []),
       `${r.beams === 1 ? 'greedy' : `${r.beams} beams`}, max length ${values.maxLength}${options.given?.has('beams') || options.given?.has('maxLength') ? '' : ' (the checkpoint\'s, as generate() uses them)'}`,
       `attention: ${r.choice.reason}`];
     // The page's cross-attention heatmap: the last layer's head mean (notebook 04), every layer's, or one layer and head.

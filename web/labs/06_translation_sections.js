@@ -9,9 +9,10 @@
 // decoder layers x H heads, Le encoder layers x He heads; n <= T tokens shown. r.cross[t]: L x H x S,
 // the cross-attention while choosing generated token t; r.encoder[l]: He x S x S; r.decoder[l]: H x
 // (T + 1) x (T + 1), over the decoder's inputs (<start> and the generated tokens).
-import { offText, switchGrid, topHeads } from './ablation_figures.js';
+import { logitChange, offText, switchGrid, topHeads } from './ablation_figures.js';
 import { applyAblation, headListText } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
+import { visibleToken } from './visible_text.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 
 // Where each part runs. The decoding loop (choosing each word, with its key/value cache and beams) runs
@@ -63,6 +64,7 @@ export async function runTranslation(ctx, v) {
   applyAblation(marian, ablate);
   marian.encode(source.ids, { backend: loop });
   const g = marian.generate({ beams: v.beams, maxLength, backend: loop });
+  const logit = before ? chosenLogit(marian, ablate, before.ids, g.ids, loop, tokenizer) : null;
   // The attention shown: the encoder, then the decoder teacher-forced over the translation (its row t is
   // where it chose generated token t+1: the same numbers as the decoding loop's, the kernel aside).
   await marian.encodeWith(source.ids, ctx.attention);
@@ -77,9 +79,35 @@ export async function runTranslation(ctx, v) {
     cross: crossPerToken(crossLayers, c.decoderLayers, c.decoderHeads, source.ids.length, target.length),
     steps: g.steps.map((s) => ({ ...s, text: s.beams.map((b) => tokenizer.decode(b)) })),
     score: g.score, beams: v.beams, encoder, decoder, L: c.decoderLayers, H: c.decoderHeads, Le: c.encoderLayers, He: c.encoderHeads,
-    ablate, ...(before ? { before } : {}),
+    ablate, ...(before ? { before, logit } : {}),
   };
   return opened.cache;
+}
+
+/**
+ * What switching the heads off did to the choice (issue 39, item 4): at the first generated token where
+ * the translation with the heads off leaves the whole model's (or the first token, where they agree),
+ * the decoder teacher-forced over the prefix both share; the logit there of the whole model's token and
+ * of the one written with the heads off, with every head and with the heads off. Runs after encode():
+ * the encoder has no switched heads, so one encoder pass serves both decodes; leaves `ablate` applied.
+ * -> {position (1 = the first generated token), whole: {id, piece, on, off}, off: {id, piece, on, off}}
+ */
+function chosenLogit(marian, ablate, wholeIds, offIds, backend, tokenizer) {
+  let p = 1;
+  while (p < wholeIds.length && p < offIds.length && wholeIds[p] === offIds[p]) p++;
+  if (p >= wholeIds.length || p >= offIds.length) p = 1; // the same translation: its first token
+  const prefix = Int32Array.from(wholeIds.slice(0, p));
+  const row = () => {
+    marian.decode(prefix, { backend });
+    const logits = marian.logits(), V = logits.length / p;
+    return logits.subarray((p - 1) * V, p * V);
+  };
+  marian.ablateHeads([]);
+  const on = row();
+  applyAblation(marian, ablate);
+  const off = row();
+  const token = (id) => ({ id, piece: tokenizer.idToToken(id), on: on[id], off: off[id] });
+  return { position: p, whole: token(wholeIds[p]), off: token(offIds[p]) };
 }
 
 /** How many generated tokens to show: `shown` (0 = all). */
@@ -318,8 +346,17 @@ const switchOff = {
       { kind: 'text', id: 'ablate-translation', text: r.before
         ? `With the heads off: ${r.translation} · with every head: ${r.before.translation}${r.before.translation === r.translation ? ' (the same)' : ''}`
         : `Translation: ${r.translation}` },
+      ...(r.logit ? [{ kind: 'text', id: 'ablate-logit', text: logitText(r.logit) }] : []),
     ];
   },
 };
+
+/** The chosen token's logit line: where the translations part, each one's token, every head → heads off. */
+export function logitText(l) {
+  const where = l.whole.id === l.off.id ? `Token ${l.position}, the same with the heads off: “${visibleToken(l.whole.piece)}”`
+    : `Token ${l.position}, where the translations part: the whole model's “${visibleToken(l.whole.piece)}”`;
+  const whole = `${where}, logit ${logitChange(l.whole.on, l.whole.off)} with the heads off`;
+  return l.whole.id === l.off.id ? `${whole}.` : `${whole}; “${visibleToken(l.off.piece)}”, written instead, ${logitChange(l.off.on, l.off.off)}.`;
+}
 
 export const SECTIONS = [translate, cross, views, switchOff];
