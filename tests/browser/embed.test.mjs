@@ -50,11 +50,26 @@ test('controls=min shows play / step / reset, the main heatmap and the loss curv
 });
 
 test('controls=min on a lab of sections (the Lookup): its figures, none of their buttons, settings or questions', async () => {
-  const { page, problems } = await openPage(lab, '?lab=lookup&embed=1&controls=min');
+  const { page, problems } = await openPage(lab, '?lab=lookup&embed=1&controls=min', { viewport: { width: 1280, height: 800 } });
   assert.ok(await page.locator('canvas[data-figure="pairs-grid"]').isVisible(), 'the retrieval grid shows');
   const buttons = await page.locator('#lab button:visible').evaluateAll((bs) => bs.map((b) => b.id));
   assert.deepEqual(buttons, ['play', 'step', 'reset']);
   assert.equal(await page.locator('#lab :is(input, select, .question, .prediction):visible').count(), 0, 'no setting, no question');
+  // The settings sidebar is gone, and so is its column: the figures start at the page's left and the
+  // panels take its width, embedded and on the full page (the grid kept a 300 px empty column there).
+  const place = () => page.evaluate(() => {
+    const figure = document.querySelector('canvas[data-figure="pairs-grid"]').getBoundingClientRect();
+    const panel = document.querySelector('canvas[data-figure="pairs-grid"]').closest('.panel').getBoundingClientRect();
+    return { figureLeft: Math.round(figure.left), panelWidth: Math.round(panel.width), page: document.documentElement.clientWidth };
+  });
+  for (const query of ['?lab=lookup&embed=1&controls=min', '?lab=lookup&controls=min']) {
+    if (!query.includes('embed')) {
+      await page.goto(lab.url + query);
+      await page.waitForSelector('canvas[data-figure="pairs-grid"]');
+    }
+    const p = await place();
+    assert.ok(p.figureLeft <= 40 && p.panelWidth >= p.page - 40, `${query}: ${JSON.stringify(p)}`);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });
