@@ -85,7 +85,9 @@ for (const spec of LABS) {
     if (!spec.trainer) {
       // A lab without training has no loss chart and no weights: its first exportable figure instead.
       await t.test("a section's figure exports as PNG (2x) and SVG", async () => {
-        const id = await page.$eval('.lab-section .figure-toolbar button[id$="-png"]', (b) => b.id.replace(/^export-/, '').replace(/-png$/, ''));
+        // The first one on show (the Scaled lab holds its entropy chart back until its prediction is answered).
+        const id = await page.$$eval('.lab-section .figure-toolbar button[id$="-png"]', (bs) => bs.find((b) => b.checkVisibility({ visibilityProperty: true }))
+          .id.replace(/^export-/, '').replace(/-png$/, ''));
         const png = await save(page, `#export-${id}-png`);
         const bytes = readFileSync(png.file);
         assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
