@@ -70,6 +70,13 @@ test('controls=min on a lab of sections (the Lookup): its figures, none of their
     const p = await place();
     assert.ok(p.figureLeft <= 40 && p.panelWidth >= p.page - 40, `${query}: ${JSON.stringify(p)}`);
   }
+  // An embed with every control still never asks the prediction, nor holds back the figures that answer
+  // it: the Scaled lab asks under its first section's figures and covers two of them on the full page.
+  await page.goto(`${lab.url}?lab=scaled&embed=1`);
+  await page.waitForSelector('canvas[data-figure="saturation"]');
+  assert.equal(await page.locator('#lab .prediction').count(), 0, 'no prediction on a slide');
+  assert.equal(await page.locator('#lab .held-cover').count(), 0, 'no figure held back on a slide');
+  assert.ok(await page.locator('canvas[data-figure="saturation"]').isVisible(), 'the saturation chart shows');
   assert.deepEqual(problems, []);
   await page.close();
 });

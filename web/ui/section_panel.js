@@ -20,7 +20,7 @@ export class SectionPanel {
    * button (start or pause); onDrawn() when the user finished a drawing or edited a matrix cell (a
    * section with input: 'drawing' or 'edits').
    */
-  constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {}, answers = true, questions: questionsShown = true }) {
+  constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {}, answers = true, questions: questionsShown = true, predict: predictShown = questionsShown }) {
     this.lab = lab;
     this.section = section;
     this.node = el('section', { className: `panel lab-section${section.fullOnly ? ' full-only' : ''}`, id: `section-${section.id}` },
@@ -93,9 +93,10 @@ export class SectionPanel {
     // Figures that would give its answer away (lab.predictHolds: figure ids) are held back, covered,
     // until the student answers or asks to see them; with no question on the page (questions=false,
     // answers=false) nothing is held, and controls=min shows them (the cover is full-only, styles.css).
-    const asks = questionsShown && answers && lab.predict && lab.predictIn === `section:${section.id}`;
+    // predictShown: false on a slide (embed), as the transport panel's question is.
+    const asks = predictShown && answers && lab.predict && lab.predictIn === `section:${section.id}`;
     this.held = asks && lab.predictHolds?.length ? new Set(lab.predictHolds) : null;
-    this.prediction = questionsShown && lab.predict && lab.predictIn === `section:${section.id}`
+    this.prediction = predictShown && lab.predict && lab.predictIn === `section:${section.id}`
       ? predictionBlock(lab, { answers, onJudged: () => this.releaseHeld() }) : null;
     if (this.prediction && lab.predictAboveFigures) this.board.box.before(this.prediction.node);
     else if (this.prediction) this.node.append(this.prediction.node);

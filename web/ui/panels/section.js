@@ -25,6 +25,8 @@ export function sectionPanel(page, section) {
     onPick: (change) => page.changeValues(change),
     answers: page.mode.answers !== false,
     questions: page.mode.questions !== false,
+    // An embed never asks the "predict, then run" question (docs/embedding.md), wherever the lab asks it.
+    predict: page.mode.questions !== false && !page.mode.embed,
   });
 
   /** Asks the worker for the section with the values applied now, or says what it waits for. */
