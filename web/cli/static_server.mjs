@@ -48,7 +48,10 @@ export function startServer({ port = 0, base = '/', root = path.join(REPO, 'publ
   return new Promise((resolve) => {
     server.listen(port, '127.0.0.1', () => {
       const url = `http://127.0.0.1:${server.address().port}${base}`;
-      resolve({ url, close: () => new Promise((r) => server.close(r)) });
+      // close() ends every connection too: a browser's speculative connection that never sent a request
+      // is not idle to Node, and server.close() alone waited for it until requestTimeout (300 s; a
+      // browser test once took 294 s to end).
+      resolve({ url, close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }) });
     });
   });
 }
