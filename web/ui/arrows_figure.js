@@ -7,6 +7,7 @@
 //          arrows: [{label, x, y, series? (a theme colour index), dashed? (a faint "before" arrow)}],
 //          angle?: {from, to, label} (indices into arrows: an arc from one to the other, labelled)}
 import { themeColors } from './theme.js';
+import { arrowHead } from './figure_canvas.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
@@ -34,12 +35,7 @@ function arrow(ctx, x0, y0, x1, y1) {
   ctx.moveTo(x0, y0);
   ctx.lineTo(x1 - 0.8 * size * Math.cos(angle), y1 - 0.8 * size * Math.sin(angle));
   ctx.stroke();
-  ctx.beginPath();
-  ctx.moveTo(x1, y1);
-  ctx.lineTo(x1 - size * Math.cos(angle - 0.4), y1 - size * Math.sin(angle - 0.4));
-  ctx.lineTo(x1 - size * Math.cos(angle + 0.4), y1 - size * Math.sin(angle + 0.4));
-  ctx.closePath();
-  ctx.fill();
+  arrowHead(ctx, x1, y1, angle, size, 0.4);
 }
 
 /** Draws the plane, sizing the canvas (CSS px x scale). Returns the layout. */

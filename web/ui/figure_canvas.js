@@ -1,5 +1,6 @@
 // What the canvas figure kinds of a section share (images_figure.js, bars_figure.js): the title band,
-// the font size, and a canvas sized and cleared for a layout.
+// the font size, a canvas sized and cleared for a layout, and an arrow's head (graph_figure.js,
+// arrows_figure.js).
 import { themeColors } from './theme.js';
 
 export const FONT_PX = 12;
@@ -16,4 +17,14 @@ export function prepareCanvas(canvas, L, scale) {
   ctx.fillStyle = colors.background;
   ctx.fillRect(0, 0, L.width, L.height);
   return { ctx, colors };
+}
+
+/** A filled arrow head with its tip at (x, y), pointing along `angle`; `spread` is each side's angle. */
+export function arrowHead(ctx, x, y, angle, size, spread = 0.45) {
+  ctx.beginPath();
+  ctx.moveTo(x, y);
+  ctx.lineTo(x - size * Math.cos(angle - spread), y - size * Math.sin(angle - spread));
+  ctx.lineTo(x - size * Math.cos(angle + spread), y - size * Math.sin(angle + spread));
+  ctx.closePath();
+  ctx.fill();
 }

@@ -9,6 +9,7 @@
 // layout (the notebook's spring_layout) puts the words somewhere new on every run; a fixed order
 // keeps "the sentence" readable and the same figure for the same weights.
 import { themeColors } from './theme.js';
+import { arrowHead } from './figure_canvas.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
@@ -60,15 +61,6 @@ function labelBox(L, i) {
   // Beyond the self-loop (which reaches 22 px out), so a loop never covers its label.
   const cx = p.x + dx * (26 + w / 2), cy = p.y + dy * (24 + h / 2);
   return { x: cx - w / 2, y: cy - h / 2, w, h };
-}
-
-function arrowHead(ctx, x, y, angle, size) {
-  ctx.beginPath();
-  ctx.moveTo(x, y);
-  ctx.lineTo(x - size * Math.cos(angle - 0.45), y - size * Math.sin(angle - 0.45));
-  ctx.lineTo(x - size * Math.cos(angle + 0.45), y - size * Math.sin(angle + 0.45));
-  ctx.closePath();
-  ctx.fill();
 }
 
 /** Draws the graph, sizing the canvas (CSS px x scale). */
