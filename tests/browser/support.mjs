@@ -121,6 +121,13 @@ export async function trainToEnd(page, timeout = 90000) {
   await waitDrawn(page);
 }
 
+/** The Writing lab's ids line ("ids: 1 2 3 · written: 4 5") -> {prompt: [id], written: [id]}. */
+export async function writtenIds(page) {
+  const t = (await page.textContent('[data-figure="written-ids"]')).trim();
+  const m = /^ids: ([\d ]+) · written: ?([\d ]*)$/.exec(t);
+  return { prompt: m[1].split(' ').map(Number), written: m[2].trim() ? m[2].trim().split(' ').map(Number) : [] };
+}
+
 /**
  * A bars figure's values read back from its pixels (bars_figure.js's data-bars layout): each bar's top is
  * the first pixel of its colour from above. -> {values, colours, hi, plotH (CSS px), highlight}.

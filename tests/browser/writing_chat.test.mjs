@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, openCheckpointIfAsked, waitConfigured, waitDrawn, setField } from './support.mjs';
+import { startLab, openCheckpointIfAsked, waitConfigured, waitDrawn, setField, writtenIds } from './support.mjs';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
 const REPO = path.join(FIXTURES, '..', '..');
@@ -35,11 +35,7 @@ before(async () => {
 });
 after(async () => { await lab?.close(); });
 
-const idsOf = async () => {
-  const t = (await page.textContent('[data-figure="written-ids"]')).trim();
-  const m = /^ids: ([\d ]+) · written: ?([\d ]*)$/.exec(t);
-  return { prompt: m[1].split(' ').map(Number), written: m[2].trim() ? m[2].trim().split(' ').map(Number) : [] };
-};
+const idsOf = () => writtenIds(page);
 
 test('a question in the Chat box is written into the model\'s chat template: the reference\'s ids, <|im_start|> in the token list and the heatmap', async () => {
   await setField(page, 'chat', CHAT.question);

@@ -13,7 +13,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, openPage, waitConfigured, waitDrawn, setField, readHeatmap, readBars, dropFiles } from './support.mjs';
+import { startLab, openPage, waitConfigured, waitDrawn, setField, readHeatmap, readBars, dropFiles, writtenIds } from './support.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
@@ -51,11 +51,7 @@ before(async () => {
 });
 after(async () => { await lab?.close(); });
 
-const idsOf = async () => {
-  const t = (await page.textContent('[data-figure="written-ids"]')).trim();
-  const m = /^ids: ([\d ]+) · written: ?([\d ]*)$/.exec(t);
-  return { prompt: m[1].split(' ').map(Number), written: m[2].trim() ? m[2].trim().split(' ').map(Number) : [] };
-};
+const idsOf = () => writtenIds(page);
 
 /** The next-token bars against the ten likeliest of `logits`: each within two CSS px of its height. */
 async function checkBars(logits, what) {
