@@ -6,8 +6,7 @@
 // figure: {kind: 'arrows', id, title, radius (the plane's half-width in the vectors' units),
 //          arrows: [{label, x, y, series? (a theme colour index), dashed? (a faint "before" arrow)}],
 //          angle?: {from, to, label} (indices into arrows: an arc from one to the other, labelled)}
-import { themeColors } from './theme.js';
-import { arrowHead } from './figure_canvas.js';
+import { arrowHead, titledCanvas } from './figure_canvas.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
@@ -41,21 +40,7 @@ function arrow(ctx, x0, y0, x1, y1) {
 /** Draws the plane, sizing the canvas (CSS px x scale). Returns the layout. */
 export function drawArrows(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const L = arrowsLayout(f);
-  const ctx = canvas.getContext('2d');
-  if (canvas.width !== Math.round(L.width * scale) || canvas.height !== Math.round(L.height * scale)) {
-    canvas.width = Math.round(L.width * scale);
-    canvas.height = Math.round(L.height * scale);
-  }
-  if (canvas.style) canvas.style.width = `${L.width}px`;
-  const colors = themeColors();
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.fillStyle = colors.background;
-  ctx.fillRect(0, 0, L.width, L.height);
-  ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
-  ctx.fillStyle = colors.text;
-  ctx.textAlign = 'left';
-  ctx.textBaseline = 'middle';
-  ctx.fillText(f.title ?? '', 4, TITLE_H / 2);
+  const { ctx, colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX });
   // The axes and the circle of radius 1 (a unit-length pair ends on it).
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;

@@ -28,3 +28,28 @@ export function arrowHead(ctx, x, y, angle, size, spread = 0.45) {
   ctx.closePath();
   ctx.fill();
 }
+
+/**
+ * Sizes the canvas for a layout of {width, height} CSS px at `scale` (only when the size changed, so a
+ * redraw at the same size keeps the bitmap), fills the background and writes the bold title in its band
+ * -> {ctx, colors}. (head_view_figure.js, arrows_figure.js.)
+ */
+export function titledCanvas(canvas, L, scale, { title = '', titleH, titleX, fontPx }) {
+  const ctx = canvas.getContext('2d');
+  const width = Math.round(L.width * scale), height = Math.round(L.height * scale);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  if (canvas.style) canvas.style.width = `${L.width}px`;
+  const colors = themeColors();
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, L.width, L.height);
+  ctx.font = `600 ${fontPx + 1}px ${colors.font}`;
+  ctx.fillStyle = colors.text;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(title, titleX, titleH / 2);
+  return { ctx, colors };
+}

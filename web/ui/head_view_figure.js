@@ -20,6 +20,7 @@
 // lines, so no two heads look the same.
 // Opacity is a colour's alpha (rgba), not ctx.globalAlpha, so the SVG export (svg_canvas.js) keeps it.
 import { themeColors } from './theme.js';
+import { titledCanvas } from './figure_canvas.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
@@ -176,21 +177,7 @@ export function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1
   const ctx = canvas.getContext('2d');
   const L = headViewLayout(ctx, f);
   const { T, S, heads } = L;
-  const width = Math.round(L.width * scale), height = Math.round(L.height * scale);
-  if (canvas.width !== width || canvas.height !== height) {
-    canvas.width = width;
-    canvas.height = height;
-  }
-  if (canvas.style) canvas.style.width = `${L.width}px`;
-  const colors = themeColors();
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.fillStyle = colors.background;
-  ctx.fillRect(0, 0, L.width, L.height);
-  ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
-  ctx.fillStyle = colors.text;
-  ctx.textAlign = 'left';
-  ctx.textBaseline = 'middle';
-  ctx.fillText(f.title ?? '', PAD, TITLE_H / 2);
+  const { colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: PAD, fontPx: FONT_PX });
 
   ctx.font = `${FONT_PX}px ${colors.font}`;
   // Legend: one line sample per head, drawn as the head's lines are.
