@@ -75,7 +75,7 @@ test('tooltip gives the cell under the pointer in an iframe on a slide scaled by
 test('out of sight pauses training (iframe hidden, slid away, tab hidden) and coming back resumes it', async () => {
   const { page, problems } = await parentPage(lab, DECK('index.html?embed=1&autoplay=1&speed=20&steps=100000'));
   const frame = await labFrame(page);
-  const running = (value) => frame.waitForFunction((v) => document.getElementById('lab').dataset.running === v, value, { timeout: 10000 });
+  const running = (value) => frame.waitForFunction((v) => document.getElementById('lab').dataset.running === v, value, { timeout: 30000 });
   await running('true'); // autoplay
   const slide = (style) => page.evaluate((s) => { document.getElementById('slide').style.cssText += s; }, style);
 

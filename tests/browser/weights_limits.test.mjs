@@ -29,7 +29,7 @@ test('a 65 MB file is refused by its size, with the limit, before it is read; th
   const { page, problems } = await openPage(lab, '?task=reverse&seed=2');
   const before = await page.getAttribute('#heatmap-main', 'data-title');
   await drop(page, { name: 'huge.safetensors', size: 65 * 1024 * 1024 });
-  await page.waitForFunction(() => /huge\.safetensors is 65 MB/.test(document.getElementById('weights-message').textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /huge\.safetensors is 65 MB/.test(document.getElementById('weights-message').textContent), null, { timeout: 30000 });
   const message = await page.textContent('#weights-message');
   assert.match(message, /^huge\.safetensors is 65 MB: a weights file for this lab is at most 64 MB\. Nothing was loaded; the current model is kept\.$/);
   assert.equal(await page.inputValue('#prop-task'), 'reverse');
@@ -43,7 +43,7 @@ test('a file whose metadata says heads=5 for width 32 ends in a message, not a s
   const { tensors, metadata } = parseSafetensors(readFileSync(MODEL));
   const bytes = writeSafetensors(tensors, { ...metadata, heads: '5' });
   await drop(page, { name: 'five-heads.safetensors', bytes: Array.from(bytes) });
-  await page.waitForFunction(() => /five-heads\.safetensors was not loaded/.test(document.getElementById('weights-message').textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /five-heads\.safetensors was not loaded/.test(document.getElementById('weights-message').textContent), null, { timeout: 30000 });
   assert.doesNotMatch(await page.textContent('#weights-message'), /Reading/);
   assert.match(await page.textContent('#weights-message'), /five-heads\.safetensors was not loaded: heads must divide d_model \(32 is not divisible by 5\); the current model is kept\./);
   assert.equal(await page.inputValue('#prop-heads'), '2');
