@@ -115,6 +115,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_attention", &RawDecoder::_attention)
       .function("_residual", &RawDecoder::_residual)
       .function("_logits", &RawDecoder::_logits)
+      .function("_rotary_speeds", &RawDecoder::_rotary_speeds)
       .function("_limit_vocabulary", &RawDecoder::_limit_vocabulary)
       .function("_begin_writing", &RawDecoder::_begin_writing)
       .function("_next_token", &RawDecoder::_next_token)

@@ -93,6 +93,11 @@ val RawDecoder::_logits(int row) const {
   return floats_of(decoder()->logits(row));
 }
 
+val RawDecoder::_rotary_speeds() const {
+  if (!decoder()) return val::undefined();
+  return floats_of(decoder()->rotary_speeds());
+}
+
 namespace {
 
 // {temperature, topK, topP, maxNewTokens, seed, stopAtEos, eosIds, top, keepLogits} (any left out: the default)

@@ -31,6 +31,7 @@ class RawDecoder : public RawCheckpoint {
   val _attention(int layer) const;  // [H, n, S] of the last pass (a view)
   val _residual(int layer) const;   // [n, E], layer 0 the embeddings .. L (a view)
   val _logits(int row) const;       // [V] at a row of the last pass (a copy)
+  val _rotary_speeds() const;       // [D/2] radians a token, after rope_scaling (a copy; empty: learned positions)
   // The tokenizer's size n: ids from n on (a padded vocabulary's) are never chosen. "" or what is wrong.
   std::string _limit_vocabulary(int n) { return decoder() ? decoder()->limit_vocabulary(n) : "load the checkpoint first"; }
 

@@ -89,6 +89,9 @@ class Decoder : public CheckpointModel {
   // logit lens never choose it. "" or what is wrong (n in [1, V]; V: every id, the default).
   std::string limit_vocabulary(int n);
   int writable_vocabulary() const { return writable_; }
+  // Each rotary pair's speed in radians a token, after the config's rope_scaling ([D/2]; empty for
+  // learned positions): the one table the passes turn by, which the page's rotary figure draws.
+  const std::vector<float>& rotary_speeds() const { return rotary_.inv_freq(); }
 
   // ---- the last pass's results
   int cached() const { return int(tokens_.size()); }  // S: every token the cache holds

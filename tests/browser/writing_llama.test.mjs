@@ -134,7 +134,12 @@ test('llama: the rotary pair turns by its position, and its score follows the di
   const before = await rotaryScores();
   assert.ok(before.further.length === 2 && before.further.every((s) => s === before.share), before.text);
   // The arrows as drawn: the query's tip is (start + (m - n) omega) from the key's, around the plane's centre.
-  const omega = theta ** (-2 / D);
+  // omega: PyTorch's inv_freq after the config's rope_scaling (llama3, factor 8), which slows pair 1.
+  const omega = KINDS.llama.ref['rotary.inv_freq'].data[1];
+  const slowed = theta ** (-2 / D) / omega;
+  assert.ok(slowed > 1.5, `the fixture's scaling slows pair 1 (${slowed})`);
+  assert.match(await page.textContent('[data-figure="rotary-model"]'),
+    new RegExp(`rope_scaling slows pairs 1 to ${D / 2 - 1} \\(up to 8\\.00 times\\).*: pair 1 turns ${slowed.toFixed(2)} times slower than θ\\^\\(−2i/D\\), and ω above is after it\\.`));
   const { tips, origin } = await page.$eval('canvas[data-figure="rotary-pair"]', (c) => ({ tips: JSON.parse(c.dataset.tips), origin: JSON.parse(c.dataset.origin) }));
   const angle = (t) => Math.atan2(-(t.y - origin.y), t.x - origin.x); // y grows downwards on the screen
   const at = (label) => tips.find((t) => t.label.startsWith(label));

@@ -32,6 +32,7 @@ test('a decoder\'s writer: bad calls are refused by name and the writer goes on'
   const { gpt2 } = opened;
   try {
     assert.ok(gpt2 instanceof module.Decoder);
+    assert.deepEqual(gpt2.rotarySpeeds(), new Float32Array(0), 'learned positions: no rotary speeds');
     assert.throws(() => gpt2.writeTo(3, {}), /begin writing first/);
     const ids = [84, 104, 101];
     gpt2.beginWriting(ids, { temperature: 0.7, topK: 20, maxNewTokens: 6, seed: 4, keepLogits: true }, { backend: 'simd128' });

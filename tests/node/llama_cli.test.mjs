@@ -54,6 +54,12 @@ test('llama and qwen2 folders open as their kinds (the Writing lab\'s) and the p
       assert.equal(opened.kind, kind);
       assert.equal(summary.file, file);
       assert.equal(summary.weights, weights, `${kind}: how the weights are held`);
+      // The speeds the passes turn by (the page's rotary figure draws them): PyTorch's inv_freq after
+      // rope_scaling (llama: llama3, factor 8; qwen2: none), to float32's last bit: llama3's blended pair
+      // rounds one ulp apart from PyTorch's, whose blend takes another order of float32 operations.
+      const speeds = model.rotarySpeeds(), torchSpeeds = ref['rotary.inv_freq'].data;
+      assert.equal(speeds.length, torchSpeeds.length);
+      assert.ok(speeds.every((w, i) => Math.abs(w - torchSpeeds[i]) <= 2 ** -23 * torchSpeeds[i]), `${kind} rotary speeds (${build}): ${speeds} vs ${torchSpeeds}`);
       for (const [key, value] of Object.entries(config)) assert.equal(summary.config[key], value, `${kind} ${key}`);
       const ids = Array.from(ref['prompt.input_ids'].data);
       assert.deepEqual(tokenizer.encode(reference(kind).prompt).ids, ids);

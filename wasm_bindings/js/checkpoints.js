@@ -162,6 +162,11 @@ export function checkpointModels(mod) {
     attention(layer) { return this.#view('attention', this.raw._attention(checkInteger('layer', layer))); }
     /** [n, E]: the residual stream before the block (layer 0: the embeddings; L: after the last block) */
     residual(layer) { return this.#view('residual', this.raw._residual(checkInteger('layer', layer))); }
+    /**
+     * Each rotary pair's speed (radians a token, [D/2]) after the config's rope_scaling, as the passes
+     * turn queries and keys; empty for learned positions (GPT-2).
+     */
+    rotarySpeeds() { return this.raw._rotary_speeds(); }
     /** [V] at a row of the last pass (its last: the next token's) */
     logits(row = this.passLength - 1) { return this.#view('logits', this.raw._logits(checkInteger('row', row))); }
     /**

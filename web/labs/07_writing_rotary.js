@@ -4,7 +4,8 @@
 // (Hugging Face's rotate_half: dimension i is paired with i + D/2, the pair turned by p * omega_i with
 // omega_i = theta^(-2i/D)), and the score of that pair, which depends on the distance m - n alone.
 // The pair's numbers are an example (the module does not expose a head's queries and keys); its speed
-// omega_i is the open model's. No DOM here.
+// omega_i is the open model's, after its config's rope_scaling: the module's own table (rotarySpeeds(),
+// the one the passes turn by), so the scaling rules live in core/layers/rotary.cpp alone. No DOM here.
 
 // The example pair before any turn: a query of length 1 at 20 degrees, a key of length 0.8 at 60 degrees.
 const EXAMPLE_Q = { length: 1, degrees: 20 };
@@ -41,6 +42,16 @@ const degrees = (radians) => {
 };
 const number = (x) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toPrecision(3));
 
+/** What the config's rope_scaling did to the speeds, in words: which pairs it slowed and by how much. */
+function scalingText(r) {
+  const scaled = r.slowedBy.map((k, i) => ({ i, k })).filter(({ k }) => Math.abs(k - 1) > 1e-3);
+  if (!scaled.length) return 'Each ω is θ^(−2i/D): this config.json sets no rope_scaling.';
+  const most = Math.max(...scaled.map(({ k }) => k));
+  const pairs = scaled.length === 1 ? `pair ${scaled[0].i}` : `pairs ${scaled[0].i} to ${scaled.at(-1).i}`;
+  const here = Math.abs(r.slowedBy[r.pair] - 1) > 1e-3 ? `pair ${r.pair} turns ${number(r.slowedBy[r.pair])} times slower than θ^(−2i/D)` : `pair ${r.pair} is not slowed`;
+  return `This config.json's rope_scaling slows ${pairs} (up to ${number(most)} times), so that a text longer than training had stays within the turns the model knows: ${here}, and ω above is after it.`;
+}
+
 export const rotary = {
   id: 'rotary',
   title: 'Rotary positions: a token\'s place as a turn',
@@ -59,15 +70,18 @@ export const rotary = {
   compute(ctx, v) {
     const { config } = ctx.opened.gpt2;
     const spec = rotaryOf(config);
-    if (!spec) throw new Error('This model has learned positions (a table of position vectors, as GPT-2), not rotary ones.');
+    const speeds = ctx.opened.gpt2.rotarySpeeds();
+    if (!spec || speeds.length !== spec.D / 2) throw new Error('This model has learned positions (a table of position vectors, as GPT-2), not rotary ones.');
     const { theta, D } = spec;
     const pair = Math.min(v.ropePair, D / 2 - 1);
-    const omega = theta ** (-(2 * pair) / D);
+    const omega = speeds[pair];
+    // rope_scaling's share: how many times slower each pair turns than θ^(−2i/D) alone says (1: not scaled).
+    const slowedBy = Array.from(speeds, (w, i) => theta ** (-(2 * i) / D) / w);
     const n = v.ropeKey, d = v.ropeDistance, m = n + d;
     const q = vector(EXAMPLE_Q), k = vector(EXAMPLE_K);
     const qm = turn(q, m * omega), kn = turn(k, n * omega);
     return {
-      theta, D, pair, omega, m, n, d, maxPositions: config.maxPositions, slowest: theta ** (-(D - 2) / D),
+      theta, D, pair, omega, m, n, d, maxPositions: config.maxPositions, omega0: speeds[0], slowest: speeds[D / 2 - 1], slowedBy,
       // Angles from the key to the query, in degrees within (-180, 180]: before any turn, and after.
       q, k, qm, kn, score: dot(qm, kn), start: degrees(Math.atan2(q[1], q[0]) - Math.atan2(k[1], k[0])),
       between: degrees(Math.atan2(qm[1], qm[0]) - Math.atan2(kn[1], kn[0])), turned: degrees(d * omega),
@@ -104,9 +118,9 @@ export const rotary = {
           { label: `m − n = ${r.d}`, kind: 'points', points: [{ x: r.d, y: r.score }] },
         ] },
       { kind: 'text', id: 'rotary-model',
-        text: `This model: rope_theta θ = ${r.theta}, ${r.D} dimensions a head, so ${r.D / 2} pairs, from ω = 1 rad a token (pair 0: a full turn every `
-          + `${(2 * Math.PI).toFixed(1)} tokens) to ω = ${number(r.slowest)} (pair ${r.D / 2 - 1}: a turn every ${number((2 * Math.PI) / r.slowest)} tokens). `
-          + 'A config.json may also set rope_scaling (Llama 3.2\'s "llama3"), which slows the slow pairs further for long texts; ω here is θ^(−2i/D) before it. '
+        text: `This model: rope_theta θ = ${r.theta}, ${r.D} dimensions a head, so ${r.D / 2} pairs, from ω = ${number(r.omega0)} rad a token (pair 0: a full turn every `
+          + `${number((2 * Math.PI) / r.omega0)} tokens) to ω = ${number(r.slowest)} (pair ${r.D / 2 - 1}: a turn every ${number((2 * Math.PI) / r.slowest)} tokens). `
+          + `${scalingText(r)} `
           + 'The pair\'s numbers are an example: a trained model\'s queries and keys differ from token to token, but every one is turned this way.' },
     ];
   },
