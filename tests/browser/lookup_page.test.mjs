@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { openPage, setField, startLab, waitDrawn } from './support.mjs';
+import { canvasPixels, openPage, setField, startLab, waitDrawn } from './support.mjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
@@ -28,10 +28,7 @@ async function shown(page, id, since = 0) {
 const stamp = (page, id) => page.$eval(`#section-${id} canvas[data-drawn]`, (c) => Number(c.dataset.drawn));
 
 /** A figure canvas's pixels in CSS px at devicePixelRatio 1: {width, height, data} */
-const pixelsOf = (page, figure) => page.$eval(`canvas[data-figure="${figure}"]`, (c) => {
-  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height);
-  return { width: d.width, height: d.height, data: Array.from(d.data) };
-});
+const pixelsOf = (page, figure) => canvasPixels(page, `canvas[data-figure="${figure}"]`);
 
 /** The number of distinct grey levels in the first image of an 'images' figure (title row skipped). */
 function greyLevels(p, side) {
@@ -88,7 +85,7 @@ test('lookup page: soft attention blurs at temperature 1 and picks one image at 
   assert.ok(warm > 5, `random weights spread over ${warm} images`);
   const blurry = await pixelsOf(page, 'soft-retrieval');
   const bars = await pixelsOf(page, 'soft-weights');
-  assert.ok(new Set(bars.data.filter((_, i) => i % 4 === 2)).size > 3, 'the weights chart is drawn');
+  assert.ok(new Set(Array.from(bars.data).filter((_, i) => i % 4 === 2)).size > 3, 'the weights chart is drawn');
   let before = await stamp(page, 'soft');
   await setField(page, 'temperature', 0.02);
   await shown(page, 'soft', before);

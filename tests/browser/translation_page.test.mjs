@@ -82,7 +82,7 @@ const rowsOf = (id, p = page) => p.$eval(`canvas[data-figure="${id}"]`, (c) => J
 const waitRows = (id, rows) => page.waitForFunction(({ id, rows }) => {
   const c = document.querySelector(`canvas[data-figure="${id}"]`);
   return c && JSON.parse(c.dataset.layout).rows === rows;
-}, { id, rows }, { timeout: 10000, polling: 50 });
+}, { id, rows }, { timeout: 30000, polling: 50 });
 
 
 test(`${WEIGHTS} opens; the cross-attention heatmap has a row per generated token, labelled with the pieces, its pixels PyTorch's`, async () => {

@@ -35,14 +35,25 @@ export function startServer({ port = 0, base = '/', root = path.join(REPO, 'publ
       res.writeHead(403).end('forbidden');
       return;
     }
+    let stat;
     try {
       if (statSync(file).isDirectory()) file = path.join(file, 'index.html');
-      statSync(file);
+      stat = statSync(file);
     } catch {
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream' });
+    // Revalidated on every load (no-cache), answered 304 while the file is unchanged: the browser keeps
+    // its copy and the compiled code it made from it (V8 caches compiled scripts and WASM only for
+    // responses in the HTTP cache), so a reload neither downloads nor recompiles the site.
+    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+    const headers = { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache', ETag: etag,
+      'Last-Modified': stat.mtime.toUTCString() };
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, headers).end();
+      return;
+    }
+    res.writeHead(200, headers);
     createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => {
