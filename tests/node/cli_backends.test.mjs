@@ -1,4 +1,4 @@
-// Every build Node can load x every backend it offers: `attnlab train --task copy --steps 40 --seed 5
+// Every build Node can load x every backend it offers: `attnlab train --task copy --steps 4 --seed 5
 // --backend B --build X` runs on the backend it was asked for (no silent fallback) and ends at the
 // scalar backend's loss to 1e-5 relative. WebGPU runs on whatever adapter Node finds (SwiftShader on
 // a machine without a GPU); the threads build keeps its heap in a SharedArrayBuffer, which is the case
@@ -17,9 +17,10 @@ const BUILDS = { 'simd-threads': ['scalar', 'simd', 'webgpu'], simd: ['scalar', 
 const ENGINE_NAME = { scalar: 'scalar', simd: 'simd128', webgpu: 'webgpu' };
 
 function train(build, backend) {
-  // 10 steps, not 40: on SwiftShader a WebGPU step of the default copy model costs about a second, and
-  // three builds x 40 steps were 2 of the suite's 20 minutes; 10 steps compare the same staged path.
-  const r = spawnSync(process.execPath, [CLI, 'train', '--task', 'copy', '--steps', '10', '--seed', '5', '--every', '5',
+  // 4 steps, not 40: on SwiftShader a WebGPU step of the default copy model costs about two seconds
+  // (three builds x 10 steps were 70 s of the suite); 4 steps, two of them after an update, compare the
+  // same staged path: forward, backward and Adam through the kernel, then the evaluation.
+  const r = spawnSync(process.execPath, [CLI, 'train', '--task', 'copy', '--steps', '4', '--seed', '5', '--every', '2',
     '--backend', backend, '--build', build, '--json'], { encoding: 'utf8', timeout: 300_000 });
   assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
   const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -31,7 +32,7 @@ const closeTo = (a, b) => Math.abs(a - b) <= RELATIVE_TOLERANCE * Math.max(Math.
 let reference; // the scalar backend's run in the first build
 for (const [build, backends] of Object.entries(BUILDS)) {
   for (const backend of backends) {
-    test(`attnlab train copy[steps=10,seed=5] build=${build} backend=${backend}: runs on ${backend}, loss = scalar's to 1e-5`, () => {
+    test(`attnlab train copy[steps=4,seed=5] build=${build} backend=${backend}: runs on ${backend}, loss = scalar's to 1e-5`, () => {
       const { final, progress, stderr } = train(build, backend);
       assert.equal(final.type, 'final');
       assert.equal(final.build, build);
