@@ -12,7 +12,7 @@ int SafetensorsShardIndex::shard_of(const std::string& file) const {
 
 std::string shard_name_problem(const std::string& name) {
   const std::string quoted = "\"" + name.substr(0, 80) + "\"";
-  if (name.empty() || name.size() > 255) return "a shard's name must be a file name of 1 to 255 characters";
+  if (name.empty() || name.size() > 255) return "a shard's name must be a file name of 1 to 255 bytes";
   if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
     return "shard " + quoted + " names a folder: a shard is a plain file name beside the index";
   if (name == "." || name == ".." || name[0] == '.') return "shard " + quoted + " is not a plain file name (it starts with a dot)";

@@ -47,11 +47,13 @@ export function pickWeights(byName) {
 /**
  * Why a shard's name is not a plain safetensors file name beside the index, or null: the rule of
  * core/io/safetensors_shards.cpp (shard_name_problem), which the module applies again; here it keeps the
- * Hub clients from fetching, and the openers from looking up, any path an index makes up.
+ * Hub clients from fetching, and the openers from looking up, any path an index makes up. The two give
+ * the same verdicts (tests/node/shard_names.test.mjs, on hostile and 5,000 drawn names).
  */
 export function shardNameProblem(name) {
   const quoted = `"${String(name).slice(0, 80)}"`;
-  if (typeof name !== 'string' || !name.length || name.length > 255) return 'a shard\'s name must be a file name of 1 to 255 characters';
+  // 255 bytes of UTF-8, as file systems (and the module) count a name, not 255 UTF-16 units.
+  if (typeof name !== 'string' || !name.length || new TextEncoder().encode(name).length > 255) return 'a shard\'s name must be a file name of 1 to 255 bytes';
   if (/[/\\]/.test(name)) return `shard ${quoted} names a folder: a shard is a plain file name beside the index`;
   if (name.startsWith('.')) return `shard ${quoted} is not a plain file name (it starts with a dot)`;
   if (/[\u0000-\u001f\u007f:]/.test(name)) return `shard ${quoted} holds a control character or ':': not a plain file name`;
