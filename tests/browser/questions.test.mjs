@@ -236,6 +236,17 @@ test('Scaled, Pretrained, Translation, Writing: predict, then run, in the sectio
     });
     assert.deepEqual(overflow, [], id);
   }
+  // Show me, before answering: every held figure shows, for good; the question still waits for an answer.
+  const { holds } = EXPLORING.find((e) => e.id === 'scaled');
+  await page.goto(`${lab.url}?lab=scaled`);
+  await page.waitForSelector('.held-show');
+  await page.click('.held-show');
+  for (const h of await heldState(holds)) assert.ok(h.cover === null && h.figureVisible && h.drawn, `after Show me: ${JSON.stringify(h)}`);
+  assert.equal(await page.$eval('#question-predict-scaled', (q) => q.dataset.state), 'unanswered', 'Show me is not an answer');
+  const drawnAt = await page.$eval('canvas[data-figure="saturation"]', (c) => c.dataset.drawn);
+  await setField(page, 'dk', 64);
+  await page.waitForFunction((t) => document.querySelector('canvas[data-figure="saturation"]').dataset.drawn !== t, drawnAt);
+  assert.equal(await page.$$eval('.held-cover', (c) => c.length), 0, 'redrawn figures stay shown');
   assert.deepEqual(problems, []);
   await page.close();
 });
