@@ -32,9 +32,11 @@ export function arrowHead(ctx, x, y, angle, size, spread = 0.45) {
 /**
  * Sizes the canvas for a layout of {width, height} CSS px at `scale` (only when the size changed, so a
  * redraw at the same size keeps the bitmap), fills the background and writes the bold title in its band
- * -> {ctx, colors}. (head_view_figure.js, arrows_figure.js.)
+ * -> {ctx, colors}. cssHeight: the canvas's CSS height is set too (the graph figure, whose height must
+ * not follow its width); otherwise it scales with its width. (head_view_figure.js, arrows_figure.js,
+ * model_grid_figure.js, graph_figure.js.)
  */
-export function titledCanvas(canvas, L, scale, { title = '', titleH, titleX, fontPx }) {
+export function titledCanvas(canvas, L, scale, { title = '', titleH, titleX, fontPx, cssHeight = false }) {
   const ctx = canvas.getContext('2d');
   const width = Math.round(L.width * scale), height = Math.round(L.height * scale);
   if (canvas.width !== width || canvas.height !== height) {
@@ -42,6 +44,7 @@ export function titledCanvas(canvas, L, scale, { title = '', titleH, titleX, fon
     canvas.height = height;
   }
   if (canvas.style) canvas.style.width = `${L.width}px`;
+  if (canvas.style && cssHeight) canvas.style.height = `${L.height}px`;
   const colors = themeColors();
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   ctx.fillStyle = colors.background;

@@ -9,7 +9,7 @@
 // layout (the notebook's spring_layout) puts the words somewhere new on every run; a fixed order
 // keeps "the sentence" readable and the same figure for the same weights.
 import { themeColors } from './theme.js';
-import { arrowHead } from './figure_canvas.js';
+import { arrowHead, titledCanvas } from './figure_canvas.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
@@ -67,23 +67,7 @@ function labelBox(L, i) {
 export function drawGraph(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const ctx = canvas.getContext('2d');
   const L = graphLayout(ctx, f);
-  if (canvas.width !== Math.round(L.width * scale) || canvas.height !== Math.round(L.height * scale)) {
-    canvas.width = Math.round(L.width * scale);
-    canvas.height = Math.round(L.height * scale);
-    if (canvas.style) {
-      canvas.style.width = `${L.width}px`;
-      canvas.style.height = `${L.height}px`;
-    }
-  }
-  const colors = themeColors();
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.fillStyle = colors.background;
-  ctx.fillRect(0, 0, L.width, L.height);
-  ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
-  ctx.fillStyle = colors.text;
-  ctx.textAlign = 'left';
-  ctx.textBaseline = 'middle';
-  ctx.fillText(f.title ?? '', 4, TITLE_H / 2);
+  const { colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX, cssHeight: true });
 
   const edgeColor = colors.series[0];
   const max = Math.max(1e-6, f.maxWeight ?? 1);

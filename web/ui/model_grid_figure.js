@@ -19,7 +19,7 @@
 // thumbnail is a square of the same size (bert-large's 24 x 16 at 64 tokens: 64 px, one pixel a token);
 // T != S makes the thumbnails rectangles (3 generated tokens over 9 source tokens: 90 x 30 px).
 import { colorAt, PALETTES } from '../shared/palette.js';
-import { themeColors } from './theme.js';
+import { titledCanvas } from './figure_canvas.js';
 import { kvGroups } from '../shared/kv_groups.js';
 
 const TITLE_H = 22;
@@ -160,23 +160,8 @@ function thumbnail(atlas, layer, head, T, S) {
 export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const layout = modelGridLayout(f);
   const { layers: L, heads: H, T, S, cellW, cellH } = layout;
-  const ctx = canvas.getContext('2d');
-  const width = Math.round(layout.width * scale), height = Math.round(layout.height * scale);
-  if (canvas.width !== width || canvas.height !== height) {
-    canvas.width = width;
-    canvas.height = height;
-  }
-  if (canvas.style) canvas.style.width = `${layout.width}px`;
-  const colors = themeColors();
+  const { ctx, colors } = titledCanvas(canvas, layout, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: PAD, fontPx: FONT_PX });
   const palette = f.palette ?? 'viridis';
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.fillStyle = colors.background;
-  ctx.fillRect(0, 0, layout.width, layout.height);
-  ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
-  ctx.fillStyle = colors.text;
-  ctx.textAlign = 'left';
-  ctx.textBaseline = 'middle';
-  ctx.fillText(f.title ?? '', PAD, TITLE_H / 2);
   // Column and row labels.
   ctx.font = `${FONT_PX}px ${colors.font}`;
   ctx.fillStyle = colors.muted;
