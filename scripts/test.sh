@@ -33,8 +33,8 @@ if bash tests/fuzz/run_cpp_fuzz.sh 2>&1 | tee "$log"; then passed=$((passed + 1)
 # files faster (measured at load 6-8 beside other work: the browser files in 16.3 min two at a time,
 # 20.6 min one at a time, 253/253 both ways; the Node files 8.5 min, ~12 before). Three at a time gained
 # nothing (14.6 against 14.9 min: the browser files are CPU-bound). No test bounds a wall-clock time
-# tightly; each waits for the state it needs, and a pace is checked on a mocked clock. Node 18 (Debian's own, on a machine that
-# had none) has no --test-concurrency flag and runs them one at a time.
+# tightly; each waits for the state it needs, and a pace is checked on a clock the test moves. Node 18
+# (Debian's own, on a machine that had none) has no --test-concurrency flag and runs them one at a time.
 has_concurrency=0
 [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] && has_concurrency=1
 

@@ -44,11 +44,12 @@ const number = (x) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.
 
 /** What the config's rope_scaling did to the speeds, in words: which pairs it slowed and by how much. */
 function scalingText(r) {
-  const scaled = r.slowedBy.map((k, i) => ({ i, k })).filter(({ k }) => Math.abs(k - 1) > 1e-3);
+  const slowed = (k) => Math.abs(k - 1) > 1e-3; // above float32's rounding of theta^(-2i/D)
+  const scaled = r.slowedBy.map((k, i) => ({ i, k })).filter(({ k }) => slowed(k));
   if (!scaled.length) return 'Each ω is θ^(−2i/D): this config.json sets no rope_scaling.';
   const most = Math.max(...scaled.map(({ k }) => k));
   const pairs = scaled.length === 1 ? `pair ${scaled[0].i}` : `pairs ${scaled[0].i} to ${scaled.at(-1).i}`;
-  const here = Math.abs(r.slowedBy[r.pair] - 1) > 1e-3 ? `pair ${r.pair} turns ${number(r.slowedBy[r.pair])} times slower than θ^(−2i/D)` : `pair ${r.pair} is not slowed`;
+  const here = slowed(r.slowedBy[r.pair]) ? `pair ${r.pair} turns ${number(r.slowedBy[r.pair])} times slower than θ^(−2i/D)` : `pair ${r.pair} is not slowed`;
   return `This config.json's rope_scaling slows ${pairs} (up to ${number(most)} times), so that a text longer than training had stays within the turns the model knows: ${here}, and ω above is after it.`;
 }
 
