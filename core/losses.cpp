@@ -8,7 +8,7 @@
 namespace attnlab {
 
 double cross_entropy_sum(ConstMatrixRef logits, const std::int32_t* targets, RowMatrix* d_logits,
-                         double token_count) {
+                         double token_count, float* row_losses) {
   using namespace vec4;
   const Eigen::Index N = logits.rows();
   const int C = int(logits.cols());
@@ -26,6 +26,7 @@ double cross_entropy_sum(ConstMatrixRef logits, const std::int32_t* targets, Row
     for (; c < C; ++c) sum += std::exp(x[c] - row_max);  // leftovers
     const float log_sum = std::log(sum) + row_max;
     total += double(log_sum - x[targets[i]]);
+    if (row_losses) row_losses[i] = log_sum - x[targets[i]];
     if (d_logits) {
       // softmax = exp(x - log_sum): every exponent is <= 0 since log_sum >= row_max
       float* d = d_logits->row(i).data();

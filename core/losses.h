@@ -13,9 +13,9 @@ namespace attnlab {
 float cross_entropy(ConstMatrixRef logits, const std::int32_t* targets, RowMatrix* d_logits);
 // The same for one shard of a batch of `token_count` rows: returns the shard's summed loss, and
 // d_logits = (softmax(logits) - onehot(targets)) / token_count, so the shards' gradients add up to
-// the whole batch's.
+// the whole batch's. row_losses, where given, gets each row's loss [N].
 double cross_entropy_sum(ConstMatrixRef logits, const std::int32_t* targets, RowMatrix* d_logits,
-                         double token_count);
+                         double token_count, float* row_losses = nullptr);
 
 // F.binary_cross_entropy(p, y): p are probabilities in [0, 1]; like PyTorch each log is clamped at
 // -100 and the gradient divides by max(p (1 - p), 1e-12).

@@ -159,9 +159,7 @@ val RawLayer::_parameter_shape(const std::string& name) {
   Parameter* p = find(name);
   if (!p) return val::undefined();
   val shape = val::array();
-  const bool two_d = p->torch_dims ? p->torch_dims == 2 : (p->value.rows() > 1 || name.find("weight") != std::string::npos);
-  if (two_d) shape.call<void>("push", int(p->value.rows()));
-  shape.call<void>("push", int(p->value.cols()));
+  for (int d : torch_shape_of(*p)) shape.call<void>("push", d);
   return shape;
 }
 

@@ -29,6 +29,17 @@ void gelu_forward(ConstMatrixRef x, MatrixRef y) {
     }
 }
 
+void gelu_backward(ConstMatrixRef x, ConstMatrixRef dy, MatrixRef dx) {
+  constexpr float kInvSqrt2 = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+      const float v = x(i, j);
+      const float cdf = 0.5f * (1.0f + std::erf(v * kInvSqrt2));
+      const float pdf = kInvSqrt2Pi * std::exp(-0.5f * v * v);
+      dx(i, j) = dy(i, j) * (cdf + v * pdf);
+    }
+}
+
 // gelu_new as x * sigmoid(2u), u = sqrt(2 / pi) (x + 0.044715 x^3): the same function, since
 // 1 + tanh(u) = 2 / (1 + exp(-2u)), but with no 1 + tanh cancellation for large negative u, and with
 // the exp of a non-positive argument only (vec4's, four at a time; GPT-2 calls this on 3,072 floats per

@@ -18,8 +18,11 @@ inline void sigmoid_backward(ConstMatrixRef y, ConstMatrixRef dy, MatrixRef dx) 
 }
 
 // gelu(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)): BERT's "gelu", PyTorch's F.gelu default (not the
-// tanh approximation). Forward only: the pretrained labs look at models, nothing trains them.
+// tanh approximation), TransformerLens's act_fn "gelu".
+//   d/dx = Phi(x) + x phi(x),  phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
 void gelu_forward(ConstMatrixRef x, MatrixRef y);
+// x: the forward's input; dx may be dy.
+void gelu_backward(ConstMatrixRef x, ConstMatrixRef dy, MatrixRef dx);
 
 // gelu_new(x) = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))): GPT-2's activation (HF's
 // NewGELUActivation, F.gelu(approximate="tanh")), the tanh approximation of the one above. Forward only.

@@ -1,4 +1,6 @@
 // nn.Linear: y [N, out] = x [N, in] W^T + b, with W [out, in] and b [out].
+// TransformerLens stores its weights the other way round (W_in [d_model, d_mlp], W_U [d_model, d_vocab]):
+// y = x W + b with W [in, out]. The layout says which; the products are the same gemms (gemm.h).
 #pragma once
 
 #include "../rng.h"
@@ -6,12 +8,14 @@
 
 namespace attnlab {
 
+enum class WeightLayout { out_in, in_out };  // nn.Linear's [out, in]; TransformerLens's [in, out]
+
 class Linear {
  public:
-  Linear(int in_features, int out_features, Rng& rng, bool bias = true);
+  Linear(int in_features, int out_features, Rng& rng, bool bias = true, WeightLayout layout = WeightLayout::out_in);
 
-  int in_features() const { return int(weight.value.cols()); }
-  int out_features() const { return int(weight.value.rows()); }
+  int in_features() const { return int(layout == WeightLayout::out_in ? weight.value.cols() : weight.value.rows()); }
+  int out_features() const { return int(layout == WeightLayout::out_in ? weight.value.rows() : weight.value.cols()); }
 
   void forward(ConstMatrixRef x, MatrixRef y) const;
   // dW += dy^T x, db += sum_rows dy, dx = dy W (dx may be skipped with an empty Ref-able matrix).
@@ -22,6 +26,7 @@ class Linear {
   Parameter weight;
   Parameter bias;
   bool has_bias;
+  WeightLayout layout;
 };
 
 }  // namespace attnlab

@@ -30,17 +30,19 @@ void merge_heads(const std::vector<float>& heads, int B, int L, int H, int D, Ro
 
 }  // namespace
 
-MultiheadAttention::MultiheadAttention(int embed_dim, int num_heads, Rng& rng)
-    : in_proj_weight("in_proj_weight", 3 * embed_dim, embed_dim),
-      in_proj_bias("in_proj_bias", 1, 3 * embed_dim),
-      out_proj_weight("out_proj.weight", embed_dim, embed_dim),
+MultiheadAttention::MultiheadAttention(int embed_dim, int num_heads, Rng& rng, int head_dim)
+    : in_proj_weight("in_proj_weight", 3 * num_heads * (head_dim ? head_dim : embed_dim / num_heads), embed_dim),
+      in_proj_bias("in_proj_bias", 1, 3 * num_heads * (head_dim ? head_dim : embed_dim / num_heads)),
+      out_proj_weight("out_proj.weight", embed_dim, num_heads * (head_dim ? head_dim : embed_dim / num_heads)),
       out_proj_bias("out_proj.bias", 1, embed_dim),
       E_(embed_dim),
-      H_(num_heads) {
+      H_(num_heads),
+      D_(head_dim ? head_dim : embed_dim / num_heads) {
   // MultiheadAttention._reset_parameters: xavier_uniform_ in_proj_weight, zero biases; out_proj is
   // an nn.Linear, so its weight keeps Linear's kaiming-uniform init.
-  init_uniform(in_proj_weight.value, xavier_bound(embed_dim, 3 * embed_dim), rng);
-  init_uniform(out_proj_weight.value, linear_init_bound(embed_dim), rng);
+  const int HD = H_ * D_;
+  init_uniform(in_proj_weight.value, xavier_bound(embed_dim, 3 * HD), rng);
+  init_uniform(out_proj_weight.value, linear_init_bound(HD), rng);
 }
 
 ParameterList MultiheadAttention::parameters() {
@@ -75,7 +77,7 @@ void MultiheadAttention::build_mask(const MhaInputs& in) {
 }
 
 void MultiheadAttention::prepare(const MhaInputs& in) {
-  const int E = E_, D = head_dim();
+  const int E = E_, D = D_, HD = H_ * D_;
   assert(!in.kv_shared || (!in.query_shared && !in.key_padding_mask && !in.attn_mask));
   B_ = in.B;
   T_ = in.T;
@@ -89,18 +91,18 @@ void MultiheadAttention::prepare(const MhaInputs& in) {
   // Projections: x W_i^T + b_i with W_i the i-th block of E rows of in_proj_weight.
   const auto& W = in_proj_weight.value;
   const auto& bias = in_proj_bias.value;
-  RowMatrix projected(x_query_.rows(), E);
-  gemm_abt(x_query_, W.topRows(E), projected);
-  projected.rowwise() += bias.leftCols(E).row(0);
+  RowMatrix projected(x_query_.rows(), HD);
+  gemm_abt(x_query_, W.topRows(HD), projected);
+  projected.rowwise() += bias.leftCols(HD).row(0);
   if (query_shared_) projected = projected.replicate(in.B, 1).eval();
   split_heads(projected, shape_.B, shape_.T, H_, D, q_);
-  projected.resize(x_key_.rows(), E);
-  gemm_abt(x_key_, W.middleRows(E, E), projected);
-  projected.rowwise() += bias.middleCols(E, E).row(0);
+  projected.resize(x_key_.rows(), HD);
+  gemm_abt(x_key_, W.middleRows(HD, HD), projected);
+  projected.rowwise() += bias.middleCols(HD, HD).row(0);
   split_heads(projected, shape_.B, in.S, H_, D, k_);
-  projected.resize(x_value_.rows(), E);
-  gemm_abt(x_value_, W.bottomRows(E), projected);
-  projected.rowwise() += bias.rightCols(E).row(0);
+  projected.resize(x_value_.rows(), HD);
+  gemm_abt(x_value_, W.bottomRows(HD), projected);
+  projected.rowwise() += bias.rightCols(HD).row(0);
   split_heads(projected, shape_.B, in.S, H_, D, v_);
   build_mask(in);
   heads_out_.resize(shape_.q_size());
@@ -156,7 +158,7 @@ void MultiheadAttention::begin_backward(const float* d_out, const float* d_weigh
     // from out = merged Wo^T + bo
     gemm_atb_add(g, merged_, out_proj_weight.grad);
     out_proj_bias.grad.row(0) += g.colwise().sum();
-    d_merged_.resize(g.rows(), E_);
+    d_merged_.resize(g.rows(), H * D);
     gemm_ab(g, out_proj_weight.value, d_merged_);
     split_heads(d_merged_, shape_.B, shape_.T, H, D, d_heads_out_);
   } else {  // the loss ignores the output: out_proj gets no gradient, the kernel a zero d_out
@@ -196,7 +198,7 @@ void MultiheadAttention::finish_backward() {
   // The kernel's shape: with kv_shared, B = 1 and T = the caller's B*T, so d_k and d_v come out
   // [S, E], already summed over the batch.
   const auto [B, H, T, S, D] = shape_;
-  const int E = E_;
+  const int E = E_, HD = H * D;
   const auto& W = in_proj_weight.value;
   RowMatrix d_projected;
   // from projected_i = x_i W_i^T + b_i, for i = query, key, value
@@ -206,20 +208,20 @@ void MultiheadAttention::finish_backward() {
     for (int b = 1; b < B; ++b) summed += d_projected.middleRows(std::size_t(b) * T, T);
     d_projected = std::move(summed);
   }
-  gemm_atb_add(d_projected, x_query_, in_proj_weight.grad.topRows(E));
-  in_proj_bias.grad.leftCols(E).row(0) += d_projected.colwise().sum();
+  gemm_atb_add(d_projected, x_query_, in_proj_weight.grad.topRows(HD));
+  in_proj_bias.grad.leftCols(HD).row(0) += d_projected.colwise().sum();
   d_query_.resize(d_projected.rows(), E);
-  gemm_ab(d_projected, W.topRows(E), d_query_);
+  gemm_ab(d_projected, W.topRows(HD), d_query_);
   merge_heads(d_k_, B, S, H, D, d_projected);
-  gemm_atb_add(d_projected, x_key_, in_proj_weight.grad.middleRows(E, E));
-  in_proj_bias.grad.middleCols(E, E).row(0) += d_projected.colwise().sum();
+  gemm_atb_add(d_projected, x_key_, in_proj_weight.grad.middleRows(HD, HD));
+  in_proj_bias.grad.middleCols(HD, HD).row(0) += d_projected.colwise().sum();
   d_key_.resize(d_projected.rows(), E);
-  gemm_ab(d_projected, W.middleRows(E, E), d_key_);
+  gemm_ab(d_projected, W.middleRows(HD, HD), d_key_);
   merge_heads(d_v_, B, S, H, D, d_projected);
-  gemm_atb_add(d_projected, x_value_, in_proj_weight.grad.bottomRows(E));
-  in_proj_bias.grad.rightCols(E).row(0) += d_projected.colwise().sum();
+  gemm_atb_add(d_projected, x_value_, in_proj_weight.grad.bottomRows(HD));
+  in_proj_bias.grad.rightCols(HD).row(0) += d_projected.colwise().sum();
   d_value_.resize(d_projected.rows(), E);
-  gemm_ab(d_projected, W.bottomRows(E), d_value_);
+  gemm_ab(d_projected, W.bottomRows(HD), d_value_);
 }
 
 void MultiheadAttention::backward(const float* d_out, const float* d_weights, Backend backend) {

@@ -2,6 +2,8 @@
 //   in_proj_weight [3E, E]  (rows 0..E-1 project queries, E..2E-1 keys, 2E..3E-1 values)
 //   in_proj_bias   [3E]
 //   out_proj.weight [E, E], out_proj.bias [E]
+// With a head_dim D other than E / H (TransformerLens's d_head, which need not divide d_model), each
+// E above that counts the heads' columns is H D: in_proj_weight [3HD, E], out_proj.weight [E, HD].
 // query [B, T, E], key and value [B, S, E] (separate inputs: self- and cross-attention alike).
 //
 // kv_shared: one key/value sequence [S, E] for every batch element (the Lookup lab's database). K and
@@ -42,11 +44,12 @@ struct MhaInputs {
 
 class MultiheadAttention {
  public:
-  MultiheadAttention(int embed_dim, int num_heads, Rng& rng);
+  // head_dim 0: E / H, as nn.MultiheadAttention.
+  MultiheadAttention(int embed_dim, int num_heads, Rng& rng, int head_dim = 0);
 
   int embed_dim() const { return E_; }
   int num_heads() const { return H_; }
-  int head_dim() const { return E_ / H_; }
+  int head_dim() const { return D_; }
   const AttentionShape& shape() const { return shape_; }
 
   void forward(const MhaInputs& in, Backend backend);
@@ -65,6 +68,7 @@ class MultiheadAttention {
 
   // Results of the last forward/backward.
   const RowMatrix& output() const { return out_; }              // [B*T, E]
+  const RowMatrix& merged_heads() const { return merged_; }     // [B*T, H D]: z, the heads side by side
   const std::vector<float>& weights() const { return weights_; }  // [B, H, T, S]
   const std::vector<float>& weights_mean() const { return weights_mean_; }  // [B, T, S]
   const RowMatrix& d_query() const { return d_query_; }         // [B*T, E] ([T, E] if shared)
@@ -81,7 +85,7 @@ class MultiheadAttention {
  private:
   void build_mask(const MhaInputs& in);
 
-  int E_, H_;
+  int E_, H_, D_;
   AttentionShape shape_;                       // the kernel's problem
   int B_ = 0, T_ = 0;                          // the caller's batch and query length
   // Forward caches.

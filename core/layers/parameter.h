@@ -13,9 +13,9 @@ struct Parameter {
   std::string name;
   RowMatrix value;
   RowMatrix grad;
-  // PyTorch's number of dimensions for it, where the usual rule (a weight is 2-D, anything else with
-  // one row is 1-D) is wrong: the One query lab's `query` is a (1, E) parameter.
-  int torch_dims = 0;
+  // PyTorch's shape for it, where the usual rule (torch_shape_of below) is wrong: the One query lab's
+  // `query` is a (1, E) parameter; TransformerLens's W_Q is [H, E, D], stored here as [H*E, D] rows.
+  std::vector<int> torch_shape;
 
   Parameter(std::string n, int rows, int cols)
       : name(std::move(n)), value(RowMatrix::Zero(rows, cols)), grad(RowMatrix::Zero(rows, cols)) {}
@@ -24,6 +24,14 @@ struct Parameter {
 };
 
 using ParameterList = std::vector<Parameter*>;
+
+// PyTorch's shape of a parameter: its torch_shape where given, else [rows, cols] for a weight (a name
+// with "weight" in it) or anything with more than one row, else [cols] (a bias).
+inline std::vector<int> torch_shape_of(const Parameter& p) {
+  if (!p.torch_shape.empty()) return p.torch_shape;
+  if (p.value.rows() > 1 || p.name.find("weight") != std::string::npos) return {int(p.value.rows()), int(p.value.cols())};
+  return {int(p.value.cols())};
+}
 
 // Every model's parameter lists, handled alike (the shard copies of a model list theirs in one order).
 inline void zero_grads(const ParameterList& params) {

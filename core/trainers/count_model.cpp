@@ -119,7 +119,7 @@ CountModel::CountModel(Rng& init_rng, CountEmbedding embedding)
   nn0_.bias.name = "nn.0.bias";
   nn2_.weight.name = "nn.2.weight";
   nn2_.bias.name = "nn.2.bias";
-  query_.torch_dims = 2;  // torch.nn.Parameter(torch.randn(1, att_dim)): [1, 5], not [5]
+  query_.torch_shape = {1, int(query_.value.cols())};  // torch.nn.Parameter(torch.randn(1, att_dim)): [1, 5], not [5]
 }
 
 ParameterList CountModel::parameters() {
