@@ -18,6 +18,7 @@
 //   std::uint32_t  "<name> must be an integer in [0, 4294967295]" (seeds)
 //   double         "<name> must be a finite number"
 //   bool           "<name> must be true or false"
+//   std::string    "<name> must be a string"
 //   choice         "<name> must be a, b or c" (not a string), "<name> must be a, b or c, got 'x'"
 #pragma once
 
@@ -56,6 +57,7 @@ class RecordWriter {
   void operator()(const char* name, double v) { out.set(name, Json(v)); }
   void operator()(const char* name, float v) { out.set(name, Json(v)); }
   void operator()(const char* name, bool v) { out.set(name, Json(v)); }
+  void operator()(const char* name, const std::string& v) { out.set(name, Json(v)); }
   void operator()(const char* name, const std::vector<float>& v) { out.set(name, Json(v)); }
   void operator()(const char* name, const std::vector<std::int32_t>& v) { out.set(name, Json(v)); }
   void operator()(const char* name, const std::vector<std::uint8_t>& v) { out.set(name, Json(v)); }
@@ -109,6 +111,12 @@ class RecordReader {
     if (!j) return;
     if (!j->is_bool()) error = std::string(name) + " must be true or false";
     else v = j->as_bool();
+  }
+  void operator()(const char* name, std::string& v) {
+    const Json* j = field(name);
+    if (!j) return;
+    if (!j->is_string()) error = std::string(name) + " must be a string";
+    else v = j->as_string();
   }
   template <typename Enum>
   void operator()(const char* name, Enum& v, const Choices<Enum>& choices) {

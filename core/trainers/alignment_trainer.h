@@ -40,7 +40,7 @@ struct AlignmentInspection {
   std::vector<float> confidence;          // [T] softmax probability of the prediction
 };
 
-class AlignmentTrainer : public Trainer {
+class AlignmentTrainer : public SingleCallTrainer {
  public:
   static constexpr int kShards = ShardedModels<AlignmentModel>::kShards;
   static constexpr int kEvalChunk = 128;  // samples per forward pass of evaluate()

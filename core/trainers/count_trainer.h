@@ -57,7 +57,7 @@ struct CountInspection {
   double loss = 0.0;              // binary cross-entropy averaged over the N
 };
 
-class CountTrainer : public Trainer {
+class CountTrainer : public SingleCallTrainer {
  public:
   static constexpr int S = CountShape::S;
   static constexpr int kShards = ShardedModels<CountModel>::kShards;

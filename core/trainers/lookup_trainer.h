@@ -54,7 +54,7 @@ struct LookupInspection {  // one query
   std::vector<float> top_weight;    // [10]
 };
 
-class LookupTrainer : public Trainer {
+class LookupTrainer : public SingleCallTrainer {
  public:
   static constexpr int kShards = ShardedModels<LookupModel>::kShards;
   static constexpr int kTopK = 10;

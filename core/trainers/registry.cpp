@@ -2,6 +2,7 @@
 
 #include "alignment_trainer.h"
 #include "count_trainer.h"
+#include "induction_trainer.h"
 #include "lookup_data.h"
 #include "lookup_trainer.h"
 
@@ -49,6 +50,16 @@ std::unique_ptr<Trainer> count_create(const Json& config, const TrainerAssets&) 
   return std::make_unique<CountTrainer>(CountTrainer::config_from(config));
 }
 
+// ---- the Induction lab (past the notebooks: a two-layer transformer, induction heads)
+
+std::string induction_config_error(const Json& config, const TrainerAssets&) { return InductionTrainer::config_error(config); }
+std::unique_ptr<Trainer> induction_create(const Json& config, const TrainerAssets&) {
+  return std::make_unique<InductionTrainer>(InductionTrainer::config_from(config));
+}
+double induction_bytes(const Json& config) {
+  return double(induction_training_bytes(InductionTrainer::config_from(config)));
+}
+
 }  // namespace
 
 const std::vector<TrainerKind>& trainer_kinds() {
@@ -56,6 +67,7 @@ const std::vector<TrainerKind>& trainer_kinds() {
       {"alignment", alignment_config_error, alignment_create, AlignmentTrainer::defaults, alignment_bytes},
       {"lookup", lookup_config_error, lookup_create, lookup_defaults, lookup_bytes},
       {"count", count_config_error, count_create, CountTrainer::defaults, nullptr},
+      {"induction", induction_config_error, induction_create, InductionTrainer::defaults, induction_bytes},
   };
   return kinds;
 }

@@ -13,6 +13,8 @@ void store(float* to, const float* from, std::size_t n) {
 
 }  // namespace
 
+std::unique_ptr<StagedStep> SingleCallTrainer::staged_step() { return std::make_unique<StagedTrainerStep>(*this); }
+
 void StagedTrainerStep::begin() {
   t_.begin_step();
   stage_ = Stage::forward;

@@ -1,9 +1,14 @@
-// A trainer's staged step (trainer.h: begin_step, middle_step, end_step) as the staged-call protocol
-// of every model (core/staged_forward.h): one forward call (q, k, v -> weights, out), then one backward
-// call (d_out [, d_weights] -> d_q, d_k, d_v). So the one JS driver (wasm_bindings/js/staged_calls.js) runs
-// a training step's kernel on the page's backend exactly as it runs BERT's or Marian's, with the same
-// rules for a lost GPU device.
+// A trainer's step as the staged-call protocol of every model (core/staged_forward.h), so that the one
+// JS driver (wasm_bindings/js/staged_calls.js) runs a training step's kernel on the page's backend
+// exactly as it runs BERT's or Marian's, with the same rules for a lost GPU device:
 //
+//   begin()        the step's batch and everything before its first attention call
+//   the calls      the forward calls (q, k, v -> weights, out), then the backward calls
+//                  (d_out [, d_weights] -> d_q, d_k, d_v): one each for a lab of one attention layer,
+//                  one a layer (in order, then in reverse) for the Induction lab's transformer
+//   end()          the rest of the backward, Adam -> the step's metrics
+//
+// StagedTrainerStep is the step of a SingleCallTrainer (trainer.h: begin_step, middle_step, end_step):
 //   begin()        the trainer's begin_step: the batch, the layers before the attention; the forward call pending
 //   the calls      finish_call runs the trainer's middle_step (loss, gradient of the output), then the
 //                  backward call is pending; finish_backward stores d_q, d_k, d_v
@@ -17,16 +22,23 @@
 
 namespace attnlab {
 
-class StagedTrainerStep : public StagedForward {
+class StagedStep : public StagedForward {
  public:
-  explicit StagedTrainerStep(Trainer& trainer) : t_(trainer) {}
+  virtual void begin() = 0;
+  // "" when every call has been finished (end() may run), else what is missing.
+  virtual std::string check_finished() const = 0;
+  virtual StepMetrics end() = 0;
+};
 
-  void begin();
+class StagedTrainerStep : public StagedStep {
+ public:
+  explicit StagedTrainerStep(SingleCallTrainer& trainer) : t_(trainer) {}
+
+  void begin() override;
   // The middle of the step, for a caller that ran the forward kernel itself on the trainer's buffers.
   void middle();
-  // "" when the backward call has been finished (end() may run), else what is missing.
-  std::string check_finished() const;
-  StepMetrics end();
+  std::string check_finished() const override;
+  StepMetrics end() override;
 
   bool next_call(AttentionForward& call) override;
   // weights may be null when needs_weights() is false (then a backward call recomputes them).
@@ -38,7 +50,7 @@ class StagedTrainerStep : public StagedForward {
 
  private:
   enum class Stage { idle, forward, backward, done };
-  Trainer& t_;
+  SingleCallTrainer& t_;
   Stage stage_ = Stage::idle;
   bool weights_kept_ = false;  // the trainer's weights buffer holds this step's forward weights
 };

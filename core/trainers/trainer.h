@@ -9,6 +9,7 @@
 // checks it and returns "" or a message; nothing throws.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "../backend.h"
@@ -17,6 +18,8 @@
 #include "../layers/parameter.h"
 
 namespace attnlab {
+
+class StagedStep;  // staged_step.h
 
 // One training step's figures.
 struct StepMetrics {
@@ -42,11 +45,44 @@ class Trainer {
   // the gradients summed over the shards in order, Adam.
   virtual StepMetrics step(Backend backend) = 0;
 
-  // ---- the staged step: step() in three parts, with the attention kernel run outside C++ (WebGPU)
-  //   begin_step() -> kernel forward on kernel_forward_args()    (q, k, v -> weights, out)
-  //   middle_step() -> kernel backward on kernel_backward_args() (dOut [, dWeights] -> dQ, dK, dV)
-  //   end_step()
-  // The kernel runs once on the whole batch. Nothing else may be called between begin_step() and end_step().
+  // ---- the staged step: step() with its attention calls run outside C++ (the page's WebGPU kernel):
+  // begin(), then the calls of the staged-call protocol (core/staged_forward.h: the forward calls, then
+  // the backward calls), then end() -> the step's metrics. The kernel runs on the whole batch. Nothing
+  // else may be called between begin() and end(). One object per trainer, made once.
+  virtual std::unique_ptr<StagedStep> staged_step() = 0;
+
+  // ---- looking at the model (CPU backends)
+  // The current parameters on held-out or fresh data. options: a Json object of the lab's evaluation
+  // settings (Alignment: {samples}); "" and `out`, or what is wrong with the options.
+  virtual std::string evaluate_record(const Json& options, Backend backend, Json& out) = 0;
+  // A forward pass on one input the caller gives (Alignment: {tokens} or {keys, values, query};
+  // Lookup: {heldOut} or {pixels}): attention weights [H, T, S], their head mean [T, S], and the
+  // lab's outputs. "" and `out`, or what is wrong with the input (the trainer is unchanged).
+  virtual std::string inspect_record(const Json& input, Backend backend, Json& out) = 0;
+  // Training data the caller gives instead of the lab's own draw (the Induction lab's --data). "" or what
+  // is wrong with it (the trainer is unchanged); a lab that only draws its own data says so.
+  virtual std::string set_data_record(const Json& input) {
+    (void)input;
+    return "this lab draws its own training data";
+  }
+  // A named part of the trainer's data, for display (Alignment: "fixedSample"; Lookup: "database",
+  // "heldOut", "training"). "" and `out`, or a message naming the parts there are.
+  virtual std::string data_record(const std::string& part, Json& out) const = 0;
+
+  // Every trainable parameter, in PyTorch's state_dict order and with its names ("tok_emb.weight",
+  // "mha.in_proj_weight", ...), so weights move to and from the course notebook's models unchanged.
+  virtual ParameterList parameters() = 0;
+};
+
+// A trainer whose step has one attention call (the labs of one attention layer: Alignment, Lookup, One
+// query): its staged step is StagedTrainerStep (staged_step.h) over these three parts.
+//   begin_step() -> kernel forward on kernel_forward_args()    (q, k, v -> weights, out)
+//   middle_step() -> kernel backward on kernel_backward_args() (dOut [, dWeights] -> dQ, dK, dV)
+//   end_step()
+class SingleCallTrainer : public Trainer {
+ public:
+  std::unique_ptr<StagedStep> staged_step() override;
+
   virtual void begin_step() = 0;
   virtual void middle_step() = 0;
   virtual StepMetrics end_step() = 0;
@@ -58,22 +94,6 @@ class Trainer {
   // True when the model reads the attention weights after the kernel (a loss on them, as the Lookup
   // lab's retrieval), so a kernel outside C++ must write the weights back too.
   virtual bool kernel_reads_weights() const = 0;
-
-  // ---- looking at the model (CPU backends)
-  // The current parameters on held-out or fresh data. options: a Json object of the lab's evaluation
-  // settings (Alignment: {samples}); "" and `out`, or what is wrong with the options.
-  virtual std::string evaluate_record(const Json& options, Backend backend, Json& out) = 0;
-  // A forward pass on one input the caller gives (Alignment: {tokens} or {keys, values, query};
-  // Lookup: {heldOut} or {pixels}): attention weights [H, T, S], their head mean [T, S], and the
-  // lab's outputs. "" and `out`, or what is wrong with the input (the trainer is unchanged).
-  virtual std::string inspect_record(const Json& input, Backend backend, Json& out) = 0;
-  // A named part of the trainer's data, for display (Alignment: "fixedSample"; Lookup: "database",
-  // "heldOut", "training"). "" and `out`, or a message naming the parts there are.
-  virtual std::string data_record(const std::string& part, Json& out) const = 0;
-
-  // Every trainable parameter, in PyTorch's state_dict order and with its names ("tok_emb.weight",
-  // "mha.in_proj_weight", ...), so weights move to and from the course notebook's models unchanged.
-  virtual ParameterList parameters() = 0;
 };
 
 }  // namespace attnlab

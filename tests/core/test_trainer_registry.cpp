@@ -12,6 +12,7 @@
 #include "trainers/alignment_trainer.h"
 #include "trainers/lookup_trainer.h"
 #include "trainers/registry.h"
+#include "trainers/staged_step.h"
 
 using namespace attnlab;
 using attnlab::testing::synthetic_digit_asset;
@@ -49,16 +50,17 @@ void check_same_steps(Trainer& registered, Direct& direct, int steps) {
 }  // namespace
 
 TEST_CASE("registry: the ids, in the labs' order") {
-  REQUIRE(trainer_kinds().size() == 3);
+  REQUIRE(trainer_kinds().size() == 4);
   CHECK(std::string(trainer_kinds()[0].id) == "alignment");
   CHECK(std::string(trainer_kinds()[1].id) == "lookup");
   CHECK(std::string(trainer_kinds()[2].id) == "count");
+  CHECK(std::string(trainer_kinds()[3].id) == "induction");
   CHECK(find_trainer_kind("alignment") != nullptr);
   CHECK(find_trainer_kind("Alignment") == nullptr);
 }
 
 TEST_CASE("registry: an unknown id is named with the ids there are") {
-  const std::string expected = "unknown trainer 'sort': the trainers are alignment, lookup, count";
+  const std::string expected = "unknown trainer 'sort': the trainers are alignment, lookup, count, induction";
   CHECK(config_error("sort", "{}") == expected);
   std::string error;
   CHECK(create_trainer("sort", parse("{}"), {}, error) == nullptr);
@@ -95,7 +97,7 @@ TEST_CASE("registry[lookup, synthetic digits, seed 2, B=16]: the same losses, ac
   REQUIRE_MESSAGE(registered, error);
   check_same_steps(*registered, direct, 4);
   CHECK(registered->epoch() == 1);
-  CHECK(registered->kernel_reads_weights());
+  CHECK(registered->staged_step()->needs_weights());  // the retrieval reads the kernel's weights
 }
 
 TEST_CASE("registry: config messages as the binding gave them, in JS names") {
