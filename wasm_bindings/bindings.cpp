@@ -176,6 +176,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_evaluate", &RawTrainer::_evaluate)
       .function("_inspect", &RawTrainer::_inspect)
       .function("_data", &RawTrainer::_data)
+      .function("_set_data", &RawTrainer::_set_data)
       .function("_result", &RawTrainer::_result)
       .function("_blob", &RawTrainer::_blob)
       .function("_release", &RawTrainer::_release);

@@ -29,7 +29,7 @@ RawTrainer::RawTrainer(const std::string& id, const std::string& config, const R
   read(config, c);
   std::string error;
   trainer_ = create_trainer(id, c, assets_of(digits), error);
-  if (trainer_) step_ = std::make_unique<StagedTrainerStep>(*trainer_);
+  if (trainer_) step_ = trainer_->staged_step();
 }
 
 std::string RawTrainer::_config_error(const std::string& id, const std::string& config, const RawDigits* digits) {
@@ -113,6 +113,12 @@ std::string RawTrainer::_data(const std::string& part) {
   Json out;
   std::string error = trainer_->data_record(part, out);
   return keep(std::move(error), std::move(out));
+}
+
+std::string RawTrainer::_set_data(const std::string& input) {
+  Json in;
+  std::string error = read(input, in);
+  return error.empty() ? trainer_->set_data_record(in) : error;
 }
 
 void RawTrainer::_release() {

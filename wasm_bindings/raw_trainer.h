@@ -41,7 +41,7 @@ class RawTrainer : public RawLayer {
   std::string _set_lr(double lr);
   std::string _config() const;  // JSON text of the config record
 
-  // Staged step (the WebGPU path): _begin_step, then its two calls through raw_staged.h's protocol
+  // Staged step (the WebGPU path): _begin_step, then its calls through raw_staged.h's protocol
   // (_next_call/_finish_call, _next_backward/_finish_backward: core/trainers/staged_step.h), then
   // _end_step.
   void _begin_step() { step_->begin(); }
@@ -52,6 +52,9 @@ class RawTrainer : public RawLayer {
   std::string _evaluate(const std::string& options, int backend);
   std::string _inspect(const std::string& input, int backend);
   std::string _data(const std::string& part);
+  // JSON text of the training data the caller gives (the Induction lab's {sequences}) -> "" or what is
+  // wrong with it (the trainer is unchanged).
+  std::string _set_data(const std::string& input);
   std::string _result() const { return result_text_; }
   val _blob(int i) const;  // a typed array view (Float32Array, Int32Array, Uint8Array): copy it at once
   void _release();         // frees the last record once JS has its copy (an image set is megabytes)
@@ -62,7 +65,7 @@ class RawTrainer : public RawLayer {
   std::string keep(std::string error, Json record);
 
   std::unique_ptr<Trainer> trainer_;
-  std::unique_ptr<StagedTrainerStep> step_;  // over trainer_
+  std::unique_ptr<StagedStep> step_;  // over trainer_
   std::vector<float> metrics_;
   Json result_;
   std::string result_text_;

@@ -5,10 +5,9 @@
 
 #include "../rng.h"
 #include "parameter.h"
+#include "weight_layout.h"
 
 namespace attnlab {
-
-enum class WeightLayout { out_in, in_out };  // nn.Linear's [out, in]; TransformerLens's [in, out]
 
 class Linear {
  public:

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../layers/packed_linear.h"
+#include "../layers/weight_layout.h"
 #include "../layers/rotary.h"
 
 namespace attnlab {
@@ -19,8 +20,6 @@ enum class DecoderNorm { layer_norm, rms_norm };
 enum class DecoderMlp { gelu_new, gated_silu };
 // learned: x = tok[id] + pos[p].  rotary: x = tok[id]; q and k turned by their position (rotary.h).
 enum class DecoderPositions { learned, rotary };
-// How a checkpoint stores a projection's weight: nn.Linear's [out, in], or GPT-2's Conv1D [in, out].
-enum class WeightLayout { out_in, in_out };
 
 struct DecoderSpec {
   int vocab_size = 0;   // V

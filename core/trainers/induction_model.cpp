@@ -122,6 +122,12 @@ void InductionModel::unpack_attention_grads(Block& b) {
       bs[i]->grad.row(h) = bias.block(0, i * HD + h * D, 1, D);
     }
   b.W_O.grad = b.attn.out_proj_weight.grad.transpose();
+  // b_K's gradient is exactly zero: b_K adds q . b_K to every score of a query's row, which the softmax
+  // ignores (each row of the scores' gradient sums to 0). Summed in float32 it is rounding noise of about
+  // 1e-9, which Adam, dividing by its own root mean square, turns into steps of a tenth of lr: b_K would
+  // wander, and a large b_K costs the scores float32's digits. Its exact value is kept instead (PyTorch's
+  // float64 run agrees; its float32 run wanders: docs/induction.md).
+  b.b_K.grad.setZero();
 }
 
 // ---- the pass

@@ -176,6 +176,7 @@ void InductionTrainer::record_batch(const std::vector<float>& losses, const Indu
       else rest += l, ++rests;
     }
   timeline_.add_step(sum, batch.B * P, repeat, repeats, rest, rests);
+  last_step_ = {float(sum / (double(batch.B) * P)), repeats ? float(repeat / repeats) : kNone, rests ? float(rest / rests) : kNone};
 }
 
 StepMetrics InductionTrainer::finish_step(double loss_sum, double correct) {
@@ -500,6 +501,14 @@ std::string InductionTrainer::data_record(const std::string& part, Json& out) co
     out.set("segment", fixed_sample_.segment[0]);
     return {};
   }
+  if (part == "lastStep") {  // the losses of the last step's batch: all targets, the repeat's, the rest's
+    out = Json::object();
+    out.set("step", steps_done());
+    out.set("loss", number_or_null(last_step_[0]));
+    out.set("repeatLoss", number_or_null(last_step_[1]));
+    out.set("restLoss", number_or_null(last_step_[2]));
+    return {};
+  }
   if (part == "timeline") {
     const std::vector<TimelinePoint>& points = timeline_.points();
     std::vector<std::int32_t> steps;
@@ -531,7 +540,7 @@ std::string InductionTrainer::data_record(const std::string& part, Json& out) co
     out.set("formedStep", formed >= 0 ? points[std::size_t(formed)].step : -1);
     return {};
   }
-  return "the Induction trainer's data has the parts 'fixedSample' and 'timeline', got '" + part + "'";
+  return "the Induction trainer's data has the parts 'fixedSample', 'timeline' and 'lastStep', got '" + part + "'";
 }
 
 std::string InductionTrainer::set_data_record(const Json& input) {

@@ -15,6 +15,7 @@
 // on 16 probe sequences of the repeat task, drawn once from the seed.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,7 +97,8 @@ class InductionTrainer : public Trainer {
   std::string evaluate_record(const Json& options, Backend backend, Json& out) override;
   // {tokens} -> {layers, heads, T, tokens, weights [L,H,T,T], predictions, confidence, losses}
   std::string inspect_record(const Json& input, Backend backend, Json& out) override;
-  // "fixedSample" -> {tokens, copyStart, segment}; "timeline" -> the points and the phase change
+  // "fixedSample" -> {tokens, copyStart, segment}; "timeline" -> the points and the phase change;
+  // "lastStep" -> the last step's batch losses {step, loss, repeatLoss, restLoss}
   std::string data_record(const std::string& part, Json& out) const override;
   std::string set_data_record(const Json& input) override;
 
@@ -120,6 +122,7 @@ class InductionTrainer : public Trainer {
   long sequences_used_ = 0;              // sequences trained on so far
   std::size_t parameter_count_ = 0;
   InductionTimeline timeline_;
+  std::array<float, 3> last_step_ = {0.0f, 0.0f, 0.0f};  // the last step's mean loss, on the repeat, on the rest (NaN: none)
 };
 
 }  // namespace attnlab

@@ -11,6 +11,7 @@
 #include "io/json.h"
 #include "test_support.h"
 #include "trainers/induction_model.h"
+#include "trainers/induction_trainer.h"
 
 using namespace attnlab;
 using namespace attnlab::testing;
@@ -99,3 +100,48 @@ TEST_CASE("induction model[ln1: 1 layer, LayerNorm, no MLP] gradients against Py
   check_case("ln1", Backend::scalar);
   check_case("ln1", Backend::simd128);
 }
+
+namespace {
+
+// 40 torch.optim.Adam steps from the same weights on the same sequences (induction_adam_<case>.*): every
+// step's loss within 1e-5 relative of PyTorch's float64 run, and the weights after, within 1e-4, b_K
+// included (its gradient is exactly 0: induction_model.cpp keeps it so, as the float64 run does). The
+// trainer runs as the CLI does (two shards, SIMD128).
+void check_adam(const std::string& name) {
+  const SafeTensorsFile adam = load_fixture("induction_adam_" + name + ".safetensors");
+  const SafeTensorsFile init = load_fixture("induction_adam_" + name + "_init.safetensors");
+  Json settings, data;
+  REQUIRE(parse_json(adam.metadata.at("settings"), settings).empty());
+  REQUIRE(parse_json(read_fixture_bytes(std::string(ATTNLAB_FIXTURES_DIR) + "/induction_adam_" + name + ".json"), data).empty());
+  InductionConfig c = case_config(name);
+  c.batch = int(settings.find("batch")->as_number());
+  c.lr = settings.find("lr")->as_number();
+  const int steps = int(settings.find("steps")->as_number());
+  REQUIRE(validate_induction_config(c).empty());
+  InductionTrainer trainer(c);
+  for (Parameter* p : trainer.parameters()) {
+    const std::vector<float> v = tensor_f(init, p->name);
+    REQUIRE(v.size() == p->size());
+    std::copy(v.begin(), v.end(), p->value.data());
+  }
+  REQUIRE(trainer.set_sequences(data) == "");
+  const std::vector<float> losses = tensor_f(adam, "losses");
+  double worst = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    const float loss = trainer.step(Backend::simd128).loss;
+    worst = std::max(worst, std::fabs(double(loss) - losses[std::size_t(k)]) / std::fabs(double(losses[std::size_t(k)])));
+  }
+  INFO(name << ": the largest relative difference of a step's loss " << worst);
+  CHECK(worst <= 1e-5);
+  for (Parameter* p : trainer.parameters()) {
+    const std::vector<float> torch = tensor_f(adam, "after/" + p->name);
+    const double diff = max_abs_diff(p->value.data(), torch.data(), torch.size());
+    INFO(name << " after " << steps << " steps: " << p->name << " max |ours - torch| " << diff);
+    CHECK(diff <= 1e-4);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("induction trainer[attn2]: 40 Adam steps against PyTorch's float64 run") { check_adam("attn2"); }
+TEST_CASE("induction trainer[full3: MLP, LayerNorm]: 40 Adam steps against PyTorch's float64 run") { check_adam("full3"); }

@@ -167,11 +167,50 @@ export function trainerClasses(mod) {
     fixedSample() { return this.data('fixedSample'); }
   }
 
+  /**
+   * The Induction lab's trainer: a two-layer (1-4) transformer in TransformerLens's layout on repeated
+   * random tokens or characters of a text (docs/induction.md). config: {task, layers, heads, dModel, dHead,
+   * mlp, layerNorm, vocab, context, batch, lr, seed, text}. Its parameters are a HookedTransformer's
+   * state_dict (embed.W_E, blocks.0.attn.W_Q [H, E, D], ...).
+   */
+  class InductionTrainer extends Trainer {
+    static defaults(task = 'repeat') {
+      return JSON.parse(mod._RawTrainer._defaults('induction', task));
+    }
+    /** An upper bound on the bytes a model of this config needs to train (refused over 512 MB). */
+    static trainingBytes(config = {}) {
+      const text = encodeRecord(config);
+      const error = mod._RawTrainer._config_error('induction', text, null);
+      if (error && !error.startsWith('these settings need')) throw new AttnLabError(error);
+      return mod._RawTrainer._training_bytes('induction', text);
+    }
+    constructor(config = {}) {
+      super('induction', config, {}, 'InductionTrainer');
+    }
+    /**
+     * {samples (256), ablate: ['L.H', ...] (heads switched off for this evaluation alone)} -> {samples,
+     * loss, accuracy, repeatLoss, restLoss, positionLoss [T-1], iclScore, earlyPosition, latePosition,
+     * layers, heads, scores: {previous, duplicate, induction, first} ([L*H] each), ablated}
+     */
+    evaluate(options = {}, { backend } = {}) {
+      return super.evaluate(options, { backend });
+    }
+    /** {tokens: Int32Array [context], copyStart, segment}: the sequence the page draws every head on. */
+    fixedSample() { return this.data('fixedSample'); }
+    /** The run so far: {every, layers, heads, steps, loss, repeatLoss, restLoss, previous, duplicate, induction, first, phaseStep, formedStep}. */
+    timeline() { return this.data('timeline'); }
+    /** Train on these sequences (each `context` ids) in order instead of fresh draws; throws AttnLabError naming a bad one. */
+    setData(sequences) {
+      check(this.raw._set_data(JSON.stringify({ sequences })));
+    }
+  }
+
   // The labs' own classes, for createTrainer; a trainer registered in C++ without one gets the generic class.
   const TRAINER_CLASSES = {
     alignment: (config) => new AlignmentTrainer(config),
     lookup: (config, assets) => new LookupTrainer(config, assets?.digits),
     count: (config) => new CountTrainer(config),
+    induction: (config) => new InductionTrainer(config),
   };
 
   /** A trainer by id: the lab's class (AlignmentTrainer, LookupTrainer, CountTrainer) where it has one. assets: {digits}. */
@@ -180,5 +219,5 @@ export function trainerClasses(mod) {
     return make ? make(config, assets) : new Trainer(id, config, assets);
   }
 
-  return { Digits, Trainer, AlignmentTrainer, LookupTrainer, CountTrainer, trainerIds, createTrainer };
+  return { Digits, Trainer, AlignmentTrainer, LookupTrainer, CountTrainer, InductionTrainer, trainerIds, createTrainer };
 }

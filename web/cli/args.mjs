@@ -34,11 +34,12 @@ const FIGURE_FLAGS = flagsFrom([
   { name: 'svg', type: 'path', help: 'The same figure as SVG (needs Chromium).' },
 ]);
 
-/** flag -> spec for one lab: its properties' flags, then the generic ones. */
+/** flag -> spec for one lab: its properties' flags, then the generic ones, then the lab's own options (lab.cli.options: the Induction lab's --data). */
 export function flagsOf(lab) {
   const flags = flagsFrom(cliProperties(lab));
   Object.assign(flags, GENERIC);
   if (lab.cli?.heatmapFigure) Object.assign(flags, FIGURE_FLAGS);
+  Object.assign(flags, flagsFrom(lab.cli?.options ?? []));
   return flags;
 }
 
@@ -120,10 +121,11 @@ function usage() {
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
   for (const lab of TRAINABLE) {
     const first = lab === LABS[0] ? ' (the default)' : '';
-    lines.push(`--lab ${lab.id}${first}: ${lab.title}, course notebook ${lab.notebook}`);
+    lines.push(`--lab ${lab.id}${first}: ${lab.title}, ${lab.notebook ? `course notebook ${lab.notebook}` : `beyond the course notebooks: ${lab.beyond}`}`);
     lines.push(`  ${wrap(lab.summary, 96, 2)}`);
     for (const prop of cliProperties(lab)) lines.push(flagLine(flagOf(prop), specOf(prop)));
     if (lab.cli?.heatmapFigure) for (const [flag, spec] of Object.entries(FIGURE_FLAGS)) lines.push(flagLine(flag, spec));
+    for (const prop of lab.cli?.options ?? []) lines.push(flagLine(flagOf(prop), specOf(prop)));
     lines.push('');
   }
   lines.push('every lab:');
@@ -176,11 +178,13 @@ export function parseArgs(argv) {
     return elsewhere ? `${name} does not apply to --lab ${lab.id} (it takes ${Object.keys(flags).join(' ')})` : `unknown flag ${shown(name)}`;
   };
   // One parse for the lab's settings and the command's options, each starting at its declared default.
-  const parsed = parseFlags(rest, flags, { defaults: defaultValues([...lab.properties, ...GENERIC_OPTIONS]), unknown });
+  const labOptions = lab.cli?.options ?? [];
+  const parsed = parseFlags(rest, flags, { defaults: defaultValues([...lab.properties, ...GENERIC_OPTIONS, ...labOptions]), unknown });
   const own = (name) => lab.properties.some((p) => p.name === name);
   const out = {
     lab, build: parsed.values.build, every: parsed.values.every, json: parsed.values.json,
     save: parsed.values.save, load: parsed.values.load, png: parsed.values.png, svg: parsed.values.svg,
+    options: Object.fromEntries(labOptions.map((o) => [o.name, parsed.values[o.name]])),
     values: Object.fromEntries(Object.entries(parsed.values).filter(([name]) => own(name))),
     given: new Set([...parsed.given].filter(own)),
   };
@@ -245,6 +249,15 @@ export function checkFiles(args) {
     if (!dirSt) fail(flag, file, `the folder ${shown(dir, { tail: true })} does not exist`);
     if (!dirSt.isDirectory()) fail(flag, file, `${shown(dir, { tail: true })} is not a folder`);
     if (!can(dir, constants.W_OK | constants.X_OK)) fail(flag, file, `the folder ${shown(dir, { tail: true })} is not writable`);
+  }
+  // The lab's own input files (the Induction lab's --data): readable files.
+  for (const prop of args.lab?.cli?.options ?? []) {
+    const file = args.options?.[prop.name];
+    if (prop.type !== 'path' || file === undefined) continue;
+    const st = statOf(`--${prop.name}`, file);
+    if (!st) fail(flagOf(prop), file, 'no such file');
+    if (st.isDirectory()) fail(flagOf(prop), file, 'is a folder, not a file');
+    if (!can(file, constants.R_OK)) fail(flagOf(prop), file, 'cannot be read (no read permission)');
   }
   if (args.load !== undefined) {
     const st = statOf('--load', args.load);

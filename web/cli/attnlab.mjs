@@ -7,7 +7,7 @@
 // on a path it could have refused at the start. Everything printed goes through one Output
 // (output.mjs): the command ends only once stdout and stderr have drained, its worker threads ended,
 // never by process.exit() with output still held; a reader that leaves early ends it quietly.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkFiles, commandUsage, cut, LAB_COMMANDS, labCommands, parseArgs, parseCommandArgs, shown, TOOL_COMMANDS, USAGE, UsageError } from './args.mjs';
 import { Output, OutputClosed } from './output.mjs';
@@ -42,6 +42,20 @@ function weightsRefusal(metadata, lab, values) {
 const readAsset = (file) => readFile(path.join(REPO_ROOT, 'public', file)).catch((error) => {
   throw new Error(error.code === 'ENOENT' ? `${path.join('public', file)} is missing: run bash scripts/build.sh` : error.message);
 });
+
+/** A JSON file the user names (the Induction lab's --data), read whole; a file that is not JSON says where. */
+class InputFileError extends Error {}
+const MAX_JSON_BYTES = 64 * 1024 * 1024; // the Induction lab reads at most 10 million ids: about 40 MB of JSON
+async function readJsonFile(file) {
+  const { size } = await stat(file);
+  if (size > MAX_JSON_BYTES) throw new InputFileError(`${(size / 2 ** 20).toFixed(0)} MB; the lab reads at most ${MAX_JSON_BYTES / 2 ** 20} MB of JSON`);
+  const text = await readFile(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError(`not JSON (${error.message})`);
+  }
+}
 
 const output = new Output();
 // The loaded module, so that its worker threads can be ended with the command.
@@ -174,6 +188,18 @@ async function main(argv) {
       return 2;
     }
   }
+  // The lab's own inputs before any step (the Induction lab's --data): a file it refuses is one line, exit 2.
+  if (lab.cli.prepare) {
+    try {
+      await lab.cli.prepare({ session, options: args.options, readJson: (file) => readJsonFile(file) });
+    } catch (error) {
+      if (error.name !== 'AttnLabError' && !(error instanceof InputFileError)) throw error;
+      const flag = Object.keys(args.options).find((name) => args.options[name] !== undefined && lab.cli.options.find((o) => o.name === name)?.type === 'path');
+      await output.err(`attnlab: ${flag ? `--${flag} ${shown(args.options[flag], { tail: true })}: ` : ''}${error.message}\n`);
+      session.dispose();
+      return 2;
+    }
+  }
   const steps = args.steps ?? session.defaultSteps;
   const c = session.config;
   if (!args.evaluate) await say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed, backend: session.backend, reason: session.reason,
@@ -192,7 +218,7 @@ async function main(argv) {
   const fallback = session.fallback;
   // A forced backend that did not run is never silent, in text or JSON mode: one line on stderr.
   if (fallback) await output.err(`attnlab: warning: --backend ${args.backend} fell back at step ${fallback.fellBackAt}: ${fallback.reason}\n`);
-  const evaluation = session.evaluate();
+  const evaluation = session.evaluate(lab.cli.evaluationOptions?.(args.options) ?? {});
   const snapshot = session.takeSnapshot();
   const { record, lines } = lab.cli.final({ config: c, values, evaluation, snapshot, sample: session.fixedSample(), trainer: session.trainer });
   if (args.evaluate) {

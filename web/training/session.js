@@ -90,8 +90,9 @@ export class TrainingSession {
     return this.spec.defaultSteps(this.module, this.config);
   }
 
-  evaluate() {
-    this.lastEvaluation = { step: this.step, ...this.spec.evaluate(this.trainer, this.cpuBackend()) };
+  /** options: the lab's evaluation options (the Induction lab's heads switched off), for this evaluation alone. */
+  evaluate(options = {}) {
+    this.lastEvaluation = { step: this.step, ...this.spec.evaluate(this.trainer, this.cpuBackend(), options) };
     return this.lastEvaluation;
   }
 

@@ -8,8 +8,10 @@
 //         marks? (true per cell: outlined, so a marked cell shows without relying on colour),
 //         blank? (true per cell: drawn grey, no value), selected? ({row, col}: the cell the figure
 //         stands for, outlined thick in the focus colour as the model view outlines its selected head;
-//         the keyboard's place is then dashed, as there)} — labels are prepared by the lab; this file
-//         only draws them.
+//         the keyboard's place is then dashed, as there), guides? ([{from, to, offset, label}]: a dashed
+//         line through the cells (t, t - offset) for rows t = from .. to, the diagonal a kind of head
+//         lights: the Induction lab's previous-token and induction stripes)} — labels are prepared by
+//         the lab; this file only draws them.
 import { rasterizeColorbar, rasterizeHeatmap } from '../shared/heatmap_raster.js';
 
 // The colour bar depends only on its size and palette: raster it once, not on every redraw.
@@ -231,6 +233,20 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
         }
       }
     }
+  }
+  // Guides: a dashed line along each diagonal, through the cells' centres, light over dark cells.
+  for (const [g, guide] of (model.guides ?? []).entries()) {
+    const from = Math.max(guide.from, guide.offset), to = Math.min(guide.to, model.rows - 1);
+    if (to < from) continue;
+    const cx = (col) => (x0 + (col + 0.5) * cellW) / scale, cy = (row) => (y0 + (row + 0.5) * cellH) / scale;
+    ctx.setLineDash(g === 0 ? [2, 3] : [6, 3]);
+    ctx.lineWidth = 1.5;
+    ctx.strokeStyle = colors.focus;
+    ctx.beginPath();
+    ctx.moveTo(cx(from - guide.offset) - (cellW / scale) * 0.4, cy(from) - (cellH / scale) * 0.4);
+    ctx.lineTo(cx(to - guide.offset) + (cellW / scale) * 0.4, cy(to) + (cellH / scale) * 0.4);
+    ctx.stroke();
+    ctx.setLineDash([]);
   }
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;

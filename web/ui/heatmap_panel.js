@@ -102,10 +102,11 @@ export class HeatmapPanel {
       this.shape = shape;
       this.grid.replaceChildren();
       // Thumbnails without ticks (they would be too small to read): click one to see it large.
+      // A lab of several layers names its heads (models.heads[i].label: "layer 1 head 0") and its large map (meanLabel).
       this.small = models.heads.map((m, h) => new HeatmapView(this.grid, {
-        cell: cellFor(rows, cols, 130, 3, 12), minPlotHeight: 60, bare: true, label: `Attention of head ${h}`, onSelect: () => this.choose(`head-${h}`),
+        cell: cellFor(rows, cols, 130, 3, 12), minPlotHeight: 60, bare: true, label: `Attention of ${m.label ?? `head ${h}`}`, onSelect: () => this.choose(`head-${h}`),
       }));
-      this.select.replaceChildren(new Option('head mean', 'mean'), ...models.heads.map((m, h) => new Option(`head ${h}`, `head-${h}`)));
+      this.select.replaceChildren(new Option(models.meanLabel ?? 'head mean', 'mean'), ...models.heads.map((m, h) => new Option(m.label ?? `head ${h}`, `head-${h}`)));
       // One head is its own mean: no grid of heads to choose from.
       this.grid.hidden = this.gridTitle.hidden = this.choice.hidden = models.heads.length < 2;
       if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';

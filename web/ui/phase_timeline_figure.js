@@ -1,0 +1,223 @@
+// The Induction lab's timeline (a figure kind of figure_kinds.js): panes stacked on one step axis, the
+// losses on top and one pane per head score below it, with the phase change marked across all of them by
+// a vertical line and its words. A head keeps its colour in every pane and its layer its line style
+// (solid layer 0, dashed layer 1, dotted layer 2, dash-dot layer 3), and the legend names both, so colour
+// is never the only cue; the tooltip (hover, or the keyboard's arrows) reads every value at a step.
+//
+// figure: {kind: 'phasetimeline', id, title, xTitle, steps: [step] (the points' x), layers, heads,
+//          panes: [{title, yMin, yMax, heads? (true: one series a head), series: [{label, ys ([value] a point;
+//                   NaN: none), xs? (its own steps), color? (an index), dash? ([on, off]), head? (l H + h)}]}],
+//          marker: {step, label} | null, width?}
+import { themeColors } from './theme.js';
+
+// Okabe and Ito's colour-blind-safe set, without its yellow and black (unreadable on the light and the
+// dark panel): the heads' colours, in order.
+export const HEAD_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00'];
+const LAYER_DASH = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
+
+const MARGIN = { left: 46, right: 12, top: 30, bottom: 36 };
+const LOSS_PANE = 150, SCORE_PANE = 78, PANE_GAP = 26, LEGEND_ROW = 16;
+
+/** About `count` round values covering [lo, hi]. */
+function ticks(lo, hi, count) {
+  const span = hi - lo || 1, raw = span / count, magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-6; v += step) out.push(Number(v.toPrecision(12)));
+  return out;
+}
+
+const stepLabel = (v) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(v));
+
+/** Where everything goes (CSS px): the panes' rectangles, the x scale, the legend rows. */
+function layoutOf(f, width) {
+  const plotW = width - MARGIN.left - MARGIN.right;
+  const legendRows = 1 + Math.ceil((f.layers * f.heads) / Math.max(1, Math.floor(plotW / 70)));
+  let y = MARGIN.top + legendRows * LEGEND_ROW;
+  const panes = f.panes.map((p, i) => {
+    const h = i === 0 ? LOSS_PANE : SCORE_PANE;
+    const rect = { x: MARGIN.left, y: y + 14, w: plotW, h };
+    y = rect.y + h + PANE_GAP;
+    return rect;
+  });
+  const xMax = Math.max(1, f.steps.at(-1) ?? 1);
+  return { width, height: y - PANE_GAP + MARGIN.bottom, panes, legendRows, xMax, px: (x) => MARGIN.left + (x / xMax) * plotW };
+}
+
+function draw(canvas, f, scale = devicePixelRatio || 1) {
+  const width = f.width ?? 560;
+  const L = layoutOf(f, width);
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(L.height * scale);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${L.height}px`;
+  const ctx = canvas.getContext('2d');
+  const colors = themeColors();
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, width, L.height);
+  ctx.font = `600 13px ${colors.font}`;
+  ctx.fillStyle = colors.text;
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillText(f.title ?? '', MARGIN.left, 16);
+  drawLegend(ctx, f, L, colors);
+  f.panes.forEach((pane, i) => drawPane(ctx, f, pane, L.panes[i], L, colors, i === f.panes.length - 1));
+  if (f.marker) {
+    const x = Math.round(L.px(f.marker.step)) + 0.5;
+    const top = L.panes[0].y, bottom = L.panes.at(-1).y + L.panes.at(-1).h;
+    ctx.strokeStyle = colors.focus;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([4, 3]);
+    ctx.beginPath();
+    ctx.moveTo(x, top);
+    ctx.lineTo(x, bottom);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.font = `600 11px ${colors.font}`;
+    ctx.fillStyle = colors.focus;
+    const w = ctx.measureText(f.marker.label).width;
+    ctx.textAlign = x + 4 + w > width - MARGIN.right ? 'right' : 'left';
+    ctx.fillText(f.marker.label, ctx.textAlign === 'right' ? x - 4 : x + 4, top + 12);
+    ctx.textAlign = 'left';
+  }
+  return L;
+}
+
+/** The legend under the title: the loss lines, then each head (its colour) and each layer (its line style). */
+function drawLegend(ctx, f, L, colors) {
+  ctx.font = `11px ${colors.font}`;
+  ctx.textBaseline = 'middle';
+  let x = MARGIN.left, y = MARGIN.top;
+  const entry = (label, color, dash, width = 22) => {
+    const w = width + 4 + ctx.measureText(label).width + 12;
+    if (x + w > L.width - MARGIN.right) {
+      x = MARGIN.left;
+      y += LEGEND_ROW;
+    }
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 2;
+    ctx.setLineDash(dash);
+    ctx.beginPath();
+    ctx.moveTo(x, y);
+    ctx.lineTo(x + width, y);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = colors.text;
+    ctx.fillText(label, x + width + 4, y);
+    x += w;
+  };
+  for (const s of f.panes[0].series) entry(s.label, seriesColor(s, colors), s.dash ?? []);
+  x = MARGIN.left;
+  y += LEGEND_ROW;
+  for (let i = 0; i < f.layers * f.heads; i++) {
+    entry(`head ${Math.floor(i / f.heads)}.${i % f.heads}`, HEAD_COLORS[i % f.heads % HEAD_COLORS.length], LAYER_DASH[Math.floor(i / f.heads) % LAYER_DASH.length]);
+  }
+}
+
+function seriesColor(s, colors) {
+  if (s.head !== undefined) return HEAD_COLORS[s.head % HEAD_COLORS.length];
+  return [colors.series[0], colors.series[1], colors.muted][s.color ?? 0] ?? colors.text;
+}
+
+function drawPane(ctx, f, pane, rect, L, colors, last) {
+  const py = (y) => rect.y + rect.h - ((Math.min(pane.yMax, Math.max(pane.yMin, y)) - pane.yMin) / (pane.yMax - pane.yMin || 1)) * rect.h;
+  ctx.font = `600 11px ${colors.font}`;
+  ctx.fillStyle = colors.text;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillText(pane.title, rect.x, rect.y - 4);
+  ctx.font = `11px ${colors.font}`;
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = colors.grid;
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (const v of ticks(pane.yMin, pane.yMax, rect.h > 100 ? 4 : 2)) {
+    ctx.beginPath();
+    ctx.moveTo(rect.x, Math.round(py(v)) + 0.5);
+    ctx.lineTo(rect.x + rect.w, Math.round(py(v)) + 0.5);
+    ctx.stroke();
+    ctx.fillText(String(v), rect.x - 5, py(v));
+  }
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (const v of ticks(0, L.xMax, 5)) {
+    ctx.beginPath();
+    ctx.moveTo(Math.round(L.px(v)) + 0.5, rect.y + rect.h);
+    ctx.lineTo(Math.round(L.px(v)) + 0.5, rect.y + rect.h + 4);
+    ctx.stroke();
+    if (last) ctx.fillText(stepLabel(v), L.px(v), rect.y + rect.h + 6);
+  }
+  if (last) ctx.fillText(f.xTitle ?? 'step', rect.x + rect.w / 2, rect.y + rect.h + 20);
+  ctx.strokeStyle = colors.muted;
+  ctx.strokeRect(rect.x + 0.5, rect.y + 0.5, rect.w, rect.h);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(rect.x, rect.y - 2, rect.w + 2, rect.h + 4);
+  ctx.clip();
+  for (const s of pane.series) {
+    const xs = s.xs ?? f.steps;
+    ctx.strokeStyle = seriesColor(s, colors);
+    ctx.lineWidth = 1.75;
+    ctx.setLineDash(s.head !== undefined ? LAYER_DASH[Math.floor(s.head / f.heads) % LAYER_DASH.length] : s.dash ?? []);
+    ctx.beginPath();
+    let drawing = false;
+    s.ys.forEach((y, k) => {
+      if (!Number.isFinite(y)) {
+        drawing = false;
+        return;
+      }
+      if (drawing) ctx.lineTo(L.px(xs[k]), py(y));
+      else ctx.moveTo(L.px(xs[k]), py(y));
+      drawing = true;
+    });
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  ctx.restore();
+}
+
+/** The point nearest a step: its index in f.steps. */
+function nearest(f, step) {
+  let best = 0;
+  f.steps.forEach((s, k) => {
+    if (Math.abs(s - step) < Math.abs(f.steps[best] - step)) best = k;
+  });
+  return best;
+}
+
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '—');
+
+/** Every value at point k, in words (the tooltip, and a focused point read aloud). */
+export function valuesAt(f, k) {
+  const parts = [`step ${f.steps[k]}`];
+  for (const [i, pane] of f.panes.entries()) {
+    const values = pane.series.map((s) => {
+      const at = s.xs ? nearestIn(s.xs, f.steps[k]) : k;
+      return `${s.label} ${f2(s.ys[at])}`;
+    });
+    parts.push(i === 0 ? values.join(', ') : `${pane.what ?? pane.title}: ${values.join(', ')}`);
+  }
+  return parts.join('; ');
+}
+
+function nearestIn(xs, step) {
+  let best = 0;
+  xs.forEach((s, k) => { if (Math.abs(s - step) < Math.abs(xs[best] - step)) best = k; });
+  return best;
+}
+
+export const phaseTimelineKind = {
+  draw,
+  /** What the figure shows, for a screen reader: the last point's values and the phase change. */
+  label(f) {
+    if (!f.steps.length) return `${f.title}: no steps yet`;
+    return `${f.title}. ${f.marker ? `Marked: ${f.marker.label}. ` : 'No phase change yet. '}Last point: ${valuesAt(f, f.steps.length - 1)}.`;
+  },
+  textAt(f, layout, x, y) {
+    if (!f.steps.length || x < MARGIN.left || x > layout.width - MARGIN.right) return '';
+    const top = layout.panes[0].y, bottom = layout.panes.at(-1).y + layout.panes.at(-1).h;
+    if (y < top || y > bottom) return '';
+    return valuesAt(f, nearest(f, ((x - MARGIN.left) / (layout.width - MARGIN.left - MARGIN.right)) * layout.xMax));
+  },
+};
