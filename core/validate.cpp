@@ -1,6 +1,7 @@
 #include "validate.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace attnlab {
@@ -73,6 +74,14 @@ std::string check_unit_interval(const char* name, const float* data, std::size_t
       return out.str();
     }
   return {};
+}
+
+std::string megabytes(double bytes) {
+  const double mb = bytes / (1 << 20);
+  char text[32];
+  if (mb >= 1024) std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
+  else std::snprintf(text, sizeof text, "%.0f MB", mb);
+  return text;
 }
 
 std::string first_error(std::initializer_list<std::string> messages) {

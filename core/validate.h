@@ -32,6 +32,10 @@ std::string check_int32_element(const char* name, std::size_t index, double valu
 // Probabilities for binary cross-entropy: [0, 1]; targets likewise.
 std::string check_unit_interval(const char* name, const float* data, std::size_t n);
 
+// A memory estimate as a message says it: "612 MB", "21.3 GB". A double: on WASM std::size_t is 32
+// bits, so a bound of settings far out of range (22 GB) would wrap to a small number and pass.
+std::string megabytes(double bytes);
+
 // The first non-empty message, so checks can be chained: first_error({a, b, c}).
 std::string first_error(std::initializer_list<std::string> messages);
 

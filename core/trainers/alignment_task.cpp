@@ -19,17 +19,9 @@ int default_steps(AlignmentTaskKind task) {
 
 namespace {
 
-std::string megabytes(std::size_t bytes) {
-  const double mb = double(bytes) / (1 << 20);
-  char text[32];
-  if (mb >= 1024) std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
-  else std::snprintf(text, sizeof text, "%.0f MB", mb);
-  return text;
-}
-
 // The settings checked together: each may be in range while their product is not.
 std::string check_memory(const AlignmentConfig& c) {
-  const std::size_t bytes = alignment_training_bytes(c);
+  const double bytes = alignment_training_bytes(c);
   if (bytes <= kAlignmentMemoryBudget) return {};
   return "these settings need about " + megabytes(bytes) + " to train; the lab allows " + megabytes(kAlignmentMemoryBudget) +
          ": lower batch (" + std::to_string(c.batch) + ")" + (c.pointer() ? ", pairs (" + std::to_string(c.pairs) + ")"
@@ -66,13 +58,13 @@ std::string validate_alignment_config(const AlignmentConfig& c) {
   return check_memory(c);
 }
 
-std::size_t alignment_training_bytes(const AlignmentConfig& c) {
+double alignment_training_bytes(const AlignmentConfig& c) {
   const double T = c.out_len(), S = c.in_len(), E = c.d_model, H = c.heads, V = c.vocab_size();
   const double per_sample = 3 * H * T * S + 12 * T * E + 12 * S * E + 3 * T * V;  // floats
   const double samples = std::max(c.batch, 128);  // evaluate() runs chunks of 128
   const double parameters = V * E + (S + T) * E + 4 * E * E + 4 * E + E * V + V;
   const double shards = c.batch >= 2 ? 2 : 1;
-  return std::size_t(4 * (per_sample * samples + parameters * (2 * shards + 2)));
+  return 4 * (per_sample * samples + parameters * (2 * shards + 2));
 }
 
 void sample_alignment_batch(const AlignmentConfig& c, Rng& rng, int B, AlignmentBatch& out) {

@@ -50,7 +50,7 @@ std::string validate_alignment_config(const AlignmentConfig& c);
 // their kernel copy, the scores' gradient), 12 per T*E and S*E (embeddings, projections, heads, their
 // gradients) and 3 per T*V (logits and their gradient); against the heap a run really uses
 // (tests/node/evaluation_memory.test.mjs) it is 1.2-2x.
-std::size_t alignment_training_bytes(const AlignmentConfig& c);
+double alignment_training_bytes(const AlignmentConfig& c);
 // What a lab allows a model to take: a quarter of the WASM module's 2 GB address space, so a second
 // model (an import being checked) and the page's own buffers still fit.
 constexpr std::size_t kAlignmentMemoryBudget = std::size_t(512) << 20;

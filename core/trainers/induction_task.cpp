@@ -10,14 +10,6 @@ namespace attnlab {
 
 namespace {
 
-std::string megabytes(std::size_t bytes) {
-  const double mb = double(bytes) / (1 << 20);
-  char text[32];
-  if (mb >= 1024) std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
-  else std::snprintf(text, sizeof text, "%.0f MB", mb);
-  return text;
-}
-
 // Well-formed UTF-8 (is_utf8 checked it) -> code points.
 std::vector<std::uint32_t> code_points(const std::string& text) {
   std::vector<std::uint32_t> out;
@@ -38,7 +30,7 @@ std::string check_budgets(const InductionConfig& c) {
   const std::string settings = ": lower batch (" + std::to_string(c.batch) + "), context (" + std::to_string(c.context) +
                                "), layers (" + std::to_string(c.layers) + "), heads (" + std::to_string(c.heads) +
                                ") or dModel (" + std::to_string(c.d_model) + ")";
-  const std::size_t bytes = induction_training_bytes(c);
+  const double bytes = induction_training_bytes(c);
   if (bytes > kInductionMemoryBudget)
     return "these settings need about " + megabytes(bytes) + " to train; the lab allows " +
            megabytes(kInductionMemoryBudget) + settings;
@@ -111,7 +103,7 @@ int induction_vocab_size(const InductionConfig& c) {
   return text_to_ids(c.text, c.context, ids).empty() ? 1 + int(ids.alphabet.size()) : 0;
 }
 
-std::size_t induction_training_bytes(const InductionConfig& c) {
+double induction_training_bytes(const InductionConfig& c) {
   const double T = c.context, E = c.d_model, H = c.heads, HD = double(c.heads) * c.d_head, F = c.d_mlp(),
                L = c.layers;
   const double V = c.task == InductionTaskKind::repeat ? c.vocab : kInductionMaxVocab;  // a bound before the text is read
@@ -125,7 +117,7 @@ std::size_t induction_training_bytes(const InductionConfig& c) {
   const double shards = c.batch >= 2 ? 2 : 1;
   // Each shard's copy: the parameters, their gradients, the attention's packed projections and theirs;
   // Adam's two moments on copy 0.
-  return std::size_t(4 * (per_sequence * sequences + parameters * (4 * shards + 2)));
+  return 4 * (per_sequence * sequences + parameters * (4 * shards + 2));
 }
 
 double induction_step_flops(const InductionConfig& c) {

@@ -26,14 +26,6 @@ void take(const MnistAsset& asset, const int* index, int count, LookupImages& ou
   }
 }
 
-std::string megabytes(std::size_t bytes) {
-  const double mb = double(bytes) / (1 << 20);
-  char text[32];
-  if (mb >= 1024) std::snprintf(text, sizeof text, "%.1f GB", mb / 1024);
-  else std::snprintf(text, sizeof text, "%.0f MB", mb);
-  return text;
-}
-
 }  // namespace
 
 std::string validate_lookup_config(const LookupConfig& c, int training_images) {
@@ -48,7 +40,7 @@ std::string validate_lookup_config(const LookupConfig& c, int training_images) {
   if (!error.empty()) return error;
   if (!(c.lr > 0.0 && c.lr <= 1.0)) return "lr must be a number in (0, 1], got " + std::to_string(c.lr);
   // The settings together: each may be in range while what they need is not.
-  const std::size_t bytes = lookup_training_bytes(c, training_images);
+  const double bytes = lookup_training_bytes(c, training_images);
   if (bytes > kLookupMemoryBudget)
     return "these settings need about " + megabytes(bytes) + " to train; the lab allows " + megabytes(kLookupMemoryBudget) +
            ": lower batch (" + std::to_string(c.batch) + "), database (" + std::to_string(c.database) + "), heads (" +
@@ -56,7 +48,7 @@ std::string validate_lookup_config(const LookupConfig& c, int training_images) {
   return {};
 }
 
-std::size_t lookup_training_bytes(const LookupConfig& c, int training_images) {
+double lookup_training_bytes(const LookupConfig& c, int training_images) {
   constexpr double P = 784;
   const double S = c.database, E = c.embed_dim, H = c.heads, N = training_images;
   const double rows = std::max(c.batch, 250);  // evaluate() runs chunks of 250 held-out queries
@@ -66,7 +58,7 @@ std::size_t lookup_training_bytes(const LookupConfig& c, int training_images) {
                         + rows * (2 * P + 4 * H * S + 8 * E)  // queries, retrieval; weights, their gradients, the kernel's
                         + parameters * (2 * shards + 2);  // values and gradients per copy, Adam's two moments
   const double doubles = S * S + N * (S + 1) + rows * (S + 1);  // Gram; cached D x and |x|^2; the batch's
-  return std::size_t(4 * floats + 8 * doubles);
+  return 4.0 * floats + 8.0 * doubles;
 }
 
 void normalise_pixels(const std::uint8_t* pixels, std::size_t n, float* out) {

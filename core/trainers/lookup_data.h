@@ -44,7 +44,7 @@ std::string validate_lookup_config(const LookupConfig& c, int training_images = 
 // An upper bound on the bytes training this config needs (P = 784 pixels): the database and its Gram
 // matrix, the training queries' cached terms (training_images x S doubles), a batch's (or an evaluation
 // chunk's) rows through the attention (H x S weights each), and the parameters with Adam's moments.
-std::size_t lookup_training_bytes(const LookupConfig& c, int training_images);
+double lookup_training_bytes(const LookupConfig& c, int training_images);
 
 // torchvision's ToTensor then Normalize([0.5], [0.5]), in float32: (x / 255 - 0.5) / 0.5, in [-1, 1].
 inline float normalise_pixel(std::uint8_t x) { return (float(x) / 255.0f - 0.5f) / 0.5f; }

@@ -19,7 +19,7 @@ std::unique_ptr<Trainer> alignment_create(const Json& config, const TrainerAsset
   return std::make_unique<AlignmentTrainer>(AlignmentTrainer::config_from(config));
 }
 double alignment_bytes(const Json& config) {
-  return double(alignment_training_bytes(AlignmentTrainer::config_from(config)));
+  return alignment_training_bytes(AlignmentTrainer::config_from(config));
 }
 
 // ---- the Lookup lab (course notebook 02): needs the digits
@@ -40,7 +40,7 @@ Json lookup_defaults(const std::string&) { return LookupTrainer::defaults(); }
 double lookup_bytes(const Json& config) {
   const LookupConfig c = LookupTrainer::config_from(config);
   const int digits = kLookupDatabaseImages + kLookupHeldOutImages + kLookupTrainingImages;
-  return double(lookup_training_bytes(c, digits - kLookupHeldOutImages - c.database));
+  return lookup_training_bytes(c, digits - kLookupHeldOutImages - c.database);
 }
 
 // ---- the Count lab ("One query", course notebook 05)
@@ -57,7 +57,7 @@ std::unique_ptr<Trainer> induction_create(const Json& config, const TrainerAsset
   return std::make_unique<InductionTrainer>(InductionTrainer::config_from(config));
 }
 double induction_bytes(const Json& config) {
-  return double(induction_training_bytes(InductionTrainer::config_from(config)));
+  return induction_training_bytes(InductionTrainer::config_from(config));
 }
 
 }  // namespace

@@ -401,10 +401,10 @@ TEST_CASE("lookup config[databaseSize]: the record's range, named as JS names it
 
 TEST_CASE("lookup memory: the bound grows with the database; the largest settings of every range fit the 512 MB budget") {
   LookupConfig c;
-  std::size_t last = 0;
+  double last = 0;
   for (int S : {10, 100, 500, 1000}) {
     c.database = S;
-    const std::size_t bytes = lookup_training_bytes(c, 10000 - 2000 - S);
+    const double bytes = lookup_training_bytes(c, 10000 - 2000 - S);
     CHECK(bytes > last);
     last = bytes;
   }
@@ -412,7 +412,7 @@ TEST_CASE("lookup memory: the bound grows with the database; the largest setting
   c.batch = 1024;
   c.heads = 16;
   c.embed_dim = 256;
-  const std::size_t most = lookup_training_bytes(c, 10000 - 2000 - c.database);
+  const double most = lookup_training_bytes(c, 10000 - 2000 - c.database);
   MESSAGE("lookup: the largest settings need at most " << most / (1 << 20) << " MB");
   CHECK(most <= kLookupMemoryBudget);
   CHECK(validate_lookup_config(c, 7000).empty());
