@@ -26,18 +26,20 @@ namespace attnlab {
 
 enum class InductionTaskKind : int { repeat = 0, text = 1 };
 
+// The defaults are the lab's (web/labs/08_induction.js declares them for the page, the link and the CLI;
+// tests/node/lab_tables.test.mjs holds these to them); docs/induction.md says how they were chosen.
 struct InductionConfig {
   InductionTaskKind task = InductionTaskKind::repeat;
   int layers = 2;
-  int heads = 4;
-  int d_model = 64;
+  int heads = 2;
+  int d_model = 32;
   int d_head = 16;
   bool mlp = false;         // a GELU MLP in every block (d_mlp = 4 d_model), else attention only
   bool layer_norm = false;  // pre-norm LayerNorm (ln1, ln2, ln_final), else none
   int vocab = 64;           // V for the repeat task (ids 0 .. V-1, 0 the start token)
   int context = 33;         // T = n_ctx: tokens per sequence, the start token included
   int batch = 32;
-  double lr = 3e-3;
+  double lr = 6e-3;
   std::uint32_t seed = 0;
   std::string text;         // the text task's text (UTF-8)
 
@@ -77,7 +79,7 @@ std::string validate_induction_config(const InductionConfig& c);
 int induction_vocab_size(const InductionConfig& c);
 // An upper bound on the bytes a model of this config needs to train (parameters, gradients and Adam
 // state per shard copy, a step's activations and their gradients).
-std::size_t induction_training_bytes(const InductionConfig& c);
+double induction_training_bytes(const InductionConfig& c);
 // The floating-point operations of one training step (forward and backward, about 3 forwards).
 double induction_step_flops(const InductionConfig& c);
 

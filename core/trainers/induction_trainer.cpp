@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "../io/record.h"
@@ -15,6 +16,13 @@ namespace {
 // fixed sample, the probe sequences, evaluation.
 constexpr std::uint64_t kDataStream = 2, kSampleStream = 3, kProbeStream = 4, kEvalStream = 5;
 constexpr float kNone = std::numeric_limits<float>::quiet_NaN();
+
+// A number from the user's file as they wrote it: 9, 2.5, 1e+20.
+std::string number_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
 
 // The repeat task over the vocabulary the model has (the text task's alphabet for its probes).
 InductionConfig repeat_config(const InductionConfig& c, int vocab) {
@@ -318,7 +326,7 @@ std::string InductionTrainer::set_sequences(const Json& sequences) {
       const Json& v = s.items()[t];
       const double x = v.is_number() ? v.as_number() : std::numeric_limits<double>::quiet_NaN();
       if (!(x == std::floor(x) && x >= 0 && x < vocab_))
-        return which + ", token " + std::to_string(t) + ": " + (v.is_number() ? std::to_string(x) : "not a number") +
+        return which + ", token " + std::to_string(t) + ": " + (v.is_number() ? number_text(x) : "not a number") +
                " is not an id of this model's vocabulary (0 to " + std::to_string(vocab_ - 1) + ")";
       ids.push_back(std::int32_t(x));
     }
@@ -400,7 +408,8 @@ InductionConfig InductionTrainer::config_from(const Json& config) {
   return c;
 }
 
-int InductionTrainer::default_steps(const InductionConfig& c) { return c.task == InductionTaskKind::text ? 3000 : 3000; }
+// The lab's Steps (1,500: the phase change comes after about 400 at the defaults) and its text preset's.
+int InductionTrainer::default_steps(const InductionConfig& c) { return c.task == InductionTaskKind::text ? 3000 : 1500; }
 
 Json InductionTrainer::config_to_record(const InductionConfig& c) {
   Json out = to_record(c, declare_config);

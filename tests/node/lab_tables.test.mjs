@@ -34,6 +34,12 @@ for (const lab of TRAINING_LABS) {
     for (const [name, value] of Object.entries(config)) {
       if (name in cpp) assert.deepEqual(cpp[name], value, `${lab.id}: ${name} defaults to ${value} on the page, ${cpp[name]} in C++`);
     }
+    // The C++ config's own defaults (what a caller that names no setting gets, and the steps after a run
+    // ends) are the table's too, for the default task.
+    const own = m.Trainer.defaults(lab.trainer.id, config.task ?? '');
+    for (const [name, value] of Object.entries(defaults)) {
+      if (name in own && name !== 'seed') assert.deepEqual(own[name], value, `${lab.id}: ${name} defaults to ${value} on the page, ${own[name]} in C++'s config`);
+    }
     // Settings where `prop` applies: a property that only some tasks use is checked in one of those.
     const where = (prop) => {
       if (!prop.when || prop.when(defaults)) return defaults;

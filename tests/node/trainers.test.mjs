@@ -13,7 +13,7 @@ import { KernelRunner } from '../../web/training/kernel_runner.js';
 const m = await lab('simd');
 
 test('trainerIds: the registry\'s ids, in the labs\' order', () => {
-  assert.deepEqual(m.trainerIds(), ['alignment', 'lookup', 'count']);
+  assert.deepEqual(m.trainerIds(), ['alignment', 'lookup', 'count', 'induction']);
 });
 
 test('createTrainer(alignment): an AlignmentTrainer with the same losses, bit for bit, as new AlignmentTrainer', () => {
@@ -32,7 +32,7 @@ test('createTrainer(alignment): an AlignmentTrainer with the same losses, bit fo
 });
 
 test('createTrainer: an unknown id, and a lookup without digits, get clear messages', () => {
-  assert.throws(() => m.createTrainer('sort', {}), { name: 'AttnLabError', message: "unknown trainer 'sort': the trainers are alignment, lookup, count" });
+  assert.throws(() => m.createTrainer('sort', {}), { name: 'AttnLabError', message: "unknown trainer 'sort': the trainers are alignment, lookup, count, induction" });
   assert.throws(() => new m.Trainer('sort', {}), /unknown trainer 'sort'/);
   assert.throws(() => m.Trainer.defaults('sort'), /unknown trainer 'sort'/);
   assert.throws(() => m.createTrainer('lookup', {}), /LookupTrainer needs the digits/);

@@ -11,7 +11,10 @@
  * {weights [B*H*T*S] (null allowed when readWeights is false), out [B*H*T*D]} (or a Promise of it);
  * check(message) throws the module's error for a message the model returns; backward (for a training
  * step): {B, H, T, S, D, scale, q, k, v, weights (null: recompute them), dOut, dWeights (or null)} ->
- * {dQ, dK, dV} (or a Promise of it).
+ * {dQ, dK, dV} (or a Promise of it). Each gets a second argument {index}: the forward call's place in the
+ * pass (0, 1, ...), and for a backward call the place of the forward call it differentiates. Backward
+ * calls come in the reverse order of the forward calls (the last layer's first, as backpropagation goes),
+ * so a kernel that keeps each forward's weights where it ran (the GPU) keeps them apart by index.
  * -> {calls (how many ran, forward and backward), last (the last forward's result, with its `choice`
  * where the kernel gives one)}.
  */
@@ -23,15 +26,17 @@ export async function runStagedCalls(raw, attention, check, { backward = null } 
     const args = { B: call.B, H: call.H, T: call.T, S: call.S, D: call.D, scale: call.scale, readWeights: call.readWeights,
       q: call.q.slice(), k: call.k.slice(), v: call.v.slice() };
     if (call.mask) Object.assign(args, { mask: call.mask.slice(), maskStrideB: call.maskStrideB, maskStrideH: call.maskStrideH });
-    last = await attention(args);
+    last = await attention(args, { index: calls });
     check(raw._finish_call(last.weights ?? null, last.out));
     calls += 1;
   }
+  const forwardCalls = calls;
   for (let call = raw._next_backward(); call !== null; call = raw._next_backward()) {
     if (!backward) throw new Error('this pass has a backward call (a training step): give runStagedCalls a backward kernel');
     const copy = (view) => (view ? view.slice() : null);
     const { dQ, dK, dV } = await backward({ B: call.B, H: call.H, T: call.T, S: call.S, D: call.D, scale: call.scale,
-      q: call.q.slice(), k: call.k.slice(), v: call.v.slice(), weights: copy(call.weights), dOut: call.dOut.slice(), dWeights: copy(call.dWeights) });
+      q: call.q.slice(), k: call.k.slice(), v: call.v.slice(), weights: copy(call.weights), dOut: call.dOut.slice(), dWeights: copy(call.dWeights) },
+    { index: forwardCalls - 1 - (calls - forwardCalls) });
     check(raw._finish_backward(dQ, dK, dV));
     calls += 1;
   }

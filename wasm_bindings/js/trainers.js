@@ -82,11 +82,13 @@ export function trainerClasses(mod) {
       return this._record();
     }
     /**
-     * One training step with its attention kernel run outside the module (the page's WebGPU): the
-     * step's forward call, then its backward call, through the staged-call protocol
-     * (wasm_bindings/js/staged_calls.js). kernel: {forward(args) -> {weights (null allowed when
-     * args.readWeights is false), out}, backward(args) -> {dQ, dK, dV}}, each may return a Promise (a
-     * KernelRunner's). -> the step's record {step, epoch?, loss, accuracy}.
+     * One training step with its attention kernel run outside the module (the page's WebGPU): the step's
+     * forward calls (one for most labs, one a layer for the Induction lab's), then its backward calls in
+     * reverse order, through the staged-call protocol (wasm_bindings/js/staged_calls.js). kernel:
+     * {forward(args, {index}) -> {weights (null allowed when args.readWeights is false), out},
+     * backward(args, {index}) -> {dQ, dK, dV}}, each may return a Promise (a KernelRunner's); index: the
+     * forward call's place in the step (a backward's: the forward it differentiates). -> the step's
+     * record {step, epoch?, loss, accuracy}.
      */
     async stepWith({ forward, backward }) {
       this.raw._begin_step();

@@ -24,7 +24,7 @@ export const MAX_TEXT = 20000;
 
 const properties = [
   { name: 'task', type: 'choice', default: 'repeat', effect: 'reset', group: 'Task', label: 'Task',
-    choices: [{ value: 'repeat', label: 'repeated random tokens' }, { value: 'text', label: 'characters of a text' }],
+    choices: [{ value: 'repeat', label: 'repeats' }, { value: 'text', label: 'text' }],
     help: 'Repeated random tokens: the segment whose copy only an induction head can predict. Characters of a text: a character-level '
       + `language model on the text below (empty: ${SHIPPED_TEXT.title}).` },
   { name: 'vocab', type: 'int', default: 64, min: 3, max: 1024, effect: 'reset', group: 'Task', label: 'Vocabulary V',
@@ -313,7 +313,8 @@ export const inductionLab = defineLab({
   checks,
   presets,
   intro: () => INTRO,
-  predict: inductionPrediction,
+  predict: inductionPrediction, // asked under the timeline it answers, which must stay on a phone's first screen
+  predictIn: 'section:timeline',
   configureRequest,
   trainer,
   metrics,

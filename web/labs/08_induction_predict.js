@@ -1,5 +1,5 @@
-// The Induction lab's "predict, then run" question, asked under Play: which layer will hold the induction
-// head, and why one layer cannot. The right answer is what the lab measures at its defaults
+// The Induction lab's "predict, then run" question, asked under the timeline (the figure that answers
+// it): which layer will hold the induction head, and why one layer cannot. The right answer is what the lab measures at its defaults
 // (docs/induction.md: on seeds 0-9 the strongest induction head is in layer 1 and the strongest
 // previous-token head in layer 0; a one-layer model's loss on the repeat stays near the rest's), which
 // tests/node/induction_cli.test.mjs checks on a run.

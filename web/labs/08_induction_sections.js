@@ -43,7 +43,7 @@ export function timelineFigure(t, { id = 'timeline', title, beside = null, besid
     series: perHead(flat).map((ys, i) => ({ label: headLabels[i], ys, head: i })) });
   const maxLoss = Math.max(1, ...lossSeries.flatMap((s) => s.ys.filter(Number.isFinite)));
   return {
-    kind: 'phasetimeline', id, title: title ?? 'Training: the loss on the repeat and on the rest, and every head\'s scores',
+    kind: 'phasetimeline', id, title: title ?? 'The losses and every head\'s scores, step by step',
     steps, layers: t.layers, heads: t.heads, xTitle: 'step',
     panes: [
       { title: 'loss (nats)', what: 'loss', yMin: 0, yMax: Math.ceil(maxLoss), series: lossSeries },
@@ -135,13 +135,13 @@ const ablate = {
     const tokens = Array.from(r.inspection.tokens, String);
     const figures = [
       switchGrid({ layers: L, heads: H, attentions: r.inspection.weights, ablate: r.ablate, tokens,
-        title: `Every head on the repeated sequence, step ${r.step}: click one to switch it off or on` }),
+        title: `Step ${r.step}: click a head to switch it off or on` }),
       { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
     ];
     if (Number.isFinite(r.on.repeatLoss)) {
-      figures.push({ kind: 'bars', id: 'ablate-losses', title: 'Loss on the repeat and on the rest, all heads on and with these heads off',
+      figures.push({ kind: 'bars', id: 'ablate-losses', title: r.ablate ? `Loss with ${r.ablate} off, and with every head on` : 'Loss, every head on',
         values: [r.on.repeatLoss, r.without.repeatLoss, r.on.restLoss, r.without.restLoss],
-        labels: ['repeat, all on', 'repeat, off', 'rest, all on', 'rest, off'], xTitle: '', yTitle: 'loss (nats)', highlight: 1 });
+        labels: ['repeat: on', 'repeat: off', 'rest: on', 'rest: off'], xTitle: '', yTitle: 'loss (nats)', highlight: 1 });
       const times = r.without.repeatLoss / r.on.repeatLoss;
       figures.push({ kind: 'text', id: 'ablate-text',
         text: r.ablate ? `With ${r.ablate} off the loss on the repeat is ${f3(r.without.repeatLoss)} against ${f3(r.on.repeatLoss)} with every head on `

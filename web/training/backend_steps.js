@@ -70,11 +70,14 @@ export class BackendSteps {
   // readbacks per step, one per kernel call: the loss between the calls is computed in C++, so one
   // per step would need every layer on the GPU. The forward reads back only the output unless the
   // model reads the weights (the Lookup lab's retrieval): the backward uses the copy on the GPU.
+  // A step of several attention calls (the Induction lab's layers) gives each its own resident tensors on
+  // the GPU: the first keeps the step's call name, the others add their place in the pass.
   async gpuStep() {
     const kernel = this.kernel;
+    const callOf = ({ index }) => (index === 0 ? STEP_CALL : `${STEP_CALL}:${index}`);
     const metrics = await this.trainer.stepWith({
-      forward: (args) => kernel.forward(args, { call: STEP_CALL }),
-      backward: (args) => kernel.backward(args, { call: STEP_CALL }),
+      forward: (args, at) => kernel.forward(args, { call: callOf(at) }),
+      backward: (args, at) => kernel.backward(args, { call: callOf(at) }),
     });
     if (kernel.lostMessage !== null) this.loseGpu(kernel.lostMessage);
     return metrics;

@@ -29,39 +29,101 @@ function ticks(lo, hi, count) {
 
 const stepLabel = (v) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(v));
 
-/** Where everything goes (CSS px): the panes' rectangles, the x scale, the legend rows. */
-function layoutOf(f, width) {
+const TITLE_FONT = (colors) => `600 13px ${colors.font}`;
+const PANE_TITLE_FONT = (colors) => `600 11px ${colors.font}`;
+const LEGEND_FONT = (colors) => `11px ${colors.font}`;
+const TITLE_LINE = 16, PANE_TITLE_LINE = 13, LEGEND_SWATCH = 22;
+
+/** `text` broken at spaces into lines no wider than maxWidth in `font` (a word longer than that keeps its own line). */
+function wrapLines(ctx, text, font, maxWidth) {
+  ctx.font = font;
+  const lines = [];
+  let line = '';
+  for (const word of String(text ?? '').split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && ctx.measureText(next).width > maxWidth) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/**
+ * The legend's entries where they go: the loss lines on the first row(s), then each head (its colour and
+ * its layer's line style), wrapped at the figure's width as measured in its font.
+ */
+function legendEntries(ctx, f, width, top, colors) {
+  ctx.font = LEGEND_FONT(colors);
+  const out = [];
+  let x = MARGIN.left, y = top;
+  const add = (label, color, dash) => {
+    const w = LEGEND_SWATCH + 4 + ctx.measureText(label).width + 12;
+    if (x > MARGIN.left && x + w > width - MARGIN.right) {
+      x = MARGIN.left;
+      y += LEGEND_ROW;
+    }
+    out.push({ label, color, dash, x, y });
+    x += w;
+  };
+  for (const s of f.panes[0].series) add(s.label, seriesColor(s, colors, f), s.dash ?? []);
+  x = MARGIN.left;
+  y += LEGEND_ROW;
+  for (let i = 0; i < f.layers * f.heads; i++) {
+    add(`head ${Math.floor(i / f.heads)}.${i % f.heads}`, headColor(f, i), LAYER_DASH[Math.floor(i / f.heads) % LAYER_DASH.length]);
+  }
+  return { entries: out, bottom: y + LEGEND_ROW };
+}
+
+/**
+ * Where everything goes (CSS px), measured in the figure's fonts so that nothing overlaps at any width:
+ * the title's lines, the legend's entries, each pane's title lines and rectangle, the x scale.
+ */
+function layoutOf(ctx, f, width, colors) {
   const plotW = width - MARGIN.left - MARGIN.right;
-  const legendRows = 1 + Math.ceil((f.layers * f.heads) / Math.max(1, Math.floor(plotW / 70)));
-  let y = MARGIN.top + legendRows * LEGEND_ROW;
+  const title = wrapLines(ctx, f.title ?? '', TITLE_FONT(colors), width - 16);
+  const legend = legendEntries(ctx, f, width, 16 + title.length * TITLE_LINE, colors);
+  let y = legend.bottom;
+  const paneTitles = f.panes.map((p) => wrapLines(ctx, p.title, PANE_TITLE_FONT(colors), plotW));
   const panes = f.panes.map((p, i) => {
     const h = i === 0 ? LOSS_PANE : SCORE_PANE;
-    const rect = { x: MARGIN.left, y: y + 14, w: plotW, h };
+    const rect = { x: MARGIN.left, y: y + 4 + paneTitles[i].length * PANE_TITLE_LINE, w: plotW, h };
     y = rect.y + h + PANE_GAP;
     return rect;
   });
   const xMax = Math.max(1, f.steps.at(-1) ?? 1);
-  return { width, height: y - PANE_GAP + MARGIN.bottom, panes, legendRows, xMax, px: (x) => MARGIN.left + (x / xMax) * plotW };
+  return { width, height: y - PANE_GAP + MARGIN.bottom, title, legend: legend.entries, paneTitles, panes, xMax,
+    px: (x) => MARGIN.left + (x / xMax) * plotW };
+}
+
+// As wide as the figure's board allows, up to f.width (640): on a phone the panes narrow and the legend
+// wraps, rather than the whole canvas shrinking under CSS until its words are unreadable.
+const MIN_WIDTH = 300;
+function widthFor(canvas, f) {
+  const board = canvas.closest?.('.figure-board');
+  const room = board?.clientWidth ?? 0;
+  return Math.max(MIN_WIDTH, Math.min(f.width ?? 640, room > 0 ? room : Infinity));
 }
 
 function draw(canvas, f, scale = devicePixelRatio || 1) {
-  const width = f.width ?? 560;
-  const L = layoutOf(f, width);
+  const width = widthFor(canvas, f);
+  const ctx = canvas.getContext('2d');
+  const colors = themeColors();
+  const L = layoutOf(ctx, f, width, colors);
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(L.height * scale);
   canvas.style.width = `${width}px`;
   canvas.style.height = `${L.height}px`;
-  const ctx = canvas.getContext('2d');
-  const colors = themeColors();
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   ctx.fillStyle = colors.background;
   ctx.fillRect(0, 0, width, L.height);
-  ctx.font = `600 13px ${colors.font}`;
+  ctx.font = TITLE_FONT(colors);
   ctx.fillStyle = colors.text;
   ctx.textBaseline = 'alphabetic';
-  ctx.fillText(f.title ?? '', MARGIN.left, 16);
-  drawLegend(ctx, f, L, colors);
-  f.panes.forEach((pane, i) => drawPane(ctx, f, pane, L.panes[i], L, colors, i === f.panes.length - 1));
+  L.title.forEach((line, i) => ctx.fillText(line, 8, 16 + i * TITLE_LINE));
+  drawLegend(ctx, L, colors);
+  f.panes.forEach((pane, i) => drawPane(ctx, f, pane, L.panes[i], L.paneTitles[i], L, colors, i === f.panes.length - 1));
   if (f.marker) {
     const x = Math.round(L.px(f.marker.step)) + 0.5;
     const top = L.panes[0].y, bottom = L.panes.at(-1).y + L.panes.at(-1).h;
@@ -83,49 +145,39 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
   return L;
 }
 
-/** The legend under the title: the loss lines, then each head (its colour) and each layer (its line style). */
-function drawLegend(ctx, f, L, colors) {
-  ctx.font = `11px ${colors.font}`;
+/** The legend under the title, as layoutOf placed it: each entry's line (colour, dash) and label. */
+function drawLegend(ctx, L, colors) {
+  ctx.font = LEGEND_FONT(colors);
   ctx.textBaseline = 'middle';
-  let x = MARGIN.left, y = MARGIN.top;
-  const entry = (label, color, dash, width = 22) => {
-    const w = width + 4 + ctx.measureText(label).width + 12;
-    if (x + w > L.width - MARGIN.right) {
-      x = MARGIN.left;
-      y += LEGEND_ROW;
-    }
+  for (const { label, color, dash, x, y } of L.legend) {
     ctx.strokeStyle = color;
     ctx.lineWidth = 2;
     ctx.setLineDash(dash);
     ctx.beginPath();
     ctx.moveTo(x, y);
-    ctx.lineTo(x + width, y);
+    ctx.lineTo(x + LEGEND_SWATCH, y);
     ctx.stroke();
     ctx.setLineDash([]);
     ctx.fillStyle = colors.text;
-    ctx.fillText(label, x + width + 4, y);
-    x += w;
-  };
-  for (const s of f.panes[0].series) entry(s.label, seriesColor(s, colors), s.dash ?? []);
-  x = MARGIN.left;
-  y += LEGEND_ROW;
-  for (let i = 0; i < f.layers * f.heads; i++) {
-    entry(`head ${Math.floor(i / f.heads)}.${i % f.heads}`, HEAD_COLORS[i % f.heads % HEAD_COLORS.length], LAYER_DASH[Math.floor(i / f.heads) % LAYER_DASH.length]);
+    ctx.fillText(label, x + LEGEND_SWATCH + 4, y);
   }
 }
 
-function seriesColor(s, colors) {
-  if (s.head !== undefined) return HEAD_COLORS[s.head % HEAD_COLORS.length];
+/** A head's colour: its place in its layer (head h of every layer shares one; the layer's line style tells them apart). */
+const headColor = (f, i) => HEAD_COLORS[(i % f.heads) % HEAD_COLORS.length];
+
+function seriesColor(s, colors, f) {
+  if (s.head !== undefined) return headColor(f, s.head);
   return [colors.series[0], colors.series[1], colors.muted][s.color ?? 0] ?? colors.text;
 }
 
-function drawPane(ctx, f, pane, rect, L, colors, last) {
+function drawPane(ctx, f, pane, rect, titleLines, L, colors, last) {
   const py = (y) => rect.y + rect.h - ((Math.min(pane.yMax, Math.max(pane.yMin, y)) - pane.yMin) / (pane.yMax - pane.yMin || 1)) * rect.h;
-  ctx.font = `600 11px ${colors.font}`;
+  ctx.font = PANE_TITLE_FONT(colors);
   ctx.fillStyle = colors.text;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'alphabetic';
-  ctx.fillText(pane.title, rect.x, rect.y - 4);
+  titleLines.forEach((line, i) => ctx.fillText(line, rect.x, rect.y - 4 - (titleLines.length - 1 - i) * PANE_TITLE_LINE));
   ctx.font = `11px ${colors.font}`;
   ctx.lineWidth = 1;
   ctx.strokeStyle = colors.grid;
@@ -157,7 +209,7 @@ function drawPane(ctx, f, pane, rect, L, colors, last) {
   ctx.clip();
   for (const s of pane.series) {
     const xs = s.xs ?? f.steps;
-    ctx.strokeStyle = seriesColor(s, colors);
+    ctx.strokeStyle = seriesColor(s, colors, f);
     ctx.lineWidth = 1.75;
     ctx.setLineDash(s.head !== undefined ? LAYER_DASH[Math.floor(s.head / f.heads) % LAYER_DASH.length] : s.dash ?? []);
     ctx.beginPath();
