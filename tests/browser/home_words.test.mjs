@@ -1,6 +1,6 @@
 // The home page's words (issue 38, item 5), at a laptop's 1280x800 and a phone's 390x844: it says how
-// many labs train (three; it said "Each lab trains", and four do not), that a Hub download is a request
-// the student makes (it said "nothing is sent anywhere"), and the Writing lab's card says it goes past the
+// many labs train, counted (four since the Induction lab; it said "Each lab trains", when four did not), that a
+// Hub download is a request the student makes (it said "nothing is sent anywhere"), and the Writing lab's card says it goes past the
 // course's notebooks (it said "Follows course notebook beyond the notebooks: GPT-2"). The words are on
 // the first screen, inside it, in boxes that do not clip them.
 import { test, before, after } from 'node:test';
@@ -24,8 +24,8 @@ for (const size of SCREENS) {
     await page.waitForSelector('.lab-card');
     const what = await page.textContent('#home-what');
     const trains = LABS.filter((l) => l.trainer).length, opens = LABS.filter((l) => !l.trainer && l.open).length;
-    assert.equal(trains, 3);
-    assert.equal(what, 'Three labs train a small attention model in your browser and draw what it learns; one computes attention step by step '
+    assert.equal(trains, 4);
+    assert.equal(what, 'Four labs train a small attention model in your browser and draw what it learns; one computes attention step by step '
       + 'on inputs you edit; three open a pretrained model and show every layer and head at work.');
     assert.equal(opens, 3);
     const privacy = await page.textContent('#home-privacy');
@@ -35,6 +35,7 @@ for (const size of SCREENS) {
     const notes = await page.$$eval('.lab-card', (cards) => Object.fromEntries(cards.map((c) => [c.dataset.lab, c.querySelector('.lab-card-notebook').textContent])));
     assert.equal(notes.writing, 'Beyond the course notebooks: GPT-2, a decoder-only model, writing token by token');
     assert.equal(notes.count, 'Follows course notebook 05_one_query_more_twos_than_fours');
+    assert.equal(notes.induction, 'Beyond the course notebooks: a two-layer transformer trained live: induction heads and their phase change');
     for (const [id, note] of Object.entries(notes)) assert.doesNotMatch(note, /notebook beyond|null|undefined/, `${id}: ${note}`);
     // The two sentences are read where they are: on the first screen, inside its width, not cut by their boxes.
     const boxes = await page.evaluate(() => ['#home-what', '#home-privacy'].map((s) => {
