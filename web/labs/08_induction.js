@@ -72,7 +72,7 @@ const presets = [
   { id: 'defaults', label: 'Two layers (default)', values: { layers: 2 },
     text: 'Two layers of two heads: a previous-token head forms in layer 0, then an induction head in layer 1, and the loss on the repeat drops.' },
   { id: 'one-layer', label: 'One layer', values: { layers: 1 },
-    text: 'One layer: its heads see the tokens and their positions only, so none can ask "what came after the earlier copy of my token?". The repeat\'s loss stays with the rest\'s.' },
+    text: 'One layer: its heads see the tokens and their positions only, so none can ask "what came after the earlier copy of my token?". It learns only that a repeated token is one seen before: the repeat\'s loss falls a little, never to half the rest\'s.' },
   { id: 'full', label: 'With MLP and LayerNorm', values: { mlp: true, layerNorm: true },
     text: 'GPT-2\'s block: LayerNorm before the attention and the MLP. The same circuit forms.' },
   { id: 'text', label: 'Characters of a text', values: { task: 'text', steps: 3000 },

@@ -1,7 +1,7 @@
 // The Induction lab's "predict, then run" question, asked under the timeline (the figure that answers
 // it): which layer will hold the induction head, and why one layer cannot. The right answer is what the lab measures at its defaults
 // (docs/induction.md: on seeds 0-9 the strongest induction head is in layer 1 and the strongest
-// previous-token head in layer 0; a one-layer model's loss on the repeat stays near the rest's), which
+// previous-token head in layer 0; a one-layer model's loss on the repeat never falls to half the rest's), which
 // tests/node/induction_cli.test.mjs checks on a run.
 
 export function inductionPrediction() {
@@ -24,6 +24,6 @@ export function inductionPrediction() {
     },
     answer: 'Press Play and watch the timeline: a previous-token score of layer 0 climbs, then, suddenly, an induction score of layer 1, '
       + 'and the loss on the repeat drops at the same time. One layer is not enough: train a one-layer model beside it below and its loss on '
-      + 'the repeat stays where the rest\'s is.',
+      + 'the repeat falls a little (its tokens are ones seen before) but never to half the rest\'s.',
   };
 }

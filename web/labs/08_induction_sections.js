@@ -202,7 +202,8 @@ const oneLayer = {
       timelineFigure(r.run, { id: 'one-layer-timeline', title: 'Two layers (solid) and one layer (dotted)', beside: r.one, besideLabel: 'one layer' }),
       { kind: 'text', id: 'one-layer-text',
         text: `One layer after ${r.oneSteps} steps: loss on the repeat ${f3(repeat)}, on the rest ${f3(rest)}`
-          + (Number.isFinite(repeat) && repeat > 0.75 * rest ? ': the repeat stays near the rest, as no head of one layer can find the token after the earlier copy.'
+          + (Number.isFinite(repeat) && repeat >= 0.5 * rest ? `, against ${f3(r.run.repeatLoss.at(-1))} for two layers. One layer learns that a repeated token is one seen before, `
+            + 'never which one comes next: no head of one layer can find the token after the earlier copy.'
             : '.') },
     ];
   },

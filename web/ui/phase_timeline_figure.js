@@ -142,6 +142,9 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
     ctx.fillText(f.marker.label, ctx.textAlign === 'right' ? x - 4 : x + 4, top + 12);
     ctx.textAlign = 'left';
   }
+  // Where the panes are (CSS px; the canvas holds `scale` pixels a CSS px), for a test reading the pixels back.
+  canvas.dataset.layout = JSON.stringify({ scale, panes: L.panes.map((p, i) => ({ ...p, yMin: f.panes[i].yMin, yMax: f.panes[i].yMax })),
+    xMax: L.xMax, markerX: f.marker ? L.px(f.marker.step) : null, lineColor: seriesColor(f.panes[0].series[0], colors, f) });
   return L;
 }
 
@@ -207,7 +210,8 @@ function drawPane(ctx, f, pane, rect, titleLines, L, colors, last) {
   ctx.beginPath();
   ctx.rect(rect.x, rect.y - 2, rect.w + 2, rect.h + 4);
   ctx.clip();
-  for (const s of pane.series) {
+  // Last to first, so that the first series (the loss on the repeat) is drawn on top where lines meet.
+  for (const s of [...pane.series].reverse()) {
     const xs = s.xs ?? f.steps;
     ctx.strokeStyle = seriesColor(s, colors, f);
     ctx.lineWidth = 1.75;
