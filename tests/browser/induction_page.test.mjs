@@ -4,7 +4,8 @@
 // back from the timeline's pixels high before the marker and low after it; the attention map of the
 // strongest induction head lit along its stripe (offset n - 1) at the end and dark there when the training
 // timeline is scrubbed back to its first snapshot; that head switched off at least doubling the repeat's
-// loss; nothing sideways. At 1280x800 the export too: TransformerLens's names and shapes with its
+// loss; a one-layer model trained beside it never getting its repeat loss to half the rest's; nothing
+// sideways. At 1280x800 the export too: TransformerLens's names and shapes with its
 // HookedTransformerConfig, and the same float32 bits as `attnlab train --save` of the same seed (the file
 // tests/fixtures/judge_induction_seeds.py judges in PyTorch).
 import { test, before, after } from 'node:test';
@@ -13,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openPage, startLab, trainToEnd, waitDrawn, paletteValue } from './support.mjs';
+import { openPage, paletteValue, setField, startLab, trainToEnd, waitDrawn } from './support.mjs';
 import { SCREENS } from './first_screen_support.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
@@ -122,6 +123,15 @@ for (const size of SCREENS) {
     const off = /is ([\d.]+) against ([\d.]+) with every head on \(([\d.]+) times\)/.exec(await page.textContent('[data-figure="ablate-text"]'));
     assert.ok(Number(off[1]) >= 2 * Number(off[2]), `${layer}.${h} off: ${off[0]}`);
 
+    // One layer beside it, trained in chunks to the same step count: its repeat loss never falls to half its rest's.
+    await page.click('#action-train-one-layer');
+    await page.waitForFunction((steps) => new RegExp(`^One layer after ${steps} steps`).test(document.querySelector('[data-figure="one-layer-text"]')?.textContent ?? ''),
+      STEPS, { timeout: 120000, polling: 200 });
+    const one = /loss on the repeat ([\d.]+), on the rest ([\d.]+), against ([\d.]+) for two layers\. One layer learns that a repeated token is one seen before/
+      .exec(await page.textContent('[data-figure="one-layer-text"]'));
+    assert.ok(one, await page.textContent('[data-figure="one-layer-text"]'));
+    assert.ok(Number(one[1]) >= 0.5 * Number(one[2]) && Number(one[1]) > 3 * Number(one[3]), `one layer: ${one[0]}`);
+
     const sideways = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
     assert.ok(sideways <= 0, `the page scrolls sideways by ${sideways} px`);
     if (size.width === 1280) await checkExport(page);
@@ -153,3 +163,30 @@ async function checkExport(page) {
       theirs.tensors[name].data.byteOffset, theirs.tensors[name].data.byteLength), `${name}: the page's bits are the CLI's`);
   }
 }
+
+test('induction: settings too large together are refused beside Apply & reset and the trained model is kept; a text too long beside its field', async () => {
+  const { page, problems } = await openPage(lab, '?lab=induction&steps=30&speed=max', { viewport: { width: 1280, height: 800 } });
+  await trainToEnd(page);
+  for (const [name, value] of [['batch', 512], ['context', 256], ['dModel', 512], ['layers', 4]]) await setField(page, name, value);
+  await page.click('#apply-reset');
+  await page.waitForFunction(() => /^Not applied/.test(document.getElementById('pending-text').textContent), null, { timeout: 30000 });
+  assert.equal(await page.textContent('#pending-text'), 'Not applied: these settings need about 20.9 GB to train; the lab allows 512 MB: lower batch (512), '
+    + 'context (256), layers (4), heads (2) or dModel (512). The current model is kept; change a setting to try again.');
+  assert.equal(await page.isDisabled('#apply-reset'), true, 'the same settings cannot be sent again');
+  assert.equal(await page.getAttribute('#progress-text', 'data-step'), '30', 'the trained model is kept');
+  assert.match(await page.getAttribute('canvas[data-figure="timeline"]', 'aria-label'), /step 30/);
+  // Another change: the usual words, and Apply again.
+  await setField(page, 'batch', 32);
+  assert.match(await page.textContent('#pending-text'), /^Changing .* rebuilds the model: training restarts from step 0\.$/);
+  assert.equal(await page.isDisabled('#apply-reset'), false);
+  await page.click('#undo-changes');
+  // A pasted text longer than the lab reads: refused beside its field, before any model is built.
+  await setField(page, 'task', 'text');
+  await setField(page, 'text', 'ab '.repeat(6667) + 'a');
+  assert.equal(await page.textContent('#prop-text-error'), 'Text is 20002 characters long: at most 20000');
+  assert.equal(await page.getAttribute('#prop-text', 'aria-invalid'), 'true');
+  assert.equal(await page.isDisabled('#apply-reset'), true);
+  assert.equal(await page.getAttribute('#progress-text', 'data-step'), '30');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

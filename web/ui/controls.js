@@ -62,7 +62,9 @@ export class ControlsPanel {
     } else if (prop.slider) {
       input = Object.assign(document.createElement('input'), { type: 'range', min: prop.min, max: prop.max, step: prop.step ?? 1 });
     } else if (prop.type === 'text') {
-      input = Object.assign(document.createElement('input'), { type: 'text', maxLength: prop.maxLength, size: 40 });
+      // No HTML maxlength: the browser would cut a long paste silently; the property's check refuses it
+      // beside the field, saying how long it is and what the lab reads.
+      input = Object.assign(document.createElement('input'), { type: 'text', size: 40 });
       input.spellcheck = false;
     } else {
       // type=text with inputmode: a number field would hide what the user typed ("abc") from us.

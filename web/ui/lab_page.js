@@ -280,6 +280,8 @@ export class LabPage {
       return;
     }
     this.notices.show(`The model was not rebuilt: ${message}`, { kind: 'error', key: 'configure' });
+    // Said beside Apply & reset too, where the student pressed it, until a setting changes.
+    this.refused = { draft: JSON.stringify(this.draft), message };
     this.refreshControls();
   }
 

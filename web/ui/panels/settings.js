@@ -102,14 +102,19 @@ export function settingsPanel(page) {
       const changes = run ? resettingChanges(lab.properties, applied, draft) : [];
       controls.markPending(changes);
       const valid = Object.keys(errors).length === 0;
+      // These very settings were refused by the trainer (together too large): why, beside the button.
+      const refused = page.refused?.draft === JSON.stringify(draft) ? page.refused.message : null;
       pending.hidden = !changes.length;
+      pendingText.classList.toggle('error', !!refused);
       if (changes.length) {
         const labels = changes.map((n) => lab.properties.find((p) => p.name === n).label);
-        pendingText.textContent = valid
-          ? `Changing ${labels.join(', ')} rebuilds the model: training restarts from step 0.`
-          : `Changing ${labels.join(', ')} rebuilds the model — fix the settings marked in red first.`;
+        pendingText.textContent = refused
+          ? `Not applied: ${refused}. The current model is kept; change a setting to try again.`
+          : valid
+            ? `Changing ${labels.join(', ')} rebuilds the model: training restarts from step 0.`
+            : `Changing ${labels.join(', ')} rebuilds the model — fix the settings marked in red first.`;
       }
-      applyButton.disabled = !valid;
+      applyButton.disabled = !valid || !!refused;
       costText.textContent = valid ? costEstimate(lab, draft, measured) : '';
     },
   };
