@@ -56,9 +56,61 @@ void matmul(const float* a, const float* b, int rows, int K, int N, float* c) {
   tiled_product(a, K, 1, b, N, rows, K, N, c, N, false);
 }
 
+// ---- Rows whose mask blocks a tail of keys (the causal mask: query t sees keys 0 .. t). A row's
+// products and softmax run over its first `extent` keys: the last key it can see plus one, rounded up
+// to four (or S). Past it every score is -inf and every weight exactly 0, so skipping those keys leaves
+// the bits of everything computed as they were: each product is a sum from 0 over k ascending, less
+// trailing zero terms, and the softmax's four lanes lose whole groups of zeros (exp4_nonpositive(-inf)
+// is exactly 0). The skipped weights are written 0. A causal [T, T] mask halves the attention's work.
+
+// extents[t] for each query row t of a problem's [T, S] rows (S everywhere without them): the forward
+// reads its mask (blocked: -inf), the backward the forward's weights (blocked: 0, a masked weight, or
+// one that underflowed: either way its score's gradient is w (...) = 0). -> whether any row needs fewer
+// than S keys.
+bool row_extents(const float* rows, float blocked, int T, int S, std::vector<int>& extents) {
+  extents.assign(std::size_t(T), S);
+  if (!rows) return false;
+  bool shorter = false;
+  for (int t = 0; t < T; ++t) {
+    const float* m = rows + std::size_t(t) * S;
+    int end = S;
+    while (end > 0 && m[end - 1] == blocked) --end;
+    if (end < S) {
+      extents[std::size_t(t)] = std::min(S, (end + 3) / 4 * 4);
+      shorter = shorter || extents[std::size_t(t)] < S;
+    }
+  }
+  return shorter;
+}
+
+// The keys a four-row tile from row t0 needs: its rows' largest extent.
+int tile_extent(const std::vector<int>& extents, int t0, int T) {
+  int n = 0;
+  for (int t = t0; t < std::min(T, t0 + 4); ++t) n = std::max(n, extents[std::size_t(t)]);
+  return n;
+}
+
+// c [T, n_tile] (+)= a [T, K] b [K, ...] tile by tile, each four-row tile of c over its extent's columns:
+// the scores q k^T and dO v^T of masked rows.
+void matmul_row_extents(const float* a, const float* b, int T, int K, int N, float* c, const std::vector<int>& extents) {
+  for (int t0 = 0; t0 < T; t0 += 4)
+    tiled_product(a + std::size_t(t0) * K, K, 1, b, N, std::min(4, T - t0), K, tile_extent(extents, t0, T),
+                  c + std::size_t(t0) * N, N, false);
+}
+
+// c [T, N] = w [T, S] b [S, N], each four-row tile summed over its extent's keys only: P V and dS K.
+void matmul_key_extents(const float* w, const float* b, int T, int S, int N, float* c, const std::vector<int>& extents) {
+  for (int t0 = 0; t0 < T; t0 += 4)
+    tiled_product(w + std::size_t(t0) * S, S, 1, b, N, std::min(4, T - t0), tile_extent(extents, t0, T), N,
+                  c + std::size_t(t0) * N, N, false);
+}
+
 // One row of passes 1-4: w holds the dot products q_t . k_s and becomes the softmax weights.
-void softmax_row(float* w, const float* mask_row, float scale, int S) {
+// n: the row's extent (above; S for every row without a mask): [n, S) is masked and becomes 0.
+void softmax_row(float* w, const float* mask_row, float scale, int S, int n) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
+  std::fill(w + n, w + S, 0.0f);
+  S = n;
   // 1. scores = scale * dot + mask, and the row max (from -inf, never a sentinel)
   const f32x4 scale4 = splat4(scale);
   f32x4 max_v = splat4(neg_inf);
@@ -103,7 +155,10 @@ void softmax_row(float* w, const float* mask_row, float scale, int S) {
 // Passes 3.+4. and 1. backward for one row: ds holds dL/dw_s (the weighted sum's part) and becomes
 // dL/dscore_s = scale * w_s (dw_s - sum_j w_j dw_j), with dw_extra (dL/dw from the loss, or nullptr)
 // added to dw first; masked w_s = 0 gives 0.
-void softmax_row_backward(float* ds, const float* w, const float* dw_extra, float scale, int S) {
+// n: the row's extent; [n, S) has w = 0 and gets 0.
+void softmax_row_backward(float* ds, const float* w, const float* dw_extra, float scale, int S, int n) {
+  std::fill(ds + n, ds + S, 0.0f);
+  S = n;
   f32x4 dot_v = zero4();
   int s = 0;
   for (; s + 4 <= S; s += 4) {
@@ -188,6 +243,7 @@ bool simd128_is_native_wasm_simd() {
 void attention_forward_simd128(const AttentionForward& a) {
   const auto [B, H, T, S, D] = a.shape;
   std::vector<float> k_t(std::size_t(D) * S);  // k transposed to [D, S]
+  std::vector<int> extents;                     // [T]: the keys each query row needs
   for (int b = 0; b < B; ++b) {
     for (int h = 0; h < H; ++h) {
       const std::size_t bh = std::size_t(b) * H + h;
@@ -202,18 +258,21 @@ void attention_forward_simd128(const AttentionForward& a) {
                               : nullptr;
       if (T == 1) {  // one query: the passes below on one row
         row_dots(q, k, S, D, weights);
-        softmax_row(weights, mask, a.scale, S);
+        softmax_row(weights, mask, a.scale, S, S);
         one_row_product(weights, v, S, D, out);
         continue;
       }
-      // 1. dot products q_t . k_s, four queries by eight keys at a time
+      // 1. dot products q_t . k_s, four queries by eight keys at a time (over each row's extent)
+      const bool shorter = row_extents(mask, -std::numeric_limits<float>::infinity(), T, S, extents);
       transpose(k, S, D, k_t.data());
-      matmul(q, k_t.data(), T, D, S, weights);
+      if (shorter) matmul_row_extents(q, k_t.data(), T, D, S, weights, extents);
+      else matmul(q, k_t.data(), T, D, S, weights);
       // 1.-4. scale, mask, max, exp, sum, normalise, row by row
       for (int t = 0; t < T; ++t)
-        softmax_row(weights + std::size_t(t) * S, mask ? mask + std::size_t(t) * S : nullptr, a.scale, S);
+        softmax_row(weights + std::size_t(t) * S, mask ? mask + std::size_t(t) * S : nullptr, a.scale, S, extents[std::size_t(t)]);
       // 5. weighted sum of values (a fully masked row has zero weights, so a zero output)
-      matmul(weights, v, T, S, D, out);
+      if (shorter) matmul_key_extents(weights, v, T, S, D, out, extents);
+      else matmul(weights, v, T, S, D, out);
     }
   }
 }
@@ -224,6 +283,7 @@ void attention_backward_simd128(const AttentionBackward& a) {
   std::vector<float> d_scores(std::size_t(T) * S);     // [T, S]
   std::vector<float> rows_t(std::size_t(D) * T);       // q or d_out transposed to [D, T]
   std::vector<float> grad_t(std::size_t(D) * S);       // dK or dV transposed, [D, S]
+  std::vector<int> extents;                            // [T]: the keys each query row needs
   for (std::size_t bh = 0; bh < a.shape.problems(); ++bh) {
     const float* q = a.q + bh * T * D;
     const float* k = a.k + bh * S * D;
@@ -233,23 +293,26 @@ void attention_backward_simd128(const AttentionBackward& a) {
     const float* d_weights = a.d_weights ? a.d_weights + bh * T * S : nullptr;
     if (T == 1) {  // one query: the passes below on one row
       row_dots(d_out, v, S, D, d_scores.data());
-      softmax_row_backward(d_scores.data(), weights, d_weights, a.scale, S);
+      softmax_row_backward(d_scores.data(), weights, d_weights, a.scale, S, S);
       one_row_product(d_scores.data(), k, S, D, a.d_q + bh * D);
       outer_product(d_scores.data(), q, S, D, a.d_k + bh * S * D);
       outer_product(weights, d_out, S, D, a.d_v + bh * S * D);
       continue;
     }
     // from 5. out_t = sum_s w_s v_s:  dw_s = g_t . v_s (+ dL/dw_s)
+    const bool shorter = row_extents(weights, 0.0f, T, S, extents);
     transpose(v, S, D, v_t.data());
-    matmul(d_out, v_t.data(), T, D, S, d_scores.data());
+    if (shorter) matmul_row_extents(d_out, v_t.data(), T, D, S, d_scores.data(), extents);
+    else matmul(d_out, v_t.data(), T, D, S, d_scores.data());
     // from 3.+4. softmax: d_score_s = w_s (dw_s - sum_j w_j dw_j); masked w_s = 0 gives 0.
     // from 1.: times scale.
     for (int t = 0; t < T; ++t)
       softmax_row_backward(d_scores.data() + std::size_t(t) * S, weights + std::size_t(t) * S,
-                           d_weights ? d_weights + std::size_t(t) * S : nullptr, a.scale, S);
+                           d_weights ? d_weights + std::size_t(t) * S : nullptr, a.scale, S, extents[std::size_t(t)]);
     // from 1. score_s = scale * q_t . k_s:  dQ = dS K,  dK = dS^T Q, computed as dK^T = Q^T dS so
     // that only [T, D] and [S, D] matrices are transposed, never a [T, S] one
-    matmul(d_scores.data(), k, T, S, D, a.d_q + bh * T * D);
+    if (shorter) matmul_key_extents(d_scores.data(), k, T, S, D, a.d_q + bh * T * D, extents);
+    else matmul(d_scores.data(), k, T, S, D, a.d_q + bh * T * D);
     transpose(q, T, D, rows_t.data());
     matmul(rows_t.data(), d_scores.data(), D, T, S, grad_t.data());
     transpose(grad_t.data(), D, S, a.d_k + bh * S * D);

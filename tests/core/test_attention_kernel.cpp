@@ -317,3 +317,57 @@ TEST_CASE("attention forward reads keys and values kv_stride apart (a cache with
         CHECK(out == packed.out);
       }
 }
+
+// A causal mask (query t sees keys 0 .. t) lets the SIMD128 kernel skip each row's masked tail of keys
+// (attention_simd128.cpp, row extents). Skipping must not change a bit: the same problem with its blocked
+// keys masked by the lowest float instead of -inf (whose weights are exactly 0 too, exp4_nonpositive's
+// clamp, but which the kernel does not take for a mask and so computes in full) gives the same weights
+// and output, bit for bit; the skipped weights are exactly 0; the backward, which skips the keys whose
+// weight is 0, matches the scalar kernel as every backward does.
+TEST_CASE("simd128 causal rows skip their masked keys with the bits of computing them") {
+  const float neg_inf = -std::numeric_limits<float>::infinity(), lowest = std::numeric_limits<float>::lowest();
+  std::uint64_t seed = 900;
+  for (int D : {1, 4, 5, 16})
+    for (int T : {2, 3, 5, 7, 8, 9, 17, 33}) {
+      const AttentionShape s{2, 2, T, T, D};
+      Problem skipped(s, seed, 1.0f, true), full(s, seed, 1.0f, true), scalar(s, seed, 1.0f, true);
+      ++seed;
+      for (std::size_t i = 0; i < s.weights_size(); ++i) {
+        const int t = int(i / T % T), key = int(i % T);
+        skipped.mask[i] = scalar.mask[i] = key > t ? neg_inf : 0.0f;
+        full.mask[i] = key > t ? lowest : 0.0f;
+      }
+      attention_forward_simd128(skipped.forward_args());
+      attention_forward_simd128(full.forward_args());
+      attention_forward_scalar(scalar.forward_args());
+      INFO("attention[B=2,H=2,T=S=" << T << ",D=" << D << ",causal] simd128 with skipped keys vs every key");
+      int differ = 0, unmasked_tail = 0;
+      for (std::size_t i = 0; i < s.weights_size(); ++i) {
+        differ += skipped.weights[i] != full.weights[i];
+        unmasked_tail += int(i % T) > int(i / T % T) && skipped.weights[i] != 0.0f;
+      }
+      for (std::size_t i = 0; i < s.q_size(); ++i) differ += skipped.out[i] != full.out[i];
+      CHECK(differ == 0);
+      CHECK(unmasked_tail == 0);
+      Rng rng(seed++);
+      const std::vector<float> g = random_vector(s.q_size(), rng);
+      std::vector<float> grads[2][3];
+      for (int which = 0; which < 2; ++which) {
+        Problem& p = which ? skipped : scalar;
+        grads[which][0].assign(s.q_size(), 77.0f);
+        grads[which][1].assign(s.kv_size(), 77.0f);
+        grads[which][2].assign(s.kv_size(), 77.0f);
+        AttentionBackward bw;
+        bw.shape = s;
+        bw.scale = 1.0f / std::sqrt(float(D));
+        bw.q = p.q.data(), bw.k = p.k.data(), bw.v = p.v.data(), bw.weights = scalar.weights.data();
+        bw.d_out = g.data(), bw.d_q = grads[which][0].data(), bw.d_k = grads[which][1].data(), bw.d_v = grads[which][2].data();
+        attention_backward(which ? Backend::simd128 : Backend::scalar, bw);
+      }
+      const std::size_t sizes[3] = {s.q_size(), s.kv_size(), s.kv_size()};
+      for (int j = 0; j < 3; ++j) {
+        const double scale = std::max(1e-6, max_abs(grads[0][j].data(), sizes[j]));
+        CHECK(max_abs_diff(grads[0][j].data(), grads[1][j].data(), sizes[j]) / scale <= 1e-4);
+      }
+    }
+}
