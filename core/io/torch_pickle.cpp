@@ -1,5 +1,6 @@
 #include "torch_pickle.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -379,6 +380,8 @@ class Unpickler {
       if (__builtin_add_overflow(t.storage_offset, last, &end) || end >= s.numel)
         return fail(tensor_text(t, s) + " reaches past its storage");
       t.span = last + 1;
+      error = check_overlap(t, numel);
+      if (!error.empty()) return fail(error);
     }
     tensors_.push_back(std::move(t));
     return push_new({Kind::tensor, std::int64_t(tensors_.size() - 1)});
@@ -522,6 +525,32 @@ class Unpickler {
   Object item(const Object& tuple, std::uint32_t i) const { return objects_[items_[tuple.begin + i]]; }
   std::string text(const Object& s) const { return text_.substr(s.begin, s.count); }
   bool equals(const Object& s, const char* literal) const { return text_.compare(s.begin, s.count, literal) == 0; }
+
+  // An expanded tensor (stride 0, as torch.zeros(1).expand(1000, 1000, 1000) saves), or any strides that
+  // make two indices meet, lets a few bytes of a file stand for gigabytes of floats. torch reads such a
+  // tensor, and so does this reader while its elements number at most kTorchMaxOverlappingElements;
+  // beyond, it is refused before anything is allocated. Overlap is found by a sufficient test: with the
+  // axes of size > 1 sorted by stride, each stride must exceed the farthest reach of the axes before it
+  // (as in a contiguous, transposed or sliced tensor, whose elements then number at most its storage's).
+  static std::string check_overlap(const TorchTensor& t, std::int64_t numel) {
+    std::vector<std::size_t> axes;
+    for (std::size_t d = 0; d < t.shape.size(); ++d)
+      if (t.shape[d] > 1) axes.push_back(d);
+    std::sort(axes.begin(), axes.end(), [&](std::size_t a, std::size_t b) { return t.stride[a] < t.stride[b]; });
+    std::int64_t reach = 0;  // the farthest element the axes so far reach from the first (< 2^63: checked before)
+    for (std::size_t d : axes) {
+      if (t.stride[d] <= reach) {
+        if (numel <= kTorchMaxOverlappingElements) return {};
+        const std::string why = t.stride[d] == 0 ? "is expanded (stride 0 on axis " + std::to_string(d) + ")"
+                                                 : "has strides " + dims(t.stride) + " whose elements overlap";
+        return "a tensor of size " + dims(t.shape) + " " + why + ": its " + std::to_string(numel) +
+               " elements repeat values of the file, more than the " + std::to_string(kTorchMaxOverlappingElements) +
+               " read from such a tensor; save it with .contiguous()";
+      }
+      reach += (t.shape[d] - 1) * t.stride[d];
+    }
+    return {};
+  }
 
   std::string int_tuple(const Object& t, const char* what, std::vector<std::int64_t>& out) {
     if (t.kind != Kind::tuple) return fail(std::string("_rebuild_tensor_v2's ") + what + " is " + describe(t) + ", not a tuple");

@@ -50,6 +50,9 @@ constexpr std::size_t kTorchMaxRank = 64;
 // checkpoints have tens of thousands). A memoized tensor or argument tuple can be reused at 2 bytes a
 // time, so without these caps a 16 MB pickle could describe a gigabyte of tensor records.
 constexpr std::size_t kTorchPickleMaxTensors = 1u << 17;
+// The elements of a tensor whose strides make elements meet (an expanded tensor: stride 0): read up to
+// this many (64 MB of floats), refused beyond; any other tensor has at most its storage's elements.
+constexpr std::int64_t kTorchMaxOverlappingElements = std::int64_t(1) << 24;
 // The dimensions of all rebuilt tensors together, and of all the state_dict's entries together.
 constexpr std::size_t kTorchPickleMaxDims = 1u << 19;
 // Items of all tuples together (~17 per tensor), and of all dicts together (~1 per tensor and module).

@@ -458,6 +458,9 @@ TEST_CASE("torch checkpoint (zip, pickle): hostile files are refused, each with 
       {"big_endian.bin",
        "pytorch_model.bin: its byteorder entry says \"big\": the checkpoint was saved on a big-endian machine, and only "
        "little-endian storages are read"},
+      {"expanded.bin",
+       "pytorch_model.bin: entry \"expanded/data.pkl\", byte 157: a tensor of size (1000, 1000, 1000) is expanded (stride 0 on axis 0): its "
+       "1000000000 elements repeat values of the file, more than the 16777216 read from such a tensor; save it with .contiguous()"},
   };
   for (const auto& c : cases) {
     const std::string &name = c.first, &message = c.second;  // (clang 14 cannot capture bindings in INFO)
@@ -514,6 +517,21 @@ TEST_CASE("torch pickle: a tensor reaching past its storage (size, stride or off
   CHECK(unpickle(p.b) == kAt + at_reduce(p) + ": a tensor of size (4611686018427387904, 4) has more elements than 64 bits count");
   p = one_tensor("FloatStorage", 6, 0, {3}, {std::int64_t(1) << 62});
   CHECK(unpickle(p.b) == kAt + at_reduce(p) + ": a tensor of size (3,), stride (4611686018427387904,) at offset 0 in storage \"0\" of 6 elements reaches past 64 bits");
+}
+
+TEST_CASE("torch pickle: an expanded or overlapping tensor is read up to 16,777,216 elements, refused beyond before any allocation") {
+  auto at_reduce = [](const Pickle& p) { return std::to_string(p.b.size() - 3); };
+  // torch.zeros(1).expand(1000, 1000, 1000): 4 bytes standing for a billion floats (issue 48: it aborted the module).
+  Pickle p = one_tensor("FloatStorage", 1, 0, {1000, 1000, 1000}, {0, 0, 0});
+  CHECK(unpickle(p.b) == kAt + at_reduce(p) + ": a tensor of size (1000, 1000, 1000) is expanded (stride 0 on axis 0): its 1000000000 elements "
+                                               "repeat values of the file, more than the 16777216 read from such a tensor; save it with .contiguous()");
+  p = one_tensor("FloatStorage", 8193, 0, {4097, 4097}, {1, 1});  // rows that overlap: each starts one element after the last
+  CHECK(unpickle(p.b) == kAt + at_reduce(p) + ": a tensor of size (4097, 4097) has strides (1, 1) whose elements overlap: its 16785409 elements "
+                                               "repeat values of the file, more than the 16777216 read from such a tensor; save it with .contiguous()");
+  CHECK(unpickle(one_tensor("FloatStorage", 3, 0, {2, 3}, {0, 1}).b) == "");           // a small expanded tensor reads, as torch reads it
+  CHECK(unpickle(one_tensor("FloatStorage", 1, 0, {4096, 4096}, {0, 0}).b) == "");     // 16,777,216 elements: the bound itself
+  CHECK(unpickle(one_tensor("FloatStorage", 6, 0, {3, 2}, {1, 3}).b) == "");           // transposed: no overlap
+  CHECK(unpickle(one_tensor("FloatStorage", 100, 0, {1, 50}, {0, 2}).b) == "");        // stride 0 on an axis of size 1 repeats nothing
 }
 
 TEST_CASE("torch pickle: stack and memo misuse are refused") {

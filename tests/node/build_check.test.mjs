@@ -172,6 +172,15 @@ test('attnlab check --build: exit 0 when every given step matches, 1 with the fi
   assert.match(record.steps[2].message, /^weights\.pt was not read: weights\.pt/);
   assert.match(record.steps[3].message, /^output\.txt was not read: The pasted text was not read: the print is abbreviated/);
   assert.equal(record.first_wrong, 'weights');
+  // An expanded tensor (torch.zeros(1).expand(1000, 1000, 1000): a billion floats in 4 bytes) once aborted the
+  // module and judged nothing: now its step says why and the others are judged.
+  copyFileSync(path.join(FIXTURES, 'torch_bin', 'hostile', 'expanded.bin'), path.join(dir, 'weights.pt'));
+  r = await attnlab('--build', 'simple-attention', '--dir', dir, '--json');
+  assert.equal(r.code, 1, r.stderr);
+  record = JSON.parse(r.stdout);
+  assert.deepEqual(record.steps.map((s) => [s.name, s.given, s.ok]), [['scores', true, true], ['masked', false, null], ['weights', true, false], ['output', true, false]]);
+  assert.equal(record.steps[2].message, 'weights.pt was not read: weights.pt: entry "expanded/data.pkl", byte 157: a tensor of size (1000, 1000, 1000) is '
+    + 'expanded (stride 0 on axis 0): its 1000000000 elements repeat values of the file, more than the 16777216 read from such a tensor; save it with .contiguous()');
 });
 
 test('attnlab check: bad input exits 2 with one line naming the problem', async () => {
