@@ -15,16 +15,27 @@ Json& Json::push(Json value) {
 }
 
 const Json* Json::find(const std::string& key) const {
+  if (!index_.empty()) {
+    const auto at = index_.find(key);
+    return at == index_.end() ? nullptr : &items_[at->second];
+  }
   for (std::size_t i = 0; i < keys_.size(); ++i)
     if (keys_[i] == key) return &items_[i];
   return nullptr;
 }
 
 Json& Json::set(const std::string& key, Json value) {
-  for (std::size_t i = 0; i < keys_.size(); ++i)
-    if (keys_[i] == key) return items_[i] = std::move(value);
+  if (!index_.empty()) {
+    const auto [at, added] = index_.emplace(key, keys_.size());
+    if (!added) return items_[at->second] = std::move(value);
+  } else {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] == key) return items_[i] = std::move(value);
+  }
   keys_.push_back(key);
   items_.push_back(std::move(value));
+  if (index_.empty() && keys_.size() > kIndexedFrom)
+    for (std::size_t i = 0; i < keys_.size(); ++i) index_.emplace(keys_[i], i);
   return items_.back();
 }
 
