@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lab } from './support.mjs';
-import { SHARD_INDEX, shardNames } from '../../web/models/checkpoint_files.js';
+import { MAX_SHARDS, SHARD_INDEX, shardNames } from '../../web/models/checkpoint_files.js';
 
 const CONFIG = JSON.stringify({ model_type: 'llama' });
 
@@ -73,4 +73,18 @@ test('the JS check and the module judge a shard name alike: the hostile names, t
   assert.equal(jsVerdict(`${'é'.repeat(121)}.safetensors`), null, '254 bytes');
   assert.match(jsVerdict(`${'é'.repeat(122)}.safetensors`), /a shard's name must be a file name of 1 to 255 bytes/);
   assert.match(jsVerdict('../model-00001-of-00002.safetensors'), /names a folder/);
+});
+
+test('an index of 400,000 tensors reads in one pass: two shards named; 400,000 shards refused at the 1,001st, as the module refuses it', async () => {
+  const two = {}, many = {};
+  for (let i = 0; i < 400000; i++) {
+    two[`model.layers.${i}.weight`] = `model-0000${1 + (i % 2)}-of-00002.safetensors`;
+    many[`model.layers.${i}.weight`] = `model-${i}.safetensors`;
+  }
+  assert.deepEqual(shardNames(JSON.stringify({ weight_map: two })), ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
+  const manyText = JSON.stringify({ weight_map: many });
+  assert.throws(() => shardNames(manyText), { message: `${SHARD_INDEX}: names more than ${MAX_SHARDS} shards` });
+  const module = await lab('simd');
+  await assert.rejects(module.loadCheckpoint('llama', { config: CONFIG, index: manyText, shards: [] }),
+    { message: `${SHARD_INDEX}: names more than ${MAX_SHARDS} shards` });
 });
