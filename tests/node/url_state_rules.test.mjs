@@ -42,3 +42,34 @@ test('a renamed setting in an older link opens the view it was made for (Transla
   r = fromQuery(translationLab, '?lab=translation&average=false&crossView=last');
   assert.equal(r.values.crossView, 'last', 'the new name wins where both are given');
 });
+
+test('a link is read in one pass and within bounds: 100,000 unknown parameters, a 300,000-character link, 200,000 heads to switch off', async () => {
+  const { MAX_LINK_CHARS, MAX_LINK_PARAMETERS } = await import('../../web/ui/url_state.js');
+  const { writingLab } = await import('../../web/labs/07_writing.js');
+  // 100,000 unknown names (the page's main thread was blocked 56 s, with a 4 MB notice): the first 200 read,
+  // five named, the rest counted, a few lines in all; the settings still read.
+  const many = `?seed=3&${Array.from({ length: 100000 }, (_, i) => `p${i}=1`).join('&')}`;
+  let r = fromQuery(alignmentLab, many);
+  assert.equal(r.values.seed, 3);
+  assert.deepEqual(r.problems, [
+    `The link is ${many.length.toLocaleString('en')} characters long: only its first ${MAX_LINK_CHARS.toLocaleString('en')} were read.`,
+    `The link has more than ${MAX_LINK_PARAMETERS} parameters: only the first ${MAX_LINK_PARAMETERS} were read.`,
+    "Unknown parameter 'p0' was ignored.", "Unknown parameter 'p1' was ignored.", "Unknown parameter 'p2' was ignored.",
+    "Unknown parameter 'p3' was ignored.", "Unknown parameter 'p4' was ignored.", '194 more unknown parameters were ignored.',
+  ]);
+  const long = `?seed=4&task=${'x'.repeat(300000)}`;
+  r = fromQuery(alignmentLab, long);
+  assert.equal(r.values.seed, 4);
+  assert.equal(long.length, 300013);
+  assert.equal(r.problems[0], `The link is 300,013 characters long: only its first ${MAX_LINK_CHARS.toLocaleString('en')} were read.`);
+  // ablate= naming 200,000 heads (15 s before): refused in one line, the default kept.
+  r = fromQuery(writingLab, `?lab=writing&ablate=${Array.from({ length: 200000 }, (_, i) => `${i % 1000}.${Math.floor(i / 1000)}`).join(',')}`);
+  assert.equal(r.values.ablate, '');
+  assert.deepEqual(r.problems.slice(1), ['Heads switched off: the list names 30,485 heads: at most 8,192; using the default (none).'],
+    'cut at the link\'s 200,000 characters, the 30,485 heads in them are refused');
+  const { parseHeadList } = await import('../../web/labs/head_list.js');
+  const list = Array.from({ length: 200000 }, (_, i) => `${i % 1000}.${Math.floor(i / 1000)}`).join(',');
+  assert.deepEqual(parseHeadList(list), { error: 'the list names 200,000 heads: at most 8,192' });
+  const most = Array.from({ length: 8192 }, (_, i) => `${i % 100}.${Math.floor(i / 100)}`).join(',');
+  assert.equal(parseHeadList(most).heads.length, 8192, 'the bound itself is read (a Set finds a repeat: linear)');
+});

@@ -46,6 +46,32 @@ export function echo(text) {
   return plain.length > ECHO_CHARS ? `${plain.slice(0, ECHO_CHARS - 1)}…` : plain;
 }
 
+// A link is read up to this many parameters and characters (a lab has a few dozen settings; the longest
+// real value is a pasted text): past them, one notice, and the rest is not read. A link of 100,000 unknown
+// parameters blocked the page for 56 s and wrote a 4 MB notice.
+export const MAX_LINK_PARAMETERS = 200;
+export const MAX_LINK_CHARS = 200000;
+// Unknown parameters named one by one, at most this many; the others are counted in one notice.
+const UNKNOWN_NAMED = 5;
+
+/** search -> [[name, [values]]] in the order of first mention, in one pass, and what was cut. */
+function linkParameters(search) {
+  const text = String(search ?? '');
+  const cutChars = text.length > MAX_LINK_CHARS;
+  const params = new URLSearchParams(cutChars ? text.slice(0, MAX_LINK_CHARS) : text);
+  const byName = new Map();
+  let count = 0, cutParameters = false;
+  for (const [name, value] of params) {
+    if (++count > MAX_LINK_PARAMETERS) {
+      cutParameters = true;
+      break;
+    }
+    if (!byName.has(name)) byName.set(name, []);
+    byName.get(name).push(value);
+  }
+  return { byName, cutChars, cutParameters, length: text.length };
+}
+
 /**
  * search ('?a=1&b=2') -> {values, problems: [string]}; values always hold a valid value per property.
  * A parameter given twice: the last value wins, and a problem says so.
@@ -55,12 +81,13 @@ export function fromQuery(lab, search) {
   const values = defaultValues(table);
   const problems = [];
   const byName = new Map(table.map((p) => [p.name, p]));
-  const params = new URLSearchParams(search);
-  const seen = new Set();
-  for (const name of params.keys()) {
-    if (name === 'lab' || seen.has(name)) continue;
-    seen.add(name);
-    const all = params.getAll(name);
+  const link = linkParameters(search);
+  if (link.cutChars) problems.push(`The link is ${link.length.toLocaleString('en')} characters long: only its first ${MAX_LINK_CHARS.toLocaleString('en')} were read.`);
+  if (link.cutParameters) problems.push(`The link has more than ${MAX_LINK_PARAMETERS} parameters: only the first ${MAX_LINK_PARAMETERS} were read.`);
+  const params = { has: (name) => link.byName.has(name), append: (name, value) => link.byName.set(name, [value]) };
+  const unknown = [];
+  for (const [name, all] of link.byName) { // a renamed setting appended below is visited too
+    if (name === 'lab') continue;
     const text = all.at(-1);
     const prop = byName.get(name);
     // A setting a lab has renamed (lab.renamedLinks: {old: (text) -> {new: text}}): an older link, in
@@ -71,7 +98,8 @@ export function fromQuery(lab, search) {
       continue;
     }
     if (!prop) {
-      problems.push(`Unknown parameter '${echo(name)}' was ignored.`);
+      unknown.push(name);
+      if (unknown.length <= UNKNOWN_NAMED) problems.push(`Unknown parameter '${echo(name)}' was ignored.`);
       continue;
     }
     if (all.length > 1) problems.push(`'${echo(name)}' is given ${all.length} times; the last one counts (${echo(text)}).`);
@@ -79,11 +107,12 @@ export function fromQuery(lab, search) {
     const error = parsed.error && text.length > ECHO_CHARS ? parsed.error.replaceAll(text, echo(text)) : parsed.error;
     // A list with some unknown names keeps the known ones; anything else invalid keeps the default.
     if (error && 'value' in parsed) problems.push(`${error}; ignoring those.`);
-    else if (error) problems.push(`${error}; using the default ${prop.default}.`);
+    else if (error) problems.push(`${error}; using the default ${prop.default === '' ? '(none)' : prop.default}.`);
     if ('value' in parsed) values[name] = parsed.value;
   }
+  if (unknown.length > UNKNOWN_NAMED) problems.push(`${(unknown.length - UNKNOWN_NAMED).toLocaleString('en')} more unknown parameters were ignored.`);
   // What a change implies (a task brings its step count), unless the link says otherwise.
-  const given = Object.fromEntries(Object.entries(values).filter(([name]) => new URLSearchParams(search).has(name)));
+  const given = Object.fromEntries(Object.entries(values).filter(([name]) => link.byName.has(name)));
   let implied = values;
   for (const name of Object.keys(given)) implied = lab.afterChange?.(name, implied) ?? implied;
   Object.assign(values, implied, given);
