@@ -263,3 +263,23 @@ test('a gpt2-kind model by id brings tokenizer_config.json and generation_config
   assert.equal(r.code, 2);
   assert.equal(r.stderr, 'attnlab: --chat: this model has no chat template (tokenizer_config.json\'s chat_template): write a prompt instead\n');
 });
+
+test('a ref in the cache is followed only when it is a commit: "../../.." or an escape sequence is refused offline, by its file, and replaced online', async () => {
+  for (const bad of ['../../../../tmp/elsewhere', `\u001b[31m${COMMIT.slice(1)}`]) {
+    const cache = freshCache();
+    const repo = path.join(cache, 'models--test-org--opus-mt-tiny');
+    mkdirSync(path.join(repo, 'refs'), { recursive: true });
+    writeFileSync(path.join(repo, 'refs', 'main'), bad);
+    let r = await attnlab(['translate', '--model', 'test-org/opus-mt-tiny', '--beams', '1', '--backend', 'simd'],
+      { HF_HUB_CACHE: cache, HF_HUB_OFFLINE: '1', HF_ENDPOINT: 'http://127.0.0.1:9' });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, `attnlab: test-org/opus-mt-tiny@main: the cache's ref ${path.join(repo, 'refs', 'main')} holds `
+      + `${bad.startsWith('..') ? `"${bad}"` : `"\\x1b[31m${COMMIT.slice(1)}"`}, not a commit (40 hexadecimal digits), and HF_HUB_OFFLINE is set: `
+      + 'delete that file and run once with the network\n');
+    assert.doesNotMatch(r.stderr, /\u001b/, 'no escape sequence reaches the terminal');
+    // With the network the model is fetched and the ref written anew.
+    r = await attnlab(['translate', '--model', 'test-org/opus-mt-tiny', '--beams', '1', '--backend', 'simd', '--json'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(path.join(repo, 'refs', 'main'), 'utf8'), COMMIT);
+  }
+});

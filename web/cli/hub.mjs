@@ -32,6 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
 import { MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from '../models/checkpoint_files.js';
+import { quoteText } from '../shared/quote_text.js';
 import { DEFAULT_ENDPOINT, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
   revisionProblem, secondsSetting, shardsTooLargeMessage, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
 
@@ -60,10 +61,22 @@ const MAX_RELATIVE_REDIRECTS = 10;
 /** The files a kind needs, as a list of alternatives: [['config.json'], ..., ['model.safetensors', 'pytorch_model.bin']]. */
 const neededFiles = (kind) => [...kind.files.required.map((f) => [f]), kind.files.weights];
 
+/**
+ * The commit a revision names in the cache: the revision itself when it is one, else refs/REVISION's
+ * text when that is a 40-hex commit. -> {commit} | {} (no ref) | {bad: the ref's text} (anything else:
+ * a ref like "../../../x" would point the snapshot outside the cache, so it is never followed).
+ */
+async function cachedCommit(repo, revision) {
+  if (isCommit(revision)) return { commit: revision };
+  const text = await readFile(path.join(repo, 'refs', revision), 'utf8').catch(() => null);
+  if (text === null) return {};
+  return isCommit(text.trim()) ? { commit: text.trim() } : { bad: text };
+}
+
 /** The snapshot folder of id@revision in the cache when it holds every file a kind needs, else null. */
 async function cachedSnapshot(cache, id, revision, kinds) {
   const repo = repoDir(cache, id);
-  const commit = isCommit(revision) ? revision : (await readFile(path.join(repo, 'refs', revision), 'utf8').catch(() => '')).trim();
+  const { commit } = await cachedCommit(repo, revision);
   if (!commit) return null;
   const snapshot = path.join(repo, 'snapshots', commit);
   for (const kind of kinds) {
@@ -362,6 +375,11 @@ export async function resolveModelFolder(model, { expect, env = process.env, che
   const cached = await cachedSnapshot(cache, id, revision, expected ? [expected, ...MODEL_KINDS] : MODEL_KINDS);
   if (cached) return cached;
   if (['1', 'true', 'yes', 'on'].includes(String(env.HF_HUB_OFFLINE ?? '').toLowerCase())) {
+    const { bad } = await cachedCommit(repoDir(cache, id), revision);
+    if (bad !== undefined) {
+      throw new HubError(`${id}@${revision}: the cache's ref ${path.join(repoDir(cache, id), 'refs', revision)} holds ${quoteText(bad.trim(), 60)}, `
+        + 'not a commit (40 hexadecimal digits), and HF_HUB_OFFLINE is set: delete that file and run once with the network');
+    }
     throw new HubError(`${id}@${revision} is not in the cache (${repoDir(cache, id)}) and HF_HUB_OFFLINE is set: `
       + 'run once with the network, or give the checkpoint\'s folder');
   }
