@@ -44,3 +44,30 @@ test('generate --chat: text mode names the template\'s tokens; a model without a
   assert.equal(long.status, 2);
   assert.match(long.stderr, /^attnlab: --chat \(in its template\) is \d+ tokens: this model reads at most 128 \(n_positions\)\n$/);
 });
+
+// Issue 48, item 1: a template that never ends, or writes without bound, is stopped under a budget (steps,
+// characters written, list items, range()'s length: web/tokenizers/chat_template.js CHAT_BUDGET) in one
+// line naming the template, exit 2, within seconds and a few hundred MB: before, V8 ran out of memory
+// after 40 s at 4.7 GB (exit 134). The real template still renders, the same text as before.
+test('generate --chat: a chat template past its budget is stopped in one line naming it, exit 2', async () => {
+  const { mkdtempSync, cpSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const hostile = {
+    '{% for i in range(100000000) %}{% endfor %}': 'range() of 100,000,000 items, more than 100,000',
+    '{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}': 'it took more than 300,000 steps',
+    "{% set s = 'x' %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}{{ s }}": 'it wrote more than 8,000,000 characters',
+    "{% for i in range(100000) %}{{ '0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789' }}{% endfor %}": 'it wrote more than 8,000,000 characters',
+    "{% set s = 'ab\\ncd' %}{% for i in range(30) %}{% set s = (s ~ '\\n' ~ s) | indent(4) %}{% endfor %}{{ s }}": 'it wrote more than 8,000,000 characters',
+    "{% set ns = namespace(a=[]) %}{% for i in range(90000) %}{% set ns.a = ns.a + ['y'] %}{% endfor %}{{ ns.a | join(',') }}": 'it made lists of more than 4,000,000 items',
+  };
+  for (const [template, why] of Object.entries(hostile)) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-chat-'));
+    cpSync(folder, dir, { recursive: true });
+    const config = JSON.parse(readFileSync(path.join(folder, 'tokenizer_config.json'), 'utf8'));
+    writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, chat_template: template }));
+    const r = run('generate', '--model', dir, '--chat', 'Hi', '--max-new-tokens', '1');
+    assert.equal(r.status, 2, `${template}: ${r.stderr.slice(0, 300)}`);
+    assert.equal(r.stderr.split('\n').length, 2, 'one line');
+    assert.equal(r.stderr, `attnlab: --chat: tokenizer_config.json's chat_template was stopped: ${why}, far past what a chat needs\n`);
+  }
+});

@@ -7,7 +7,7 @@
 // add_special_tokens=False: the template writes its own), so the template's tokens (<|im_start|>,
 // <|start_header_id|>, ...) are the prompt's first tokens, and show in the attention views like any other.
 // No DOM, no Node API: the Writing lab and `attnlab generate --chat` share it.
-import { Template } from '../../node_modules/@huggingface/jinja/dist/index.js';
+import { Environment, Interpreter, Template } from '../../node_modules/@huggingface/jinja/dist/index.js';
 
 export class ChatError extends Error {
   constructor(message) {
@@ -32,9 +32,64 @@ export function specialTokensOf(tokenizerConfig) {
   return out;
 }
 
+// ---- The budget a template renders under (issue 48: `{% for i in range(100000000) %}` ran V8 out of
+// memory after 40 s at 4.7 GB; nested loops hung; a loop writing 10 MB took 14 s and 2.2 GB). A real
+// template renders in a few thousand steps and writes a few kilobytes; these bounds are far above that
+// and far below harm. The library has no hooks for a budget, so while one render runs (synchronously:
+// nothing else runs in between) its interpreter's evaluate() and evaluateBlock() (a loop's every turn)
+// count each step, and the characters of every string and the items of every list a step returns (a list
+// grown by `a + [x]` in a loop is copied each turn), and its range() refuses a long list before making it;
+// all are put back after.
+export const CHAT_BUDGET = { steps: 300_000, characters: 8_000_000, items: 4_000_000, rangeItems: 100_000 };
+
+class ChatBudgetError extends Error {}
+
+function budgeted(render) {
+  const { evaluate, evaluateBlock } = Interpreter.prototype, set = Environment.prototype.set;
+  let steps = 0, characters = 0, items = 0;
+  const step = () => {
+    if (++steps > CHAT_BUDGET.steps) throw new ChatBudgetError(`it took more than ${CHAT_BUDGET.steps.toLocaleString('en')} steps`);
+  };
+  Interpreter.prototype.evaluate = function budgetedEvaluate(statement, environment) {
+    step();
+    const value = evaluate.call(this, statement, environment);
+    if (typeof value?.value === 'string' && (characters += value.value.length) > CHAT_BUDGET.characters) {
+      throw new ChatBudgetError(`it wrote more than ${CHAT_BUDGET.characters.toLocaleString('en')} characters`);
+    }
+    if (Array.isArray(value?.value) && (items += value.value.length) > CHAT_BUDGET.items) {
+      throw new ChatBudgetError(`it made lists of more than ${CHAT_BUDGET.items.toLocaleString('en')} items`);
+    }
+    return value;
+  };
+  Interpreter.prototype.evaluateBlock = function budgetedBlock(statements, environment) {
+    step();
+    return evaluateBlock.call(this, statements, environment);
+  };
+  Environment.prototype.set = function budgetedSet(name, value) {
+    return set.call(this, name, name === 'range' && typeof value === 'function' ? boundedRange(value) : value);
+  };
+  try {
+    return render();
+  } finally {
+    Object.assign(Interpreter.prototype, { evaluate, evaluateBlock });
+    Environment.prototype.set = set;
+  }
+}
+
+/** The library's range(), refusing more than CHAT_BUDGET.rangeItems items before it makes them. */
+const boundedRange = (range) => (start, stop, step = 1) => {
+  const [from, to] = stop === undefined ? [0, start] : [start, stop];
+  const count = step === 0 ? 0 : Math.ceil((to - from) / step);
+  if (count > CHAT_BUDGET.rangeItems) {
+    throw new ChatBudgetError(`range() of ${Number.isFinite(count) ? count.toLocaleString('en') : count} items, more than ${CHAT_BUDGET.rangeItems.toLocaleString('en')}`);
+  }
+  return range(start, stop, step);
+};
+
 /**
  * The template's text for `messages` ([{role, content}]), as apply_chat_template(tokenize=False) gives
- * it. A template that fails (a syntax error, raise_exception) is a ChatError naming the template.
+ * it. A template that fails (a syntax error, raise_exception, or past its budget) is a ChatError naming
+ * the template; nothing else changes.
  */
 export function renderChat(template, messages, { addGenerationPrompt = true, specialTokens = {} } = {}) {
   let parsed;
@@ -44,8 +99,9 @@ export function renderChat(template, messages, { addGenerationPrompt = true, spe
     throw new ChatError(`tokenizer_config.json's chat_template cannot be read: ${error.message}`);
   }
   try {
-    return parsed.render({ messages, add_generation_prompt: addGenerationPrompt, tools: null, documents: null, ...specialTokens });
+    return budgeted(() => parsed.render({ messages, add_generation_prompt: addGenerationPrompt, tools: null, documents: null, ...specialTokens }));
   } catch (error) {
+    if (error instanceof ChatBudgetError) throw new ChatError(`tokenizer_config.json's chat_template was stopped: ${error.message}, far past what a chat needs`);
     throw new ChatError(`tokenizer_config.json's chat_template refused the chat: ${error.message}`);
   }
 }
