@@ -32,10 +32,76 @@ function decoderTypes(decoder) {
   return decoder.type === 'Sequence' ? (decoder.decoders ?? []).flatMap(decoderTypes) : [decoder.type];
 }
 
-/** A tokenizer.json's text, parsed, or an Error naming the file. */
-export function parseTokenizerJson(source, file = 'tokenizer.json') {
+// ---- tokenizer.json checked before the library sees it (issue 48): an added token's id of 2^32 - 2 made
+// the library walk every id up to it (a hang); 32 Replace normalizers that each double the text reached
+// 3.6 GB; 3.3 million vocabulary entries took 19 s and 2.1 GB to parse before config.json's vocab_size
+// refused them. The largest real files: Gemma's 256,000 entries in 33 MB; Llama 3's normalizer is none,
+// Llama 2's two steps.
+export const TOKENIZER_LIMITS = { vocab: 1 << 20, bytesPerToken: 400, chain: 16, growth: 8 };
+
+/** A tokenizer.json's text length against config.json's vocab_size, before it is parsed: '' or why not. */
+function sizeProblem(text, vocabSize, file) {
+  if (!Number.isInteger(vocabSize) || vocabSize <= 0) return '';
+  const most = vocabSize * TOKENIZER_LIMITS.bytesPerToken + (4 << 20);
+  return text.length > most
+    ? `${file} is ${text.length.toLocaleString('en')} characters long: for config.json's vocab_size of ${vocabSize.toLocaleString('en')} a tokenizer is at most ${most.toLocaleString('en')} (${TOKENIZER_LIMITS.bytesPerToken} a token and 4 MB)`
+    : '';
+}
+
+/** The steps of a normalizer or pre-tokenizer, a Sequence's flattened; or a problem naming the field. */
+function chainSteps(part, field, file) {
+  const steps = [];
+  const walk = (p, depth) => {
+    if (!p || typeof p !== 'object') return;
+    if (depth > 4) throw new Error(`${file}: its ${field} nests Sequences more than 4 deep`);
+    const inner = p.type === 'Sequence' ? (field === 'normalizer' ? p.normalizers : p.pretokenizers) : null;
+    if (Array.isArray(inner)) inner.forEach((q) => walk(q, depth + 1));
+    else steps.push(p);
+    if (steps.length > TOKENIZER_LIMITS.chain) throw new Error(`${file}: its ${field} has more than ${TOKENIZER_LIMITS.chain} steps`);
+  };
+  walk(part, 0);
+  return steps;
+}
+
+/**
+ * What a tokenizer.json would make the library do without bound, named by file and field: a vocabulary
+ * larger than 1,048,576 entries or than config.json's vocab_size allows, an added token's id past the
+ * vocabulary, normalizer or pre-tokenizer chains longer than 16 steps, or Replace steps that together
+ * could make the text more than 8 times longer. Throws an Error; returns nothing.
+ */
+export function checkTokenizerJson(json, { file = 'tokenizer.json', vocabSize = null } = {}) {
+  const vocab = json.model?.vocab;
+  const entries = Array.isArray(vocab) ? vocab.length : vocab && typeof vocab === 'object' ? Object.keys(vocab).length : 0;
+  const added = Array.isArray(json.added_tokens) ? json.added_tokens : [];
+  const bound = Math.max(Number.isInteger(vocabSize) ? vocabSize : 0, entries + added.length);
+  if (entries > TOKENIZER_LIMITS.vocab) throw new Error(`${file}: its model.vocab has ${entries.toLocaleString('en')} entries: at most ${TOKENIZER_LIMITS.vocab.toLocaleString('en')} are read`);
+  if (Number.isInteger(vocabSize) && vocabSize > 0 && entries > vocabSize) {
+    throw new Error(`${file}: its model.vocab has ${entries.toLocaleString('en')} entries but config.json's vocab_size is ${vocabSize.toLocaleString('en')}: they belong to different models`);
+  }
+  for (const [i, t] of added.entries()) {
+    if (!Number.isInteger(t?.id) || t.id < 0 || t.id >= bound) {
+      throw new Error(`${file}: added_tokens[${i}]'s id ${JSON.stringify(t?.id)?.slice(0, 30)} is not a token id of this vocabulary (0 to ${(bound - 1).toLocaleString('en')})`);
+    }
+  }
+  chainSteps(json.pre_tokenizer, 'pre_tokenizer', file);
+  let growth = 1;
+  for (const step of chainSteps(json.normalizer, 'normalizer', file)) {
+    if (step.type !== 'Replace') continue;
+    const from = step.pattern?.String ?? step.pattern?.Regex ?? '';
+    const to = typeof step.content === 'string' ? step.content : '';
+    growth *= Math.max(1, [...to].length / Math.max(1, step.pattern?.String !== undefined ? [...from].length : 1));
+    if (growth > TOKENIZER_LIMITS.growth) {
+      throw new Error(`${file}: its normalizer's Replace steps could make a text more than ${TOKENIZER_LIMITS.growth} times longer`);
+    }
+  }
+}
+
+/** A tokenizer.json's text, parsed, or an Error naming the file. vocabSize: config.json's, checked first. */
+export function parseTokenizerJson(source, file = 'tokenizer.json', vocabSize = null) {
   let json = source;
   if (typeof source === 'string') {
+    const tooLong = sizeProblem(source, vocabSize, file);
+    if (tooLong) throw new Error(tooLong);
     try {
       json = JSON.parse(source);
     } catch (error) {
@@ -44,6 +110,7 @@ export function parseTokenizerJson(source, file = 'tokenizer.json') {
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${file} must hold an object with a "model"`);
   if (!json.model || typeof json.model !== 'object') throw new Error(`${file} has no "model": is it a tokenizers library file?`);
+  checkTokenizerJson(json, { file, vocabSize });
   return json;
 }
 
@@ -115,10 +182,12 @@ export class HfTokenizer {
 
   /** From the files' texts (or parsed objects): tokenizer.json, and tokenizer_config.json / generation_config.json / config.json where there. */
   static fromFiles({ tokenizerJson, tokenizerConfig = null, generationConfig = null, modelConfig = null }) {
-    return new HfTokenizer(parseTokenizerJson(tokenizerJson), {
+    const model = parseConfigJson(modelConfig, 'config.json');
+    const vocabSize = Number.isInteger(model?.vocab_size) ? model.vocab_size : null;
+    return new HfTokenizer(parseTokenizerJson(tokenizerJson, 'tokenizer.json', vocabSize), {
       tokenizerConfig: parseConfigJson(tokenizerConfig, 'tokenizer_config.json'),
       generationConfig: parseConfigJson(generationConfig, 'generation_config.json'),
-      modelConfig: parseConfigJson(modelConfig, 'config.json'),
+      modelConfig: model,
     });
   }
 
