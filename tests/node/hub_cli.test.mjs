@@ -46,6 +46,11 @@ const MODELS = {
   // by a path, and gpt2-kind models with and without a chat template's files.
   'test-org/llama-sharded': { folder: SHARDED, files: ['config.json', 'vocab.json', 'merges.txt', ...SHARD_FILES] },
   'test-org/llama-sharded-hostile': { folder: SHARDED, files: ['config.json', 'vocab.json', 'merges.txt', ...SHARD_FILES], indexText: HOSTILE_INDEX },
+  // Issue 48: shards whose HEAD gives no usable size (none, negative, "1e3"): counted as 0, they once let
+  // five 800 MB shards past the budget.
+  'test-org/llama-sharded-nosize': { folder: SHARDED, files: ['config.json', 'vocab.json', 'merges.txt', ...SHARD_FILES], linkedSize: null },
+  'test-org/llama-sharded-negative': { folder: SHARDED, files: ['config.json', 'vocab.json', 'merges.txt', ...SHARD_FILES], linkedSize: '-5' },
+  'test-org/llama-sharded-exponent': { folder: SHARDED, files: ['config.json', 'vocab.json', 'merges.txt', ...SHARD_FILES], linkedSize: '1e3' },
   'test-org/gpt2-chat': { folder: GPT2_CHAT, files: ['config.json', 'vocab.json', 'merges.txt', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors'] },
   'test-org/gpt2-plain': { folder: path.join(FIXTURES, 'gpt2_tiny', 'hub'), files: ['config.json', 'vocab.json', 'merges.txt', 'model.safetensors'] },
 };
@@ -85,7 +90,9 @@ const server = http.createServer((req, res) => {
   const bytes = model.configText && file === 'config.json' ? Buffer.from(model.configText)
     : model.indexText && file === SHARD_FILES[0] ? Buffer.from(model.indexText) : readFileSync(path.join(model.folder, file));
   if (LARGE.has(file)) {
-    res.writeHead(302, { location: `${ENDPOINT}/cdn/${encodeURIComponent(m[1])}/${file}`, 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(bytes)}"`, 'x-linked-size': bytes.length });
+    const linkedSize = 'linkedSize' in model && file !== SHARD_FILES[0] ? model.linkedSize : bytes.length;
+    res.writeHead(302, { location: `${ENDPOINT}/cdn/${encodeURIComponent(m[1])}/${file}`, 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(bytes)}"`,
+      ...(linkedSize === null ? {} : { 'x-linked-size': linkedSize }) });
     return res.end();
   }
   res.writeHead(200, { 'x-repo-commit': COMMIT, etag: `"${sha1(bytes)}"`, 'content-length': bytes.length });
@@ -281,5 +288,19 @@ test('a ref in the cache is followed only when it is a commit: "../../.." or an 
     r = await attnlab(['translate', '--model', 'test-org/opus-mt-tiny', '--beams', '1', '--backend', 'simd', '--json'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(readFileSync(path.join(repo, 'refs', 'main'), 'utf8'), COMMIT);
+  }
+});
+
+test('a shard whose HEAD gives no usable size (none, -5, 1e3) is refused before any shard is downloaded; no ref is written', async () => {
+  for (const id of ['test-org/llama-sharded-nosize', 'test-org/llama-sharded-negative', 'test-org/llama-sharded-exponent']) {
+    const cache = freshCache();
+    const before = requests.length;
+    const r = await attnlab(['generate', '--model', id, '--text', 'The dog'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });
+    assert.equal(r.code, 2, `${id}: ${r.stderr}`);
+    assert.equal(r.stderr, `attnlab: ${id}: the Hub's answer for the shard ${SHARD_FILES[1]} gives no size (X-Linked-Size or Content-Length), `
+      + 'so the shards cannot be summed against the memory a lab holds before they are downloaded; nothing of them was downloaded\n');
+    const asked = requests.slice(before);
+    assert.ok(!asked.some((line) => /^GET \/cdn\//.test(line)), `${id}: no shard's body asked for: ${asked.join(', ')}`);
+    assert.ok(!existsSync(path.join(cache, `models--${id.replace('/', '--')}`, 'refs', 'main')), `${id}: no refs/main`);
   }
 });

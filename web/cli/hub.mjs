@@ -33,8 +33,8 @@ import path from 'node:path';
 import { MODEL_KINDS } from '../models/registry.js';
 import { MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from '../models/checkpoint_files.js';
 import { quoteText } from '../shared/quote_text.js';
-import { DEFAULT_ENDPOINT, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
-  revisionProblem, secondsSetting, shardsTooLargeMessage, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
+import { DEFAULT_ENDPOINT, announcedSize, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
+  revisionProblem, shardSizeUnknownMessage, secondsSetting, shardsTooLargeMessage, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
 
 export { parseModelId };
 
@@ -205,7 +205,9 @@ class Hub {
         const why = this.refusal(response, name);
         throw new HubError(why ?? `${this.id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${this.revision}`);
       }
-      total += Number(response.headers.get('x-linked-size') ?? response.headers.get('content-length') ?? 0) || 0;
+      const size = announcedSize(response);
+      if (size === null) throw new HubError(shardSizeUnknownMessage(this.id, name));
+      total += size;
     }
     if (total > MAX_WEIGHT_BYTES) throw new HubError(shardsTooLargeMessage(this.id, names.length, total));
     for (const name of names) {
@@ -234,7 +236,7 @@ class Hub {
     }
     const etag = blobName(h.get('x-linked-etag') ?? h.get('etag'));
     if (!etag) throw new HubError(`${this.id}: the Hub's answer for ${file} has no usable ETag (a sha1 or sha256 of the file): is ${this.endpoint} a Hugging Face endpoint?`);
-    const size = Number(h.get('x-linked-size') ?? h.get('content-length') ?? NaN);
+    const size = announcedSize(head) ?? NaN;
     const limit = fileLimit(file);
     if (size > limit) throw new HubError(tooLargeMessage(this.id, file, size));
     const repo = repoDir(this.cache, this.id);

@@ -112,6 +112,21 @@ export function tooLargeMessage(id, file, bytes, { arrived = false } = {}) {
     : `${id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`;
 }
 
+/**
+ * A file's size from the Hub's answer to a HEAD ({status, headers}): X-Linked-Size (a large file's, on the
+ * redirect to the CDN), else a 2xx answer's Content-Length (a redirect's is its own body's), when written
+ * as plain decimal digits; null otherwise (missing, negative, "1e3": issue 48 found both taken as sizes,
+ * and a missing one counted as 0 in a sharded model's budget).
+ */
+export function announcedSize({ status, headers }) {
+  const text = headers.get('x-linked-size') ?? (status >= 200 && status < 300 ? headers.get('content-length') : null);
+  return text !== null && /^\d{1,16}$/.test(text.trim()) ? Number(text.trim()) : null;
+}
+
+/** The sentence for a shard whose size the Hub does not say: the shards' budget cannot be checked. */
+export const shardSizeUnknownMessage = (id, name) => `${id}: the Hub's answer for the shard ${name} gives no size (X-Linked-Size or Content-Length), `
+  + `so the shards cannot be summed against the memory a lab holds before they are downloaded; nothing of them was downloaded`;
+
 /** The sentence for a sharded model whose shards, summed before any is downloaded, pass a lab's memory. */
 export const shardsTooLargeMessage = (id, count, bytes) => `${id}: its ${count} shards (${SHARD_INDEX}) are ${(bytes / 1e6).toFixed(1)} MB in all: `
   + `its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds `

@@ -26,7 +26,7 @@
 // opener's limit while it arrives, and a weights file announced larger than a lab holds is refused
 // before its body (checkpoint_files.js: smallFileLimit, MAX_WEIGHT_BYTES).
 import { CheckpointError, MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from './checkpoint_files.js';
-import { STALL_BYTES, STALL_SECONDS, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile, shardsTooLargeMessage,
+import { STALL_BYTES, STALL_SECONDS, announcedSize, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile, shardSizeUnknownMessage, shardsTooLargeMessage,
   stallWatch, tooLargeMessage } from './hub_ids.js';
 import { MODEL_KINDS } from './registry.js';
 
@@ -311,7 +311,9 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
 /**
  * Before the weights: how much the download will be, from a HEAD of each file still to fetch (the
  * weights' behind the Hub's redirect) -> onPlan({files: [{file, bytes}], bytes}). A size the Hub does
- * not give counts as 0; a HEAD that fails is left to the download itself to report.
+ * not give counts as 0 in the plan's words (the download itself checks what arrives), except a shard's:
+ * without it the shards cannot be summed against a lab's memory, so the model is refused before any
+ * shard comes; a HEAD that fails is left to the download itself to report.
  */
 async function announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan, fetchIndex }) {
   const files = [];
@@ -319,19 +321,19 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
     if (await cache.match(hubFileUrl(endpoint, id, revision, file))) return null;
     try {
       const r = await fetch(hubFileUrl(endpoint, id, revision, file), { method: 'HEAD', headers: authorization(token), signal });
-      return r.ok ? Number(r.headers.get('content-length')) || 0 : null;
+      return r.ok ? announcedSize(r) ?? NaN : null;
     } catch {
       return null;
     }
   };
   for (const file of [...kind.files.required, ...kind.files.optional]) {
     const bytes = await head(file);
-    if (bytes !== null) files.push({ file, bytes });
+    if (bytes !== null) files.push({ file, bytes: bytes || 0 });
   }
   for (const file of kind.files.weights) {
     const bytes = await head(file);
     if (bytes === null && !(file === SHARD_INDEX && (await cache.match(hubFileUrl(endpoint, id, revision, file))))) continue;
-    files.push({ file, bytes: bytes ?? 0 });
+    files.push({ file, bytes: bytes || 0 });
     if (file === SHARD_INDEX && (await fetchIndex())) {
       // A sharded model: the index (a small file) now, then every shard's size before any shard comes.
       let names;
@@ -343,6 +345,7 @@ async function announceSize({ cache, endpoint, id, revision, token, signal, fetc
       let shardBytes = 0;
       for (const name of names) {
         const size = await head(name);
+        if (Number.isNaN(size)) throw new HubError(shardSizeUnknownMessage(id, name));
         if (size !== null) files.push({ file: name, bytes: size });
         shardBytes += size ?? 0;
       }
