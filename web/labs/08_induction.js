@@ -331,6 +331,9 @@ export const inductionLab = defineLab({
     mustMatch: [{ name: 'layers', kind: 'count' }, { name: 'heads', kind: 'count' }],
     fileName: (config, step) => `induction-step${step}.safetensors`,
     describe: (config) => `an Induction model of ${config.layers} layer(s) × ${config.heads} head(s), d_model ${config.dModel}`,
+    help: 'Export this model as a .safetensors file with TransformerLens\'s names and its HookedTransformerConfig, to load into a '
+      + 'HookedTransformer (the last section has the Python lines); import such a file, here or from a notebook, to go on from it. '
+      + 'You can also drop a file here.',
   },
   views: {
     evaluation: evaluationModel,

@@ -15,7 +15,8 @@ export class WeightsPanel {
    * onFile(bytes, fileName) when a file is chosen or dropped; onExport() for the export button;
    * maxBytes: files larger than this are refused before they are read. The panel is `node`.
    */
-  constructor({ onFile, onCompare, onExport, maxBytes = MAX_WEIGHTS_BYTES }) {
+  // help: what the panel reads and writes, in the lab's words (lab.weights.help), else a notebook's state_dict.
+  constructor({ onFile, onCompare, onExport, maxBytes = MAX_WEIGHTS_BYTES, help = null }) {
     this.onFile = onFile;
     this.onCompare = onCompare;
     this.maxBytes = maxBytes;
@@ -25,7 +26,7 @@ export class WeightsPanel {
     panel.append(Object.assign(document.createElement('h2'), { id: 'weights-title', textContent: 'Weights' }));
     const text = Object.assign(document.createElement('p'), {
       className: 'muted', id: 'weights-help',
-      textContent: 'Load the model you trained in the course notebook (torch.save(model.state_dict(), "model.pt"), or a .safetensors), or one saved from this lab; or save this model\'s weights. You can also drop a file here.',
+      textContent: help ?? 'Load the model you trained in the course notebook (torch.save(model.state_dict(), "model.pt"), or a .safetensors), or one saved from this lab; or save this model\'s weights. You can also drop a file here.',
     });
     this.input = Object.assign(document.createElement('input'), { type: 'file', id: 'weights-file', accept: '.safetensors,.pt,.pth,.bin,application/octet-stream', className: 'visually-hidden' });
     this.input.setAttribute('aria-describedby', 'weights-help');

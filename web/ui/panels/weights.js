@@ -16,6 +16,7 @@ export function weightsPanel(page) {
     onFile: (bytes, name) => load(bytes, name),
     onCompare: lab.panels?.includes('compare') ? (bytes, name) => load(bytes, name, { compare: true }) : null,
     onExport: () => { if (page.run) page.client.send('export'); },
+    help: lab.weights?.help,
   });
 
   // A refusal is said under the button that asked (issue 38: it went to the top of the page, 1,149 px
