@@ -71,3 +71,22 @@ test('generate --chat: a chat template past its budget is stopped in one line na
     assert.equal(r.stderr, `attnlab: --chat: tokenizer_config.json's chat_template was stopped: ${why}, far past what a chat needs\n`);
   }
 });
+
+// Issue 48, item 6: text from a file reaches the terminal escaped, and a line past 2,000 characters cut.
+test('generate --chat: a template\'s raise_exception with an escape sequence, and one of 100,000 characters, reach stderr escaped and cut', async () => {
+  const { mkdtempSync, cpSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const config = JSON.parse(readFileSync(path.join(folder, 'tokenizer_config.json'), 'utf8'));
+  for (const [said, shown] of [['\u001b[2J\u001b]0;owned\u0007gone', '\\x1b[2J\\x1b]0;owned\\x07gone'], ['w'.repeat(100000), null]]) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-chat-'));
+    cpSync(folder, dir, { recursive: true });
+    writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, chat_template: `{{ raise_exception(${JSON.stringify(said)}) }}` }));
+    const r = run('generate', '--model', dir, '--chat', 'Hi', '--max-new-tokens', '1');
+    assert.equal(r.status, 2, r.stderr.slice(0, 300));
+    assert.doesNotMatch(r.stderr, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, 'no control character reaches the terminal');
+    assert.equal(r.stderr.split('\n').length, 2, 'one line');
+    if (shown) assert.equal(r.stderr, `attnlab: --chat: tokenizer_config.json's chat_template refused the chat: ${shown}\n`);
+    else assert.match(r.stderr, /w… \(a line of 100,\d{3} characters, cut\)\n$/);
+    if (!shown) assert.ok(r.stderr.length < 2200, `${r.stderr.length} characters`);
+  }
+});

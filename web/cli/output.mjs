@@ -11,6 +11,18 @@ export class OutputClosed extends Error {
   }
 }
 
+// The longest line a message prints (a few sentences with their names and numbers); past it, cut.
+export const MESSAGE_CHARS = 2000;
+
+/** text -> the same lines (newlines kept), each with its controls escaped and cut at MESSAGE_CHARS characters. */
+export function safeLines(text) {
+  return String(text).split('\n').map((line) => {
+    const chars = [...line];
+    const shown = chars.length > MESSAGE_CHARS ? `${chars.slice(0, MESSAGE_CHARS).join('')}… (a line of ${chars.length.toLocaleString('en')} characters, cut)` : line;
+    return shown.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  }).join('\n');
+}
+
 // A reader that went away: EPIPE on a pipe, ECONNRESET on a socket, or a stream already destroyed.
 const GONE = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
 
@@ -32,9 +44,14 @@ export class Output {
     await this._write(this.stdout, text);
   }
 
-  /** The same on stderr (messages, warnings). */
+  /**
+   * The same on stderr (messages, warnings), each line made safe for a terminal: text from a file (a
+   * template's raise_exception, a model_type, a tensor's name) reaches a message, so control characters
+   * other than a tab are written as \xNN (no escape sequence reaches the terminal) and a line past
+   * MESSAGE_CHARS is cut, saying how long it was (a 1 MB tensor name was printed whole).
+   */
   async err(text) {
-    await this._write(this.stderr, text);
+    await this._write(this.stderr, safeLines(text));
   }
 
   async _write(stream, text) {
