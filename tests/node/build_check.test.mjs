@@ -179,6 +179,11 @@ test('attnlab check --build: exit 0 when every given step matches, 1 with the fi
   assert.equal(r.code, 1, r.stderr);
   record = JSON.parse(r.stdout);
   assert.deepEqual(record.steps.map((s) => [s.name, s.given, s.ok]), [['scores', true, true], ['masked', false, null], ['weights', true, false], ['output', true, false]]);
+  // A STEP.txt quoted in the text lines reaches the terminal with its escape sequence escaped (issue 48, item 6).
+  writeFileSync(path.join(dir, 'output.txt'), 'tensor([[\u001b[31m0.1, 0.2]])');
+  const text = await attnlab('--build', 'simple-attention', '--dir', dir);
+  assert.match(text.stdout, /^✗ output: output\.txt was not read: The pasted text was not read: "\\x1b\[31m0\.1" at character 10 is not a number\.$/m);
+  assert.doesNotMatch(text.stdout, /\u001b/);
   assert.equal(record.steps[2].message, 'weights.pt was not read: weights.pt: entry "expanded/data.pkl", byte 157: a tensor of size (1000, 1000, 1000) is '
     + 'expanded (stride 0 on axis 0): its 1000000000 elements repeat values of the file, more than the 16777216 read from such a tensor; save it with .contiguous()');
 });

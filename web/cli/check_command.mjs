@@ -10,6 +10,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILDS, buildByName, listRecord, referenceSteps } from '../labs/builds/registry.js';
 import { jsonNumber, judgeStep, readTheirs, shapeText } from '../labs/builds/judge.js';
+import { safeLines } from './output.mjs';
 
 export class CheckInputError extends Error {}
 
@@ -133,7 +134,9 @@ export async function runCheck(argv, load) {
     return reader;
   };
   const { record, lines, code } = await judgeFolder(buildByName(values.build), values.dir, getReader);
-  return { lines: values.json ? [JSON.stringify(record)] : lines, code };
+  // The text lines quote the student's files (a STEP.txt's first words): made safe for a terminal, as
+  // every message is; the JSON record escapes them itself.
+  return { lines: values.json ? [JSON.stringify(record)] : lines.map(safeLines), code };
 }
 
 /**
