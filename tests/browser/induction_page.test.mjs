@@ -183,7 +183,7 @@ test('induction: settings too large together are refused beside Apply & reset an
   // A pasted text longer than the lab reads: refused beside its field, before any model is built.
   await setField(page, 'task', 'text');
   await setField(page, 'text', 'ab '.repeat(6667) + 'a');
-  assert.equal(await page.textContent('#prop-text-error'), 'Text is 20002 characters long: at most 20000');
+  assert.equal(await page.textContent('#prop-text-error'), 'Text is 20,002 characters long: at most 20,000');
   assert.equal(await page.getAttribute('#prop-text', 'aria-invalid'), 'true');
   assert.equal(await page.isDisabled('#apply-reset'), true);
   assert.equal(await page.getAttribute('#progress-text', 'data-step'), '30');

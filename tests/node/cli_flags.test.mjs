@@ -37,7 +37,7 @@ function refusals(prop) {
   if (prop.type === 'choice') return [['nope', `${flag} must be one of ${spec.choices.join(', ')}, got 'nope'`]];
   if (prop.type === 'text') {
     const long = 'x'.repeat(prop.maxLength + 1);
-    return [[long, `${flag} is ${long.length} characters long: at most ${prop.maxLength}`]];
+    return [[long, `${flag} is ${long.length.toLocaleString('en')} characters long: at most ${prop.maxLength.toLocaleString('en')}`]];
   }
   if (prop.type !== 'int' && prop.type !== 'number') return [];
   const kind = prop.type === 'int' ? 'an integer' : 'a number';

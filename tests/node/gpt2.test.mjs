@@ -148,7 +148,9 @@ test('attnlab generate and heads: bad flags and bad folders exit 2 with one line
     [['generate', '--model', folder('hub'), '--text', 'x', '--bogus'], /^attnlab: unknown flag '--bogus' for attnlab generate \(it takes --text /],
     [['generate', '--model', folder('hub'), '--text', ''], /^attnlab: --text is empty/],
     // The lab's cap on the prompt, checked before anything is read or tokenised (as pretrained and translate).
-    [['generate', '--model', '/no/such/model', '--text', 'x'.repeat(131000)], /^attnlab: --text is 131000 characters long: at most 2000\n$/],
+    [['generate', '--model', '/no/such/model', '--text', 'x'.repeat(131000)], /^attnlab: --text is 131,000 characters long: at most 2,000\n$/],
+    // Characters as a person counts them: 2,001 emoji are 2,001, not 4,002 UTF-16 units (issue 48).
+    [['generate', '--model', '/no/such/model', '--text', '😀'.repeat(2001)], /^attnlab: --text is 2,001 characters long: at most 2,000\n$/],
     // Longer in tokens than the model's positions (48): refused before the model runs.
     [['generate', '--model', folder('hub'), '--text', 'x '.repeat(40)], /^attnlab: --text is \d+ tokens: this model reads at most 48 \(n_positions\)\n$/],
     [['generate', '--model', path.join(FIXTURES, 'bert_tiny', 'modern'), '--text', 'x'], /^attnlab: This folder holds a BERT model .*open it in the Pretrained lab/],

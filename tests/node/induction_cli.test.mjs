@@ -126,7 +126,7 @@ test('bad input is refused before training, one line naming it, exit 2', () => {
   // (22 GB: on WASM a 32-bit size_t once wrapped this bound to a small number, and the settings passed.)
   refused(['--batch', '8', '--context', '32', '--d-model', '512', '--heads', '16', '--d-head', '128', '--layers', '1'],
     /^attnlab: a training step of these settings takes 6\.7 GFLOP; the lab allows 4: lower batch \(8\), context \(32\), layers \(1\), heads \(16\) or dModel \(512\)\n$/);
-  refused(['--task', 'text', '--text', 'x'.repeat(20001)], /--text is 20001 characters long: at most 20000/);
+  refused(['--task', 'text', '--text', 'x'.repeat(20001)], /--text is 20,001 characters long: at most 20,000/);
   refused(['--task', 'text', '--text', 'abc'], /the text has 3 characters; a sequence of context 33 needs at least 32/);
   refused(['--vocab', '2'], /--vocab must be/);
   refused(['--text', 'abc'], /--text applies to --task text only/);

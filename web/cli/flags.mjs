@@ -9,6 +9,7 @@
 //   sets), meta, help}. 'heads': layer.head[,layer.head...] (web/labs/head_list.js); whether they fit the
 //   model is checked once it is open.
 import { parseHeadList } from '../labs/head_list.js';
+import { characterCount } from '../shared/properties.js';
 
 export class UsageError extends Error {}
 
@@ -74,7 +75,8 @@ export function parseValue(name, spec, raw) {
   }
   if (spec.type === 'text') {
     if (raw.trim() === '') throw new UsageError(`${name} is empty`);
-    if (raw.length > spec.maxLength) throw new UsageError(`${name} is ${raw.length} characters long: at most ${spec.maxLength}`);
+    const length = characterCount(raw);
+    if (length > spec.maxLength) throw new UsageError(`${name} is ${length.toLocaleString('en')} characters long: at most ${spec.maxLength.toLocaleString('en')}`);
     return raw;
   }
   const int = spec.type === 'int';

@@ -24,6 +24,25 @@ export const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
  * text -> {value} or {error}: the error names the property and says what it accepts. A 'names' list
  * with some unknown names gives both: the known names as the value, and an error naming the others.
  */
+/**
+ * A text's length as a person counts it: in characters (code points), not UTF-16 units, so 2,000 emoji
+ * are 2,000, not 4,000 (issue 48). Counted without making an array of them.
+ */
+export function characterCount(text) {
+  let n = text.length;
+  for (let i = 0; i + 1 < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n -= 1;
+        i += 1;
+      }
+    }
+  }
+  return n;
+}
+
 export function parseProperty(prop, text) {
   const raw = String(text ?? '').trim();
   if (prop.type === 'names') return parseNames(prop, raw);
@@ -33,7 +52,8 @@ export function parseProperty(prop, text) {
   }
   if (prop.type === 'text') {
     if (!raw) return prop.default === '' ? { value: '' } : { error: `${prop.label} is empty` }; // an empty default: optional
-    if (raw.length > prop.maxLength) return { error: `${prop.label} is ${raw.length} characters long: at most ${prop.maxLength}` };
+    const length = characterCount(raw);
+    if (length > prop.maxLength) return { error: `${prop.label} is ${length.toLocaleString('en')} characters long: at most ${prop.maxLength.toLocaleString('en')}` };
     return { value: raw };
   }
   if (prop.type === 'bool') {
