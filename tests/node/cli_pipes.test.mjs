@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FIXTURES } from './support.mjs';
@@ -146,5 +146,18 @@ test('a reader that closes early (| head -c 100) ends every command quietly: exi
     const r = pipeThrough(args, 'head -c 100 >/dev/null');
     assert.deepEqual(r.codes, [0, 0], `${args.join(' ')}: exit codes (attnlab, head); stderr: ${r.stderr}`);
     assert.equal(r.stderr, '', `${args.join(' ')}: nothing on stderr`);
+  }
+});
+
+// Issue 48, item 8: stdout on a full disk (/dev/full: every write fails with ENOSPC) ended with exit 7 and
+// the module's minified source printed as a trace. Now one line on stderr, exit 1, for a command that
+// prints records and for one that prints a table.
+test('stdout on a full disk: one line naming it on stderr, exit 1', { skip: !existsSync('/dev/full') && 'this system has no /dev/full to write to' }, () => {
+  for (const args of [['train', '--task', 'copy', '--steps', '3', '--json'], ['labs']]) {
+    const full = openSync('/dev/full', 'w');
+    const r = spawnSync(process.execPath, [CLI, ...args], { stdio: ['ignore', full, 'pipe'], encoding: 'utf8', timeout: 120_000 });
+    closeSync(full);
+    assert.equal(r.status, 1, `${args.join(' ')}: ${r.stderr.slice(0, 300)}`);
+    assert.equal(r.stderr, 'attnlab: cannot write to stdout: no space left on the device (ENOSPC)\n');
   }
 });

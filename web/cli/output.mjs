@@ -23,6 +23,16 @@ export function safeLines(text) {
   }).join('\n');
 }
 
+// The output could not be written (a full disk: issue 48 found exit 7 and the module's minified source
+// printed as an 18-line trace): the command ends with one line on stderr, exit 1.
+const CAUSES = { ENOSPC: 'no space left on the device', EDQUOT: 'the disk quota is used up', EFBIG: 'the file is too large', EIO: 'an input/output error' };
+export class OutputFailed extends Error {
+  constructor(streamName, error) {
+    super(`cannot write to ${streamName}: ${CAUSES[error.code] ?? error.message} (${error.code ?? 'error'})`);
+    this.name = 'OutputFailed';
+  }
+}
+
 // A reader that went away: EPIPE on a pipe, ECONNRESET on a socket, or a stream already destroyed.
 const GONE = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
 
@@ -31,10 +41,12 @@ export class Output {
     this.stdout = stdout;
     this.stderr = stderr;
     this.closed = false;
-    for (const stream of [stdout, stderr]) {
+    this.failures = new Map(); // stream -> its OutputFailed, once a write to it could not be done
+    for (const [stream, name] of [[stdout, 'stdout'], [stderr, 'stderr']]) {
       stream.on('error', (error) => {
-        if (!GONE.has(error.code)) throw error;
-        this.closed = true;
+        // Never thrown from here: an exception in an event handler ends the process with a trace.
+        if (GONE.has(error.code)) this.closed = true;
+        else if (!this.failures.has(stream)) this.failures.set(stream, new OutputFailed(name, error));
       });
     }
   }
@@ -56,7 +68,19 @@ export class Output {
 
   async _write(stream, text) {
     if (this.closed) throw new OutputClosed();
-    if (stream.write(text)) return;
+    if (this.failures.has(stream)) throw this.failures.get(stream);
+    let written;
+    try {
+      written = stream.write(text); // a file's stream writes at once, and throws what the disk says
+    } catch (error) {
+      if (GONE.has(error.code)) {
+        this.closed = true;
+        throw new OutputClosed();
+      }
+      if (!this.failures.has(stream)) this.failures.set(stream, new OutputFailed(stream === this.stdout ? 'stdout' : 'stderr', error));
+      throw this.failures.get(stream);
+    }
+    if (written) return;
     // The stream holds more than its high-water mark: wait until the reader takes it (or leaves).
     await new Promise((resolve) => {
       const done = () => {
@@ -73,9 +97,13 @@ export class Output {
   /** Resolves once everything written to both streams has reached the OS (or the reader has gone). */
   async drain() {
     await Promise.all([this.stdout, this.stderr].map((stream) => new Promise((resolve) => {
-      if (this.closed || stream.destroyed || !stream.writable) return resolve();
+      if (this.closed || this.failures.has(stream) || stream.destroyed || !stream.writable) return resolve();
       // An empty write's callback runs after every earlier write has been flushed, in order.
-      stream.write('', () => resolve());
+      try {
+        stream.write('', () => resolve());
+      } catch {
+        resolve(); // a failing stream: its failure was kept, and is said once
+      }
     })));
   }
 }
