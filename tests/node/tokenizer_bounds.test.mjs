@@ -69,3 +69,14 @@ test('attnlab generate: a tokenizer.json with an added id of 2^32 - 2 exits 2 in
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^attnlab: .*tokenizer\.json: added_tokens\[\d+\]'s id 4294967294 is not a token id of this vocabulary \(0 to \d+\)\n$/);
 });
+
+test('an end-of-text id that is not a token id is named by its file and field (it reached the module as "eosIds[0] must be a token id")', () => {
+  const text = JSON.stringify(LLAMA2);
+  for (const [generationConfig, said] of [[{ eos_token_id: 1e12 }, '1000000000000'], [{ eos_token_id: [2, -1] }, '-1'], [{ eos_token_id: 'x' }, '"x"']]) {
+    assert.throws(() => HfTokenizer.fromFiles({ tokenizerJson: text, generationConfig }),
+      { message: `generation_config.json's eos_token_id holds ${said}, not a token id (a whole number 0 or more)` });
+  }
+  assert.throws(() => HfTokenizer.fromFiles({ tokenizerJson: text, modelConfig: { eos_token_id: 2.5 } }),
+    { message: 'config.json\'s eos_token_id holds 2.5, not a token id (a whole number 0 or more)' });
+  assert.deepEqual(HfTokenizer.fromFiles({ tokenizerJson: text, generationConfig: { eos_token_id: [2, 3] } }).eosIds.slice(0, 2), [2, 3]);
+});

@@ -164,13 +164,22 @@ export class HfTokenizer {
       const content = tokenContent(value);
       return content === null ? null : this.vocab.get(content) ?? null;
     };
-    const ids = (value) => (Array.isArray(value) ? value : value == null ? [] : [value]).filter((id) => Number.isInteger(id) && id >= 0);
-    this.bosId = idOf(this.config.bos_token) ?? ids(generationConfig?.bos_token_id)[0] ?? ids(modelConfig?.bos_token_id)[0] ?? null;
+    // A file's end-of-text or start id(s): a number or a list, each a token id; anything else is named by
+    // its file and field (it reached the module as "eosIds[0] must be a token id": issue 48).
+    const ids = (value, where) => {
+      const list = Array.isArray(value) ? value : value == null ? [] : [value];
+      for (const id of list) {
+        if (!Number.isInteger(id) || id < 0 || id >= 2 ** 31) throw new Error(`${where} holds ${JSON.stringify(id)?.slice(0, 30)}, not a token id (a whole number 0 or more)`);
+      }
+      return list;
+    };
+    this.bosId = idOf(this.config.bos_token) ?? ids(generationConfig?.bos_token_id, 'generation_config.json\'s bos_token_id')[0]
+      ?? ids(modelConfig?.bos_token_id, 'config.json\'s bos_token_id')[0] ?? null;
     // generate() stops at any of generation_config.json's eos_token_id (a number or a list), which
     // transformers takes over config.json's; tokenizer_config.json's eos_token joins them (a chat
     // template's end of turn, <|im_end|>, is often only there). GPT-2's files name none: <|endoftext|>.
-    const eos = [...ids(generationConfig?.eos_token_id)];
-    if (!eos.length) eos.push(...ids(modelConfig?.eos_token_id));
+    const eos = [...ids(generationConfig?.eos_token_id, 'generation_config.json\'s eos_token_id')];
+    if (!eos.length) eos.push(...ids(modelConfig?.eos_token_id, 'config.json\'s eos_token_id'));
     const configEos = idOf(this.config.eos_token) ?? (tokenizerConfig ? null : this.vocab.get('<|endoftext|>') ?? null);
     if (configEos !== null) eos.push(configEos);
     this.eosIds = [...new Set(eos)];
