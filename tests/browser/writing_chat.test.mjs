@@ -71,3 +71,32 @@ test('greedy answers on the page are attnlab generate --chat\'s', async () => {
   }
   assert.deepEqual(problems, []);
 });
+
+// Issue 48, item 1, on the page: a template that would run without end (`range(100000000)`: the worker
+// reached 3.6 GB and stayed stuck) is stopped in the section with its sentence, and the model stays open:
+// the prompt box writes again at once.
+test('a chat template past its budget is stopped in its section with one sentence; the model stays open and writes', async () => {
+  const { cpSync, mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-chat-page-'));
+  cpSync(FOLDER, dir, { recursive: true });
+  const config = JSON.parse(readFileSync(path.join(FOLDER, 'tokenizer_config.json'), 'utf8'));
+  writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, chat_template: '{% for i in range(100000000) %}{% endfor %}' }));
+  const other = await lab.context.newPage();
+  const seen = [];
+  other.on('pageerror', (e) => seen.push(`page error: ${e.message}`));
+  await other.goto(`${lab.url}?lab=writing&temperature=0&maxNewTokens=2`);
+  await openCheckpointIfAsked(other, FILES.map((f) => path.join(dir, path.basename(f))));
+  await waitConfigured(other);
+  await setField(other, 'chat', 'Hi');
+  await other.waitForFunction(() => /chat_template was stopped: range\(\) of 100,000,000 items, more than 100,000, far past what a chat needs/
+    .test(document.querySelector('.lab-section[data-state="error"]')?.textContent ?? ''), null, { timeout: 30000 });
+  // The model is still open: a prompt, not a chat, is written.
+  await setField(other, 'chat', '');
+  await setField(other, 'text', 'The dog');
+  await other.click('#action-step');
+  await other.waitForFunction(() => (document.querySelector('[data-figure="written-ids"]')?.textContent.split('written:')[1] ?? '').trim().length > 0,
+    null, { timeout: 30000 });
+  assert.deepEqual(seen, []);
+  await other.close();
+});
