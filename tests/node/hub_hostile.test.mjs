@@ -139,6 +139,11 @@ function hostileAnswer(id, file, req, res) {
       res.on('drain', more);
       return more();
     }
+    case 'test-org/file-redirect': { // the weights' redirect points at this machine's files (issue 48)
+      if (file !== 'model.safetensors') return false;
+      return res.writeHead(302, { location: 'file:///etc/passwd', 'x-repo-commit': COMMIT, 'x-linked-etag': `"${sha256(weights)}"`,
+        'x-linked-size': weights.length }).end();
+    }
     case 'test-org/huge-weights': case 'test-org/trickle-bert': {
       if (file !== 'model.safetensors') return false;
       const huge = id === 'test-org/huge-weights';
@@ -340,4 +345,14 @@ test('the Hub clients\' weights limit is the one the model checks apply (core/mo
   assert.match(byId.stderr, /^attnlab: test-org\/too-large-model: config\.json describes a model that needs \d+ MB: \d+ MB of weights as float32 and \d+ MB of work, more than the 3840 MB a browser tab's WebAssembly memory can hold \(4 GB, less 256 MB for the module itself\); nothing of its weights was downloaded\n$/);
   assert.deepEqual(hubRequests.slice(before).map((q) => q.url.split('/').pop()), ['config.json', 'config.json'], 'its HEAD and GET only');
   assert.deepEqual(cdnRequests, []);
+});
+
+test('a redirect to a file: URL is named, not "cannot reach"; nothing is kept', async () => {
+  const cache = mkdtempSync(path.join(tmpdir(), 'attnlab-hub-'));
+  const r = await new Promise((resolve) => execFile(process.execPath, [CLI, 'pretrained', '--model', 'test-org/file-redirect', '--text', 'hi'],
+    { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache } },
+    (error, stdout, stderr) => resolve({ code: error?.code ?? 0, stderr })));
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, 'attnlab: test-org/file-redirect: model.safetensors redirects to a file: URL ("file:///etc/passwd"); the Hub\'s files are fetched over http(s) only\n');
+  assert.ok(!existsSync(path.join(cache, 'models--test-org--file-redirect', 'refs')), 'no ref');
 });

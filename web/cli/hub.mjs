@@ -148,13 +148,37 @@ class Hub {
   async request(url, file, { range, signal, ...init }) {
     const headers = { ...authorization(this.token), 'accept-encoding': 'identity', ...(range ? { range: `bytes=${range}-` } : {}) };
     try {
-      return await fetch(url, { ...init, headers, signal });
+      if (init.redirect !== 'follow') return await fetch(url, { ...init, headers, signal });
+      return await this.followRedirects(url, file, { ...init, headers, signal });
     } catch (error) {
+      if (error instanceof HubError) throw error;
       if (signal?.aborted) throw signal.reason;
       if (isRedirectLoop(error)) throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
       throw new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
         + 'a model opens offline once it is in the cache (HF_HUB_OFFLINE=1 never uses the network)');
     }
+  }
+
+  /**
+   * A GET that follows the Hub's redirects (to its CDN) itself, as fetch would, but only to http(s) URLs
+   * (a redirect to file: was reported as "cannot reach": issue 48) and without the token past the Hub's
+   * origin (as fetch drops Authorization across origins), at most MAX_RELATIVE_REDIRECTS hops.
+   */
+  async followRedirects(url, file, init) {
+    let at = new URL(url), headers = init.headers;
+    for (let hop = 0; hop <= MAX_RELATIVE_REDIRECTS; hop++) {
+      const response = await fetch(at, { ...init, headers, redirect: 'manual' });
+      const location = [301, 302, 303, 307, 308].includes(response.status) ? response.headers.get('location') : null;
+      if (!location) return response;
+      await response.body?.cancel();
+      const next = new URL(location, at);
+      if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+        throw new HubError(`${this.id}: ${file} redirects to a ${next.protocol} URL (${quoteText(next.href, 60)}); the Hub's files are fetched over http(s) only`);
+      }
+      if (next.origin !== at.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'authorization'));
+      at = next;
+    }
+    throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
   }
 
   /**
