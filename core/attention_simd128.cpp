@@ -244,6 +244,9 @@ void attention_forward_simd128(const AttentionForward& a) {
   const auto [B, H, T, S, D] = a.shape;
   std::vector<float> k_t(std::size_t(D) * S);  // k transposed to [D, S]
   std::vector<int> extents;                     // [T]: the keys each query row needs
+  // ... read from the mask once for every problem that shares it (a causal mask is one [T, S] for all).
+  const float* extents_of = nullptr;
+  bool have_extents = false, shorter = false;
   for (int b = 0; b < B; ++b) {
     for (int h = 0; h < H; ++h) {
       const std::size_t bh = std::size_t(b) * H + h;
@@ -263,7 +266,11 @@ void attention_forward_simd128(const AttentionForward& a) {
         continue;
       }
       // 1. dot products q_t . k_s, four queries by eight keys at a time (over each row's extent)
-      const bool shorter = row_extents(mask, -std::numeric_limits<float>::infinity(), T, S, extents);
+      if (!have_extents || mask != extents_of) {
+        shorter = row_extents(mask, -std::numeric_limits<float>::infinity(), T, S, extents);
+        extents_of = mask;
+        have_extents = true;
+      }
       transpose(k, S, D, k_t.data());
       if (shorter) matmul_row_extents(q, k_t.data(), T, D, S, weights, extents);
       else matmul(q, k_t.data(), T, D, S, weights);
