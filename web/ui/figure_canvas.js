@@ -1,10 +1,21 @@
 // What the canvas figure kinds of a section share (images_figure.js, bars_figure.js): the title band,
-// the font size, a canvas sized and cleared for a layout, and an arrow's head (graph_figure.js,
-// arrows_figure.js).
+// the font size, words wrapped to a width (images_figure.js, phase_timeline_figure.js), a canvas sized
+// and cleared for a layout, and an arrow's head (graph_figure.js, arrows_figure.js).
 import { themeColors } from './theme.js';
 
 export const FONT_PX = 12;
 export const TITLE_H = 20;
+
+/** `text`'s words in lines no wider than `width` CSS px in the context's font (a word wider than that keeps a line of its own). */
+export function wordLines(ctx, text, width) {
+  const lines = [];
+  for (const word of text.split(' ')) {
+    const line = lines.length ? `${lines.at(-1)} ${word}` : word;
+    if (lines.length && ctx.measureText(line).width <= width) lines[lines.length - 1] = line;
+    else lines.push(word);
+  }
+  return lines;
+}
 
 /** Sizes the canvas for a layout of {width, height} CSS px at `scale`, clears it -> {ctx, colors}. */
 export function prepareCanvas(canvas, L, scale) {

@@ -2,19 +2,8 @@
 //   {kind: 'images', id, title, images: [pixels], size (side in px), range? ([0, 255] default),
 //    columns?, scale?, labels?, captions?, names?, tint? (0..1 per image), highlight?, pairs?}
 // Hovering an image names it in the tooltip (names, else its label).
-import { FONT_PX, TITLE_H, prepareCanvas } from './figure_canvas.js';
+import { FONT_PX, TITLE_H, prepareCanvas, wordLines } from './figure_canvas.js';
 import { themeColors } from './theme.js';
-
-/** The title's words in lines no wider than `width` CSS px (a single image's title wraps instead of being cut). */
-function titleLines(ctx, title, width) {
-  const lines = [];
-  for (const word of title.split(' ')) {
-    const line = lines.length ? `${lines.at(-1)} ${word}` : word;
-    if (lines.length && ctx.measureText(line).width <= width) lines[lines.length - 1] = line;
-    else lines.push(word);
-  }
-  return lines;
-}
 
 /**
  * Canvas size in CSS px for a figure. f.room (the board's width, set by figures.js): fewer columns
@@ -40,7 +29,7 @@ function imagesLayout(ctx, f) {
   ctx.font = `600 ${FONT_PX + 1}px ${themeColors().font}`;
   const titleW = ctx.measureText(f.title ?? '').width + 4;
   const width = Math.ceil(Math.max(imagesW, Math.min(titleW, Math.max(f.room ?? titleW, imagesW, 120)), 120));
-  const lines = titleLines(ctx, f.title ?? '', width - 4);
+  const lines = wordLines(ctx, f.title ?? '', width - 4); // a single image's title wraps instead of being cut
   const titleH = TITLE_H + (lines.length - 1) * (FONT_PX + 4);
   return { columns, rows, side, captionH, gap, pairGap, cellW: cellWide, cellH, width, titleH, lines, height: titleH + rows * cellH };
 }

@@ -8,6 +8,7 @@
 //          panes: [{title, yMin, yMax, heads? (true: one series a head), series: [{label, ys ([value] a point;
 //                   NaN: none), xs? (its own steps), color? (an index), dash? ([on, off]), head? (l H + h)}]}],
 //          marker: {step, label} | null, width?}
+import { wordLines } from './figure_canvas.js';
 import { themeColors } from './theme.js';
 
 // Okabe and Ito's colour-blind-safe set, without its yellow and black (unreadable on the light and the
@@ -15,7 +16,7 @@ import { themeColors } from './theme.js';
 export const HEAD_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00'];
 const LAYER_DASH = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
 
-const MARGIN = { left: 46, right: 12, top: 30, bottom: 36 };
+const MARGIN = { left: 46, right: 12, bottom: 36 };
 const LOSS_PANE = 150, SCORE_PANE = 78, PANE_GAP = 26, LEGEND_ROW = 16;
 
 /** About `count` round values covering [lo, hi]. */
@@ -34,20 +35,10 @@ const PANE_TITLE_FONT = (colors) => `600 11px ${colors.font}`;
 const LEGEND_FONT = (colors) => `11px ${colors.font}`;
 const TITLE_LINE = 16, PANE_TITLE_LINE = 13, LEGEND_SWATCH = 22;
 
-/** `text` broken at spaces into lines no wider than maxWidth in `font` (a word longer than that keeps its own line). */
+/** `text`'s lines no wider than maxWidth in `font` (none for no text). */
 function wrapLines(ctx, text, font, maxWidth) {
   ctx.font = font;
-  const lines = [];
-  let line = '';
-  for (const word of String(text ?? '').split(' ')) {
-    const next = line ? `${line} ${word}` : word;
-    if (line && ctx.measureText(next).width > maxWidth) {
-      lines.push(line);
-      line = word;
-    } else line = next;
-  }
-  if (line) lines.push(line);
-  return lines;
+  return text ? wordLines(ctx, text, maxWidth) : [];
 }
 
 /**
