@@ -4,6 +4,8 @@
 // which waits for a slow reader (memory stays bounded however much a long run prints), and ends only
 // after drain() has seen both streams empty. A reader that goes away (`| head -c 100`) closes the
 // output: the next write throws OutputClosed, and the command unwinds quietly (exit 0, no trace).
+import { escapeControls } from '../shared/quote_text.js';
+
 export class OutputClosed extends Error {
   constructor() {
     super('the reader of the output went away');
@@ -19,7 +21,7 @@ export function safeLines(text) {
   return String(text).split('\n').map((line) => {
     const chars = [...line];
     const shown = chars.length > MESSAGE_CHARS ? `${chars.slice(0, MESSAGE_CHARS).join('')}… (a line of ${chars.length.toLocaleString('en')} characters, cut)` : line;
-    return shown.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    return escapeControls(shown, { keepTab: true });
   }).join('\n');
 }
 
@@ -42,13 +44,19 @@ export class Output {
     this.stderr = stderr;
     this.closed = false;
     this.failures = new Map(); // stream -> its OutputFailed, once a write to it could not be done
-    for (const [stream, name] of [[stdout, 'stdout'], [stderr, 'stderr']]) {
+    for (const stream of [stdout, stderr]) {
       stream.on('error', (error) => {
         // Never thrown from here: an exception in an event handler ends the process with a trace.
         if (GONE.has(error.code)) this.closed = true;
-        else if (!this.failures.has(stream)) this.failures.set(stream, new OutputFailed(name, error));
+        else this.failed(stream, error);
       });
     }
+  }
+
+  /** A write to `stream` could not be done: its OutputFailed, kept (the first) so that it is said once. */
+  failed(stream, error) {
+    if (!this.failures.has(stream)) this.failures.set(stream, new OutputFailed(stream === this.stdout ? 'stdout' : 'stderr', error));
+    return this.failures.get(stream);
   }
 
   /** Writes text to stdout; waits while the reader is behind. Throws OutputClosed once it has gone. */
@@ -77,8 +85,7 @@ export class Output {
         this.closed = true;
         throw new OutputClosed();
       }
-      if (!this.failures.has(stream)) this.failures.set(stream, new OutputFailed(stream === this.stdout ? 'stdout' : 'stderr', error));
-      throw this.failures.get(stream);
+      throw this.failed(stream, error);
     }
     if (written) return;
     // The stream holds more than its high-water mark: wait until the reader takes it (or leaves).
