@@ -76,7 +76,7 @@ export async function runGenerate(values, module, write) {
       throw error instanceof ChatError ? new Gpt2InputError(`--chat: ${error.message}`) : error;
     }
     const flag = values.chat ? '--chat (in its template)' : '--text';
-    if (prompt.ids.length === 0) throw new Gpt2InputError(`${values.chat ? '--chat (in its template)' : '--text'} has no tokens: give the prompt some text`);
+    if (prompt.ids.length === 0) throw new Gpt2InputError(`${flag} has no tokens: give the prompt some text`);
     const { layers: L, heads: H, maxPositions } = gpt2.config;
     if (prompt.ids.length > maxPositions) throw new Gpt2InputError(`${flag} is ${prompt.ids.length} tokens: this model reads at most ${maxPositions} (n_positions)`);
     const T = prompt.ids.length;

@@ -143,6 +143,11 @@ class Hub {
     return hubFileUrl(this.endpoint, this.id, this.revision, file);
   }
 
+  /** The HubError of a file whose redirects go round (fetch's own limit, or MAX_RELATIVE_REDIRECTS hops). */
+  redirectLoop(file) {
+    return new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
+  }
+
   // One request; a failure to connect (or a signal's abort) becomes a HubError. init.range: ask for the
   // file from that byte on.
   async request(url, file, { range, signal, ...init }) {
@@ -153,7 +158,7 @@ class Hub {
     } catch (error) {
       if (error instanceof HubError) throw error;
       if (signal?.aborted) throw signal.reason;
-      if (isRedirectLoop(error)) throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
+      if (isRedirectLoop(error)) throw this.redirectLoop(file);
       throw new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
         + 'a model opens offline once it is in the cache (HF_HUB_OFFLINE=1 never uses the network)');
     }
@@ -178,7 +183,7 @@ class Hub {
       if (next.origin !== at.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'authorization'));
       at = next;
     }
-    throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
+    throw this.redirectLoop(file);
   }
 
   /**
@@ -201,7 +206,7 @@ class Hub {
       if (!next) return { response, url };
       url = next;
     }
-    throw new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
+    throw this.redirectLoop(file);
   }
 
   // A refused answer as a sentence (hub_ids.js: the status and the Hub's X-Error-Code), or null for a 404.

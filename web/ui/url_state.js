@@ -84,7 +84,6 @@ export function fromQuery(lab, search) {
   const link = linkParameters(search);
   if (link.cutChars) problems.push(`The link is ${link.length.toLocaleString('en')} characters long: only its first ${MAX_LINK_CHARS.toLocaleString('en')} were read.`);
   if (link.cutParameters) problems.push(`The link has more than ${MAX_LINK_PARAMETERS} parameters: only the first ${MAX_LINK_PARAMETERS} were read.`);
-  const params = { has: (name) => link.byName.has(name), append: (name, value) => link.byName.set(name, [value]) };
   const unknown = [];
   for (const [name, all] of link.byName) { // a renamed setting appended below is visited too
     if (name === 'lab') continue;
@@ -94,7 +93,7 @@ export function fromQuery(lab, search) {
     // a slide deck, still opens the view it was made for.
     const renamed = lab.renamedLinks?.[name];
     if (!prop && renamed) {
-      for (const [to, value] of Object.entries(renamed(text))) if (!params.has(to)) params.append(to, value);
+      for (const [to, value] of Object.entries(renamed(text))) if (!link.byName.has(to)) link.byName.set(to, [value]);
       continue;
     }
     if (!prop) {
