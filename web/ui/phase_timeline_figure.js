@@ -127,11 +127,15 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
     ctx.stroke();
     ctx.setLineDash([]);
     ctx.font = `600 11px ${colors.font}`;
-    ctx.fillStyle = colors.focus;
     const w = ctx.measureText(f.marker.label).width;
-    ctx.textAlign = x + 4 + w > width - MARGIN.right ? 'right' : 'left';
-    ctx.fillText(f.marker.label, ctx.textAlign === 'right' ? x - 4 : x + 4, top + 12);
+    const left = x + 4 + w > width - MARGIN.right ? x - 4 - w : x + 4;
+    // On the panel's colour: the rest's loss runs along the top of the pane and struck the words through.
+    ctx.fillStyle = colors.background;
+    ctx.fillRect(left - 2, top + 2, w + 4, 13);
+    ctx.fillStyle = colors.focus;
     ctx.textAlign = 'left';
+    ctx.textBaseline = 'alphabetic';
+    ctx.fillText(f.marker.label, left, top + 12);
   }
   // Where the panes are (CSS px; the canvas holds `scale` pixels a CSS px), for a test reading the pixels back.
   canvas.dataset.layout = JSON.stringify({ scale, panes: L.panes.map((p, i) => ({ ...p, yMin: f.panes[i].yMin, yMax: f.panes[i].yMax })),
