@@ -82,8 +82,7 @@ function labOf(id) {
 
 async function newSession(lab, config, backend) {
   return TrainingSession.create({
-    module, lab, config, assets: await assets.forLab(lab), backend,
-    gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
+    module, lab, config, assets: await assets.forLab(lab), request: { requested: backend, gpu },
   });
 }
 
@@ -371,7 +370,7 @@ const handlers = {
     if (!section) throw new Error(`the ${lab.title} lab has no section '${sectionId}'`);
     if (section.needsModel && (!session || sessionLab !== lab)) throw new Error('this section needs a model: wait for it to be built');
     if (section.needsOpen && !opened.has(lab.id)) throw new Error(`${lab.open?.title ?? 'Open the files'} first.`);
-    const kernel = new KernelRunner({ module, requested: backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software });
+    const kernel = new KernelRunner({ module, request: { requested: backend, gpu } });
     const ctx = {
       module,
       backend, // the backend asked for: the kernel below runs it (or says why it fell back)

@@ -101,7 +101,7 @@ test('the lab\'s forward (every layer\'s kernel through the page\'s KernelRunner
   const module = await lab('simd');
   const { state } = await pretrainedLab.open.load(module, await folderSources(folder('bf16')), { name: 'bf16' });
   try {
-    const runner = new KernelRunner({ module, requested: 'webgpu', gpuAttention, gpuReason: 'ok' });
+    const runner = new KernelRunner({ module, request: { requested: 'webgpu', gpu: { attention: gpuAttention, reason: 'ok' } } });
     const ctx = { module, backend: 'webgpu', opened: state, attention: (args) => runner.forward(args) };
     const r = await runModel(ctx, { text: CASES.pair[0], pair: CASES.pair[1] });
     assert.equal(r.choice.backend, 'webgpu');

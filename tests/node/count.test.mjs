@@ -72,7 +72,7 @@ test('count: createTrainer gives a CountTrainer; defaults; the staged step gives
   const b = new m.CountTrainer({ seed: 3, lr: 1e-3 });
   assert.ok(a instanceof m.CountTrainer && a instanceof m.Trainer);
   const trained = a.train(4, { backend: 'simd128' });
-  const runner = new KernelRunner({ module: m, requested: 'simd' });
+  const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
   for (let i = 0; i < 4; i++) {
     let s = null;
     const r = await b.stepWith({

@@ -31,7 +31,7 @@ test('a DistilBERT folder is found as its kind and opens in the Pretrained lab, 
       assert.match(summary.text, new RegExp(`^${variant}: a DistilBERT, 2 layers × 2 heads, hidden size 32, vocabulary 179, .*\\((${mlm ? '"distilbert\\." prefix' : 'no prefix'}), LayerNorm as weight/bias\\)`));
       assert.equal(summary.mlm, mlm);
       assert.equal(state.summary.file, file);
-      const ctx = { opened: state, backend: 'simd128', attention: (args) => new KernelRunner({ module, requested: 'simd' }).forward(args) };
+      const ctx = { opened: state, backend: 'simd128', attention: (args) => new KernelRunner({ module, request: { requested: 'simd' } }).forward(args) };
       // The pair of bert_tiny's "pair" case, read as DistilBERT reads it: its token types add nothing.
       await runModel(ctx, { text: 'the cat sat on the [MASK] .', pair: 'a dog ran .' });
       const ids = Array.from(ref['pair.input_ids'].data);

@@ -60,7 +60,7 @@ test('gpt2: the prompt\'s pass through the staged calls (the page\'s kernel, its
   try {
     const ids = tokenizer.encode(PROMPT).ids;
     const module = await lab('simd');
-    const runner = new KernelRunner({ module, requested: 'scalar' });
+    const runner = new KernelRunner({ module, request: { requested: 'scalar' } });
     const last = await gpt2.forwardWith(ids, (args) => runner.forward(args));
     assert.equal(last.choice.backend, 'scalar');
     assert.ok(maxAbsDiff(layersOf(2, (l) => gpt2.attention(l)), ref['prompt.attentions'].data) <= tol('prompt.attentions'));

@@ -56,7 +56,7 @@ for (const build of BUILDS) {
 test('induction gradients against PyTorch[webgpu on SwiftShader: one attention call a layer, forward then backward]', async () => {
   const m = await lab('simd');
   const attention = await nodeWebGpuAttention();
-  const kernel = new KernelRunner({ module: m, requested: 'webgpu', gpuAttention: attention, gpuReason: '', gpuSoftware: true });
+  const kernel = new KernelRunner({ module: m, request: { requested: 'webgpu', gpu: { attention, reason: '', software: true } } });
   try {
     for (const name of Object.keys(CASES)) {
       const t = trainerOf(m, name);

@@ -94,7 +94,7 @@ test('the Translation lab on WebGPU (Dawn on SwiftShader): its attention through
   const opened = await openMarianCheckpoint(module, await folderSources(FOLDER));
   try {
     const c = opened.marian.config;
-    const runner = new KernelRunner({ module, requested: 'webgpu', gpuAttention, gpuReason: 'ok' });
+    const runner = new KernelRunner({ module, request: { requested: 'webgpu', gpu: { attention: gpuAttention, reason: 'ok' } } });
     const ctx = { module, backend: 'webgpu', opened, attention: (args) => runner.forward(args) };
     const r = await runTranslation(ctx, { text: meta['cat.source_text'], beams: c.numBeams, maxLength: c.maxLength });
     assert.equal(r.choice.backend, 'webgpu');
@@ -106,7 +106,7 @@ test('the Translation lab on WebGPU (Dawn on SwiftShader): its attention through
     // The same input again is not computed again (the three sections share one translation).
     assert.equal(await runTranslation(ctx, { text: meta['cat.source_text'], beams: c.numBeams, maxLength: c.maxLength }), r);
     // On a CPU backend the badge names one kernel for both.
-    const cpu = await runTranslation({ ...ctx, backend: 'simd', attention: (args) => new KernelRunner({ module, requested: 'simd' }).forward(args) },
+    const cpu = await runTranslation({ ...ctx, backend: 'simd', attention: (args) => new KernelRunner({ module, request: { requested: 'simd' } }).forward(args) },
       { text: meta['cat.source_text'], beams: 1, maxLength: c.maxLength });
     assert.equal(cpu.choice.backend, 'simd128');
     assert.match(cpu.choice.reason, /it ran the decoding loop and the attention shown$/);

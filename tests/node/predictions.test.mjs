@@ -25,7 +25,7 @@ const rightChoice = (someLab) => {
 /** A section's ctx as the worker makes it, with the lab's checkpoint folder opened by its own open.load. */
 async function contextOf(someLab, folder) {
   const module = await lab('simd');
-  const runner = new KernelRunner({ module, requested: 'simd' });
+  const runner = new KernelRunner({ module, request: { requested: 'simd' } });
   const opened = folder ? (await someLab.open.load(module, await folderSources(path.join(FIXTURES, folder)))).state : null;
   return { module, backend: 'simd', attention: (args) => runner.forward(args), rng: (seed) => new module.Rng(seed), opened };
 }

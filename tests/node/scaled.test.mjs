@@ -75,7 +75,7 @@ for (const build of BUILDS) {
   for (const backend of ['scalar', 'simd']) {
     test(`scaled vs PyTorch [${build} build, ${backend} kernel]: QK^T, / sqrt(d_k), the mask, softmax, output; SelfAttention with no, causal, padding masks`, async () => {
       const m = await lab(build);
-      const runner = new KernelRunner({ module: m, requested: backend });
+      const runner = new KernelRunner({ module: m, request: { requested: backend } });
       await checkAgainstTorch(m, (args) => runner.forward(args));
     });
   }
@@ -87,7 +87,7 @@ after(() => gpuAttention?.destroy());
 test('scaled vs PyTorch on the WebGPU kernel (Dawn on SwiftShader): the same fixtures, the same tolerance', async () => {
   gpuAttention = await nodeWebGpuAttention();
   const m = await lab('simd');
-  const runner = new KernelRunner({ module: m, requested: 'webgpu', gpuAttention, gpuReason: 'ok' });
+  const runner = new KernelRunner({ module: m, request: { requested: 'webgpu', gpu: { attention: gpuAttention, reason: 'ok' } } });
   let backend = null;
   await checkAgainstTorch(m, async (args) => {
     const r = await runner.forward(args);
@@ -101,7 +101,7 @@ test('scaled vs PyTorch on the WebGPU kernel (Dawn on SwiftShader): the same fix
 
 async function sectionContext(build = 'simd') {
   const m = await lab(build);
-  const runner = new KernelRunner({ module: m, requested: 'simd' });
+  const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
   return { module: m, backend: `simd:${build}`, attention: (args) => runner.forward(args), rng: (seed) => new m.Rng(seed) };
 }
 const section = (id) => scaledLab.sections.find((s) => s.id === id);

@@ -60,7 +60,7 @@ test('createTrainer(lookup, config, {digits}): a LookupTrainer with the same los
   assert.deepEqual(a.train(3), b.train(3));
   assert.equal(a.epoch, 1);
   let readWeights = null;
-  const runner = new KernelRunner({ module: m, requested: 'simd' });
+  const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
   await a.stepWith({ forward: (args) => { readWeights = args.readWeights; return runner.forward(args, { call: 'step' }); },
     backward: (args) => runner.backward(args, { call: 'step' }) });
   assert.equal(readWeights, true, 'the Lookup lab\'s loss reads the attention weights');

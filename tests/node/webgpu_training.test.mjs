@@ -27,10 +27,10 @@ async function gpuAttention() {
 test('copy trains with the attention kernel on WebGPU and matches the SIMD128 run closely', async () => {
   const probe = await gpuAttention();
   const config = { task: 'copy', seed: 3, batch: 16 }; // small: SwiftShader is a CPU
-  const gpuRun = TrainingSession.create({ module: m, lab: alignmentLab, config, backend: 'webgpu', gpuAttention: probe.attention });
+  const gpuRun = TrainingSession.create({ module: m, lab: alignmentLab, config, request: { requested: 'webgpu', gpu: probe } });
   assert.equal(gpuRun.backend, 'webgpu');
   assert.equal(gpuRun.reason, 'forced: WebGPU');
-  const cpuRun = TrainingSession.create({ module: m, lab: alignmentLab, config, backend: 'simd' });
+  const cpuRun = TrainingSession.create({ module: m, lab: alignmentLab, config, request: { requested: 'simd' } });
   const a = await gpuRun.runSteps(40);
   const b = await cpuRun.runSteps(40);
   // Same seed, same batches, same init: the runs differ only by float rounding in the kernel.
@@ -43,7 +43,7 @@ test('copy trains with the attention kernel on WebGPU and matches the SIMD128 ru
 
 test('losing the GPU device mid-training falls back to SIMD128 without losing the run', async () => {
   const probe = await gpuAttention();
-  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'reverse', seed: 1, batch: 16 }, backend: 'webgpu', gpuAttention: probe.attention });
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'reverse', seed: 1, batch: 16 }, request: { requested: 'webgpu', gpu: probe } });
   const before = await session.runSteps(5);
   probe.attention.destroy(); // what a driver reset or a lost GPU process looks like to the page
   const after = await session.runSteps(5);
@@ -57,7 +57,7 @@ test('losing the GPU device mid-training falls back to SIMD128 without losing th
 
 test('auto picks SIMD128 for the small lab problem even with an adapter, and says why', async () => {
   const probe = await gpuAttention();
-  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy' }, backend: 'auto', gpuAttention: probe.attention });
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy' }, request: { requested: 'auto', gpu: { attention: probe.attention } } });
   assert.equal(session.backend, 'simd128');
   assert.equal(session.reason, 'auto: WebGPU: problem too small to pay off -> SIMD128');
   session.dispose();
@@ -78,7 +78,7 @@ test('the staged-call protocol trains every lab as train() does, and bit for bit
   };
   for (const [id, make] of Object.entries(makers)) {
     const staged = make(), lean = make();
-    const runner = new KernelRunner({ module: m, requested: 'simd' });
+    const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
     const kernel = { forward: (args) => runner.forward(args, { call: 'step' }), backward: (args) => runner.backward(args, { call: 'step' }) };
     let readWeights = null;
     const keepsWeights = {
@@ -110,10 +110,10 @@ test('auto never picks a software adapter, even for a problem big enough for a G
   const probe = await gpuAttention();
   assert.equal(probe.software, true, `SwiftShader is a software adapter: ${probe.adapter}`);
   const big = { task: 'copy', batch: 1024, length: 64 }; // 12*B*H*T*S*D = 1.6 GFLOP per step
-  const auto = TrainingSession.create({ module: m, lab: alignmentLab, config: big, backend: 'auto', gpuAttention: probe.attention, gpuSoftware: probe.software });
+  const auto = TrainingSession.create({ module: m, lab: alignmentLab, config: big, request: { requested: 'auto', gpu: probe } });
   assert.equal(auto.backend, 'simd128');
   assert.match(auto.reason, /^auto: WebGPU: software adapter \(.*SwiftShader.*\) is slower than the CPU -> SIMD128$/i);
-  const forced = TrainingSession.create({ module: m, lab: alignmentLab, config: big, backend: 'webgpu', gpuAttention: probe.attention, gpuSoftware: probe.software });
+  const forced = TrainingSession.create({ module: m, lab: alignmentLab, config: big, request: { requested: 'webgpu', gpu: probe } });
   assert.equal(forced.backend, 'webgpu');
   auto.dispose();
   forced.dispose();
@@ -148,8 +148,8 @@ function failingGpu(error) {
 }
 
 test('a WebGPU programming error (a bad argument to the API) is rethrown, never taken for a lost device', async () => {
-  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
-    gpuAttention: failingGpu(new TypeError('no overload matched for writeBuffer: no possible types matched')) });
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy', seed: 2, batch: 8 }, request: { requested: 'webgpu',
+    gpu: { attention: failingGpu(new TypeError('no overload matched for writeBuffer: no possible types matched')) } } });
   assert.equal(session.backend, 'webgpu');
   await assert.rejects(session.runSteps(1), (e) => e instanceof TypeError && /no overload matched/.test(e.message));
   assert.equal(session.backend, 'webgpu', 'no silent fallback');
@@ -159,8 +159,8 @@ test('a WebGPU programming error (a bad argument to the API) is rethrown, never 
 
 test('a lost device is the one error that falls back: fallback says where and why', async () => {
   const { WebGpuDeviceLost } = await import('../../web/webgpu/attention_webgpu.js');
-  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy', seed: 2, batch: 8 }, backend: 'webgpu',
-    gpuAttention: failingGpu(new WebGpuDeviceLost('WebGPU device lost (unknown): driver reset')) });
+  const session = TrainingSession.create({ module: m, lab: alignmentLab, config: { task: 'copy', seed: 2, batch: 8 }, request: { requested: 'webgpu',
+    gpu: { attention: failingGpu(new WebGpuDeviceLost('WebGPU device lost (unknown): driver reset')) } } });
   await session.runSteps(3);
   assert.equal(session.backend, 'simd128');
   assert.deepEqual(session.fallback, { requested: 'webgpu', fellBackAt: 1, reason: session.reason });

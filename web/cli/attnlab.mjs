@@ -162,8 +162,7 @@ async function main(argv) {
   try {
     const assets = await new AssetCache(module, readAsset).forLab(lab);
     session = TrainingSession.create({
-      module, lab, config: lab.configureRequest(values).config, assets, backend: args.backend,
-      gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software,
+      module, lab, config: lab.configureRequest(values).config, assets, request: { requested: args.backend, gpu },
     });
   } catch (error) {
     if (error.name !== 'AttnLabError') throw error;

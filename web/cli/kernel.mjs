@@ -15,6 +15,5 @@ export async function probeGpu(backend) {
 
 /** module, backend setting -> a KernelRunner: forward({B, H, T, S, D, q, k, v, mask?, scale?}) -> {weights, out, choice}. */
 export async function commandKernel(module, backend) {
-  const gpu = await probeGpu(backend);
-  return new KernelRunner({ module, requested: backend, gpuAttention: gpu.attention, gpuReason: gpu.reason, gpuSoftware: gpu.software });
+  return new KernelRunner({ module, request: { requested: backend, gpu: await probeGpu(backend) } });
 }

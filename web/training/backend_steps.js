@@ -13,15 +13,14 @@ const STEP_CALL = 'step';
 export class BackendSteps {
   /**
    * lab: the loaded module; trainer: a bound trainer; shape: {B, H, T, S, D} of its attention call (for
-   * the backend choice); requested: auto | webgpu | simd | scalar; gpuAttention: a ready
-   * WebGpuAttention or null; gpuReason: why there is none; gpuSoftware: the adapter is a CPU.
+   * the backend choice); request: {requested, gpu} (backend_choice.js backendRequest).
    */
-  constructor({ lab, trainer, shape, requested = 'auto', gpuAttention = null, gpuReason = 'no adapter', gpuSoftware = false }) {
+  constructor({ lab, trainer, shape, request }) {
     this.trainer = trainer;
-    this.requested = requested;
-    this.gpu = gpuAttention;
     // The run's backend is the one its kernel runner would choose for the step's shape (one copy of the rules).
-    this.kernel = new KernelRunner({ module: lab, requested, gpuAttention, gpuReason, gpuSoftware });
+    this.kernel = new KernelRunner({ module: lab, request });
+    this.requested = this.kernel.request.requested;
+    this.gpu = this.kernel.gpu;
     const choice = this.kernel.choose(shape);
     this.backend = choice.backend;
     this.reason = choice.reason;

@@ -4,26 +4,25 @@
 // (backend_choice.js), the WebGPU kernel under a call name (a section's never disturbs a training step's
 // resident tensors), and the CPU when the GPU device goes away, from then on.
 import { BACKEND_LABELS } from '../backends.js';
-import { chooseBackend } from './backend_choice.js';
+import { backendRequest, chooseBackend } from './backend_choice.js';
 
 const SECTION = 'section';
 
 export class KernelRunner {
-  /** module: the loaded WASM module; requested: auto | webgpu | simd | scalar; gpu*: as for a session. */
-  constructor({ module, requested = 'auto', gpuAttention = null, gpuReason = 'no adapter', gpuSoftware = false }) {
+  /** module: the loaded WASM module; request: {requested, gpu} (backend_choice.js backendRequest). */
+  constructor({ module, request }) {
     this.module = module;
-    this.requested = requested;
-    this.gpu = gpuAttention;
-    this.gpuReason = gpuReason;
-    this.gpuSoftware = gpuSoftware;
+    this.request = backendRequest(request);
+    this.gpu = this.request.gpu.attention;
     this.lostReason = null;
     this.lostMessage = null; // the device-lost error's own message
     this.onGpu = new Set(); // call names whose last forward ran on the GPU (their weights are there)
   }
 
   choose(shape) {
-    const gpu = this.lostReason ? null : this.gpu;
-    return chooseBackend({ module: this.module, requested: this.requested, gpu, gpuReason: this.lostReason ?? this.gpuReason, gpuSoftware: this.gpuSoftware }, shape);
+    const { request, lostReason } = this;
+    const gpu = lostReason ? { ...request.gpu, attention: null, reason: lostReason } : request.gpu;
+    return chooseBackend(this.module, { ...request, gpu }, shape);
   }
 
   /**

@@ -13,20 +13,21 @@ export class TrainingSession {
   /**
    * module: the loaded WASM module (web/loader.js); lab: the lab's declaration (web/labs/*.js);
    * config: its trainer's config; assets: what lab.trainer.assets named, loaded (web/training/assets.js);
-   * backend: auto | webgpu | simd | scalar; gpuAttention: a ready WebGpuAttention or null; gpuReason:
-   * why there is none.
+   * request: {requested, gpu}, the backend asked for and what the WebGPU probe found
+   * (backend_choice.js backendRequest).
    */
-  static create({ module, lab, config, assets = {}, backend = 'auto', gpuAttention = null, gpuReason = 'no adapter', gpuSoftware = false }) {
-    return new TrainingSession(module, lab, config, assets, backend, gpuAttention, gpuReason, gpuSoftware);
+  static create(options) {
+    return new TrainingSession(options);
   }
 
-  constructor(module, lab, config, assets, requested, gpuAttention, gpuReason, gpuSoftware) {
+  /** As create. */
+  constructor({ module, lab, config, assets = {}, request }) {
     this.module = module;
     this.spec = lab.trainer;
     this.trainer = module.createTrainer(this.spec.id, config, assets); // throws AttnLabError on a bad config
     this.config = this.trainer.config;
     this.shape = this.spec.shape(this.config);
-    this.steps = new BackendSteps({ lab: module, trainer: this.trainer, shape: this.shape, requested, gpuAttention, gpuReason, gpuSoftware });
+    this.steps = new BackendSteps({ lab: module, trainer: this.trainer, shape: this.shape, request });
     // Snapshots taken and not yet handed to the page (drainSnapshots); bounded in case nobody drains.
     this.pendingSnapshots = new ThinningList({ maxCount: 512, maxBytes: 64 * 1024 * 1024, sizeOf: typedArrayBytes });
     this.lastSnapshot = null;
