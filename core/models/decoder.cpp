@@ -57,6 +57,16 @@ std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& s, const Deco
   return out;
 }
 
+std::uint64_t decoder_weight_count(const DecoderSpec& s, const DecoderNames& names) {
+  std::uint64_t count = 0;
+  for (const DecoderTensorShape& t : decoder_tensors(s, names)) {
+    std::uint64_t n = 1;
+    for (std::int64_t d : t.shape) n *= std::uint64_t(d);
+    count += n;
+  }
+  return count;
+}
+
 Decoder::Decoder(const DecoderSpec& spec, const DecoderNames& names) : s_(spec), names_(names) {
   const int E = s_.n_embd, F = s_.n_inner, QD = s_.q_width(), KD = s_.kv_width();
   const bool fused = names_.has(DecoderTensor::attn_qkv), gated = s_.mlp == DecoderMlp::gated_silu;

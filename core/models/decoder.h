@@ -46,6 +46,9 @@ struct DecoderTensorShape {
 };
 // Every tensor, in the order a loader plans them: embeddings, each layer's, the output norm, the head.
 std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& spec, const DecoderNames& names);
+// The weights those tensors hold: the count a kind's memory check is on (config_json.h), from the same
+// table the loader plans from, so no kind keeps a formula of its own.
+std::uint64_t decoder_weight_count(const DecoderSpec& spec, const DecoderNames& names);
 
 class Decoder : public CheckpointModel {
  public:

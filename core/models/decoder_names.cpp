@@ -65,4 +65,10 @@ const DecoderNames* decoder_names(const std::string& kind) {
   return nullptr;
 }
 
+std::string find_decoder_names(const std::string& kind, const DecoderNames*& out) {
+  out = decoder_names(kind);
+  if (out) return {};
+  return "the decoder kind \"" + kind + "\" has no table of tensor names (core/models/decoder_names.cpp), so its checkpoints cannot be read";
+}
+
 }  // namespace attnlab

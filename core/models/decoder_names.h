@@ -42,5 +42,9 @@ struct DecoderNames {
 
 // The table of a decoder kind ("gpt2", "llama"), or nullptr.
 const DecoderNames* decoder_names(const std::string& kind);
+// The same for a kind that must have one (a decoder row of model_kinds.cpp): "" and the table, or the
+// message naming the kind whose table is missing, so that such a row is refused, never dereferenced
+// (tests/core/test_model_kinds.cpp walks the rows).
+std::string find_decoder_names(const std::string& kind, const DecoderNames*& out);
 
 }  // namespace attnlab
