@@ -1,72 +1,47 @@
 #include "gpt2_checkpoint.h"
 
-#include <map>
-#include <set>
-
+#include "decoder_checkpoint.h"
 #include "gpt2.h"
 
 namespace attnlab {
 
 namespace {
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
-
-}  // namespace
-
-std::string plan_gpt2_load(const Gpt2Config& c, const std::vector<CheckpointTensor>& tensors, const std::string& file,
-                           Gpt2LoadPlan& plan) {
-  plan = Gpt2LoadPlan{};
-  Gpt2LoadPlan p;
-  std::map<std::string, const CheckpointTensor*> index;
-  for (const auto& t : tensors) index.emplace(t.name, &t);
-  const bool prefixed = index.count("transformer.wte.weight") != 0;
-  const std::string prefix = prefixed ? "transformer." : "";
-  std::set<std::string> used;
-  // The decoder's tensors for GPT-2's row, under the "gpt2" table's names (Conv1D weights [in, out]).
-  for (const DecoderTensorShape& spec : decoder_tensors(gpt2_spec(c), *decoder_names("gpt2"))) {
-    auto it = index.find(prefix + spec.name);
-    if (it == index.end())
-      return file + " has no tensor " + quoted(prefix + spec.name) + ": is it a GPT-2 checkpoint with config.json's " +
-             std::to_string(c.n_layer) + " layers?";
-    const CheckpointTensor& t = *it->second;
-    const std::string tensor = file + ": tensor " + quoted(t.name);
-    if (!is_float_dtype(t.dtype)) return tensor + " has dtype " + t.dtype + "; a weight must be F32, F16 or BF16";
-    if (t.shape != spec.shape)
-      return tensor + " has shape " + shape_string(t.shape) + " but config.json (n_embd " + std::to_string(c.n_embd) + ", n_inner " +
-             std::to_string(c.n_inner) + ", vocab_size " + std::to_string(c.vocab_size) + ", n_positions " +
-             std::to_string(c.n_positions) + ") needs " + shape_string(spec.shape);
-    p.loads.push_back({spec.name, t.name, t.shape, spec.linear});
-    used.insert(t.name);
-  }
-  for (const auto& t : tensors)
-    if (!used.count(t.name)) p.skipped.push_back(t.name);  // attn.bias / masked_bias buffers, the tied lm_head
-  p.naming = prefixed ? "\"transformer.\" prefix" : "no prefix";
-  plan = std::move(p);
-  return {};
+// GPT-2's files: the gpt2 repository's bare names or GPT2LMHeadModel's "transformer." before each; every
+// tensor the table does not name (the attention's bias and masked_bias buffers, the tied lm_head) skipped.
+DecoderCheckpointRules gpt2_checkpoint_rules(const Gpt2Config& c) {
+  DecoderCheckpointRules r;
+  r.model = "GPT-2";
+  r.sizes = "n_embd " + std::to_string(c.n_embd) + ", n_inner " + std::to_string(c.n_inner) + ", vocab_size " +
+            std::to_string(c.vocab_size) + ", n_positions " + std::to_string(c.n_positions);
+  r.prefixes = {"transformer."};
+  r.skip_unnamed = true;
+  return r;
 }
-
-namespace {
 
 class Gpt2Kind : public ModelKind {
  public:
   const char* id() const override { return "gpt2"; }
   std::string read_config(const std::string& json) override { return parse_gpt2_config(json, config_); }
   std::string plan(const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& out) override {
-    std::string error = plan_gpt2_load(config_, tensors, file, plan_);
-    if (error.empty()) out = plan_;
+    const DecoderNames* names = nullptr;
+    LoadPlan plan;
+    std::string error = find_decoder_names(id(), names);
+    if (error.empty()) error = plan_decoder_load(gpt2_spec(config_), *names, gpt2_checkpoint_rules(config_), tensors, file, plan, prefix_);
+    if (error.empty()) out = plan;
     return error;
   }
   std::unique_ptr<CheckpointModel> build() const override { return std::make_unique<Gpt2Model>(config_); }
   Json summary() const override {
     Json out = Json::object();
-    out.set("naming", Json(plan_.naming));
+    out.set("naming", Json(prefix_.empty() ? "no prefix" : "\"" + prefix_ + "\" prefix"));
     out.set("config", to_record(config_, [](auto& f, auto& c) { gpt2_summary_fields(f, c); }));
     return out;
   }
 
  private:
   Gpt2Config config_;
-  Gpt2LoadPlan plan_;
+  std::string prefix_;  // the prefix the file's names carry ("transformer."), "" for none
 };
 
 }  // namespace

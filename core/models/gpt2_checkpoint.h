@@ -4,25 +4,15 @@
 // GPT2LMHeadModel ("transformer." before each). Both may carry the attention's buffers (h.N.attn.bias,
 // the causal mask; h.N.attn.masked_bias) and lm_head.weight; GPT-2 ties the unembedding to wte, as
 // from_pretrained does (tie_word_embeddings), so those are counted and skipped. Conv1D weights are
-// stored [in, out]; each is checked against config.json before a byte of it is read.
+// stored [in, out]; each is checked against config.json before a byte of it is read, by the walk every
+// decoder kind's plan is (decoder_checkpoint.h), with GPT-2's rules.
 #pragma once
 
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "checkpoint_model.h"
-#include "gpt2_config.h"
 
 namespace attnlab {
-
-struct Gpt2LoadPlan : LoadPlan {
-  std::string naming;  // "\"transformer.\" prefix" or "no prefix", for the page
-};
-
-// "" and the plan, or a message starting with `file` and naming the tensor.
-std::string plan_gpt2_load(const Gpt2Config& config, const std::vector<CheckpointTensor>& tensors, const std::string& file,
-                           Gpt2LoadPlan& plan);
 
 // The registry's GPT-2 (model_type "gpt2"): Gpt2Model.
 std::unique_ptr<ModelKind> make_gpt2_kind();

@@ -1,59 +1,29 @@
 #include "llama_checkpoint.h"
 
 #include <map>
-#include <set>
 
 #include "config_json.h"
+#include "decoder_checkpoint.h"
 #include "llama.h"
 
 namespace attnlab {
 
 namespace {
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
-
-}  // namespace
-
-std::string plan_llama_load(const LlamaConfig& c, const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& plan) {
-  plan = LoadPlan{};
-  LoadPlan p;
-  std::map<std::string, const CheckpointTensor*> index;
-  for (const auto& t : tensors) index.emplace(t.name, &t);
-  std::set<std::string> used;
-  for (const DecoderTensorShape& spec : decoder_tensors(llama_spec(c), *decoder_names(c.model_type))) {
-    auto it = index.find(spec.name);
-    if (it == index.end()) {
-      if (spec.name == "lm_head.weight")
-        return file + " has no tensor \"lm_head.weight\", and config.json's tie_word_embeddings is false: is the unembedding tied?";
-      return file + " has no tensor " + quoted(spec.name) + ": is it a " + c.model_type + " checkpoint with config.json's " +
-             std::to_string(c.layers) + " layers" + (spec.name.find(".bias") != std::string::npos ? " and these biases?" : "?");
-    }
-    const CheckpointTensor& t = *it->second;
-    const std::string tensor = file + ": tensor " + quoted(t.name);
-    if (!is_float_dtype(t.dtype)) return tensor + " has dtype " + t.dtype + "; a weight must be F32, F16 or BF16";
-    if (t.shape != spec.shape)
-      return tensor + " has shape " + shape_string(t.shape) + " but config.json (hidden_size " + std::to_string(c.hidden_size) +
-             ", " + std::to_string(c.heads) + " heads over " + std::to_string(c.kv_heads) + " key/value heads of " +
-             std::to_string(c.head_dim) + ", intermediate_size " + std::to_string(c.intermediate_size) + ", vocab_size " +
-             std::to_string(c.vocab_size) + ") needs " + shape_string(spec.shape);
-    p.loads.push_back({spec.name, t.name, t.shape, spec.linear});
-    used.insert(t.name);
-  }
-  for (const auto& t : tensors) {
-    if (used.count(t.name)) continue;
-    // What the model does not read: a tied lm_head, rotary buffers. Any other tensor is a sign of
-    // another architecture (a bias this config does not declare), named rather than ignored.
-    const bool known = t.name == "lm_head.weight" || t.name.find("rotary_emb.inv_freq") != std::string::npos;
-    if (!known)
-      return file + " has tensor " + quoted(t.name) + ", which a " + c.model_type +
-             " decoder of this config.json does not have (attention_bias, mlp_bias or tie_word_embeddings set wrong?)";
-    p.skipped.push_back(t.name);
-  }
-  plan = std::move(p);
-  return {};
+// Llama's and Qwen2's files: save_pretrained's names, bare; what the model does not read is a tied
+// lm_head and old files' rotary buffers, and any other tensor is another architecture's (a bias this
+// config does not declare), named.
+DecoderCheckpointRules llama_checkpoint_rules(const LlamaConfig& c) {
+  DecoderCheckpointRules r;
+  r.model = c.model_type;
+  r.sizes = "hidden_size " + std::to_string(c.hidden_size) + ", " + std::to_string(c.heads) + " heads over " +
+            std::to_string(c.kv_heads) + " key/value heads of " + std::to_string(c.head_dim) + ", intermediate_size " +
+            std::to_string(c.intermediate_size) + ", vocab_size " + std::to_string(c.vocab_size);
+  r.biases_from_config = true;
+  r.skipped = {"lm_head.weight", "rotary_emb.inv_freq"};
+  r.unnamed_hint = "(attention_bias, mlp_bias or tie_word_embeddings set wrong?)";
+  return r;
 }
-
-namespace {
 
 class LlamaKind : public ModelKind {
  public:
@@ -61,8 +31,11 @@ class LlamaKind : public ModelKind {
   const char* id() const override { return id_; }
   std::string read_config(const std::string& json) override { return parse_llama_config(json, id_, config_); }
   std::string plan(const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& out) override {
+    const DecoderNames* names = nullptr;
     LoadPlan plan;
-    std::string error = plan_llama_load(config_, tensors, file, plan);
+    std::string prefix;  // none: these files' names are bare
+    std::string error = find_decoder_names(id_, names);
+    if (error.empty()) error = plan_decoder_load(llama_spec(config_), *names, llama_checkpoint_rules(config_), tensors, file, plan, prefix);
     if (!error.empty()) return error;
     weights_ = held_format(plan, tensors);
     if (weights_ == WeightFormat::f32 && config_.stored_bytes == 2) {

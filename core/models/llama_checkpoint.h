@@ -3,20 +3,15 @@
 // LlamaForCausalLM / Qwen2ForCausalLM (model.layers.N.self_attn.q_proj.weight, ...; decoder_names.cpp).
 // A tied checkpoint may still carry lm_head.weight (a .bin's shared storage): it is counted and skipped,
 // as from_pretrained ties it; an untied one must have it. Older files' rotary buffers
-// (self_attn.rotary_emb.inv_freq) are skipped too: inv_freq is computed from config.json.
+// (self_attn.rotary_emb.inv_freq) are skipped too: inv_freq is computed from config.json. Any other tensor
+// is refused by name. The plan is the walk of every decoder kind (decoder_checkpoint.h) with these rules.
 #pragma once
 
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "checkpoint_model.h"
-#include "llama_config.h"
 
 namespace attnlab {
-
-// "" and the plan, or a message starting with `file` and naming the tensor.
-std::string plan_llama_load(const LlamaConfig& config, const std::vector<CheckpointTensor>& tensors, const std::string& file, LoadPlan& plan);
 
 // The registry's Llama (model_type "llama") and Qwen2 (model_type "qwen2"): LlamaModel.
 std::unique_ptr<ModelKind> make_llama_kind();
