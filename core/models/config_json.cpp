@@ -26,6 +26,56 @@ void ConfigJsonReader::operator()(const char*, int& v, const FileInt& f) {
   v = int(x);
 }
 
+const Json* ConfigJsonReader::given(const char* file_name) const {
+  if (!error.empty()) return nullptr;
+  const Json* j = config_.find(file_name);
+  return j && !j->is_null() ? j : nullptr;
+}
+
+void ConfigJsonReader::operator()(const char*, int& v, const FileIntOr& f) {
+  if (!error.empty()) return;
+  v = f.fallback;
+  for (const char* field : {f.older_name, f.file_name}) {
+    const Json* j = field ? given(field) : nullptr;
+    if (!j) continue;
+    const std::string name = std::string("config.json: \"") + field + "\"";
+    if (!j->is_number()) {
+      error = name + " must be a number or null, got " + Json::js_typeof(j);
+      return;
+    }
+    const double x = j->as_number();
+    if (!(x == std::floor(x)) || x < double(f.lo) || x > double(f.hi)) {
+      error = name + " must be a whole number in [" + std::to_string(f.lo) + ", " + std::to_string(f.hi) + "], got " + write_json(*j);
+      return;
+    }
+    v = int(x);
+  }
+}
+
+void ConfigJsonReader::operator()(const char*, double& v, const FilePositiveOr& f) {
+  if (!error.empty()) return;
+  v = f.fallback;
+  const Json* j = given(f.file_name);
+  if (!j) return;
+  if (!j->is_number() || !(j->as_number() > 0 && j->as_number() < f.hi)) {
+    error = std::string("config.json: \"") + f.file_name + "\" must be a number in (0, " + write_json(Json(f.hi)) + "), got " + write_json(*j);
+    return;
+  }
+  v = j->as_number();
+}
+
+void ConfigJsonReader::operator()(const char*, bool& v, const FileBoolOr& f) {
+  if (!error.empty()) return;
+  v = f.fallback;
+  const Json* j = given(f.file_name);
+  if (!j) return;
+  if (!j->is_bool()) {
+    error = std::string("config.json: \"") + f.file_name + "\" must be true or false, got " + write_json(*j);
+    return;
+  }
+  v = j->as_bool();
+}
+
 std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out) {
   std::string error = parse_json(text, out);
   if (!error.empty()) return "config.json is not JSON: " + error;

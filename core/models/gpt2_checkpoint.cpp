@@ -35,7 +35,7 @@ class Gpt2Kind : public ModelKind {
   Json summary() const override {
     Json out = Json::object();
     out.set("naming", Json(prefix_.empty() ? "no prefix" : "\"" + prefix_ + "\" prefix"));
-    out.set("config", to_record(config_, [](auto& f, auto& c) { gpt2_summary_fields(f, c); }));
+    out.set("config", config_record(config_, [](auto& f, auto& c) { gpt2_config_fields(f, c); }));
     return out;
   }
 

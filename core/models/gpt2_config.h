@@ -2,10 +2,9 @@
 // end-of-text token generation stops at. Messages start with "config.json" and name the field.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
-#include "../io/record.h"
+#include "config_json.h"
 
 namespace attnlab {
 
@@ -20,27 +19,21 @@ struct Gpt2Config {
   double layer_norm_epsilon = 1e-5;
 
   int head_dim() const { return n_embd / n_head; }  // D
-  std::uint64_t weight_floats() const;
 };
 
-// config.json's sizes, declared once (config_json.h): read from the file with their ranges, and written
-// by the same list as the config the page's summary shows. n_inner and n_positions are read by hand
-// (null, and the n_ctx spelling).
+// config.json's fields, declared once (config_json.h): read from the file with their ranges and
+// defaults (GPT2Config's), and written by the same list as the config the page's summary shows.
 template <class Fields, class Config>
 void gpt2_config_fields(Fields& f, Config& c) {
   f("vocabSize", c.vocab_size, FileInt{"vocab_size", 1, 1000000});
   f("hiddenSize", c.n_embd, FileInt{"n_embd", 1, 8192});
   f("layers", c.n_layer, FileInt{"n_layer", 1, 128});
   f("heads", c.n_head, FileInt{"n_head", 1, 128});
-}
-
-// The record the page's summary shows (the fields above and those read by hand).
-template <class Fields, class Config>
-void gpt2_summary_fields(Fields& f, Config& c) {
-  gpt2_config_fields(f, c);
-  f("innerSize", c.n_inner);
-  f("maxPositions", c.n_positions);
-  f("eosId", c.eos_token_id);
+  f("innerSize", c.n_inner, FileIntOr{"n_inner", 1, 65536, 4 * c.n_embd});  // null: GPT2MLP's 4 x n_embd
+  f("maxPositions", c.n_positions, FileIntOr{"n_positions", 1, 65536, 1024, "n_ctx"});
+  // Past the vocabulary it is no end (parse_gpt2_config makes it -1).
+  f("eosId", c.eos_token_id, FileIntOr{"eos_token_id", 0, 1000000, 50256});
+  f(kNotShown, c.layer_norm_epsilon, FilePositiveOr{"layer_norm_epsilon", 1, 1e-5});
 }
 
 // "" and `out`, or what is wrong with config.json.

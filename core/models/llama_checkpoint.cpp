@@ -41,7 +41,7 @@ class LlamaKind : public ModelKind {
     if (weights_ == WeightFormat::f32 && config_.stored_bytes == 2) {
       // config.json's torch_dtype promised 16 bits, but the file's weights are not all of one 16-bit
       // dtype: they are widened to float32, and must fit as such.
-      error = check_weight_budget(config_.weight_count(), 4, work_shape(config_));
+      error = check_weight_budget(config_.weight_count, 4, work_shape(config_));
       if (!error.empty()) return file + " holds weights of more than one dtype, held as float32: " + error;
     }
     out = plan;
@@ -51,7 +51,7 @@ class LlamaKind : public ModelKind {
   Json summary() const override {
     Json out = Json::object();
     out.set("naming", Json(config_.tie_word_embeddings ? "tied unembedding" : "lm_head of its own"));
-    out.set("config", to_record(config_, [](auto& f, auto& c) { llama_summary_fields(f, c); }));
+    out.set("config", config_record(config_, [](auto& f, auto& c) { llama_config_fields(f, c); }));
     out.set("weights", Json(weights_ == WeightFormat::bf16 ? "BF16" : weights_ == WeightFormat::f16 ? "F16" : "F32"));
     return out;
   }

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "../io/record.h"
 #include "../layers/rotary.h"
+#include "config_json.h"
 #include "model_memory.h"
 
 namespace attnlab {
@@ -31,15 +31,18 @@ struct LlamaConfig {
   bool attention_bias = false;  // llama: q, k, v and o; qwen2: q, k and v always, o never
   bool mlp_bias = false;        // llama only
   bool tie_word_embeddings = false;
+  bool use_sliding_window = false;  // qwen2: read to be refused, this decoder attends to every earlier token
   int stored_bytes = 4;  // per weight, as torch_dtype says they are stored: 2 (bfloat16, float16) or 4
-
-  std::uint64_t weight_count() const;  // every weight the decoder holds
+  // Every weight the decoder holds, counted from its tensor table (decoder.h: decoder_weight_count).
+  std::uint64_t weight_count = 0;
 };
 
 // The sizes its work memory depends on (model_memory.h).
 WorkShape work_shape(const LlamaConfig& c);
 
-// The sizes, declared once (config_json.h): read with their ranges, and written as the page's summary.
+// config.json's fields, declared once (config_json.h): read with their ranges and defaults (LlamaConfig's
+// and Qwen2Config's), and written as the page's summary (the same names as GPT-2's). eos_token_id, a
+// number or a list, and rope_scaling, an object, are read by parse_llama_config.
 template <class Fields, class Config>
 void llama_config_fields(Fields& f, Config& c) {
   f("vocabSize", c.vocab_size, FileInt{"vocab_size", 1, 1000000});
@@ -47,18 +50,20 @@ void llama_config_fields(Fields& f, Config& c) {
   f("layers", c.layers, FileInt{"num_hidden_layers", 1, 256});
   f("heads", c.heads, FileInt{"num_attention_heads", 1, 256});
   f("innerSize", c.intermediate_size, FileInt{"intermediate_size", 1, 65536});
-}
-
-// The record the page's summary shows (the fields above and those read by hand; the same names as GPT-2's).
-template <class Fields, class Config>
-void llama_summary_fields(Fields& f, Config& c) {
-  llama_config_fields(f, c);
-  f("kvHeads", c.kv_heads);
-  f("headDim", c.head_dim);
-  f("maxPositions", c.max_positions);
+  f("kvHeads", c.kv_heads, FileIntOr{"num_key_value_heads", 1, 256, c.heads});  // absent: multi-head
+  // absent: E / H (heads is 0 only when its own row has failed, and nothing more is read)
+  f("headDim", c.head_dim, FileIntOr{"head_dim", 1, 1024, c.heads > 0 ? c.hidden_size / c.heads : 0});
+  f("maxPositions", c.max_positions, FileIntOr{"max_position_embeddings", 1, 1 << 20, c.model_type == "qwen2" ? 32768 : 2048});
   f("eosId", c.eos_token_id);
-  f("ropeTheta", c.rope_theta);
-  f("tiedEmbeddings", c.tie_word_embeddings);
+  f("ropeTheta", c.rope_theta, FilePositiveOr{"rope_theta", 1e12, 10000.0});
+  f("tiedEmbeddings", c.tie_word_embeddings, FileBoolOr{"tie_word_embeddings", false});
+  f(kNotShown, c.rms_norm_eps, FilePositiveOr{"rms_norm_eps", 1, 1e-6});
+  if (c.model_type != "qwen2") {  // Qwen2's biases are fixed (q, k and v): it has no such fields
+    f(kNotShown, c.attention_bias, FileBoolOr{"attention_bias", false});
+    f(kNotShown, c.mlp_bias, FileBoolOr{"mlp_bias", false});
+  } else {
+    f(kNotShown, c.use_sliding_window, FileBoolOr{"use_sliding_window", false});
+  }
 }
 
 // config.json's text, for model_type "llama" or "qwen2" -> "" and `out`, or what is wrong.

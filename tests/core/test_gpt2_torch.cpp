@@ -227,6 +227,21 @@ TEST_CASE("gpt2: config.json and checkpoint messages name the field and the tens
   edited.replace(edited.find("\"n_inner\": null"), 15, "\"n_inner\": 40");
   REQUIRE(parse_gpt2_config(edited, c) == "");
   CHECK(c.n_inner == 40);
+  // n_positions, or the older n_ctx without it, or GPT2Config's 1024 without either (config_json.h's rows).
+  edited = config;
+  edited.replace(edited.find("\"n_positions\": 48"), 17, "\"n_positions\": null");
+  edited.replace(edited.find("\"n_ctx\": 48"), 11, "\"n_ctx\": 40");
+  REQUIRE(parse_gpt2_config(edited, c) == "");
+  CHECK(c.n_positions == 40);
+  edited.replace(edited.find("\"n_ctx\": 40"), 11, "\"n_ctx\": 0.5");
+  CHECK(parse_gpt2_config(edited, c) == "config.json: \"n_ctx\" must be a whole number in [1, 65536], got 0.5");
+  edited = config;
+  edited.replace(edited.find("\"eos_token_id\": 406"), 19, "\"eos_token_id\": 407");
+  REQUIRE(parse_gpt2_config(edited, c) == "");
+  CHECK(c.eos_token_id == -1);  // past the vocabulary: no end
+  edited = config;
+  edited.replace(edited.find("\"layer_norm_epsilon\": 1e-05"), 27, "\"layer_norm_epsilon\": 0");
+  CHECK(parse_gpt2_config(edited, c) == "config.json: \"layer_norm_epsilon\" must be a number in (0, 1), got 0");
   edited = config;
   edited.replace(edited.find("\"n_embd\": 16"), 12, "\"n_emb\": 16");
   CHECK(parse_gpt2_config(edited, c) == "config.json: \"n_embd\" is missing (is this a GPT-2 config?)");
