@@ -6,7 +6,7 @@
 import { AttnLabError, check, checkInteger } from './js/checks.js';
 import { layerClasses } from './js/layers.js';
 import { trainerClasses } from './js/trainers.js';
-import { checkpointModels } from './js/checkpoints.js';
+import { checkpointModels } from './js/checkpoint_loader.js';
 
 export { AttnLabError };
 
@@ -28,7 +28,7 @@ export function wrapModule(mod, { build }) {
     // Digits, Trainer, AlignmentTrainer, LookupTrainer, CountTrainer; trainerIds() (the registered ids:
     // ['alignment', 'lookup', 'count']); createTrainer(id, config, assets) (js/trainers.js)
     ...trainers,
-    // Bert, Marian, Decoder; loadCheckpoint(kind, ...), checkConfig(kind, config), loadBert, loadMarian; modelKinds: the registry's rows (js/checkpoints.js)
+    // Bert, Marian, Decoder; loadCheckpoint(kind, ...), checkConfig(kind, config), loadBert, loadMarian; modelKinds: the registry's rows (js/checkpoint_loader.js; the classes: js/bert_model.js, marian_model.js, decoder_model.js)
     ...checkpoints,
     relu(input) { check(mod._relu(input)); return values(); },
     reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },

@@ -2,7 +2,7 @@
 // `attnlab ... --ablate` write it: "L.H[,L.H...]", layer and head numbered from 0, e.g. "0.1,3.5". The
 // property's value is that text in its canonical form (no spaces, in the order given; '' for none), so
 // the link and the CLI carry it as typed; heads() reads it into [{layer, head}] for the model
-// (wasm_bindings/js/checkpoints.js ablateHeads). Which heads a model has is known only once it is open:
+// (wasm_bindings/js/checkpoint_model.js ablateHeads). Which heads a model has is known only once it is open:
 // checkRange() says whether a list fits it. Pure functions, no DOM.
 
 const PAIR = /^(\d{1,4})\.(\d{1,4})$/;
@@ -66,8 +66,8 @@ export const ablateProperty = (which, extra = {}) => ({
 });
 
 /**
- * Switches off the heads `text` names in an open model (a Bert, Marian or Decoder of
- * wasm_bindings/js/checkpoints.js); a list that does not fit the model throws the core's words, named
+ * Switches off the heads `text` names in an open model (a Bert, Marian or Decoder; its ablateHeads is in
+ * wasm_bindings/js/checkpoint_model.js); a list that does not fit the model throws the core's words, named
  * as the field is ('Heads switched off: head 2.0: this model's layers are 0 to 1').
  */
 export function applyAblation(model, text) {
