@@ -76,14 +76,39 @@ void ConfigJsonReader::operator()(const char*, bool& v, const FileBoolOr& f) {
   v = j->as_bool();
 }
 
+namespace {
+
+// Mistral (MistralConfig) has Llama's layers and names, and attention over a sliding window of the
+// last sliding_window keys, which this core's decoder (decoder.h: a causal mask over every earlier
+// token) does not compute.
+std::string mistral_lacks(const Json& config) {
+  const Json* window = config.find("sliding_window");
+  if (window && window->is_number())
+    return "Mistral's sliding-window attention (sliding_window " + write_json(*window) + ") is not read here";
+  return "Mistral checkpoints are not read here";
+}
+
+// Architectures that a lab may be handed (a Hub id's config.json, checkConfig) and this core does not
+// compute, each said with what it lacks in place of the sentence for any other model_type.
+struct UnreadArchitecture {
+  const char* model_type;
+  std::string (*lacks)(const Json& config);
+};
+const UnreadArchitecture kUnreadArchitectures[] = {{"mistral", mistral_lacks}};
+
+}  // namespace
+
 std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out) {
   std::string error = parse_json(text, out);
   if (!error.empty()) return "config.json is not JSON: " + error;
   if (!out.is_object()) return "config.json must hold a JSON object";
-  if (const Json* type = out.find("model_type"); type && type->is_string() && type->as_string() != model_type)
-    return "config.json: model_type is \"" + type->as_string() + "\"; this lab reads " + title + " checkpoints (model_type \"" +
-           model_type + "\")";
-  return {};
+  const Json* type = out.find("model_type");
+  if (!type || !type->is_string() || type->as_string() == model_type) return {};
+  const std::string reads = std::string("this lab reads ") + title + " checkpoints (model_type \"" + model_type + "\")";
+  for (const UnreadArchitecture& unread : kUnreadArchitectures)
+    if (type->as_string() == unread.model_type)
+      return "config.json's model_type is \"" + type->as_string() + "\": " + unread.lacks(out) + "; " + reads;
+  return "config.json: model_type is \"" + type->as_string() + "\"; " + reads;
 }
 
 std::string check_weight_budget(std::uint64_t weights, int bytes_each, const WorkShape& work) {

@@ -108,7 +108,9 @@ Json config_record(const T& value, Declare declare) {
 
 // config.json's text -> "" and its object, or: "config.json is not JSON: ...", "config.json must hold a
 // JSON object", or, when it names another model_type, "config.json: model_type is "x"; this lab reads
-// <title> checkpoints (model_type "<model_type>")".
+// <title> checkpoints (model_type "<model_type>")". An architecture this core knows and does not compute
+// is named with what it lacks: "config.json's model_type is "mistral": Mistral's sliding-window attention
+// (sliding_window 4096) is not read here; this lab reads ..." (config_json.cpp's kUnreadArchitectures).
 std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out);
 
 // "" when `weights` weights of `bytes_each` bytes (4: float32; 2: a 16-bit checkpoint held at 16 bits)

@@ -60,6 +60,16 @@ std::string read_rope_scaling(const Json& config, RopeScaling& out) {
   return {};
 }
 
+// use_sliding_window: true (Qwen2's; MistralConfig's window has no switch: config_json.cpp) is attention
+// over the last sliding_window keys only, a mask this decoder does not compute; the window is named.
+std::string sliding_window_refusal(const Json& config) {
+  const Json* window = config.find("sliding_window");
+  if (window && window->is_number())
+    return "config.json: \"use_sliding_window\" is true and \"sliding_window\" is " + write_json(*window) +
+           "; this decoder attends to every earlier token (no sliding window)";
+  return "config.json: \"use_sliding_window\" is true; this decoder attends to every earlier token (no sliding window)";
+}
+
 }  // namespace
 
 std::string parse_llama_config(const std::string& text, const std::string& model_type, LlamaConfig& out) {
@@ -85,9 +95,8 @@ std::string parse_llama_config(const std::string& text, const std::string& model
   if (c.head_dim % 2 != 0) return "config.json: the head width " + std::to_string(c.head_dim) + " is odd; rotary positions turn pairs";
   error = read_rope_scaling(config, c.rope_scaling);
   if (!error.empty()) return error;
-  // Qwen2: biases on q, k and v, none on o or the MLP; sliding-window attention is another mask.
-  if (c.use_sliding_window) return "config.json: \"use_sliding_window\" is true; this decoder attends to every earlier token (no sliding window)";
-  if (qwen2) c.attention_bias = true;
+  if (c.use_sliding_window) return sliding_window_refusal(config);
+  if (qwen2) c.attention_bias = true;  // Qwen2: biases on q, k and v, none on o or the MLP
   if (const Json* act = config.find("hidden_act"); act && !(act->is_string() && act->as_string() == "silu"))
     return "config.json: \"hidden_act\" is " + write_json(*act) + "; this decoder's gated MLP computes \"silu\" only";
   // eos_token_id: a number or a list (Llama 3's several ends); the first within the vocabulary stops

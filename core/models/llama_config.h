@@ -2,7 +2,8 @@
 // TinyLlama, Llama 3.2; and Qwen2Config, model_type "qwen2": Qwen2.5): the sizes the weights must have,
 // the rotary positions (rope_theta, rope_scaling), and the choices each kind allows. Messages start with
 // "config.json" and name the field. What this decoder does not compute is refused by name: a rope_scaling
-// other than null, "linear" or "llama3"; Qwen2's sliding window; an activation other than SiLU.
+// other than null, "linear" or "llama3"; a sliding window (use_sliding_window: Qwen2's), named with its
+// sliding_window; an activation other than SiLU.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct LlamaConfig {
   bool attention_bias = false;  // llama: q, k, v and o; qwen2: q, k and v always, o never
   bool mlp_bias = false;        // llama only
   bool tie_word_embeddings = false;
-  bool use_sliding_window = false;  // qwen2: read to be refused, this decoder attends to every earlier token
+  bool use_sliding_window = false;  // read to be refused: this decoder attends to every earlier token
   int stored_bytes = 4;  // per weight, as torch_dtype says they are stored: 2 (bfloat16, float16) or 4
   // Every weight the decoder holds, counted from its tensor table (decoder.h: decoder_weight_count).
   std::uint64_t weight_count = 0;
@@ -58,11 +59,10 @@ void llama_config_fields(Fields& f, Config& c) {
   f("ropeTheta", c.rope_theta, FilePositiveOr{"rope_theta", 1e12, 10000.0});
   f("tiedEmbeddings", c.tie_word_embeddings, FileBoolOr{"tie_word_embeddings", false});
   f(kNotShown, c.rms_norm_eps, FilePositiveOr{"rms_norm_eps", 1, 1e-6});
+  f(kNotShown, c.use_sliding_window, FileBoolOr{"use_sliding_window", false});
   if (c.model_type != "qwen2") {  // Qwen2's biases are fixed (q, k and v): it has no such fields
     f(kNotShown, c.attention_bias, FileBoolOr{"attention_bias", false});
     f(kNotShown, c.mlp_bias, FileBoolOr{"mlp_bias", false});
-  } else {
-    f(kNotShown, c.use_sliding_window, FileBoolOr{"use_sliding_window", false});
   }
 }
 

@@ -214,12 +214,21 @@ TEST_CASE("llama and qwen2: config.json's choices are read or refused by name") 
   CHECK(c.eos_token_id == 406);  // the first inside the vocabulary
   CHECK(parse_llama_config(llama, "qwen2", c) ==
         "config.json: model_type is \"llama\"; this lab reads Qwen2 checkpoints (model_type \"qwen2\")");
-  // Qwen2: the sliding window refused by name.
+  // Qwen2: the sliding window refused by name, with its width (the fixture's sliding_window is 64).
   REQUIRE(parse_llama_config(qwen2, "qwen2", c) == "");
   CHECK((c.attention_bias && c.tie_word_embeddings && c.vocab_size == 416 && c.rope_scaling.type == RopeScaling::Type::none));
   edited = replaced(qwen2, "\"use_sliding_window\": false", "\"use_sliding_window\": true");
   CHECK(parse_llama_config(edited, "qwen2", c) ==
+        "config.json: \"use_sliding_window\" is true and \"sliding_window\" is 64; this decoder attends to every earlier token (no sliding window)");
+  CHECK(parse_llama_config(replaced(edited, "\"sliding_window\": 64", "\"sliding_window\": null"), "qwen2", c) ==
         "config.json: \"use_sliding_window\" is true; this decoder attends to every earlier token (no sliding window)");
+  // A Llama config that turns a window on (a Mistral relabelled) is refused the same way.
+  edited = replaced(llama, "\"hidden_act\": \"silu\"", "\"hidden_act\": \"silu\", \"use_sliding_window\": true, \"sliding_window\": 4096");
+  CHECK(parse_llama_config(edited, "llama", c) ==
+        "config.json: \"use_sliding_window\" is true and \"sliding_window\" is 4096; this decoder attends to every earlier token (no sliding window)");
+  // Its window without the switch is Llama's to ignore (LlamaConfig has none).
+  edited = replaced(llama, "\"hidden_act\": \"silu\"", "\"hidden_act\": \"silu\", \"sliding_window\": 4096");
+  CHECK(parse_llama_config(edited, "llama", c) == "");
   // Too large for the tab: the size is said before anything is read.
   edited = replaced(llama, "\"num_hidden_layers\": 2", "\"num_hidden_layers\": 200");
   edited = replaced(edited, "\"hidden_size\": 32", "\"hidden_size\": 4096");

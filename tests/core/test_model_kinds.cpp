@@ -1,7 +1,8 @@
 // The model registry's rows (core/models/model_kinds.cpp) and what a decoder kind is made of besides its
 // row: every decoder row has a table of tensor names (decoder_names.cpp), and a kind without one is
 // refused with a message, never dereferenced; config.json's fields with defaults read from their rows
-// (config_json.h); and the weight count taken from the tensor table (decoder.h).
+// (config_json.h); the weight count taken from the tensor table (decoder.h); and an architecture this
+// core does not compute (Mistral's sliding window) refused by name.
 #include <memory>
 #include <string>
 
@@ -26,6 +27,12 @@ const char* kMistral = R"({"architectures": ["MistralForCausalLM"], "bos_token_i
   "hidden_size": 4096, "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mistral",
   "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 10000.0,
   "sliding_window": 4096, "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 32000})";
+
+std::string with(std::string json, const std::string& from, const std::string& to) {
+  const std::size_t at = json.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  return json.replace(at, from.size(), to);
+}
 
 // A record of every kind of row, for the reader's own messages.
 struct Fields {
@@ -126,4 +133,20 @@ TEST_CASE("decoder weight count[gpt2, qwen2 with q/k/v biases]: the tensor table
   const std::uint64_t qE = 24, qF = 40, qV = 416, QD = 3 * 8, KD = 1 * 8;  // H 3, Hkv 1, D 8; tied
   const std::uint64_t without_biases = qV * qE + L * (2 * qE + qE * (QD + 2 * KD) + QD * qE + 3 * qE * qF) + qE;
   CHECK(q.weight_count == without_biases + L * (QD + 2 * KD));
+}
+
+TEST_CASE("config.json of model_type mistral: refused by name with its sliding window, by every kind's check") {
+  CHECK(make_model_kind("llama")->read_config(kMistral) ==
+        "config.json's model_type is \"mistral\": Mistral's sliding-window attention (sliding_window 4096) is not read here; this lab "
+        "reads Llama checkpoints (model_type \"llama\")");
+  CHECK(make_model_kind("qwen2")->read_config(kMistral) ==
+        "config.json's model_type is \"mistral\": Mistral's sliding-window attention (sliding_window 4096) is not read here; this lab "
+        "reads Qwen2 checkpoints (model_type \"qwen2\")");
+  CHECK(make_model_kind("gpt2")->read_config(kMistral).rfind("config.json's model_type is \"mistral\": Mistral's sliding-window", 0) == 0);
+  // Mistral v0.2's config has no window (null): still not a kind of this registry.
+  CHECK(make_model_kind("llama")->read_config(with(kMistral, "\"sliding_window\": 4096", "\"sliding_window\": null")) ==
+        "config.json's model_type is \"mistral\": Mistral checkpoints are not read here; this lab reads Llama checkpoints (model_type \"llama\")");
+  // Any other model_type keeps the sentence it had.
+  CHECK(make_model_kind("llama")->read_config(with(kMistral, "\"mistral\"", "\"falcon\"")) ==
+        "config.json: model_type is \"falcon\"; this lab reads Llama checkpoints (model_type \"llama\")");
 }
