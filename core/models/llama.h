@@ -15,6 +15,8 @@ namespace attnlab {
 // or the checkpoint's own BF16 / F16 when every one of them is stored so).
 DecoderSpec llama_spec(const LlamaConfig& c, WeightFormat weights = WeightFormat::f32);
 
+// config.model_type's table of names exists: parse_llama_config has refused the config otherwise
+// (find_decoder_names), so the kind never builds a model without one.
 class LlamaModel : public Decoder {
  public:
   explicit LlamaModel(const LlamaConfig& config, WeightFormat weights = WeightFormat::f32)
