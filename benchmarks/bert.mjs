@@ -60,14 +60,14 @@ const load = () => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 // call as "load" and the first run(ids[first T]) after it as "first forward".
 async function ours({ dir, threads }) {
   const { loadAttnLabNode } = await import('../web/node_loader.mjs');
-  const { openBertCheckpoint } = await import('../web/models/bert_checkpoint.js');
+  const { openCheckpoint } = await import('../web/models/registry.js');
   const { folderSources } = await import('../web/cli/file_source.mjs');
   const build = threads > 1 ? 'simd-threads' : 'simd';
   const module = await loadAttnLabNode({ build });
-  // The page's own loader (web/models/bert_checkpoint.js): the file streamed tensor by tensor.
+  // The page's own opener (web/models/registry.js): the file streamed tensor by tensor.
   let peakInUse = 0;
-  const { bert } = await openBertCheckpoint(module, await folderSources(dir), {
-    onProgress: () => { peakInUse = Math.max(peakInUse, module.heapBytesInUse()); },
+  const { opened: { model: bert } } = await openCheckpoint(module, await folderSources(dir), {
+    lab: 'pretrained', onProgress: () => { peakInUse = Math.max(peakInUse, module.heapBytesInUse()); },
   });
   // WebAssembly memory never shrinks: its size after the load is the load's peak heap.
   const memoryBytes = module._module.HEAPU8.buffer.byteLength;

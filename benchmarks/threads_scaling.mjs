@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadAttnLabNode } from '../web/node_loader.mjs';
-import { openBertCheckpoint } from '../web/models/bert_checkpoint.js';
+import { openCheckpoint } from '../web/models/registry.js';
 import { folderSources } from '../web/cli/file_source.mjs';
 
 const arg = (name, fallback) => {
@@ -24,7 +24,7 @@ const ROUNDS = Number(arg('--rounds', 3));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const module = await loadAttnLabNode({ build: 'simd-threads' });
-const { bert } = await openBertCheckpoint(module, await folderSources(DIR));
+const { opened: { model: bert } } = await openCheckpoint(module, await folderSources(DIR), { lab: 'pretrained' });
 const L = bert.config.layers;
 const counts = Array.from({ length: module.workerThreads.available + 1 }, (_, i) => i + 1);
 const ids = Object.fromEntries(TOKENS.map((T) => [T, Int32Array.from(JSON.parse(readFileSync(path.join(DIR, `ids_${T}.json`), 'utf8')).input_ids ?? JSON.parse(readFileSync(path.join(DIR, `ids_${T}.json`), 'utf8')))]));

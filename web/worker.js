@@ -345,7 +345,7 @@ const handlers = {
       const parts = { ...(Number.isInteger(partBytes) && partBytes >= 1024 ? { partBytes } : {}),
         ...(Number.isFinite(stallSeconds) && stallSeconds > 0 ? { stallSeconds } : {}) };
       // checkConfig: the module's memory rule on config.json, before any weights come (model_memory.h).
-      const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, expect: lab.open.kind, signal: controller.signal, ...parts,
+      const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, lab: lab.id, signal: controller.signal, ...parts,
         checkConfig: (kind, config) => module.checkConfig(kind, config),
         onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file, planned }),
         onPlan: (plan) => {
@@ -411,7 +411,9 @@ async function handle(data) {
       }
       return;
     }
-    post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section, lab: data?.lab });
+    // openIn: a checkpoint of another lab's kind (web/models/registry.js), for the page's link to that lab.
+    post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section, lab: data?.lab,
+      ...(error?.lab ? { openIn: { id: error.lab.id, title: error.lab.title } } : {}) });
   }
 }
 

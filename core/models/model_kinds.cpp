@@ -12,14 +12,12 @@ namespace {
 
 const ModelKindLab kPretrained = {"pretrained", "Pretrained", "attnlab pretrained"};
 const ModelKindLab kWriting = {"writing", "Writing", "attnlab generate"};
-// Llama's and Qwen2's tokenizers come as tokenizer.json; a folder with GPT-2's vocab.json + merges.txt
-// instead is read as GPT-2's (the decoder's opener, web/models/gpt2_checkpoint.js, takes either).
-const std::vector<std::string> kDecoderOptional = {"tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json",
-                                                   "generation_config.json"};
-// GPT-2's own files are vocab.json + merges.txt; a gpt2-kind fine-tune may bring tokenizer.json (its added
-// chat tokens), and tokenizer_config.json (the chat template) and generation_config.json (its ends): a
-// download by Hub id fetches those where the repository has them, so chat works as for a folder.
-const std::vector<std::string> kGpt2Optional = {"tokenizer.json", "tokenizer_config.json", "generation_config.json"};
+// Every decoder (GPT-2, Llama, Qwen2) reads its tokenizer through @huggingface/tokenizers: tokenizer.json, or
+// without it GPT-2's own vocab.json + merges.txt (the first alternative that is there is read, and the one
+// the Hub clients fetch first); tokenizer_config.json (BOS/EOS, the chat template) and generation_config.json
+// (its ends) where there, so a download by Hub id chats as a folder does.
+const std::vector<std::string> kDecoderRequired = {"config.json", "tokenizer.json | vocab.json + merges.txt"};
+const std::vector<std::string> kDecoderOptional = {"tokenizer_config.json", "generation_config.json"};
 const std::vector<std::string> kBertRequired = {"config.json", "vocab.txt"}, kBertOptional = {"tokenizer_config.json"};
 
 }  // namespace
@@ -32,11 +30,10 @@ const std::vector<ModelKindRow>& model_kind_rows() {
       {"distilbert", "DistilBERT", {"distilbert"}, kPretrained, kBertRequired, kBertOptional, "wordpiece", "bert", make_distilbert_kind},
       {"marian", "Marian (opus-mt)", {"marian"}, {"translation", "Translation", "attnlab translate"},
        {"config.json", "source.spm", "target.spm", "vocab.json"}, {}, "sentencepiece", "marian", make_marian_kind},
-      // GPT-2: a row of the one decoder (gpt2.h); vocab.json and merges.txt, or tokenizer.json instead.
-      {"gpt2", "GPT-2", {"gpt2"}, kWriting, {"config.json", "vocab.json", "merges.txt"}, kGpt2Optional, "gpt2_bpe", "decoder", make_gpt2_kind},
-      // Llama and Qwen2: rows of the one decoder too (llama.h), read by the same opener.
-      {"llama", "Llama", {"llama"}, kWriting, {"config.json"}, kDecoderOptional, "gpt2_bpe", "decoder", make_llama_kind},
-      {"qwen2", "Qwen2", {"qwen2"}, kWriting, {"config.json"}, kDecoderOptional, "gpt2_bpe", "decoder", make_qwen2_kind},
+      // GPT-2, Llama and Qwen2: rows of the one decoder (decoder.h; gpt2.h, llama.h), read by the same opener.
+      {"gpt2", "GPT-2", {"gpt2"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_gpt2_kind},
+      {"llama", "Llama", {"llama"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_llama_kind},
+      {"qwen2", "Qwen2", {"qwen2"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_qwen2_kind},
   };
   return rows;
 }

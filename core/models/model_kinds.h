@@ -26,8 +26,10 @@ struct ModelKindRow {
   const char* title;  // for people ("BERT")
   std::vector<std::string> model_types;  // config.json's model_type values it reads
   ModelKindLab lab;
-  std::vector<std::string> required, optional;  // the folder's files besides the weights
-  const char* tokenizer;  // "wordpiece", "sentencepiece" or "gpt2_bpe" (web/tokenizers/)
+  // The folder's files besides the weights. A required entry may name alternatives, the preferred first:
+  // "tokenizer.json | vocab.json + merges.txt" (one of them, each of its files). web/models/kind_files.js reads it.
+  std::vector<std::string> required, optional;
+  const char* tokenizer;  // how it is read: "wordpiece", "sentencepiece" or "hf_tokenizers" (web/models/tokenizer_readers.js)
   const char* binding;    // the class that loads it: "bert", "marian" or "decoder" (wasm_bindings/raw_*.h)
   std::unique_ptr<ModelKind> (*make)();
 };

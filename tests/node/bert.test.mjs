@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync, copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention } from './support.mjs';
-import { openBertCheckpoint, pickCheckpointFiles } from '../../web/models/bert_checkpoint.js';
+import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention, openFolder, pickFiles } from './support.mjs';
 import { diskSource, folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { KernelRunner } from '../../web/training/kernel_runner.js';
@@ -25,7 +24,7 @@ const folder = (v) => path.join(FIXTURES, 'bert_tiny', v);
 const CASES = { single: ['The quick brown fox jumps over the lazy dog'], pair: ['the cat sat on the [MASK] .', 'a dog ran .'] };
 const TOL = 1e-4;
 
-const open = async (module, v, options) => openBertCheckpoint(module, await folderSources(folder(v)), options);
+const open = async (module, v, options) => openFolder(module, await folderSources(folder(v)), 'pretrained', options);
 const concat = (arrays) => Float32Array.from(arrays.flatMap((a) => Array.from(a)));
 
 function checkOutputs(bert, key, what) {
@@ -46,7 +45,7 @@ for (const build of BUILDS) {
     const module = await lab(build);
     for (const v of VARIANTS) {
       const progress = [];
-      const { bert, tokenizer, summary } = await open(module, v, { onProgress: (p) => progress.push(p) });
+      const { model: bert, tokenizer, summary } = await open(module, v, { onProgress: (p) => progress.push(p) });
       try {
         assert.equal(summary.mlm, v !== 'legacy', `${v}: MLM head`);
         assert.equal(progress.at(-1).bytes, progress.at(-1).total, `${v}: progress reaches the total`);
@@ -69,7 +68,7 @@ for (const build of BUILDS) {
 
 test('the staged forward (the kernel outside the module, as WebGPU runs it) gives the same numbers', async () => {
   const module = await lab('simd');
-  const { bert, tokenizer } = await open(module, 'modern');
+  const { model: bert, tokenizer } = await open(module, 'modern');
   const { ids, typeIds } = tokenizer.encode(...CASES.pair);
   const T = ids.length, H = bert.config.heads, D = bert.config.hiddenSize / H;
   // No pass under way: the protocol says what to do first.
@@ -106,7 +105,7 @@ test('the lab\'s forward (every layer\'s kernel through the page\'s KernelRunner
     const r = await runModel(ctx, { text: CASES.pair[0], pair: CASES.pair[1] });
     assert.equal(r.choice.backend, 'webgpu');
     assert.deepEqual(r.tokens, JSON.parse(refMeta['pair.tokens']));
-    checkOutputs(state.bert, 'bf16.pair', 'webgpu');
+    checkOutputs(state.model, 'bf16.pair', 'webgpu');
     assert.deepEqual(r.predictions[0].top.map((p) => p.token), JSON.parse(refMeta['bf16.pair.mask_top5']));
     // The same text again is not computed again (the four sections share one forward).
     assert.equal(await runModel(ctx, { text: CASES.pair[0], pair: CASES.pair[1] }), r);
@@ -119,7 +118,7 @@ test('the lab\'s forward (every layer\'s kernel through the page\'s KernelRunner
 test('[MASK] fill-in: the top five tokens of the MLM head, as PyTorch ranks them', async () => {
   const module = await lab('simd');
   for (const v of ['modern', 'bf16']) {
-    const { bert, tokenizer } = await open(module, v);
+    const { model: bert, tokenizer } = await open(module, v);
     const { ids, typeIds } = tokenizer.encode(...CASES.pair);
     bert.forward(ids, typeIds);
     const top = bert.predict(Number(refMeta['pair.mask_index']), 5);
@@ -128,7 +127,7 @@ test('[MASK] fill-in: the top five tokens of the MLM head, as PyTorch ranks them
     for (const p of top) assert.ok(Math.abs(p.logit - logits[at * V + p.id]) <= TOL, `${v}: logit of ${p.id}`);
     bert.delete();
   }
-  const { bert } = await open(module, 'legacy');
+  const { model: bert } = await open(module, 'legacy');
   assert.deepEqual(bert.predict(1, 5), [], 'no head, no predictions');
   bert.delete();
 });
@@ -144,15 +143,15 @@ function tempCopy(v, edit) {
 
 async function rejects(dir, pattern) {
   const module = await lab('simd');
-  await assert.rejects(openBertCheckpoint(module, await folderSources(dir)), pattern);
+  await assert.rejects(openFolder(module, await folderSources(dir), 'pretrained'), pattern);
   rmSync(dir, { recursive: true });
 }
 
 test('a BERT saved with torch.save (pytorch_model.bin only, the decoder tied) opens and computes what its model.safetensors does', async () => {
-  const picked = pickCheckpointFiles([{ name: 'config.json' }, { name: 'pytorch_model.bin' }, { name: 'vocab.txt' }]);
+  const picked = await pickFiles('bert', [{ name: 'config.json' }, { name: 'pytorch_model.bin' }, { name: 'vocab.txt' }]);
   assert.deepEqual([picked.weights.name, picked.weights.format], ['pytorch_model.bin', 'bin']);
   // With both, model.safetensors is read, as from_pretrained does.
-  assert.equal(pickCheckpointFiles([{ name: 'config.json' }, { name: 'pytorch_model.bin' }, { name: 'model.safetensors' }, { name: 'vocab.txt' }]).weights.name,
+  assert.equal((await pickFiles('bert', [{ name: 'config.json' }, { name: 'pytorch_model.bin' }, { name: 'model.safetensors' }, { name: 'vocab.txt' }])).weights.name,
     'model.safetensors');
   const module = await lab('simd');
   const fromBin = await open(module, 'bin');
@@ -162,20 +161,21 @@ test('a BERT saved with torch.save (pytorch_model.bin only, the decoder tied) op
     assert.equal(fromBin.summary.file, 'pytorch_model.bin');
     assert.ok(fromBin.summary.mlm);
     const { ids, typeIds } = fromBin.tokenizer.encode(...CASES.pair);
-    for (const { bert } of [fromBin, fromSafetensors]) bert.forward(ids, typeIds, { backend: 'simd128' });
-    for (let l = 0; l < fromBin.bert.config.layers; l++) assert.deepEqual(fromBin.bert.attention(l), fromSafetensors.bert.attention(l), `layer ${l}`);
-    assert.deepEqual(fromBin.bert.predict(6), fromSafetensors.bert.predict(6));
+    for (const { model: bert } of [fromBin, fromSafetensors]) bert.forward(ids, typeIds, { backend: 'simd128' });
+    for (let l = 0; l < fromBin.model.config.layers; l++) assert.deepEqual(fromBin.model.attention(l), fromSafetensors.model.attention(l), `layer ${l}`);
+    assert.deepEqual(fromBin.model.predict(6), fromSafetensors.model.predict(6));
   } finally {
-    fromBin.bert.delete();
-    fromSafetensors.bert.delete();
+    fromBin.model.delete();
+    fromSafetensors.model.delete();
   }
 });
 
 test('a folder without the checkpoint files says which are missing', async () => {
-  assert.throws(() => pickCheckpointFiles([{ name: 'config.json' }, { name: 'tf_model.h5' }, { name: 'vocab.txt' }]),
+  await assert.rejects(pickFiles('bert', [{ name: 'config.json' }, { name: 'tf_model.h5' }, { name: 'vocab.txt' }]),
     /missing model\.safetensors or pytorch_model\.bin \(given: config\.json, tf_model\.h5, vocab\.txt\)\. TensorFlow and Flax weights are not read here/);
-  assert.throws(() => pickCheckpointFiles([]), /A BERT checkpoint needs config\.json, vocab\.txt and model\.safetensors or pytorch_model\.bin; missing config\.json, vocab\.txt, model\.safetensors or pytorch_model\.bin \(given: no files\)/);
-  assert.throws(() => pickCheckpointFiles([{ name: 'a/config.json' }, { name: 'b/config.json' }]), /two files are named config\.json/);
+  await assert.rejects(pickFiles('bert', []),
+    /A BERT checkpoint needs config\.json, vocab\.txt, and model\.safetensors or pytorch_model\.bin; missing config\.json; vocab\.txt; model\.safetensors or pytorch_model\.bin \(given: no files\)/);
+  await assert.rejects(pickFiles('bert', [{ name: 'a/config.json' }, { name: 'b/config.json' }]), /two files are named config\.json/);
 });
 
 test('a truncated model.safetensors names the tensor that lies outside the file', async () => {
@@ -207,7 +207,7 @@ test('a checkpoint that does not fit its config names the tensor and both shapes
 test('config.json and vocab.txt: not JSON, another model type, a vocabulary of another model', async () => {
   await rejects(tempCopy('modern', (dir) => writeFileSync(path.join(dir, 'config.json'), '{"hidden_size": ')), /config\.json/);
   await rejects(tempCopy('modern', (dir) => writeFileSync(path.join(dir, 'config.json'), '{"model_type": "gpt2"}')),
-    /config\.json: model_type is "gpt2"; this lab reads BERT checkpoints/);
+    /^CheckpointError: This folder holds a GPT-2 model \(config\.json's model_type is "gpt2"\), not a BERT or DistilBERT one: open it in the Writing lab\.$/);
   await rejects(tempCopy('modern', (dir) => writeFileSync(path.join(dir, 'vocab.txt'), 'hello\nworld\n')), /vocab\.txt has no \[CLS\], \[SEP\], \[UNK\]/);
   await rejects(tempCopy('modern', (dir) => writeFileSync(path.join(dir, 'vocab.txt'), `${readFileSync(path.join(dir, 'vocab.txt'), 'utf8')}extra1\nextra2\n`)),
     /vocab\.txt has 181 tokens but config\.json's vocab_size is 179: they belong to different models/);
@@ -224,7 +224,7 @@ test('NaN in a weight is named; input the model cannot take is refused; the modu
     writeFileSync(f, bytes);
   }), /model\.safetensors: tensor "bert\.encoder\.layer\.1\.output\.dense\.bias" holds NaN at element 3/);
   const module = await lab('simd');
-  const { bert, tokenizer } = await open(module, 'modern');
+  const { model: bert, tokenizer } = await open(module, 'modern');
   assert.throws(() => bert.forward([2, 500, 3], [0, 0, 0]), /token id 500 at position 1 is outside the vocabulary \[0, 179\)/);
   assert.throws(() => bert.forward([2, 5], [0]), /ids has 2 tokens but types has 1/);
   assert.throws(() => bert.forward(new Array(65).fill(5), new Array(65).fill(0)), /65 tokens: this model has position embeddings for 64/);
@@ -241,6 +241,6 @@ test('a file that shrinks while it is read is named, not read past', async () =>
   const sources = await folderSources(folder('modern'));
   const weights = sources.find((s) => s.name === 'model.safetensors');
   const short = { ...weights, read: async (o, l) => (o > 1000 ? (await weights.read(o, l)).subarray(0, l - 1) : weights.read(o, l)) };
-  await assert.rejects(openBertCheckpoint(module, sources.map((s) => (s === weights ? short : s))),
+  await assert.rejects(openFolder(module, sources.map((s) => (s === weights ? short : s)), 'pretrained'),
     /model\.safetensors: could read only \d+ of \d+ bytes of tensor "[^"]+" \(was the file changed while it was read\?\)/);
 });

@@ -10,8 +10,10 @@ import { folderSources } from '../../web/cli/file_source.mjs';
 import { MODEL_KINDS, openCheckpoint } from '../../web/models/registry.js';
 import { MODEL_KIND_ROWS } from '../../web/models/model_kinds.generated.js';
 import { WEIGHT_FILES } from '../../web/models/checkpoint_files.js';
+import { parseNeed } from '../../web/models/kind_files.js';
+import { TOKENIZER_READERS } from '../../web/models/tokenizer_readers.js';
 
-test('MODEL_KINDS is the C++ registry\'s rows (model_types, lab, files, tokenizer), with the weights and an opener added', async () => {
+test('MODEL_KINDS is the C++ registry\'s rows (model_types, lab, files, tokenizer), with the weights added', async () => {
   const module = await lab('simd');
   assert.deepEqual(MODEL_KIND_ROWS, module.modelKinds, 'the generated table is the module\'s');
   assert.deepEqual(module.modelKinds.map((k) => k.kind), ['bert', 'distilbert', 'marian', 'gpt2', 'llama', 'qwen2']);
@@ -19,17 +21,21 @@ test('MODEL_KINDS is the C++ registry\'s rows (model_types, lab, files, tokenize
     const k = MODEL_KINDS[i];
     assert.deepEqual({ kind: k.kind, title: k.title, modelTypes: k.modelTypes, lab: k.lab, tokenizer: k.tokenizer },
       { kind: row.kind, title: row.title, modelTypes: row.modelTypes, lab: row.lab, tokenizer: row.tokenizer });
-    assert.deepEqual(k.files, { ...row.files, weights: WEIGHT_FILES.map(([name]) => name) }, row.kind);
-    assert.equal(typeof k.open, 'function', row.kind);
+    assert.deepEqual(k.files, { needs: row.files.required.map(parseNeed), optional: row.files.optional, weights: WEIGHT_FILES.map(([name]) => name) }, row.kind);
+    assert.equal(typeof TOKENIZER_READERS[k.tokenizer]?.read, 'function', `${row.kind}'s tokenizer has a reader`);
   }
-  const gpt2 = module.modelKinds.find((k) => k.kind === 'gpt2');
-  assert.deepEqual([gpt2.binding, gpt2.tokenizer, gpt2.lab.id], ['decoder', 'gpt2_bpe', 'writing']);
+  // Every decoder kind is read the same way: the one binding, the one tokenizer reader, the same files.
+  for (const kind of ['gpt2', 'llama', 'qwen2']) {
+    const row = module.modelKinds.find((k) => k.kind === kind);
+    assert.deepEqual([row.binding, row.tokenizer, row.lab.id, row.files.required], ['decoder', 'hf_tokenizers', 'writing', ['config.json', 'tokenizer.json | vocab.json + merges.txt']]);
+  }
+  assert.deepEqual(parseNeed('tokenizer.json | vocab.json + merges.txt'), [['tokenizer.json'], ['vocab.json', 'merges.txt']]);
 });
 
 test('a decoder\'s writer: bad calls are refused by name and the writer goes on', async () => {
   const module = await lab('simd');
-  const { opened } = await openCheckpoint(module, await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'hub')), { expect: 'gpt2' });
-  const { gpt2 } = opened;
+  const { opened } = await openCheckpoint(module, await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'hub')), { lab: 'writing' });
+  const { model: gpt2 } = opened;
   try {
     assert.ok(gpt2 instanceof module.Decoder);
     assert.deepEqual(gpt2.rotarySpeeds(), new Float32Array(0), 'learned positions: no rotary speeds');

@@ -36,16 +36,16 @@ test('a DistilBERT folder is found as its kind and opens in the Pretrained lab, 
       await runModel(ctx, { text: 'the cat sat on the [MASK] .', pair: 'a dog ran .' });
       const ids = Array.from(ref['pair.input_ids'].data);
       assert.deepEqual(Array.from(state.tokenizer.encode('the cat sat on the [MASK] .', 'a dog ran .').ids), ids);
-      const L = state.bert.config.layers;
-      const attentions = Float32Array.from([...Array(L).keys()].flatMap((l) => Array.from(state.bert.attention(l))));
-      const hidden = Float32Array.from([...Array(L + 1).keys()].flatMap((l) => Array.from(state.bert.hidden(l))));
+      const L = state.model.config.layers;
+      const attentions = Float32Array.from([...Array(L).keys()].flatMap((l) => Array.from(state.model.attention(l))));
+      const hidden = Float32Array.from([...Array(L + 1).keys()].flatMap((l) => Array.from(state.model.hidden(l))));
       assert.ok(maxAbsDiff(attentions, ref['pair.attentions'].data) <= tol('pair.attentions'), `${variant}: attentions`);
       assert.ok(maxAbsDiff(hidden, ref['pair.hidden_states'].data) <= tol('pair.hidden_states'), `${variant}: hidden states`);
       if (mlm) {
         const mask = ids.indexOf(state.tokenizer.tokenToId('[MASK]'));
         const logits = ref['pair.mlm_logits'].data;
-        const V = state.bert.config.vocabSize;
-        const top = state.bert.predict(mask, 3);
+        const V = state.model.config.vocabSize;
+        const top = state.model.predict(mask, 3);
         const row = Array.from(logits.subarray(mask * V, (mask + 1) * V));
         const torchTop = row.map((x, id) => [x, id]).sort((a, b) => b[0] - a[0]).slice(0, 3).map(([, id]) => id);
         assert.deepEqual(top.map((p) => p.id), torchTop, 'the [MASK] head ranks as PyTorch does');

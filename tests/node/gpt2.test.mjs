@@ -29,13 +29,13 @@ async function open(variant) {
   const module = await lab('simd');
   const sources = await folderSources(folder(variant));
   assert.equal((await checkpointKind(sources)).kind.kind, 'gpt2');
-  return (await openCheckpoint(module, sources, { expect: 'gpt2' })).opened;
+  return (await openCheckpoint(module, sources, { lab: 'writing' })).opened;
 }
 
 test('gpt2: every fixture folder opens as its kind and the prompt\'s pass matches PyTorch', async () => {
   for (const [variant, file, naming] of [['hub', 'model.safetensors', 'no prefix'], ['hub_bin', 'pytorch_model.bin', 'no prefix'],
     ['lm', 'model.safetensors', '"transformer." prefix'], ['lm_bin', 'pytorch_model.bin', '"transformer." prefix']]) {
-    const { gpt2, tokenizer, summary } = await open(variant);
+    const { model: gpt2, tokenizer, summary } = await open(variant);
     try {
       assert.equal(summary.file, file);
       assert.equal(summary.naming, naming);
@@ -56,7 +56,7 @@ test('gpt2: every fixture folder opens as its kind and the prompt\'s pass matche
 });
 
 test('gpt2: the prompt\'s pass through the staged calls (the page\'s kernel, its causal mask) gives the CPU pass\'s results', async () => {
-  const { gpt2, tokenizer } = await open('lm');
+  const { model: gpt2, tokenizer } = await open('lm');
   try {
     const ids = tokenizer.encode(PROMPT).ids;
     const module = await lab('simd');
@@ -71,7 +71,7 @@ test('gpt2: the prompt\'s pass through the staged calls (the page\'s kernel, its
 });
 
 test('gpt2: greedy writing is PyTorch\'s continuation; a seed reproduces a sampled run; the live distribution follows the temperature', async () => {
-  const { gpt2, tokenizer } = await open('hub');
+  const { model: gpt2, tokenizer } = await open('hub');
   try {
     const ids = tokenizer.encode(PROMPT).ids;
     const greedy = gpt2.generate(ids, { temperature: 0, maxNewTokens: 12 });
@@ -103,7 +103,7 @@ test('gpt2: greedy writing is PyTorch\'s continuation; a seed reproduces a sampl
 });
 
 test('gpt2: head roles match the script\'s', async () => {
-  const { gpt2 } = await open('lm_bin');
+  const { model: gpt2 } = await open('lm_bin');
   try {
     const r = gpt2.headRoles({ n: 20, seed: 7 });
     assert.deepEqual(Array.from(r.tokens), Array.from(ref['roles.input_ids'].data));
@@ -171,7 +171,7 @@ test('attnlab generate and heads: bad flags and bad folders exit 2 with one line
 
 test('gpt2: module.sampling on kept logits is the writer\'s rule: step k drawn with index k is generate()\'s token, the bars its top', async () => {
   const module = await lab('simd');
-  const { gpt2, tokenizer } = await open('hub');
+  const { model: gpt2, tokenizer } = await open('hub');
   try {
     const ids = tokenizer.encode(PROMPT).ids;
     for (const settings of [{ temperature: 0.9, topK: 50, topP: 0.95, seed: 42 }, { temperature: 1.5, topK: 0, topP: 1, seed: 7 }, { temperature: 0, topK: 0, topP: 1, seed: 0 }]) {
@@ -232,7 +232,7 @@ test('attnlab generate: the Writing lab\'s defaults (temperature 0.8, top-k 50, 
 });
 
 test('attnlab generate --json is written in pieces of at most one attention row, and they make the whole record', async () => {
-  const { runGenerate } = await import('../../web/cli/gpt2_commands.mjs');
+  const { runGenerate } = await import('../../web/cli/writing_commands.mjs');
   const { writingLab } = await import('../../web/labs/07_writing.js');
   const { defaultValues } = await import('../../web/shared/properties.js');
   const module = await lab('simd');

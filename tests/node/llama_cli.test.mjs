@@ -49,7 +49,7 @@ test('llama and qwen2 folders open as their kinds (the Writing lab\'s) and the p
     const sources = await folderSources(folder(kind));
     const found = (await checkpointKind(sources)).kind;
     assert.deepEqual([found.kind, found.lab.id, found.lab.command], [kind, 'writing', 'attnlab generate']);
-    const { kind: opened, opened: { gpt2: model, tokenizer, summary } } = await openCheckpoint(module, sources, { expect: 'gpt2' });
+    const { kind: opened, opened: { model, tokenizer, summary } } = await openCheckpoint(module, sources, { lab: 'writing' });
     try {
       assert.equal(opened.kind, kind);
       assert.equal(summary.file, file);
@@ -114,7 +114,7 @@ test('a llama or qwen2 config this decoder does not compute exits 2 with one lin
     return dir;
   };
   for (const [kind, change, message] of [
-    ['qwen2', { use_sliding_window: true }, /^attnlab: config\.json: "use_sliding_window" is true; this decoder attends to every earlier token \(no sliding window\)\n$/],
+    ['qwen2', { use_sliding_window: true }, /^attnlab: config\.json: "use_sliding_window" is true and "sliding_window" is 64; this decoder attends to every earlier token \(no sliding window\)\n$/],
     ['llama', { rope_scaling: { rope_type: 'dynamic', factor: 2 } }, /^attnlab: config\.json: rope_scaling's rope_type is "dynamic"; this decoder computes rotary positions unscaled, "linear" or "llama3" only\n$/],
   ]) {
     const r = run('generate', '--model', edited(kind, change), '--text', 'The dog');

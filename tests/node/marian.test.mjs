@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, mkdtempSync, copyFileSync, writeFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, crc32 } from './support.mjs';
-import { openMarianCheckpoint, pickMarianFiles } from '../../web/models/marian_checkpoint.js';
+import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, crc32, openFolder, pickFiles } from './support.mjs';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
@@ -27,7 +26,7 @@ const close = (ours, key, what) => {
 for (const build of BUILDS) {
   test(`Marian: source ids, encoder, teacher-forced decoder, greedy and beam search match PyTorch [${build}]`, async () => {
     const module = await lab(build);
-    const { marian, tokenizer } = await openMarianCheckpoint(module, await folderSources(FOLDER));
+    const { model: marian, tokenizer } = await openFolder(module, await folderSources(FOLDER), 'translation');
     try {
       const c = marian.config;
       for (const s of SENTENCES) {
@@ -59,7 +58,7 @@ for (const build of BUILDS) {
 
 test('beam search reports the beams and their scores at every step, as PyTorch ranks them', async () => {
   const module = await lab('simd');
-  const { marian, tokenizer } = await open();
+  const { model: marian, tokenizer } = await open();
   const s = SENTENCES[0];
   marian.encode(tokenizer.encode(meta[`${s}.source_text`]).ids);
   const g = marian.generate({ beams: 4 });
@@ -73,7 +72,7 @@ test('beam search reports the beams and their scores at every step, as PyTorch r
     g.steps[i].scores.forEach((x, b) => assert.ok(Math.abs(x - want[b]) <= TOL, `step ${i} beam ${b}: ${x} vs ${want[b]}`));
   }
   marian.delete();
-  async function open() { return openMarianCheckpoint(module, await folderSources(FOLDER)); }
+  async function open() { return openFolder(module, await folderSources(FOLDER), 'translation'); }
 });
 
 function tempCopy(edit, files = ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors']) {
@@ -85,16 +84,16 @@ function tempCopy(edit, files = ['config.json', 'source.spm', 'target.spm', 'voc
 
 test('bad folders, files and inputs are named; the module keeps working', async () => {
   const module = await lab('simd');
-  assert.throws(() => pickMarianFiles([{ name: 'config.json' }, { name: 'pytorch_model.bin' }]),
-    /^CheckpointError: A Marian checkpoint needs config\.json, source\.spm, target\.spm, vocab\.json and model\.safetensors or pytorch_model\.bin; missing source\.spm, target\.spm, vocab\.json \(given: config\.json, pytorch_model\.bin\)\.$/);
-  assert.throws(() => pickMarianFiles(['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.bin'].map((name) => ({ name }))),
+  await assert.rejects(pickFiles('marian', [{ name: 'config.json' }, { name: 'pytorch_model.bin' }]), { name: 'CheckpointError', message: 'A Marian (opus-mt) checkpoint needs '
+    + 'config.json, source.spm, target.spm, vocab.json, and model.safetensors or pytorch_model.bin; missing source.spm; target.spm; vocab.json (given: config.json, pytorch_model.bin).' });
+  await assert.rejects(pickFiles('marian', ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.bin'].map((name) => ({ name }))),
     /; missing model\.safetensors or pytorch_model\.bin \(given: config\.json, source\.spm, target\.spm, vocab\.json, model\.bin\)\.$/);
   const rejects = async (edit, pattern) => {
     const dir = tempCopy(edit);
-    await assert.rejects(openMarianCheckpoint(module, await folderSources(dir)), pattern);
+    await assert.rejects(openFolder(module, await folderSources(dir), 'translation'), pattern);
     rmSync(dir, { recursive: true });
   };
-  await rejects((dir) => writeFileSync(path.join(dir, 'config.json'), '{"model_type": "bert"}'), /config\.json: model_type is "bert"; this lab reads Marian/);
+  await rejects((dir) => writeFileSync(path.join(dir, 'config.json'), '{"model_type": "bert"}'), /^CheckpointError: This folder holds a BERT model \(config\.json's model_type is "bert"\), not a Marian \(opus-mt\) one: open it in the Pretrained lab\.$/);
   await rejects((dir) => {
     const f = path.join(dir, 'config.json');
     writeFileSync(f, readFileSync(f, 'utf8').replace('"d_model": 32', '"d_model": 48'));
@@ -106,7 +105,7 @@ test('bad folders, files and inputs are named; the module keeps working', async 
   }, /^AttnLabError: model\.safetensors: tensor "[^"]+" data_offsets \[\d+, \d+\] lie outside the \d+-byte data section$/);
   await rejects((dir) => writeFileSync(path.join(dir, 'source.spm'), 'not a model'), /source\.spm/);
   await rejects((dir) => writeFileSync(path.join(dir, 'vocab.json'), '[1, 2]'), /vocab\.json/);
-  const { marian, tokenizer } = await openMarianCheckpoint(module, await folderSources(FOLDER));
+  const { model: marian, tokenizer } = await openFolder(module, await folderSources(FOLDER), 'translation');
   assert.throws(() => marian.encode([0, 5000]), /source ids: token id 5000 at position 1 is outside the vocabulary \[0, 649\)/);
   assert.throws(() => marian.encode(new Array(65).fill(5)), /source ids has 65 tokens: this model has positions for 64/);
   assert.throws(() => marian.generate({ beams: 4 }), /encode\(\) first/);
@@ -211,19 +210,19 @@ for (const build of BUILDS) {
 
 test('a folder with both weights files reads model.safetensors; with only pytorch_model.bin, that; the summary says which', async () => {
   const module = await lab('simd');
-  const both = await openMarianCheckpoint(module, await folderSources(FOLDER));
+  const both = await openFolder(module, await folderSources(FOLDER), 'translation');
   assert.equal(both.summary.file, 'model.safetensors');
   assert.deepEqual(both.files, ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors']);
   const dir = tempCopy(() => {}, ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin']);
-  const bin = await openMarianCheckpoint(module, await folderSources(dir));
+  const bin = await openFolder(module, await folderSources(dir), 'translation');
   rmSync(dir, { recursive: true });
   assert.equal(bin.summary.file, 'pytorch_model.bin');
   assert.deepEqual(bin.files, ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'pytorch_model.bin']);
   const ids = bin.tokenizer.encode(meta['cat.source_text']).ids;
-  for (const m of [both.marian, bin.marian]) m.encode(ids);
-  assert.deepEqual(bin.marian.generate({ beams: 4 }), both.marian.generate({ beams: 4 }));
-  both.marian.delete();
-  bin.marian.delete();
+  for (const m of [both.model, bin.model]) m.encode(ids);
+  assert.deepEqual(bin.model.generate({ beams: 4 }), both.model.generate({ beams: 4 }));
+  both.model.delete();
+  bin.model.delete();
 });
 
 test('malformed pytorch_model.bin files through the streamed path: each exact message; a failed open leaves the heap where it was', async () => {

@@ -8,8 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention } from './support.mjs';
-import { openMarianCheckpoint } from '../../web/models/marian_checkpoint.js';
+import { BUILDS, lab, fixture, FIXTURES, maxAbsDiff, nodeWebGpuAttention, openFolder } from './support.mjs';
 import { folderSources } from '../../web/cli/file_source.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { KernelRunner } from '../../web/training/kernel_runner.js';
@@ -26,7 +25,7 @@ const concat = (arrays) => Float32Array.from(arrays.flatMap((a) => Array.from(a)
 for (const build of BUILDS) {
   test(`Marian staged around a CPU kernel = encode() and decode(), bit for bit; its cross rows = the decoding loop's [${build}]`, async () => {
     const module = await lab(build);
-    const { marian, tokenizer } = await openMarianCheckpoint(module, await folderSources(FOLDER));
+    const { model: marian, tokenizer } = await openFolder(module, await folderSources(FOLDER), 'translation');
     try {
       const c = marian.config;
       const { ids } = tokenizer.encode(meta['cat.source_text']);
@@ -91,9 +90,9 @@ const kernelOf = (module) => (args) => module.attentionForward({ ...args, backen
 test('the Translation lab on WebGPU (Dawn on SwiftShader): its attention through the page\'s KernelRunner matches PyTorch to 1e-4; the badge names both', async () => {
   const gpuAttention = await nodeWebGpuAttention();
   const module = await lab('simd');
-  const opened = await openMarianCheckpoint(module, await folderSources(FOLDER));
+  const opened = await openFolder(module, await folderSources(FOLDER), 'translation');
   try {
-    const c = opened.marian.config;
+    const c = opened.model.config;
     const runner = new KernelRunner({ module, request: { requested: 'webgpu', gpu: { attention: gpuAttention, reason: 'ok' } } });
     const ctx = { module, backend: 'webgpu', opened, attention: (args) => runner.forward(args) };
     const r = await runTranslation(ctx, { text: meta['cat.source_text'], beams: c.numBeams, maxLength: c.maxLength });
@@ -112,7 +111,7 @@ test('the Translation lab on WebGPU (Dawn on SwiftShader): its attention through
     assert.match(cpu.choice.reason, /it ran the decoding loop and the attention shown$/);
     assert.deepEqual(cpu.ids, Array.from(ref['cat.greedy.ids'].data));
   } finally {
-    opened.marian.delete();
+    opened.model.delete();
     gpuAttention.destroy();
   }
 });

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { FIXTURES } from './support.mjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 import { folderSources } from '../../web/cli/file_source.mjs';
-import { checkpointKind, MODEL_KINDS, openCheckpoint } from '../../web/models/registry.js';
+import { MODEL_KINDS, kindForLab, kindOfModelType, labKinds, modelTypeOf, openCheckpoint } from '../../web/models/registry.js';
+import { TOKENIZER_READERS } from '../../web/models/tokenizer_readers.js';
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 const BERT = path.join(FIXTURES, 'bert_tiny', 'modern');
@@ -34,42 +35,50 @@ function withConfig(from, edit) {
   return dir;
 }
 
-test('checkpointKind: the kind from config.json\'s model_type', async () => {
-  assert.equal((await checkpointKind(await folderSources(BERT))).kind.kind, 'bert');
-  assert.equal((await checkpointKind(await folderSources(MARIAN))).kind.kind, 'marian');
-  assert.equal((await checkpointKind(await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'lm')))).kind.kind, 'gpt2');
-  const mistral = await checkpointKind(await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'mistral' }))));
-  assert.deepEqual([mistral.kind, mistral.modelType], [null, 'mistral']);
-  const llama = await checkpointKind(await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'llama' }))));
-  assert.deepEqual([llama.kind.kind, llama.kind.lab.id], ['llama', 'writing']);
-  assert.deepEqual(await checkpointKind(await folderSources(FIXTURES)), { kind: null, modelType: null }, 'no config.json');
-  await assert.rejects(checkpointKind(await folderSources(withConfig(BERT, () => '{"model_type": '))), /^CheckpointError: config\.json is not JSON/);
-  for (const kind of MODEL_KINDS) assert.equal(typeof kind.open, 'function', kind.kind);
+test('the kind from config.json\'s model_type, once for the openers and both Hub clients', async () => {
+  const typeOf = (dir) => modelTypeOf(readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  assert.equal(kindOfModelType(typeOf(BERT)).kind, 'bert');
+  assert.equal(kindOfModelType(typeOf(MARIAN)).kind, 'marian');
+  assert.equal(kindOfModelType(typeOf(path.join(FIXTURES, 'gpt2_tiny', 'lm'))).kind, 'gpt2');
+  assert.equal(kindOfModelType('mistral'), null);
+  assert.deepEqual([kindOfModelType('llama').kind, kindOfModelType('llama').lab.id], ['llama', 'writing']);
+  assert.equal(modelTypeOf('{"hidden_size": 4}'), null, 'no model_type');
+  assert.throws(() => modelTypeOf('{"model_type": '), /^CheckpointError: config\.json is not JSON/);
+  // Each lab's kinds, and what a lab makes of another lab's kind and of an unknown one.
+  assert.deepEqual(labKinds('writing').map((k) => k.kind), ['gpt2', 'llama', 'qwen2']);
+  assert.deepEqual(kindForLab('marian', 'writing'), { problem: 'This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), '
+    + 'not a GPT-2, Llama or Qwen2 one', lab: kindOfModelType('marian').lab });
+  assert.deepEqual(kindForLab('mistral', 'writing'), { problem: 'config.json\'s model_type is "mistral": the Writing lab reads GPT-2, Llama and Qwen2 models '
+    + '(model_type "gpt2" or "llama" or "qwen2")' });
+  assert.equal(kindForLab(null, 'translation').kind.kind, 'marian', 'no model_type: the lab\'s own kind');
+  assert.throws(() => kindForLab('bert', 'alignment'), /no lab 'alignment' opens checkpoints/);
+  for (const kind of MODEL_KINDS) assert.equal(typeof TOKENIZER_READERS[kind.tokenizer]?.read, 'function', `${kind.kind}'s tokenizer "${kind.tokenizer}" has a reader`);
 });
 
 test('openCheckpoint refuses another kind with the lab that reads it, and opens its own', async () => {
   const module = await (await import('../../web/node_loader.mjs')).loadAttnLabNode({ build: 'simd' });
-  await assert.rejects(openCheckpoint(module, await folderSources(MARIAN), { expect: 'bert' }),
-    { name: 'CheckpointError', message: 'This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT one: open it in the Translation lab (attnlab translate).' });
-  await assert.rejects(openCheckpoint(module, await folderSources(BERT), { expect: 'marian' }),
-    { name: 'CheckpointError', message: 'This folder holds a BERT model (config.json\'s model_type is "bert"), not a Marian (opus-mt) one: open it in the Pretrained lab (attnlab pretrained).' });
-  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'mistral' }))), { expect: 'bert' }),
+  await assert.rejects(openCheckpoint(module, await folderSources(MARIAN), { lab: 'pretrained' }),
+    { name: 'CheckpointError', message: 'This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT or DistilBERT one: open it in the Translation lab.', lab: kindOfModelType('marian').lab });
+  await assert.rejects(openCheckpoint(module, await folderSources(BERT), { lab: 'translation' }),
+    { name: 'CheckpointError', message: 'This folder holds a BERT model (config.json\'s model_type is "bert"), not a Marian (opus-mt) one: open it in the Pretrained lab.' });
+  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'mistral' }))), { lab: 'pretrained' }),
     { name: 'CheckpointError', message: 'config.json\'s model_type is "mistral": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
-  await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'qwen2_tiny')), { expect: 'bert' }),
-    { name: 'CheckpointError', message: 'This folder holds a Qwen2 model (config.json\'s model_type is "qwen2"), not a BERT one: open it in the Writing lab (attnlab generate).' });
-  await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'hub')), { expect: 'bert' }),
-    { name: 'CheckpointError', message: 'This folder holds a GPT-2 model (config.json\'s model_type is "gpt2"), not a BERT one: open it in the Writing lab (attnlab generate).' });
+  await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'qwen2_tiny')), { lab: 'pretrained' }),
+    { name: 'CheckpointError', message: 'This folder holds a Qwen2 model (config.json\'s model_type is "qwen2"), not a BERT or DistilBERT one: open it in the Writing lab.' });
+  await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'hub')), { lab: 'pretrained' }),
+    { name: 'CheckpointError', message: 'This folder holds a GPT-2 model (config.json\'s model_type is "gpt2"), not a BERT or DistilBERT one: open it in the Writing lab.' });
   // A config.json without model_type (older exports) goes to the lab's own kind.
-  const { kind, opened } = await openCheckpoint(module, await folderSources(withConfig(BERT, ({ model_type: _, ...c }) => c)), { expect: 'bert' });
+  const { kind, opened } = await openCheckpoint(module, await folderSources(withConfig(BERT, ({ model_type: _, ...c }) => c)), { lab: 'pretrained' });
   assert.equal(kind.kind, 'bert');
-  assert.equal(opened.bert.config.layers, 2);
-  opened.bert.delete();
+  assert.equal(opened.model.config.layers, 2);
+  opened.model.delete();
 });
 
 test('the CLI names the right command for a folder of the other kind (exit 2, one line)', () => {
   let r = attnlab('pretrained', '--model', MARIAN, '--text', 'x', '--backend', 'simd');
   assert.equal(r.status, 2, r.stderr);
-  assert.equal(r.stderr, 'attnlab: This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT one: open it in the Translation lab (attnlab translate).\n');
+  assert.equal(r.stderr, 'attnlab: This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a BERT or DistilBERT one: '
+    + 'open it in the Translation lab (attnlab translate).\n');
   r = attnlab('translate', '--model', BERT, '--backend', 'simd');
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^attnlab: This folder holds a BERT model .*: open it in the Pretrained lab \(attnlab pretrained\)\.\n$/);

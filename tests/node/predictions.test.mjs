@@ -61,7 +61,7 @@ test('Pretrained: on the tiny BERT, every query of the default sentence has weig
     }
   });
   assert.ok(later / (r.attentions.length * r.H * r.T) > 0.1, `the weight on later keys, per row: ${later / (r.attentions.length * r.H * r.T)}`);
-  ctx.opened.bert.delete();
+  ctx.opened.model.delete();
 });
 
 test('Translation: on the tiny Marian, every generated token\'s cross-attention has weight on every source token, </s> included', async () => {
@@ -77,7 +77,7 @@ test('Translation: on the tiny Marian, every generated token\'s cross-attention 
       assert.ok(Math.abs(w.reduce((a, b) => a + b, 0) - 1) < 1e-5);
     }
   });
-  ctx.opened.marian.delete();
+  ctx.opened.model.delete();
 });
 
 test('Writing: the induction score of every head is its weight from each token p of the second copy to p - n + 1', async () => {
@@ -99,5 +99,5 @@ test('Writing: the induction score of every head is its weight from each token p
     }
   }
   assert.ok(checked >= 4, `${checked} heads`);
-  ctx.opened.gpt2.delete();
+  ctx.opened.model.delete();
 });

@@ -57,7 +57,7 @@ test('attnlab pretrained --png writes the page\'s heatmap of the chosen layer an
 test('bad folders and flags exit with code 2 and the reason', () => {
   let r = run('--model', FIXTURES, '--text', 'x');
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /^attnlab: A BERT checkpoint needs config\.json, vocab\.txt and model\.safetensors or pytorch_model\.bin; missing config\.json, vocab\.txt, model\.safetensors or pytorch_model\.bin \(given: /);
+  assert.match(r.stderr, /^attnlab: A BERT checkpoint needs config\.json, vocab\.txt, and model\.safetensors or pytorch_model\.bin; missing config\.json; vocab\.txt; model\.safetensors or pytorch_model\.bin \(given: /);
   r = run('--model', path.join(FIXTURES, 'nope'), '--text', 'x');
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--model .*nope: not a folder/);

@@ -41,7 +41,7 @@ test('a sharded llama folder opens in the module with PyTorch\'s logits, and rea
   const module = await lab('simd');
   const sources = await folderSources(SHARDED);
   assert.ok(sources.every((s) => s.name !== 'model.safetensors'));
-  const { kind, opened: { gpt2: model, summary, files } } = await openCheckpoint(module, sources, { expect: 'gpt2' });
+  const { kind, opened: { model, summary, files } } = await openCheckpoint(module, sources, { lab: 'writing' });
   try {
     assert.equal(kind.kind, 'llama');
     assert.equal(summary.file, INDEX);
@@ -104,7 +104,7 @@ test('several end-of-text ids: generation_config.json\'s list stops the CLI\'s w
   assert.equal(out.generated.stopReason, 'eos');
 
   const module = await lab('simd');
-  const { opened: { gpt2: model, tokenizer } } = await openCheckpoint(module, await folderSources(dir), { expect: 'gpt2' });
+  const { opened: { model, tokenizer } } = await openCheckpoint(module, await folderSources(dir), { lab: 'writing' });
   try {
     // generation_config.json's list first; the tokenizer's own end (<|endoftext|>, 406) joins it.
     assert.deepEqual(tokenizer.eosIds.slice(0, 2), [unused, greedy[at]]);

@@ -63,3 +63,19 @@ export function crc32(bytes) {
   }
   return ~c >>> 0;
 }
+
+/**
+ * A checkpoint's sources opened for a lab (its id) by the one opener (web/models/registry.js) -> what it
+ * opened: {model, tokenizer, summary, files, options (BERT's tokenizer notes)}.
+ */
+export async function openFolder(module, sources, lab, options = {}) {
+  const { openCheckpoint } = await import('../../web/models/registry.js');
+  return (await openCheckpoint(module, sources, { lab, ...options })).opened;
+}
+
+/** A kind's files picked among `sources` as the opener picks them ({picked, weights}), or its CheckpointError. */
+export async function pickFiles(kind, sources) {
+  const { MODEL_KINDS, pickKindFiles } = await import('../../web/models/registry.js');
+  const { filesByName } = await import('../../web/models/checkpoint_files.js');
+  return pickKindFiles(MODEL_KINDS.find((k) => k.kind === kind), filesByName(sources));
+}

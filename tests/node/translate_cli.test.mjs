@@ -55,7 +55,7 @@ test('attnlab translate --png writes the cross-attention heatmap; bad folders an
   assert.ok(image.width > 300 && image.height > 300);
   r = run('--model', FIXTURES, '--text', 'x');
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /^attnlab: A Marian checkpoint needs config\.json, source\.spm, target\.spm, vocab\.json and model\.safetensors or pytorch_model\.bin; missing /);
+  assert.match(r.stderr, /^attnlab: A Marian \(opus-mt\) checkpoint needs config\.json, source\.spm, target\.spm, vocab\.json, and model\.safetensors or pytorch_model\.bin; missing /);
   r = run('--model', FOLDER, '--text', 'x', '--beams', '40');
   assert.equal(r.status, 2);
   assert.match(r.stderr, /^attnlab: --beams must be an integer in \[1, 16\], got '40'\n/);

@@ -53,7 +53,7 @@ test('the Writing lab\'s Play and `attnlab generate` with only the model and the
     r.written.forEach((t, i) => assert.ok(Math.abs(t.probability - record.steps[i].probability) <= 1e-6, `token ${i}'s probability`));
     assert.equal(r.stop, record.generated.stopReason);
   } finally {
-    state.gpt2.delete();
+    state.model.delete();
   }
 });
 
@@ -74,9 +74,9 @@ test('the Writing lab: a moved setting keeps the tokens shown, and the next are 
     assert.ok(on.bars.top[0].probability === 1 && on.bars.drawn.id === on.written[11].id, 'greedy: all on the drawn token');
     // The same from a writer of its own (begun last: the model has one writer, which this replaces).
     const text = [...on.promptIds, ...on.written.slice(0, 5).map((t) => t.id)];
-    const continued = state.gpt2.generate(text, { temperature: 0, maxNewTokens: 7 }, { backend: 'simd128' });
+    const continued = state.model.generate(text, { temperature: 0, maxNewTokens: 7 }, { backend: 'simd128' });
     assert.deepEqual(on.written.slice(5).map((t) => t.id), continued.ids);
   } finally {
-    state.gpt2.delete();
+    state.model.delete();
   }
 });

@@ -7,6 +7,10 @@ import path from 'node:path';
 import { folderSources } from './file_source.mjs';
 import { HubError, resolveModelFolder } from './hub.mjs';
 
+// A checkpoint of another lab's kind (error.lab: web/models/registry.js's wrongKind): the message with the
+// command that opens it, where the page gives a link to its lab.
+const withCommand = (error) => (error.lab ? error.message.replace(/\.$/, ` (${error.lab.command}).`) : error.message);
+
 /** lab (its declaration), the command's options, the module, its InputError class -> lab.open.load's {state, summary}. */
 export async function openCommandCheckpoint(lab, options, module, InputError) {
   for (const file of [options.png, options.svg].filter(Boolean)) {
@@ -16,9 +20,9 @@ export async function openCommandCheckpoint(lab, options, module, InputError) {
   let folder;
   try {
     // The module's check of config.json (the memory the model needs) runs before the weights download.
-    folder = await resolveModelFolder(options.model, { expect: lab.open.kind, checkConfig: (kind, config) => module.checkConfig(kind, config) });
+    folder = await resolveModelFolder(options.model, { lab: lab.id, checkConfig: (kind, config) => module.checkConfig(kind, config) });
   } catch (error) {
-    if (error instanceof HubError) throw new InputError(error.message);
+    if (error instanceof HubError) throw new InputError(withCommand(error));
     throw error;
   }
   // Named as the user gave it: a folder by its own name, a Hub id as the id.
@@ -26,7 +30,7 @@ export async function openCommandCheckpoint(lab, options, module, InputError) {
   try {
     return await lab.open.load(module, await folderSources(folder), { name });
   } catch (error) {
-    if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new InputError(error.message);
+    if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new InputError(withCommand(error));
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-// A file on disk as a checkpoint source (web/models/bert_checkpoint.js): each read() is one positioned
+// A file on disk as a checkpoint source (web/models/checkpoint_files.js): each read() is one positioned
 // read of a file handle, so a 440 MB model.safetensors is never held whole in Node either.
 import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';

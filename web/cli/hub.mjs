@@ -30,20 +30,12 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MODEL_KINDS } from '../models/registry.js';
-import { MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from '../models/checkpoint_files.js';
 import { quoteText } from '../shared/quote_text.js';
 import { DEFAULT_ENDPOINT, announcedSize, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
-  revisionProblem, shardSizeUnknownMessage, secondsSetting, shardsTooLargeMessage, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
+  revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
+import { HubError, drivePlan, hubPlan, keptModel } from '../models/hub_plan.js';
 
-export { parseModelId };
-
-export class HubError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'HubError';
-  }
-}
+export { HubError, parseModelId };
 
 /** The hub cache folder, from the environment as huggingface_hub reads it. */
 export function hubCacheDir(env = process.env) {
@@ -58,9 +50,6 @@ const isCommit = (revision) => /^[0-9a-f]{40}$/.test(revision);
 /** How many relative redirects a HEAD follows (a renamed repository needs one). */
 const MAX_RELATIVE_REDIRECTS = 10;
 
-/** The files a kind needs, as a list of alternatives: [['config.json'], ..., ['model.safetensors', 'pytorch_model.bin']]. */
-const neededFiles = (kind) => [...kind.files.required.map((f) => [f]), kind.files.weights];
-
 /**
  * The commit a revision names in the cache: the revision itself when it is one, else refs/REVISION's
  * text when that is a 40-hex commit. -> {commit} | {} (no ref) | {bad: the ref's text} (anything else:
@@ -73,34 +62,13 @@ async function cachedCommit(repo, revision) {
   return isCommit(text.trim()) ? { commit: text.trim() } : { bad: text };
 }
 
-/** The snapshot folder of id@revision in the cache when it holds every file a kind needs, else null. */
-async function cachedSnapshot(cache, id, revision, kinds) {
-  const repo = repoDir(cache, id);
-  const { commit } = await cachedCommit(repo, revision);
+/** The snapshot folder of id@revision in the cache when it holds a whole model (hub_plan.js: keptModel), else null. */
+async function cachedSnapshot(cache, id, revision, lab) {
+  const { commit } = await cachedCommit(repoDir(cache, id), revision);
   if (!commit) return null;
-  const snapshot = path.join(repo, 'snapshots', commit);
-  for (const kind of kinds) {
-    let complete = true;
-    for (const alternatives of neededFiles(kind)) {
-      let found = false;
-      for (const f of alternatives) found ||= await exists(path.join(snapshot, f)) && (f !== SHARD_INDEX || await shardsCached(snapshot));
-      complete &&= found;
-    }
-    if (complete) return snapshot;
-  }
-  return null;
-}
-
-/** Whether every shard the snapshot's index names is there beside it (a bad index: not complete). */
-async function shardsCached(snapshot) {
-  let names;
-  try {
-    names = shardNames(await readFile(path.join(snapshot, SHARD_INDEX), 'utf8'));
-  } catch {
-    return false;
-  }
-  for (const name of names) if (!(await exists(path.join(snapshot, name)))) return false;
-  return true;
+  const snapshot = path.join(repoDir(cache, id), 'snapshots', commit);
+  const whole = await keptModel(lab, { has: (file) => exists(path.join(snapshot, file)), text: (file) => readFile(path.join(snapshot, file), 'utf8') });
+  return whole ? snapshot : null;
 }
 
 /** A progress line on stderr, only where a person watches it (a terminal). */
@@ -131,6 +99,7 @@ class Hub {
     this.endpoint = (env.HF_ENDPOINT || DEFAULT_ENDPOINT).replace(/\/+$/, '');
     this.token = env.HF_TOKEN || null;
     this.commit = null;
+    this.heads = new Map(); // file -> its HEAD's {response, url}, from size() until fetchFile() uses it
     try {
       this.headSeconds = secondsSetting('HF_HUB_ETAG_TIMEOUT', env.HF_HUB_ETAG_TIMEOUT, 10);
       this.stallSeconds = secondsSetting('HF_HUB_DOWNLOAD_TIMEOUT', env.HF_HUB_DOWNLOAD_TIMEOUT, STALL_SECONDS);
@@ -216,32 +185,18 @@ class Hub {
   }
 
   /**
-   * A sharded model's weights: the index (already fetched), its shards' names checked (shardNames), their
-   * sizes summed from a HEAD each and refused above a lab's memory before any shard's body, then each
-   * shard fetched once. A shard the Hub does not have is named.
+   * The plan's size request (hub_plan.js): a file's size from its HEAD, NaN when the Hub names none, null
+   * when it has no such file; a refusal is its HubError. The HEAD is kept for the file's download.
    */
-  async fetchShards(snapshot) {
-    let names;
-    try {
-      names = shardNames(await readFile(path.join(snapshot, SHARD_INDEX), 'utf8'));
-    } catch (error) {
-      throw new HubError(`${this.id}: ${error.message}`);
+  async size(file) {
+    const head = await this.head(file);
+    if (head.response.status >= 400) {
+      const why = this.refusal(head.response, file);
+      if (why) throw new HubError(why);
+      return null;
     }
-    let total = 0;
-    for (const name of names) {
-      const { response } = await this.head(name);
-      if (response.status >= 400) {
-        const why = this.refusal(response, name);
-        throw new HubError(why ?? `${this.id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${this.revision}`);
-      }
-      const size = announcedSize(response);
-      if (size === null) throw new HubError(shardSizeUnknownMessage(this.id, name));
-      total += size;
-    }
-    if (total > MAX_WEIGHT_BYTES) throw new HubError(shardsTooLargeMessage(this.id, names.length, total));
-    for (const name of names) {
-      if (!(await this.fetchFile(name))) throw new HubError(`${this.id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${this.revision}`);
-    }
+    this.heads.set(file, head);
+    return announcedSize(head.response) ?? NaN;
   }
 
   /**
@@ -252,7 +207,8 @@ class Hub {
     // First the metadata, following only relative redirects: the commit the revision points to, and the
     // blob's name and size (for a large file: X-Linked-Etag, its sha256, and X-Linked-Size, on the
     // redirect to the CDN, whose ETags are its own), as huggingface_hub reads them.
-    const { response: head, url } = await this.head(file);
+    const { response: head, url } = this.heads.get(file) ?? (await this.head(file));
+    this.heads.delete(file);
     if (head.status >= 400) {
       const why = this.refusal(head, file);
       if (why) throw new HubError(why);
@@ -388,11 +344,12 @@ class Hub {
 /**
  * --model's value -> a folder to open: the folder itself when there is one; else a Hub id (ORG/NAME or
  * NAME, @REVISION optional) resolved through the cache, downloading what is missing unless
- * HF_HUB_OFFLINE=1. expect: the kind the command reads (MODEL_KINDS' id); the files fetched are those of
- * the kind config.json names. checkConfig(kind, config.json's text) -> '' or why the model cannot open
- * (the module's check, the memory it needs included), asked before any other file. Throws a HubError that names the id, the file and what to do.
+ * HF_HUB_OFFLINE=1. lab: the id of the lab the command runs (the kinds it reads); the files fetched are
+ * those of the one plan (hub_plan.js). checkConfig(kind, config.json's text) -> '' or why the model cannot
+ * open (the module's check, the memory it needs included), asked before any other file. Throws a HubError
+ * that names the id, the file and what to do.
  */
-export async function resolveModelFolder(model, { expect, env = process.env, checkConfig = () => '' } = {}) {
+export async function resolveModelFolder(model, { lab, env = process.env, checkConfig = () => '' } = {}) {
   if ((await stat(model).catch(() => null))?.isDirectory()) return model;
   const parsed = parseModelId(model);
   const at = model.lastIndexOf('@');
@@ -402,8 +359,7 @@ export async function resolveModelFolder(model, { expect, env = process.env, che
   if (!parsed) throw new HubError(`--model ${model}: not a folder, and not a Hub model id (ORG/NAME or NAME, optionally @REVISION)`);
   const { id, revision } = parsed;
   const cache = hubCacheDir(env);
-  const expected = MODEL_KINDS.find((k) => k.kind === expect);
-  const cached = await cachedSnapshot(cache, id, revision, expected ? [expected, ...MODEL_KINDS] : MODEL_KINDS);
+  const cached = await cachedSnapshot(cache, id, revision, lab);
   if (cached) return cached;
   if (['1', 'true', 'yes', 'on'].includes(String(env.HF_HUB_OFFLINE ?? '').toLowerCase())) {
     const { bad } = await cachedCommit(repoDir(cache, id), revision);
@@ -415,38 +371,16 @@ export async function resolveModelFolder(model, { expect, env = process.env, che
       + 'run once with the network, or give the checkpoint\'s folder');
   }
   const hub = new Hub({ id, revision, env, cache });
-  if (!(await hub.fetchFile('config.json'))) {
-    throw new HubError(`${id}: no such model on ${hub.endpoint} (config.json not found at revision ${revision})`);
-  }
-  const snapshot = path.join(repoDir(cache, id), 'snapshots', hub.commit);
-  let modelType;
-  const configText = await readFile(path.join(snapshot, 'config.json'), 'utf8');
-  try {
-    modelType = JSON.parse(configText)?.model_type;
-  } catch {
-    throw new HubError(`${id}: its config.json is not JSON`);
-  }
-  const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
-  if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
-  // The kind's own check of config.json (the module's: the memory the model needs, model_memory.h), before any other file.
-  const problem = checkConfig(kind.kind, configText);
-  if (problem) throw new HubError(`${id}: ${problem}; nothing of its weights was downloaded`);
-  for (const file of kind.files.required.slice(1)) {
-    if (!(await hub.fetchFile(file))) throw new HubError(`${id}: the model has no ${file}, which a ${kind.title} checkpoint needs`);
-  }
-  for (const file of kind.files.optional) await hub.fetchFile(file);
-  let weights = null;
-  for (const file of kind.files.weights) {
-    if (await hub.fetchFile(file)) {
-      if (file === SHARD_INDEX) await hub.fetchShards(snapshot);
-      weights = file;
-      break;
-    }
-  }
-  if (!weights) throw new HubError(`${id}: the model has none of ${kind.files.weights.join(', ')} (the weights a ${kind.title} checkpoint is read from)`);
+  const snapshotFile = (file) => path.join(repoDir(cache, id), 'snapshots', hub.commit, file);
+  await drivePlan(hubPlan({ id, revision, endpoint: hub.endpoint, lab, checkConfig }), {
+    size: (file) => hub.size(file),
+    plan: () => {}, // each file's own progress line says its size
+    fetch: (file) => hub.fetchFile(file),
+    text: (file) => readFile(snapshotFile(file), 'utf8'),
+  });
   if (!isCommit(revision)) {
     await mkdir(path.join(repoDir(cache, id), 'refs', path.dirname(revision)), { recursive: true });
     await writeFile(path.join(repoDir(cache, id), 'refs', revision), hub.commit);
   }
-  return snapshot;
+  return path.dirname(snapshotFile('config.json'));
 }

@@ -5,13 +5,13 @@
 // --model). This file only declares; the sections are in 05_pretrained_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './05_pretrained_sections.js';
-import { openCheckpoint } from '../models/registry.js';
+import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
 import { pretrainedPrediction } from './05_pretrained_predict.js';
 
 const INTRO = 'A trained BERT: type a sentence and see where each of its attention heads looks. Open it by its Hugging Face Hub id '
   + '(bert-base-uncased is filled in: one click), downloaded once and then kept in this browser so it opens again with no network; '
-  + 'or open the folder of a checkpoint you already have (config.json, vocab.txt and model.safetensors). Nothing you type or open is uploaded.';
+  + `or open the folder of a checkpoint you already have (${labReads('pretrained')}). Nothing you type or open is uploaded.`;
 
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 
@@ -52,15 +52,15 @@ export const pretrainedLab = defineLab({
   intro: () => INTRO,
   open: {
     title: 'Open a checkpoint',
-    kind: 'bert', // web/models/registry.js: what a Hub id opened here must be
     hubExample: 'bert-base-uncased', // the Hub id the field starts with: one click from arriving to its heads
     hubSuggestions: ['distilbert-base-uncased', 'bert-base-multilingual-cased', 'prajjwal1/bert-tiny'], // others this lab reads
-    text: 'Open a BERT or DistilBERT by its Hub id, or choose the folder of one, or drop it (or its files) here. Read: config.json, '
-      + 'vocab.txt, model.safetensors or pytorch_model.bin (fp32, fp16 or bf16), and tokenizer_config.json when present. Only the Hub id is sent anywhere (to the Hub, to download it).',
-    files: ['config.json', 'vocab.txt', 'model.safetensors', 'pytorch_model.bin', 'tokenizer_config.json'],
-    /** sources (web/models/bert_checkpoint.js) -> {state, summary}: the worker keeps state, the page shows summary. */
+    // What it reads comes from the registry's rows of this lab's kinds (web/models/registry.js).
+    text: `Open a BERT or DistilBERT by its Hub id, or choose the folder of one, or drop it (or its files) here. Read: ${labReads('pretrained')} `
+      + '(weights in fp32, fp16 or bf16). Only the Hub id is sent anywhere (to the Hub, to download it).',
+    files: labFiles('pretrained'),
+    /** sources (web/models/checkpoint_files.js) -> {state, summary}: the worker keeps state, the page shows summary. */
     async load(module, sources, { onProgress, name } = {}) {
-      const { kind, opened } = await openCheckpoint(module, sources, { expect: 'bert', onProgress, name });
+      const { kind, opened } = await openCheckpoint(module, sources, { lab: 'pretrained', onProgress, name });
       const c = opened.summary.config;
       const label = name || 'checkpoint';
       const summary = {
@@ -74,7 +74,7 @@ export const pretrainedLab = defineLab({
       return { state: { ...opened, name: label, cache: null }, summary };
     },
     dispose(state) {
-      state?.bert?.delete();
+      state?.model?.delete();
     },
   },
   sections: SECTIONS,
@@ -95,7 +95,7 @@ export const pretrainedLab = defineLab({
       + 'attention [layer][head][query][key] and the [MASK] predictions; --ablate L.H,... switches heads off (the guesses before and the first guess\'s logit change); --png/--svg write the page\'s heatmap of --layer/--head.',
     properties: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'ablate', 'backend'],
     options: [
-      commandOptions.model('config.json, vocab.txt, model.safetensors (tokenizer_config.json when present)'),
+      commandOptions.model(labReads('pretrained')),
       commandOptions.json(), commandOptions.png('the head heatmap of --layer/--head'), commandOptions.svg('the same heatmap'),
     ],
   },

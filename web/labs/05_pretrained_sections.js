@@ -2,7 +2,7 @@
 // kernel on the page's backend, ctx.attention: WebGPU included), then the model view, the head view
 // and heatmap, the neuron view and the [MASK] fill-in, as view models. No DOM here.
 //
-// ctx.opened is what the lab's open.load returned: {bert, tokenizer, options, summary, name}.
+// ctx.opened is what the lab's open.load returned: {model (a BERT), tokenizer, options, summary, name}.
 
 import { logitChange, offText, selfAttentionScores, switchGrid, topHeads } from './ablation_figures.js';
 import { applyAblation, headListText } from './head_list.js';
@@ -24,7 +24,7 @@ export async function runModel(ctx, v) {
   const ablate = v.ablate ?? '';
   const key = JSON.stringify([text, pair, ctx.backend, ablate]);
   if (opened.cache?.key === key) return opened.cache;
-  const { bert, tokenizer } = opened;
+  const { model: bert, tokenizer } = opened;
   const { tokens, ids, typeIds } = tokenizer.encode(text, pair || null);
   const L = bert.config.layers, H = bert.config.heads, D = bert.config.hiddenSize / H, T = ids.length;
   const masks = tokens.flatMap((t, i) => (t === '[MASK]' ? [i] : []));

@@ -4,14 +4,14 @@
 // is downloaded. This file only declares; the sections are in 06_translation_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './06_translation_sections.js';
-import { openCheckpoint } from '../models/registry.js';
+import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
 import { translationPrediction } from './06_translation_predict.js';
 
 const INTRO = 'A trained translation model (Marian, the opus-mt models of the Hugging Face Hub): type an English sentence, watch it '
   + 'translated word by word, and see which source words each new word attended to. Open it by its Hub id (Helsinki-NLP/opus-mt-en-fr is '
   + 'filled in), downloaded once and then kept in this browser for offline use, or open the folder of a checkpoint you have: '
-  + 'config.json, source.spm, target.spm, vocab.json and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
+  + `${labReads('translation')}. Nothing you type or open is uploaded.`;
 
 const oneHead = (v) => v.crossView === 'one';
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
@@ -70,14 +70,14 @@ export const translationLab = defineLab({
   intro: () => INTRO,
   open: {
     title: 'Open a checkpoint',
-    kind: 'marian', // web/models/registry.js: what a Hub id opened here must be
     hubExample: 'Helsinki-NLP/opus-mt-en-fr', // the Hub id the field starts with: one click from arriving to its heads
     hubSuggestions: ['Helsinki-NLP/opus-mt-en-de', 'Helsinki-NLP/opus-mt-fr-en'], // others this lab reads
-    text: 'Open a Marian model by its Hub id, or choose the folder of a Marian (opus-mt) checkpoint, or drop it (or its files) here. Read: config.json, source.spm, target.spm, '
-      + 'vocab.json and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
-    files: ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors', 'pytorch_model.bin'],
+    // What it reads comes from the registry's row of this lab's kind (web/models/registry.js).
+    text: `Open a Marian model by its Hub id, or choose the folder of a Marian (opus-mt) checkpoint, or drop it (or its files) here. Read: ${labReads('translation')} `
+      + '(model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
+    files: labFiles('translation'),
     async load(module, sources, { onProgress, name } = {}) {
-      const { opened } = await openCheckpoint(module, sources, { expect: 'marian', onProgress });
+      const { opened } = await openCheckpoint(module, sources, { lab: 'translation', onProgress });
       const c = opened.summary.config;
       const label = name || 'checkpoint';
       const summary = {
@@ -93,7 +93,7 @@ export const translationLab = defineLab({
       return { state: { ...opened, name: label, cache: null }, summary };
     },
     dispose(state) {
-      state?.marian?.delete();
+      state?.model?.delete();
     },
   },
   sections: SECTIONS,
@@ -115,7 +115,7 @@ export const translationLab = defineLab({
       + 'write the page\'s cross-attention heatmap (the last layer\'s mean over its heads as notebook 04 draws it; --cross-view all: the mean of every layer and head; --cross-view one --layer L --head H); --ablate L.H,... switches cross-attention heads off (and gives the translation before).',
     properties: ['text', 'beams', 'maxLength', 'layer', 'head', 'crossView', 'ablate', 'backend'],
     options: [
-      commandOptions.model('config.json, source.spm, target.spm, vocab.json, and model.safetensors or pytorch_model.bin'),
+      commandOptions.model(labReads('translation')),
       commandOptions.json(), commandOptions.png('the cross-attention heatmap'), commandOptions.svg('the same heatmap'),
     ],
   },

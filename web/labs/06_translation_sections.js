@@ -3,7 +3,7 @@
 // produced each generated token, as a heatmap and as lines between the two sentences; and the views
 // of one kind of attention (the encoder's, the decoder's or the cross-attention): the model view (a
 // thumbnail per layer and head) and the head view of the chosen one. Every figure shows the generated
-// tokens up to "Tokens shown". No DOM here. ctx.opened: {marian, tokenizer, name}.
+// tokens up to "Tokens shown". No DOM here. ctx.opened: {model (a Marian), tokenizer, name}.
 //
 // Shapes (docs/translation.md): S source pieces (</s> included), T generated tokens (</s> included), L
 // decoder layers x H heads, Le encoder layers x He heads; n <= T tokens shown. r.cross[t]: L x H x S,
@@ -48,7 +48,7 @@ export async function runTranslation(ctx, v) {
   const ablate = v.ablate ?? '';
   const key = JSON.stringify([text, v.beams, v.maxLength, ctx.backend, ablate]);
   if (opened.cache?.key === key) return opened.cache;
-  const { marian, tokenizer } = opened;
+  const { model: marian, tokenizer } = opened;
   const c = marian.config;
   const loop = cpuKernel(ctx.backend, ctx.module?.cpuBackends);
   const source = tokenizer.encode(text);

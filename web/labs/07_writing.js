@@ -1,11 +1,11 @@
-// Lab 07, "Writing" (issue 26): a GPT-2 the user opens (gpt2, distilgpt2, gpt2-medium, a fine-tune
-// saved with save_pretrained) writes after a prompt, token by token, and the page shows the next-token
+// Lab 07, "Writing" (issue 26): a decoder the user opens (GPT-2, Llama, Qwen 2: gpt2, SmolLM2, Qwen2.5, a
+// fine-tune saved with save_pretrained) writes after a prompt, token by token, and the page shows the next-token
 // distribution, the attention of every layer and head over the text so far, what each head does (head
 // roles) and what each layer would predict (logit lens). Nothing trains; nothing is uploaded. This file
 // only declares; the sections are in 07_writing_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './07_writing_sections.js';
-import { openCheckpoint } from '../models/registry.js';
+import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
 import { writingPrediction } from './07_writing_predict.js';
 import { rotaryOf } from './07_writing_rotary.js';
@@ -13,15 +13,16 @@ import { rotaryOf } from './07_writing_rotary.js';
 const INTRO = 'A language model writing: GPT-2, or a Llama or Qwen 2 (SmolLM2, TinyLlama, Qwen2.5), reads your prompt and adds one token at a time. '
   + 'Each time it gives every possible next token a probability (the bars) and one is drawn; watch which earlier words each layer and head looked at, find the heads '
   + 'with a job (looking at the previous word, or repeating a pattern), and see the guess form layer by layer. Open it by its Hub id '
-  + '(gpt2 is filled in), downloaded once and then kept in this browser, or open the folder of a checkpoint you have: config.json, '
-  + 'tokenizer.json (or vocab.json and merges.txt) and model.safetensors or pytorch_model.bin. Nothing you type or open is uploaded.';
+  + `(gpt2 is filled in), downloaded once and then kept in this browser, or open the folder of a checkpoint you have: ${labReads('writing')}. `
+  + 'Nothing you type or open is uploaded.';
 
-const GPT2_FOLDER = 'config.json, vocab.json and merges.txt (or tokenizer.json), and model.safetensors or pytorch_model.bin';
+// What a decoder's folder holds: the registry's rows of this lab's kinds (web/models/registry.js).
+const DECODER_FOLDER = labReads('writing');
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 
 const properties = [
   view({ name: 'text', type: 'text', default: 'The quick brown fox', maxLength: 2000, label: 'Prompt', section: 'write',
-    help: 'Split into tokens by the checkpoint\'s byte-level BPE (vocab.json and merges.txt); a space belongs to the word after it.' }),
+    help: 'Split into tokens by the checkpoint\'s own tokenizer (tokenizer.json, or GPT-2\'s vocab.json and merges.txt); GPT-2\'s BPE joins a space to the word after it.' }),
   // Chat (issue 37, item 4): one question, written into the model's chat template (web/tokenizers/chat_template.js).
   view({ name: 'chat', type: 'text', default: '', maxLength: 2000, label: 'Chat question', section: 'write',
     help: 'For an instruct model whose tokenizer_config.json has a chat_template (SmolLM2-Instruct, Qwen2.5-Instruct): the question is put in '
@@ -62,8 +63,8 @@ const properties = [
     help: 'The head opened on the repeated sequence: its layer. Click a cell of the grid to choose.' }),
   view({ name: 'roleHead', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1, label: 'Head', section: 'roles',
     help: 'The head opened on the repeated sequence.' }),
-  ablateProperty('GPT-2\'s self-attention heads.', { section: 'ablate' }),
-  { ...backendProperty('The CPU kernel that runs the model (GPT-2 writes one token at a time through its key/value cache, on SIMD128 or scalar; WebGPU falls back to SIMD128).'), effect: 'view', page: true },
+  ablateProperty('the decoder\'s self-attention heads.', { section: 'ablate' }),
+  { ...backendProperty('The CPU kernel that runs the model (a decoder writes one token at a time through its key/value cache, on SIMD128 or scalar; WebGPU falls back to SIMD128).'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps and the head-role grid, 0 (dark) to the largest weight (bright).'),
 ];
 
@@ -72,7 +73,7 @@ export const writingLab = defineLab({
   title: 'Writing',
   subtitle: 'Lab 7 — a GPT-2, Llama or Qwen 2 from the Hub or your disk writes token by token; its heads at work',
   notebook: null, // past the course's notebooks (web/labs/common.js's courseLine says so)
-  beyond: 'GPT-2, a decoder-only model, writing token by token',
+  beyond: 'a decoder-only model (GPT-2, Llama, Qwen 2) writing token by token',
   summary: 'Open a GPT-2, Llama or Qwen 2 (gpt2, SmolLM2, TinyLlama, Qwen2.5, a fine-tune) by its Hub id or from your disk and watch it write: the next-token probabilities, temperature, top-k and top-p, the attention of every head as each token is written, head roles and the logit lens.',
   thumbnail: {
     label: 'Causal self-attention while writing: each token looks back, never ahead',
@@ -83,7 +84,6 @@ export const writingLab = defineLab({
   intro: () => INTRO,
   open: {
     title: 'Open a checkpoint',
-    kind: 'gpt2', // web/models/registry.js: what a Hub id opened here must be
     hubExample: 'gpt2', // the Hub id the field starts with
     // The models this lab reads, each with its download (model.safetensors as the Hub serves it; docs/writing.md
     // says how each size was found: parameters x bytes per weight, GPT-2's with its stored attn.bias buffers).
@@ -95,12 +95,12 @@ export const writingLab = defineLab({
       { id: 'distilgpt2', size: '353 MB' },
       { id: 'gpt2-medium', size: '1.52 GB' },
     ],
-    text: 'Open a GPT-2, Llama or Qwen 2 by its Hub id, or choose the folder of such a checkpoint, or drop it (or its files) here. Read: config.json, vocab.json and '
-      + 'merges.txt (or tokenizer.json), tokenizer_config.json and generation_config.json where there (an instruct model\'s chat template), and model.safetensors or pytorch_model.bin (model.safetensors when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
+    text: `Open a decoder (GPT-2, Llama, Qwen 2) by its Hub id, or choose the folder of one, or drop it (or its files) here. Read: ${DECODER_FOLDER} `
+      + '(tokenizer_config.json holds an instruct model\'s chat template; model.safetensors is read when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',
     // tokenizer_config.json and generation_config.json where there: BOS/EOS and the chat template (the Chat box).
-    files: ['config.json', 'vocab.json', 'merges.txt', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors', 'pytorch_model.bin'],
+    files: labFiles('writing'),
     async load(module, sources, { onProgress, name } = {}) {
-      const { opened } = await openCheckpoint(module, sources, { expect: 'gpt2', onProgress, name });
+      const { opened } = await openCheckpoint(module, sources, { lab: 'writing', onProgress, name });
       const c = opened.summary.config;
       const label = name || 'checkpoint';
       // What the page shows of the model's spec (its config, not its kind's name): rotary positions (rope_theta)
@@ -117,7 +117,7 @@ export const writingLab = defineLab({
       return { state: { ...opened, name: label, writing: null, roles: null, lens: null }, summary };
     },
     dispose(state) {
-      state?.gpt2?.delete();
+      state?.model?.delete();
     },
   },
   sections: SECTIONS,
@@ -136,23 +136,23 @@ export const writingLab = defineLab({
   // temperature 0.8 and top-k 50 unless told otherwise, and its seed reproduces it), then its own options.
   commands: [
     {
-      name: 'generate', module: '../cli/gpt2_commands.mjs',
-      about: 'a GPT-2 checkpoint, from its folder or by its Hub id, writes after --text token by token (the Writing lab headless): the prompt\'s '
+      name: 'generate', module: '../cli/writing_commands.mjs',
+      about: 'a decoder (GPT-2, Llama, Qwen 2), from its folder or by its Hub id, writes after --text token by token (the Writing lab headless): the prompt\'s '
         + 'tokens and ids, each written token with its probability and the likeliest alternatives; --json adds every layer\'s and head\'s '
         + 'attention over the prompt and each written token\'s attention row; --png the whole text\'s attention (the last layer, its heads averaged).',
       properties: ['text', 'chat', 'maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'ablate', 'backend'],
       options: [
-        commandOptions.model(GPT2_FOLDER),
+        commandOptions.model(DECODER_FOLDER),
         commandOptions.json('One JSON record on stdout instead of text, written as it is computed (docs/cli.md has its fields).'),
         commandOptions.png('the attention heatmap of the whole text (the prompt\'s rows, then each written token\'s; the last layer, its heads averaged)'),
       ],
     },
     {
-      name: 'heads', module: '../cli/gpt2_commands.mjs',
-      about: 'score every head of a GPT-2 checkpoint (the Writing lab\'s head roles): previous-token, first-token (sink) and induction '
+      name: 'heads', module: '../cli/writing_commands.mjs',
+      about: 'score every head of a decoder (GPT-2, Llama, Qwen 2; the Writing lab\'s head roles): previous-token, first-token (sink) and induction '
         + 'on [eos] + r + r, r random tokens, and the loss on each copy; layers and heads numbered from 0.',
       properties: ['roleTokens', 'roleSeed', 'backend'],
-      options: [commandOptions.model(GPT2_FOLDER), commandOptions.json()],
+      options: [commandOptions.model(DECODER_FOLDER), commandOptions.json()],
     },
   ],
 });

@@ -69,9 +69,9 @@ export const rotary = {
   // Shown only for a model with rotary positions (the page hides the section otherwise): the open model's summary.
   appliesTo: (opened) => !!opened?.rotary,
   compute(ctx, v) {
-    const { config } = ctx.opened.gpt2;
+    const { config } = ctx.opened.model;
     const spec = rotaryOf(config);
-    const speeds = ctx.opened.gpt2.rotarySpeeds();
+    const speeds = ctx.opened.model.rotarySpeeds();
     if (!spec || speeds.length !== spec.D / 2) throw new Error('This model has learned positions (a table of position vectors, as GPT-2), not rotary ones.');
     const { theta, D } = spec;
     const pair = Math.min(v.ropePair, D / 2 - 1);

@@ -1,8 +1,8 @@
-// The Writing lab's sections: the opened GPT-2 writes after a prompt, one token at a time (Play, Next
+// The Writing lab's sections: the opened decoder (GPT-2, Llama, Qwen 2) writes after a prompt, one token at a time (Play, Next
 // token), with the next-token distribution as bars; the attention of every layer and head over the
 // text so far (model view, head view, heatmap: each written token adds its row); the head roles
 // (previous-token, first-token sink, induction) as a layers x heads grid, a click opening that head on
-// the repeated random sequence; and the logit lens as a table. No DOM here. ctx.opened: {gpt2,
+// the repeated random sequence; and the logit lens as a table. No DOM here. ctx.opened: {model,
 // tokenizer, name, writing, roles, lens}.
 //
 // Shapes (docs/writing.md): T prompt tokens, n <= maxNewTokens written tokens shown, N = T + n, V the
@@ -13,7 +13,7 @@
 // same that `attnlab generate` runs: the model gives the logits of the next token; temperature, top-k
 // and top-p turn them into the distribution (the bars); one uniform number draws from it (token k's is
 // the k-th of the core's Rng on the seed), and the stop rules are the writer's. Next token and Play
-// only ask the writer for more tokens (gpt2.writeTo); it keeps the logits each token was drawn from, so
+// only ask the writer for more tokens (model.writeTo); it keeps the logits each token was drawn from, so
 // a moved slider redraws the bars at once, without running the model again. Changing a setting keeps
 // the tokens already shown and forgets those written past them (the writer's resume).
 import { logitChange, offText, switchGrid, topHeads } from './ablation_figures.js';
@@ -49,30 +49,30 @@ export function writing(ctx, v) {
   const chat = String(v.chat ?? '').trim(); // a question for the chat template, in place of the prompt
   if (!chat && !text.trim()) throw new Error('Type a prompt.');
   const backend = cpuOf(ctx);
-  const { gpt2, tokenizer } = opened;
-  const c = gpt2.config;
+  const { model, tokenizer } = opened;
+  const c = model.config;
   // The text ends at any of the tokenizer's end ids (Llama 3's three, a chat turn's end).
   const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens, ...writingEnds(tokenizer) };
   // Heads switched off change every pass, the prompt's first: the writing begins again with them.
   const ablate = v.ablate ?? '';
   const key = JSON.stringify([chat ? { chat } : text, backend, ablate]);
-  applyAblation(gpt2, ablate);
+  applyAblation(model, ablate);
   if (opened.writing?.key !== key) {
     const prompt = chat ? chatPrompt(tokenizer, chat) : tokenizer.encode(text);
     if (!prompt.ids.length) throw new Error('Type a prompt: it has no tokens.');
     if (prompt.ids.length > c.maxPositions) throw new Error(tooLong(prompt.ids.length, c.maxPositions));
-    gpt2.beginWriting(prompt.ids, { ...settings, keepLogits: true }, { backend });
+    model.beginWriting(prompt.ids, { ...settings, keepLogits: true }, { backend });
     opened.writing = {
       key, ids: prompt.ids.slice(), texts: prompt.texts.slice(),
-      attention: Array.from({ length: c.layers }, (_, l) => gpt2.attention(l)), // [H, T, T] each
+      attention: Array.from({ length: c.layers }, (_, l) => model.attention(l)), // [H, T, T] each
       steps: [], stop: null,
     };
   }
   const w = opened.writing;
-  const { written, firstChanged, stopReason } = gpt2.writeTo(v.shown, settings);
+  const { written, firstChanged, stopReason } = model.writeTo(v.shown, settings);
   w.steps.length = Math.min(w.steps.length, firstChanged);
   for (let k = w.steps.length; k < written; k++) {
-    const { id, probability, attention } = gpt2.writtenStep(k);
+    const { id, probability, attention } = model.writtenStep(k);
     w.steps.push({ id, text: tokenizer.tokenText(id), probability, settings: settingsOf(v), attention }); // [L, H, S] its row
   }
   w.stop = stopReason || null;
@@ -91,22 +91,22 @@ function shownOf(w, v) {
 function writeResult(ctx, v) {
   const w = writing(ctx, v);
   const { n, more } = shownOf(w, v);
-  const { tokenizer, gpt2 } = ctx.opened;
+  const { tokenizer, model } = ctx.opened;
   // The bars: the distribution token n-1 was drawn from (marked), or, before any, the first token's.
   const k = Math.max(0, n - 1);
   const now = settingsOf(v);
   // Every text with each byte accounted for (visible_text.js): a piece of a character is <0xE2>, not "�".
   const text = (id) => tokenAsText(tokenizer, id);
-  const top = gpt2.distribution({ ...now, k: 10, step: k }).map((t) => ({ ...t, text: text(t.id) }));
+  const top = model.distribution({ ...now, k: 10, step: k }).map((t) => ({ ...t, text: text(t.id) }));
   // The drawn token's chance under these settings when it is not among the ten (a moved slider).
-  const chanceOf = (id) => gpt2.chance(id, { ...now, step: k });
+  const chanceOf = (id) => model.chance(id, { ...now, step: k });
   const drawn = n > 0 ? w.steps[n - 1] : null;
   const drawnAt = drawn ? top.findIndex((t) => t.id === drawn.id) : -1;
   const written = w.steps.slice(0, n);
   const backend = cpuOf(ctx);
   return {
     name: ctx.opened.name, promptText: idsAsText(tokenizer, w.ids), writtenText: idsAsText(tokenizer, written.map((s) => s.id)),
-    promptTexts: w.ids.map(text), promptIds: w.ids, eosId: gpt2.config.eosId,
+    promptTexts: w.ids.map(text), promptIds: w.ids, eosId: model.config.eosId,
     written: written.map((s) => ({ id: s.id, text: text(s.id), probability: s.probability })),
     total: w.steps.length, stop: n === w.steps.length ? w.stop : null, more,
     // The bars are the distribution token n was drawn from, at the settings now (now); the drawn token
@@ -221,7 +221,7 @@ const views = {
   compute(ctx, v) {
     const w = writing(ctx, v);
     const { n } = shownOf(w, v);
-    const { layers: L, heads: H, kvHeads } = ctx.opened.gpt2.config;
+    const { layers: L, heads: H, kvHeads } = ctx.opened.model.config;
     const N = w.ids.length + n;
     const attentions = new Float32Array(L * H * N * N);
     for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) attentions.set(attentionMatrix(w, n, L, H, l, h), (l * H + h) * N * N);
@@ -275,8 +275,8 @@ const roles = {
   compute(ctx, v) {
     const opened = ctx.opened;
     if (!opened) throw new Error('Open a checkpoint first (above).');
-    const { gpt2 } = opened;
-    const c = gpt2.config;
+    const { model } = opened;
+    const c = model.config;
     const n = roleLength(v, c.maxPositions);
     if (1 + 2 * n > c.maxPositions) throw new Error(`1 + 2 × ${n} tokens: this model has position embeddings for ${c.maxPositions}; choose at most ${Math.floor((c.maxPositions - 1) / 2)} random tokens.`);
     const backend = cpuOf(ctx);
@@ -284,13 +284,13 @@ const roles = {
     if (opened.roles?.key !== key) {
       // The whole model's roles; then the loss on the repeated half again with its top induction heads
       // switched off (what an induction head is for); then the heads the page has off, as they were.
-      gpt2.ablateHeads([]);
-      const r = gpt2.headRoles({ n, seed: v.roleSeed, backend });
-      const attention = Array.from({ length: c.layers }, (_, l) => gpt2.attention(l));
+      model.ablateHeads([]);
+      const r = model.headRoles({ n, seed: v.roleSeed, backend });
+      const attention = Array.from({ length: c.layers }, (_, l) => model.attention(l));
       const inductionHeads = topHeads(r.induction, c.heads, INDUCTION_K);
-      gpt2.ablateHeads(inductionHeads);
-      const without = gpt2.headRoles({ n, seed: v.roleSeed, backend });
-      gpt2.ablateHeads(headsOf(v.ablate ?? ''));
+      model.ablateHeads(inductionHeads);
+      const without = model.headRoles({ n, seed: v.roleSeed, backend });
+      model.ablateHeads(headsOf(v.ablate ?? ''));
       opened.roles = { key, n, r, attention, inductionHeads, withoutInduction: { firstCopyLoss: without.firstCopyLoss, secondCopyLoss: without.secondCopyLoss } };
     }
     const { r, attention, inductionHeads, withoutInduction } = opened.roles;
@@ -345,12 +345,12 @@ const lens = {
     const { n } = shownOf(w, v);
     const opened = ctx.opened;
     // The text shown, to the model's last position (a token drawn past it has no pass).
-    const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)].slice(0, opened.gpt2.config.maxPositions);
+    const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)].slice(0, opened.model.config.maxPositions);
     const key = JSON.stringify([w.key, ids]);
     if (opened.lens?.key !== key) {
       // One pass over the text shown (the writer puts its own text back in the cache when it writes on).
-      opened.gpt2.forward(ids, { backend: cpuOf(ctx) });
-      opened.lens = { key, cells: opened.gpt2.logitLens() };
+      opened.model.forward(ids, { backend: cpuOf(ctx) });
+      opened.lens = { key, cells: opened.model.logitLens() };
     }
     const t = (id) => tokenAsText(opened.tokenizer, id);
     return {
@@ -383,8 +383,8 @@ const ROLE_K = 3;
 function switchResult(ctx, v) {
   const w = writing(ctx, v);
   const { n } = shownOf(w, v);
-  const { gpt2, tokenizer } = ctx.opened;
-  const c = gpt2.config;
+  const { model, tokenizer } = ctx.opened;
+  const c = model.config;
   const ids = [...w.ids, ...w.steps.slice(0, n).map((s) => s.id)].slice(0, c.maxPositions);
   const ablate = v.ablate ?? '';
   const backend = cpuOf(ctx);
@@ -395,14 +395,14 @@ function switchResult(ctx, v) {
     for (const x of z) sum += Math.exp(x - max);
     return Array.from(z, (x, id) => ({ id, logit: x, probability: Math.exp(x - max) / sum })).sort((a, b) => b.logit - a.logit || a.id - b.id).slice(0, k);
   };
-  gpt2.ablateHeads([]);
-  gpt2.forward(ids, { backend });
-  const whole = gpt2.logits();
-  applyAblation(gpt2, ablate);
-  gpt2.forward(ids, { backend }); // the writer puts its own text back in the cache when it writes on
-  const off = gpt2.logits();
+  model.ablateHeads([]);
+  model.forward(ids, { backend });
+  const whole = model.logits();
+  applyAblation(model, ablate);
+  model.forward(ids, { backend }); // the writer puts its own text back in the cache when it writes on
+  const off = model.logits();
   const attention = new Float32Array(c.layers * c.heads * ids.length * ids.length);
-  for (let l = 0; l < c.layers; l++) attention.set(gpt2.attention(l), l * c.heads * ids.length * ids.length);
+  for (let l = 0; l < c.layers; l++) attention.set(model.attention(l), l * c.heads * ids.length * ids.length);
   const text = (id) => tokenAsText(tokenizer, id);
   const chosen = softmaxTop(whole, 1)[0];
   // The roles' scores rank the heads for the button (the roles section's, when it has run).

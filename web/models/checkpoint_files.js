@@ -1,4 +1,4 @@
-// What every checkpoint opener (bert_checkpoint.js, marian_checkpoint.js) does with the user's files
+// What the checkpoint opener (registry.js's openCheckpoint) does with the user's files
 // before it reads a weight: find the files by name in what was given (a dropped folder may hold others),
 // and read the small ones (config, vocabulary, tokenizer) with a size bound, so that a wrong file under
 // the right name is refused by name instead of filling the tab's memory. No DOM and no Node API.

@@ -1,12 +1,12 @@
 // Models opened by their Hub id on the page, kept in the browser's Cache Storage so that they open again
 // with no network (on a train, in a classroom whose Wi-Fi drops). Runs in the worker; no DOM.
 //
-//   openFromHub({id, revision, endpoint, token, expect, signal, onProgress, onPlan, checkConfig}) -> {sources, kind, fromCache}
+//   openFromHub({id, revision, endpoint, token, lab, signal, onProgress, onPlan, checkConfig}) -> {sources, kind, fromCache}
 //     (onPlan: the files still to download and their sizes, before the first of them; checkConfig(kind,
 //     config.json's text) -> '' or why the model cannot open, asked before any other file: the module's)
-//     The kind's files (web/models/registry.js: config.json first; its model_type says the kind; then the
-//     tokenizer files and the weights, model.safetensors before pytorch_model.bin, as from_pretrained
-//     prefers them), each fetched from {endpoint}/{id}/resolve/{revision}/{file} with redirects followed
+//     The files of the one plan (web/models/hub_plan.js: config.json first; its model_type says the kind;
+//     then the row's tokenizer files and the weights, model.safetensors before pytorch_model.bin, as
+//     from_pretrained prefers them), each fetched from {endpoint}/{id}/resolve/{revision}/{file} with redirects followed
 //     and streamed into the cache (never whole in memory), then read back as disk-backed Blobs in slices
 //     like a file the user chose. A token goes as "Authorization: Bearer" and is never stored.
 //   storedModels() -> [{id, revision, endpoint, files, bytes}]; removeStoredModel(id, revision, endpoint).
@@ -25,10 +25,11 @@
 // followed by fetch itself, and the model is kept under the id typed. A small file is capped at its
 // opener's limit while it arrives, and a weights file announced larger than a lab holds is refused
 // before its body (checkpoint_files.js: smallFileLimit, MAX_WEIGHT_BYTES).
-import { CheckpointError, MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from './checkpoint_files.js';
-import { STALL_BYTES, STALL_SECONDS, announcedSize, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile, shardSizeUnknownMessage, shardsTooLargeMessage,
+import { STALL_BYTES, STALL_SECONDS, announcedSize, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile,
   stallWatch, tooLargeMessage } from './hub_ids.js';
-import { MODEL_KINDS } from './registry.js';
+import { HubError, drivePlan, hubPlan, keptModel } from './hub_plan.js';
+
+export { HubError };
 
 const CACHE = 'attnlab-hub-v1';
 const ORIGIN_HEADER = 'x-attnlab-hub-file';
@@ -40,12 +41,6 @@ const STALLED_PART = 'stalled'; // the part "number" of the marker a stalled dow
 
 const tooLarge = (id, file, bytes, arrived = false) => new HubError(tooLargeMessage(id, file, bytes, { arrived }));
 
-export class HubError extends CheckpointError {
-  constructor(message) {
-    super(message);
-    this.name = 'HubError';
-  }
-}
 
 /** A cached file's Blob as a source (the shape every opener reads). */
 const blobSource = (name, blob) => ({
@@ -64,40 +59,11 @@ async function openCache(caches) {
   return caches.open(CACHE);
 }
 
-/**
- * The files of `kind` found in the cache for id@revision at endpoint -> Map(file -> Blob); with a
- * sharded checkpoint's index, the shards it names too (found.shards: their names; null when the index is
- * not there, [] when it is broken).
- */
-async function cachedFiles(cache, endpoint, id, revision, files) {
-  const found = new Map();
-  const match = async (file) => {
-    const response = await cache.match(hubFileUrl(endpoint, id, revision, file));
-    if (response) found.set(file, await response.blob());
-  };
-  for (const file of files) await match(file);
-  found.shards = null;
-  if (found.has(SHARD_INDEX)) {
-    try {
-      found.shards = shardNames(await found.get(SHARD_INDEX).text());
-    } catch {
-      found.shards = [];
-    }
-    for (const shard of found.shards) await match(shard);
-  }
-  return found;
-}
-
-// The first weights file there is; the index counts only with every shard it names.
-const weightsFound = (kind, found) => kind.files.weights.find((f) => found.has(f) && (f !== SHARD_INDEX || (found.shards.length && found.shards.every((s) => found.has(s)))));
-const complete = (kind, found) => kind.files.required.every((f) => found.has(f)) && !!weightsFound(kind, found);
-const kindFiles = (kind) => [...kind.files.required, ...kind.files.optional, ...kind.files.weights];
-
-/** Sources for the opener: the required and optional files there are, and the first weights file there is (an index with its shards). */
-function sourcesOf(kind, found) {
-  const weights = weightsFound(kind, found);
-  const shards = weights === SHARD_INDEX ? found.shards : [];
-  return [...kind.files.required, ...kind.files.optional, weights, ...shards].filter((f) => found.has(f)).map((f) => blobSource(f, found.get(f)));
+/** The cached files as sources for the opener (the shape every opener reads), in the order given. */
+async function sourcesOf(cache, url, files) {
+  const sources = [];
+  for (const file of files) sources.push(blobSource(file, await (await cache.match(url(file))).blob()));
+  return sources;
 }
 
 /**
@@ -266,9 +232,9 @@ async function removeParts(cache, url) {
 }
 
 // outer: the caller's own signal (Cancel), where `signal` also carries a stall watch's abort.
-async function request({ fetch, url, headers, signal, outer = signal, id, file, endpoint }) {
+async function request({ fetch, url, headers, signal, outer = signal, id, file, endpoint, method = 'GET' }) {
   try {
-    return await fetch(url, { headers, signal, redirect: 'follow' });
+    return await fetch(url, { method, headers, signal, redirect: 'follow' });
   } catch (error) {
     if (signal?.aborted && !outer?.aborted) throw signal.reason; // a stall: the caller tries again
     if (outer?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
@@ -286,20 +252,36 @@ async function refused({ response, id, endpoint, revision, file, token }) {
 }
 
 /**
- * id, revision, endpoint (canonical), token (or null), expect (the lab's kind), signal, onProgress ->
- * {sources, kind, fromCache}. Throws a HubError naming the id, the file and what to do.
+ * id, revision, endpoint (canonical), token (or null), lab (the lab's id: the kinds it reads), signal,
+ * onProgress -> {sources, kind, fromCache}. The files are those of the one plan (hub_plan.js), fetched
+ * here into Cache Storage. Throws a HubError naming the id, the file and what to do.
  */
-export async function openFromHub({ id, revision = 'main', endpoint, token = null, expect, signal, onProgress = () => {}, onPlan = () => {},
+export async function openFromHub({ id, revision = 'main', endpoint, token = null, lab, signal, onProgress = () => {}, onPlan = () => {},
   caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES, stallSeconds = STALL_SECONDS, checkConfig = () => '' }) {
   const cache = await openCache(caches);
-  const expected = MODEL_KINDS.find((k) => k.kind === expect);
-  // Complete in the cache: no network at all.
-  for (const kind of [expected, ...MODEL_KINDS.filter((k) => k !== expected)]) {
-    const found = await cachedFiles(cache, endpoint, id, revision, kindFiles(kind));
-    if (complete(kind, found)) return { sources: sourcesOf(kind, found), kind, fromCache: true };
-  }
+  const url = (file) => hubFileUrl(endpoint, id, revision, file);
+  const kept = (file) => cache.match(url(file));
+  const text = async (file) => (await kept(file)).text();
+  // Whole in the cache: no network at all.
+  const whole = await keptModel(lab, { has: async (file) => !!(await kept(file)), text });
+  if (whole) return { sources: await sourcesOf(cache, url, whole.files), kind: whole.kind, fromCache: true };
+  const announced = new Map(); // file -> the size its HEAD gave: a weights file that has one comes in parts
+  const io = {
+    async size(file) {
+      const copy = await kept(file);
+      if (copy) return (await copy.blob()).size;
+      const bytes = await headSize({ fetch, url: url(file), id, endpoint, revision, file, token, signal });
+      if (Number.isFinite(bytes)) announced.set(file, bytes);
+      return bytes;
+    },
+    plan: (files) => onPlan({ files, bytes: files.reduce((sum, f) => sum + f.bytes, 0) }),
+    fetch: async (file) => !!(await kept(file)) || download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch,
+      announced: announced.get(file) ?? 0, ranged: isWeightsFile(file), partBytes, stallSeconds }),
+    text,
+  };
   try {
-    return await downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds, checkConfig });
+    const { kind, files } = await drivePlan(hubPlan({ id, revision, endpoint, lab, checkConfig }), io);
+    return { sources: await sourcesOf(cache, url, files), kind, fromCache: false };
   } catch (error) {
     // A model that did not arrive whole is not kept as a model; the weights' whole parts are (the next
     // open goes on from them), unless the download was cancelled.
@@ -309,94 +291,13 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
 }
 
 /**
- * Before the weights: how much the download will be, from a HEAD of each file still to fetch (the
- * weights' behind the Hub's redirect) -> onPlan({files: [{file, bytes}], bytes}). A size the Hub does
- * not give counts as 0 in the plan's words (the download itself checks what arrives), except a shard's:
- * without it the shards cannot be summed against a lab's memory, so the model is refused before any
- * shard comes; a HEAD that fails is left to the download itself to report.
+ * A file's size from a HEAD (the weights' behind the Hub's redirect): a number, NaN when the Hub gives
+ * none, null when it has no such file; a refusal is its HubError.
  */
-async function announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan, fetchIndex }) {
-  const files = [];
-  const head = async (file) => {
-    if (await cache.match(hubFileUrl(endpoint, id, revision, file))) return null;
-    try {
-      const r = await fetch(hubFileUrl(endpoint, id, revision, file), { method: 'HEAD', headers: authorization(token), signal });
-      return r.ok ? announcedSize(r) ?? NaN : null;
-    } catch {
-      return null;
-    }
-  };
-  for (const file of [...kind.files.required, ...kind.files.optional]) {
-    const bytes = await head(file);
-    if (bytes !== null) files.push({ file, bytes: bytes || 0 });
-  }
-  for (const file of kind.files.weights) {
-    const bytes = await head(file);
-    if (bytes === null && !(file === SHARD_INDEX && (await cache.match(hubFileUrl(endpoint, id, revision, file))))) continue;
-    files.push({ file, bytes: bytes || 0 });
-    if (file === SHARD_INDEX && (await fetchIndex())) {
-      // A sharded model: the index (a small file) now, then every shard's size before any shard comes.
-      let names;
-      try {
-        names = shardNames(await (await cache.match(hubFileUrl(endpoint, id, revision, SHARD_INDEX))).text());
-      } catch (error) {
-        throw new HubError(`${id}: ${error.message}`);
-      }
-      let shardBytes = 0;
-      for (const name of names) {
-        const size = await head(name);
-        if (Number.isNaN(size)) throw new HubError(shardSizeUnknownMessage(id, name));
-        if (size !== null) files.push({ file: name, bytes: size });
-        shardBytes += size ?? 0;
-      }
-      if (shardBytes > MAX_WEIGHT_BYTES) throw new HubError(shardsTooLargeMessage(id, names.length, shardBytes));
-    }
-    break;
-  }
-  onPlan({ files, bytes: files.reduce((sum, f) => sum + f.bytes, 0) });
-  return new Map(files.map((f) => [f.file, f.bytes]));
-}
-
-async function downloadModel({ cache, endpoint, id, revision, token, signal, onProgress, onPlan, fetch, expected, partBytes, stallSeconds, checkConfig }) {
-  let announced = new Map(); // file -> the size its HEAD gave, once announceSize has run
-  const fetchFile = (file) => download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced: announced.get(file) ?? 0,
-    ranged: isWeightsFile(file), partBytes, stallSeconds });
-  const have = async (file) => !!(await cache.match(hubFileUrl(endpoint, id, revision, file))) || fetchFile(file);
-  if (!(await have('config.json'))) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
-  const config = await (await cache.match(hubFileUrl(endpoint, id, revision, 'config.json'))).text();
-  let modelType;
-  try {
-    modelType = JSON.parse(config)?.model_type;
-  } catch {
-    throw new HubError(`${id}: its config.json is not JSON`);
-  }
-  const kind = MODEL_KINDS.find((k) => k.modelTypes.includes(modelType)) ?? expected;
-  if (!kind) throw new HubError(`${id}: config.json's model_type "${String(modelType).slice(0, 40)}" is not a model this app reads`);
-  // The kind's own check of config.json (the module's: the memory the model needs, model_memory.h), before any other file.
-  const problem = checkConfig(kind.kind, config);
-  if (problem) throw new HubError(`${id}: ${problem}; nothing of its weights was downloaded`);
-  announced = await announceSize({ cache, endpoint, id, revision, token, signal, fetch, kind, onPlan, fetchIndex: () => have(SHARD_INDEX) });
-  for (const file of kind.files.required) {
-    if (!(await have(file))) throw new HubError(`${id}: the model has no ${file}, which a ${kind.title} checkpoint needs`);
-  }
-  for (const file of kind.files.optional) await have(file);
-  let weights = false;
-  for (const file of kind.files.weights) {
-    if (await have(file)) {
-      // A sharded model: each shard the index names, once (announceSize has checked their names and sum).
-      if (file === SHARD_INDEX) {
-        const names = shardNames(await (await cache.match(hubFileUrl(endpoint, id, revision, SHARD_INDEX))).text());
-        for (const name of names) {
-          if (!(await have(name))) throw new HubError(`${id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${revision}`);
-        }
-      }
-      weights = true;
-      break;
-    }
-  }
-  if (!weights) throw new HubError(`${id}: the model has none of ${kind.files.weights.join(', ')} (the weights a ${kind.title} checkpoint is read from)`);
-  const found = await cachedFiles(cache, endpoint, id, revision, kindFiles(kind));
-  return { sources: sourcesOf(kind, found), kind, fromCache: false };
+async function headSize({ fetch, url, id, endpoint, revision, file, token, signal }) {
+  const response = await request({ fetch, url, headers: authorization(token), signal, id, file, endpoint, method: 'HEAD' });
+  if (response.ok) return announcedSize(response) ?? NaN;
+  return refused({ response, id, endpoint, revision, file, token }).then(() => null);
 }
 
 /** A cached file's response -> {endpoint, id, revision, file}, from the header it was stored with. */

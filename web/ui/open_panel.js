@@ -215,13 +215,22 @@ export class OpenPanel {
     this.node.dataset.heapBytes = String(summary.heapBytes ?? '');
   }
 
-  failed(message, hadModel) {
+  /** openIn: {id, title} of the lab that opens a checkpoint of another kind: its name in the message becomes a link there. */
+  failed(message, hadModel, openIn = null) {
     this.node.dataset.state = hadModel ? 'open' : 'empty';
     this.progress.hidden = true;
     this.hub.cancel.hidden = true;
     this.status.dataset.status = 'bad';
     // The core's messages are one line without a full stop: one goes between them and the next sentence.
     const ended = /[.!?)]$/.test(message) ? message : `${message}.`;
-    this.status.textContent = `Not opened: ${hadModel ? `${ended} The checkpoint that was open is still open.` : message}`;
+    const text = `Not opened: ${hadModel ? `${ended} The checkpoint that was open is still open.` : message}`;
+    const name = openIn ? `the ${openIn.title} lab` : null;
+    const at = name ? text.lastIndexOf(name) : -1;
+    if (at < 0) {
+      this.status.textContent = text;
+      return;
+    }
+    const link = el('a', { href: `?lab=${encodeURIComponent(openIn.id)}`, id: 'open-right-lab', textContent: name });
+    this.status.replaceChildren(text.slice(0, at), link, text.slice(at + name.length));
   }
 }

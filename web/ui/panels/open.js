@@ -40,7 +40,7 @@ export function openPanel(page) {
         view.storedModels(m.models);
         openLinkedIfKept(m.models);
       }
-      else if (m.type === 'error' && (m.request === 'open' || m.request === 'openHub')) view.failed(m.message, !!page.opened);
+      else if (m.type === 'error' && (m.request === 'open' || m.request === 'openHub')) view.failed(m.message, !!page.opened, m.openIn ?? null);
       else if (m.type === 'error' && (m.request === 'hubStored' || m.request === 'hubRemove')) view.storedModels([]);
       else return false;
       return true;

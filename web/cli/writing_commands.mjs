@@ -1,4 +1,4 @@
-// `attnlab generate` and `attnlab heads`: the Writing lab headless (issue 26). Open a GPT-2 checkpoint
+// `attnlab generate` and `attnlab heads`: the Writing lab headless (issue 26). Open a decoder (GPT-2, Llama, Qwen 2)
 // folder (or a Hub id through the Hugging Face cache: hub.mjs) with the lab's own opener, then:
 //   generate   tokenize --text (web/tokenizers/hf_tokenizer.js), or --chat's question in the model's chat
 //              template (web/tokenizers/chat_template.js), write with the key/value cache
@@ -25,11 +25,11 @@ import { ChatError, chatPrompt } from '../tokenizers/chat_template.js';
 import { writingEnds } from '../tokenizers/tokenizer.js';
 import { writeModelFigure } from './figure.mjs';
 
-export class Gpt2InputError extends Error {}
+export class WritingInputError extends Error {}
 
 
-async function openGpt2(values, module) {
-  const { state } = await openCommandCheckpoint(writingLab, values, module, Gpt2InputError);
+async function openDecoder(values, module) {
+  const { state } = await openCommandCheckpoint(writingLab, values, module, WritingInputError);
   return state;
 }
 
@@ -66,34 +66,34 @@ function headMean(flat, H, rows, S) {
  * it is computed; else the text lines. --png: the whole text's attention heatmap after them.
  */
 export async function runGenerate(values, module, write) {
-  const { gpt2, tokenizer } = await openGpt2(values, module);
+  const { model, tokenizer } = await openDecoder(values, module);
   try {
     // --chat: the question in the model's chat template (web/tokenizers/chat_template.js), in place of --text.
     let prompt;
     try {
       prompt = values.chat ? chatPrompt(tokenizer, values.chat) : { text: values.text, ...tokenizer.encode(values.text) };
     } catch (error) {
-      throw error instanceof ChatError ? new Gpt2InputError(`--chat: ${error.message}`) : error;
+      throw error instanceof ChatError ? new WritingInputError(`--chat: ${error.message}`) : error;
     }
     const flag = values.chat ? '--chat (in its template)' : '--text';
-    if (prompt.ids.length === 0) throw new Gpt2InputError(`${flag} has no tokens: give the prompt some text`);
-    const { layers: L, heads: H, maxPositions } = gpt2.config;
-    if (prompt.ids.length > maxPositions) throw new Gpt2InputError(`${flag} is ${prompt.ids.length} tokens: this model reads at most ${maxPositions} (n_positions)`);
+    if (prompt.ids.length === 0) throw new WritingInputError(`${flag} has no tokens: give the prompt some text`);
+    const { layers: L, heads: H, maxPositions } = model.config;
+    if (prompt.ids.length > maxPositions) throw new WritingInputError(`${flag} is ${prompt.ids.length} tokens: this model reads at most ${maxPositions} (n_positions)`);
     const T = prompt.ids.length;
     const settings = { temperature: values.temperature, topK: values.topK, topP: values.topP, maxNewTokens: values.maxNewTokens, seed: values.seed };
     const json = values.json;
     // For --png: the last layer's head mean, the prompt's rows and each written token's row.
     const lastRows = [];
     const steps = [];
-    const attnLabError = (error) => (error.name === 'AttnLabError' ? new Gpt2InputError(error.message) : error);
+    const attnLabError = (error) => (error.name === 'AttnLabError' ? new WritingInputError(error.message) : error);
     try {
-      applyAblation(gpt2, values.ablate ?? '');
+      applyAblation(model, values.ablate ?? '');
     } catch (error) {
-      throw new Gpt2InputError(error.message);
+      throw new WritingInputError(error.message);
     }
     try {
       // The text ends at any of the tokenizer's end ids (generation_config.json's list, the chat turn's end).
-      gpt2.beginWriting(prompt.ids, { ...settings, ...writingEnds(tokenizer) }, { backend: cpuKernel(values.backend, module.cpuBackends) });
+      model.beginWriting(prompt.ids, { ...settings, ...writingEnds(tokenizer) }, { backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
       throw attnLabError(error);
     }
@@ -102,7 +102,7 @@ export async function runGenerate(values, module, write) {
     if (json) await write(`{"prompt":${JSON.stringify({ text: prompt.text, ...(values.chat ? { chat: values.chat } : {}), tokens: prompt.texts, ids: prompt.ids })},"settings":${JSON.stringify(settings)},${ablated}"promptAttention":[`);
     // The prompt's attention is the first pass's: read before the first step moves the cache on.
     for (let l = 0; l < L; l++) {
-      const attention = gpt2.attention(l);
+      const attention = model.attention(l);
       if (json) {
         if (l > 0) await write(',');
         await writeNested(write, attention, [H, T, T]);
@@ -110,7 +110,7 @@ export async function runGenerate(values, module, write) {
       if (values.png && l === L - 1) lastRows.push(headMean(attention, H, T, T));
     }
     if (json) await write('],"steps":[');
-    for (let s = nextToken(gpt2, attnLabError); s; s = nextToken(gpt2, attnLabError)) {
+    for (let s = nextToken(model, attnLabError); s; s = nextToken(model, attnLabError)) {
       const token = tokenizer.tokenText(s.id);
       if (json) {
         const top = s.top.map((t) => ({ ...t, token: tokenizer.tokenText(t.id) }));
@@ -127,7 +127,7 @@ export async function runGenerate(values, module, write) {
     const ids = steps.map((s) => s.id);
     const texts = ids.map((id) => tokenizer.tokenText(id));
     const text = tokenizer.decode(ids, { skipSpecialTokens: false });
-    const stopReason = gpt2.stopReason;
+    const stopReason = model.stopReason;
     const lines = [];
     if (json) await write(`],"generated":${JSON.stringify({ ids, tokens: texts, text, stopReason })}}\n`);
     else {
@@ -148,14 +148,14 @@ export async function runGenerate(values, module, write) {
     }
     for (const line of lines) await write(`${line}\n`);
   } finally {
-    gpt2.delete();
+    model.delete();
   }
 }
 
 /** The writer's next token, or null once it stopped; its refusals are the user's (exit 2). */
-function nextToken(gpt2, attnLabError) {
+function nextToken(model, attnLabError) {
   try {
-    return gpt2.nextToken();
+    return model.nextToken();
   } catch (error) {
     throw attnLabError(error);
   }
@@ -186,16 +186,16 @@ function textHeatmap(tokens, T, rows, L, H) {
 
 /** `attnlab heads`: its lines (--json: the record on one line). */
 export async function runHeads(values, module) {
-  const { gpt2 } = await openGpt2(values, module);
+  const { model } = await openDecoder(values, module);
   try {
-    const { layers: L, heads: H, maxPositions } = gpt2.config;
+    const { layers: L, heads: H, maxPositions } = model.config;
     const n = values.roleTokens || Math.min(50, Math.floor((maxPositions - 1) / 2));
     const seed = values.roleSeed;
     let r;
     try {
-      r = gpt2.headRoles({ n, seed, backend: cpuKernel(values.backend, module.cpuBackends) });
+      r = model.headRoles({ n, seed, backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
-      if (error.name === 'AttnLabError') throw new Gpt2InputError(error.message);
+      if (error.name === 'AttnLabError') throw new WritingInputError(error.message);
       throw error;
     }
     const grid = (flat) => Array.from({ length: L }, (_, l) => Array.from(flat.subarray(l * H, (l + 1) * H)));
@@ -213,12 +213,12 @@ export async function runHeads(values, module) {
     }
     return lines;
   } finally {
-    gpt2.delete();
+    model.delete();
   }
 }
 
 /** The lab's commands (web/labs/07_writing.js: `commands`), as web/cli/attnlab.mjs runs them. */
 export const commands = {
-  generate: { write: runGenerate, InputError: Gpt2InputError },
-  heads: { output: runHeads, InputError: Gpt2InputError },
+  generate: { write: runGenerate, InputError: WritingInputError },
+  heads: { output: runHeads, InputError: WritingInputError },
 };

@@ -1,0 +1,45 @@
+// How each kind's tokenizer is read from its folder, keyed by the registry row's `tokenizer`
+// (core/models/model_kinds.cpp): the one place where a kind's files become a tokenizer. The opener
+// (web/models/registry.js) hands each reader its picked files; a new kind that reads its tokenizer as an
+// existing one does needs no row here. No DOM and no Node API.
+//
+// A reader: ({has(name), text(name), bytes(name), config (config.json's text), name (the model's, for
+// the notes)}) -> {tokenizer, options?}; `named` is what a message calls the tokenizer's vocabulary.
+import { WordPieceTokenizer, tokenizerOptions } from '../tokenizers/wordpiece.js';
+import { MarianTokenizer } from '../tokenizers/sentencepiece.js';
+import { HfTokenizer, parseConfigJson } from '../tokenizers/hf_tokenizer.js';
+
+const optionalText = async (files, name) => (files.has(name) ? files.text(name) : null);
+
+export const TOKENIZER_READERS = {
+  // BERT's vocab.txt, cased or not as config.json / tokenizer_config.json say (options.notes: where each setting came from).
+  wordpiece: {
+    named: 'vocab.txt',
+    async read(files) {
+      const options = tokenizerOptions(files.config, await optionalText(files, 'tokenizer_config.json'), files.name);
+      return { tokenizer: WordPieceTokenizer.fromVocabText(await files.text('vocab.txt'), options), options };
+    },
+  },
+  // Marian's two SentencePiece models and the shared vocabulary.
+  sentencepiece: {
+    named: 'vocab.json',
+    async read(files) {
+      return { tokenizer: MarianTokenizer.fromFiles(await files.bytes('source.spm'), await files.bytes('target.spm'), await files.text('vocab.json')) };
+    },
+  },
+  // @huggingface/tokenizers: tokenizer.json, or GPT-2's vocab.json + merges.txt; tokenizer_config.json and
+  // generation_config.json where there (BOS/EOS, the chat template).
+  hf_tokenizers: {
+    named: 'the tokenizer',
+    async read(files) {
+      const options = { tokenizerConfig: await optionalText(files, 'tokenizer_config.json'),
+        generationConfig: await optionalText(files, 'generation_config.json'), modelConfig: files.config };
+      if (files.has('tokenizer.json')) return { tokenizer: HfTokenizer.fromFiles({ tokenizerJson: await files.text('tokenizer.json'), ...options }) };
+      return { tokenizer: HfTokenizer.fromGpt2Files(await files.text('vocab.json'), await files.text('merges.txt'), {
+        tokenizerConfig: parseConfigJson(options.tokenizerConfig, 'tokenizer_config.json'),
+        generationConfig: parseConfigJson(options.generationConfig, 'generation_config.json'),
+        modelConfig: parseConfigJson(options.modelConfig, 'config.json'),
+      }) };
+    },
+  },
+};
