@@ -9,6 +9,29 @@ import { openPage, startLab } from './support.mjs';
 
 const BIG = '?lab=alignment&task=copy&length=64&vocab=256&dModel=256&heads=16&batch=128&steps=1000&speed=max';
 
+/**
+ * Starts listening to the worker (web/worker.js) for the end of its training loop: the loop's own last
+ * 'state' message (loop(), finally), which follows the worker's answer to the request that stopped it
+ * (`answer`: Pause answers with a 'state', Reset with 'configured'). From then on no chunk runs until
+ * Play. -> a function that waits for that message and gives the step it carries.
+ */
+function watchLoopEnd(page, answer) {
+  return page.evaluate((answer) => {
+    window.loopEnd = new Promise((resolve) => {
+      let answered = false;
+      const worker = window.attnlabWorker.worker;
+      const listen = ({ data }) => {
+        if (!answered) answered = data?.type === answer && !data.running;
+        else if (data?.type === 'state' && !data.running) {
+          worker.removeEventListener('message', listen);
+          resolve(data.step);
+        }
+      };
+      worker.addEventListener('message', listen);
+    });
+  }, answer).then(() => () => page.evaluate(() => window.loopEnd));
+}
+
 test('pause[L=64,E=256,H=16,B=128] right after play: training stops after at most 1 step; later pauses wait at most a step', async (t) => {
   const lab = await startLab();
   after(() => lab.close());
@@ -28,6 +51,7 @@ test('pause[L=64,E=256,H=16,B=128] right after play: training stops after at mos
   await page.waitForFunction((s) => Number(document.getElementById('progress-text').dataset.step) >= s + 3, stepsAtFirstPause, { timeout: 120000 });
   const t0 = Date.now();
   const stepBefore = await stepOf();
+  const ended = await watchLoopEnd(page, 'state');
   await page.click('#play');
   await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'paused', null, { timeout: 120000 });
   const waited = Date.now() - t0;
@@ -36,8 +60,8 @@ test('pause[L=64,E=256,H=16,B=128] right after play: training stops after at mos
   // In steps, not milliseconds: the chunk under way (sized to ~100 ms, at least one step) may finish.
   assert.ok(stepAfter - stepBefore <= 2, `${stepAfter - stepBefore} steps ran after Pause`);
   assert.equal(await stateOf(), 'paused');
-  await new Promise((r) => setTimeout(r, 1500));
-  assert.equal(await stepOf(), stepAfter, 'nothing trains after Pause');
+  assert.equal(await ended(), stepAfter, 'the loop ended at the step the page shows: nothing trains after Pause');
+  assert.equal(await stepOf(), stepAfter);
   assert.deepEqual(problems, []);
 });
 
@@ -50,12 +74,13 @@ test('reset[L=64,E=256,H=16,B=128] while training: the new model is built after 
   await page.waitForFunction(() => Number(document.getElementById('progress-text').dataset.step) >= 3, null, { timeout: 120000 });
   const t0 = Date.now();
   const stepBefore = await stepOf();
+  const ended = await watchLoopEnd(page, 'configured');
   // Reset sends a configure; the worker takes it between two chunks (a chunk is ~100 ms, at least a step).
   await page.click('#reset');
   await page.waitForFunction(() => document.getElementById('progress-text').dataset.step === '0'
     && document.getElementById('progress-text').dataset.state === 'paused', null, { timeout: 120000 });
   t.diagnostic(`reset at step ${stepBefore} answered in ${Date.now() - t0} ms`);
-  await new Promise((r) => setTimeout(r, 1500));
-  assert.equal(await stepOf(), 0, 'the new model waits for Play');
+  assert.equal(await ended(), 0, 'the old loop ended on the new model, untrained: it waits for Play');
+  assert.equal(await stepOf(), 0);
   assert.deepEqual(problems, []);
 });

@@ -5,7 +5,7 @@
 // bad text gets a message and the page keeps working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, setField, startLab, waitConfigured, waitDrawn } from './support.mjs';
+import { logSections, openPage, sectionsAnswered, setField, startLab, waitConfigured, waitDrawn } from './support.mjs';
 
 let lab;
 before(async () => { lab = await startLab(); });
@@ -14,18 +14,11 @@ after(async () => { await lab?.close(); });
 /** The numbers a matrix shows, row by row (data-value on each cell). */
 const matrix = (page, id) => page.$$eval(`[data-matrix="${id}"] tbody tr`, (rows) => rows.map((r) => [...r.querySelectorAll('td:not(.sum)')].map((td) => Number(td.dataset.value))));
 
-/** Waits for the section's next result after `action`. */
+/** Runs `action` (which asks the section again) and waits until the page shows the section's answer. */
 async function recompute(page, sectionId, action) {
-  const before = await page.$eval(`#section-${sectionId}`, (s) => s.dataset.results ?? '0');
-  await page.$eval(`#section-${sectionId}`, (s) => {
-    s.dataset.results = '0';
-    new MutationObserver(() => { s.dataset.results = String(Number(s.dataset.results) + 1); })
-      .observe(s.querySelector('.figure-board'), { subtree: true, attributes: true, attributeFilter: ['data-value', 'data-label-boxes', 'data-title'] });
-  });
+  const sent = await logSections(page, sectionId);
   await action();
-  await page.waitForFunction((id) => Number(document.getElementById(`section-${id}`).dataset.results) > 0, sectionId, { timeout: 20000 });
-  await page.waitForTimeout(200); // the rest of the same redraw
-  return before;
+  await sectionsAnswered(page, { section: sectionId, after: sent });
 }
 
 test('scaled: editing a cell of K changes QK^T in that column, the weights and the output; Q, V and the other columns stay', async () => {

@@ -161,6 +161,56 @@ export async function waitDrawn(page, timeout = 10000) {
   await page.waitForFunction(() => document.querySelector('[data-drawn]')?.dataset.drawn === 'all', null, { timeout, polling: 100 });
 }
 
+/**
+ * Starts a log of the page's section requests and the worker's answers to them (once per page), through
+ * the page's worker client (web/ui/worker_client.js: window.attnlabWorker). -> how many requests the
+ * page has sent for `section` since the log began: sectionsAnswered's `after`.
+ */
+export async function logSections(page, section) {
+  return page.evaluate((section) => {
+    const client = window.attnlabWorker;
+    if (!client.sectionLog) {
+      // sent: section id -> requests sent; open: section id -> the request in flight (a section panel
+      // has one at a time: web/ui/panels/section.js); answers: the answers to those; drawn: the answers
+      // whose drawing frame has run.
+      const log = client.sectionLog = { sent: {}, open: new Map(), answers: 0, drawn: 0 };
+      const send = client.send.bind(client);
+      client.send = (type, fields = {}) => {
+        if (type === 'section') {
+          log.sent[fields.section] = (log.sent[fields.section] ?? 0) + 1;
+          log.open.set(fields.section, fields.request);
+        }
+        send(type, fields);
+      };
+      // Added after the page's own listener, so it runs after it: the page has asked for the frame
+      // that draws the answer, and this frame callback runs after the page's in that frame.
+      client.worker.addEventListener('message', ({ data }) => {
+        const answered = data?.type === 'section' ? log.open.get(data.section) === data.request
+          : data?.type === 'error' && data.request === 'section' && log.open.has(data.section);
+        if (!answered) return;
+        log.open.delete(data.section);
+        const answer = ++log.answers;
+        requestAnimationFrame(() => { log.drawn = Math.max(log.drawn, answer); });
+      });
+    }
+    return client.sectionLog.sent[section] ?? 0;
+  }, section ?? null);
+}
+
+/**
+ * Waits until the page shows the worker's answer to every section request logged (logSections), with at
+ * least one more request for `section` than `after` when given: none is in flight, the frame that draws
+ * the last answer has run, and nothing is left to draw. A lab that trains defers the parts off screen
+ * (draw_scheduler.js), so this is for a page that does not train meanwhile.
+ */
+export async function sectionsAnswered(page, { section = null, after = null, timeout = 20000 } = {}) {
+  await page.waitForFunction(({ section, after }) => {
+    const log = window.attnlabWorker.sectionLog;
+    return (after === null || (log.sent[section] ?? 0) > after) && log.open.size === 0 && log.drawn === log.answers
+      && document.querySelector('[data-drawn]')?.dataset.drawn === 'all';
+  }, { section, after }, { timeout });
+}
+
 export async function metric(page, id) {
   const value = await page.getAttribute(`#evaluation [data-metric="${id}"]`, 'data-value');
   return value === null ? null : Number(value);

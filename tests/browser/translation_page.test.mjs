@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, waitConfigured, waitDrawn, setField, readHeatmap, paletteValue, dropFiles, TINY_MARIAN } from './support.mjs';
+import { logSections, sectionsAnswered, startLab, waitConfigured, waitDrawn, setField, readHeatmap, paletteValue, dropFiles, TINY_MARIAN } from './support.mjs';
 import { PALETTES } from '../../web/shared/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 import { tokenLabels } from '../../web/labs/05_pretrained_sections.js';
@@ -316,6 +316,7 @@ test('word by word: "Next word" adds a row; Play adds rows one at a time and Pau
   // Play: every row count the heatmap shows (a MutationObserver sees each draw), until 5; then Pause.
   // The pace itself (a token every 600 ms, none queued while computing) is checked on a mocked clock in
   // tests/node/section_play.test.mjs: here, in rows, not milliseconds.
+  await logSections(page);
   await page.click('#action-play');
   assert.equal(await page.getAttribute('#action-play', 'aria-pressed'), 'true');
   const seen = await page.evaluate(() => new Promise((resolve) => {
@@ -333,8 +334,11 @@ test('word by word: "Next word" adds a row; Play adds rows one at a time and Pau
   assert.equal(await page.getAttribute('#action-play', 'aria-pressed'), 'false');
   assert.equal(await page.textContent('#action-play'), '▶ Play');
   const paused = await rowsOf('cross-heatmap');
-  await page.waitForTimeout(1300);
+  // Pause cleared the play's timer (web/ui/panels/section_play.js stop(), which unpresses the button), so
+  // only a request already in flight could still add a row: once every one is answered and drawn, none can.
+  await sectionsAnswered(page);
   assert.equal(await rowsOf('cross-heatmap'), paused, 'Pause stopped it');
+  assert.equal(await page.inputValue('#prop-shown'), String(paused), 'the tokens shown are the rows drawn');
 
   // Play to the end: it stops by itself with the whole translation shown.
   await setField(page, 'shown', T - 1);
@@ -349,8 +353,10 @@ test('word by word: "Next word" adds a row; Play adds rows one at a time and Pau
   await setField(page, 'text', 'The dog sat.');
   await page.waitForFunction(() => document.getElementById('action-play').getAttribute('aria-pressed') === 'false', null, { timeout: 30000 });
   await page.waitForFunction(() => !/▁cat/.test(document.querySelector('[data-figure="pieces"]').textContent));
-  const rows = await rowsOf('cross-heatmap');
-  await page.waitForTimeout(1300);
-  assert.equal(await rowsOf('cross-heatmap'), rows, 'nothing plays after a new sentence');
+  // The play has stopped (the button above), so once the new sentence's requests are answered and drawn
+  // nothing changes the rows: they are the tokens shown.
+  await sectionsAnswered(page);
+  assert.equal(await page.getAttribute('#action-play', 'aria-pressed'), 'false', 'nothing plays after a new sentence');
+  assert.equal(String(await rowsOf('cross-heatmap')), await page.inputValue('#prop-shown'));
   assert.deepEqual(problems, []);
 });
