@@ -11,9 +11,19 @@ import { PALETTES } from '../../web/shared/palette.js';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(TINY_BERT, '..', '..');
-const { tensors: ref } = parseSafetensors(readFileSync(path.join(FIXTURES, 'bert_tiny_reference.safetensors')));
+const { tensors: ref, metadata } = parseSafetensors(readFileSync(path.join(FIXTURES, 'bert_tiny_reference.safetensors')));
 const T = 11; // "The quick brown fox jumps over the lazy dog" with [CLS] and [SEP]
 const refHead = (layer, head) => ref['modern.single.attentions'].data.subarray((layer * 2 + head) * T * T, (layer * 2 + head + 1) * T * T);
+
+/** The softmax of PyTorch's MLM logits at `position` of the pair case, for each of `tokens` (vocab.txt's order). */
+function maskProbabilities(position, tokens) {
+  const vocab = readFileSync(path.join(TINY_BERT, 'vocab.txt'), 'utf8').split('\n');
+  const { shape, data } = ref['modern.pair.mlm_logits'];
+  const logits = Array.from(data.subarray(position * shape[1], (position + 1) * shape[1]));
+  const top = Math.max(...logits);
+  const sum = logits.reduce((s, x) => s + Math.exp(x - top), 0);
+  return tokens.map((token) => Math.exp(logits[vocab.indexOf(token)] - top) / sum);
+}
 
 let lab;
 before(async () => { lab = await startLab(); });
@@ -121,11 +131,20 @@ test('clicking a thumbnail of the model view opens that layer and head; [MASK] g
   await setField(page, 'pair', 'a dog ran .');
   // The sentence alone draws its own [MASK] figure first, and the fill-in section computes on its own:
   // wait (a while) for the guesses with sentence B, then compare, so a wrong answer still shows here.
-  const withPair = /^\[MASK\] at position 6: see \d+\.\d%, ##w \d+\.\d%, no \d+\.\d%, by \d+\.\d%, want \d+\.\d%/;
+  // The answer is the fixture's (make_bert_fixtures.py, its "pair" case): PyTorch's five likeliest tokens
+  // at the [MASK] (modern.pair.mask_top5), each at the softmax of PyTorch's logits there.
+  const position = Number(metadata['pair.mask_index']);
+  const top5 = JSON.parse(metadata['modern.pair.mask_top5']);
+  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const withPair = new RegExp(`^\\[MASK\\] at position ${position}: ${top5.map((token) => `${escape(token)} (\\d+\\.\\d)%`).join(', ')}`);
   await page.waitForFunction((source) => new RegExp(source).test(document.querySelector('canvas[data-figure="mask-0"]')?.getAttribute('aria-label') ?? ''),
     withPair.source, { timeout: 15000 }).catch(() => {});
   const title = await page.getAttribute('canvas[data-figure="mask-0"]', 'aria-label');
   assert.match(title, withPair);
+  const shown = withPair.exec(title).slice(1).map(Number);
+  const want = maskProbabilities(position, top5).map((p) => 100 * p);
+  // Shown rounded to 0.1 %, so within 0.05 % of PyTorch's, plus 0.001 % for the float32 rounding of the two softmaxes.
+  shown.forEach((percent, i) => assert.ok(Math.abs(percent - want[i]) <= 0.05 + 1e-3, `${top5[i]}: ${percent}% shown, ${want[i].toFixed(3)}% in PyTorch`));
   assert.deepEqual(problems, []);
   await page.close();
 });
