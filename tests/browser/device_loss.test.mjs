@@ -16,6 +16,11 @@ test('WebGPU device lost mid-training -> SIMD128, the run continues to its last 
   assert.equal(await page.getAttribute('#progress-text', 'data-step'), '60');
   assert.match(await page.textContent('#badge-backend'), /SIMD128/);
   assert.match(await page.textContent('#badge-reason'), /WebGPU: device lost at step \d+ .* -> SIMD128/);
-  assert.ok((await metric(page, 'accuracy')) > 0.1, 'the model kept learning');
+  // This seed's run reaches 60.0% on the 1,024 fresh samples (chance: 1/32) on every backend, and with the
+  // device lost at step 6, 21 or 41; trained only to step 30 it has 11%, to step 50 36% (attnlab train
+  // --lab alignment --task copy --batch 16 --seed 0 --steps N). Above 50%, then, the steps after the
+  // fallback all trained, with room for a backend's rounding.
+  const accuracy = await metric(page, 'accuracy');
+  assert.ok(accuracy > 0.5, `the model kept learning after the fallback: ${accuracy}`);
   assert.deepEqual(problems, []);
 });
