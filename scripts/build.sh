@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds everything, incrementally: the native core and tests (build/native), both WASM modules
-# (build/wasm -> public/build/), the generated shader module, the data assets, and copies the web
-# sources into public/build/ so that public/ is the whole static site; last, the list of the site's
-# files that the service worker caches for offline use, with the build's id.
+# (build/wasm -> public/build/) and the test module (build/wasm/test_kind/: one more decoder kind, for
+# tests/node/decoder_kind_rows.test.mjs; never in public/), the generated shader module, the data
+# assets, and copies the web sources into public/build/ so that public/ is the whole static site; last,
+# the list of the site's files that the service worker caches for offline use, with the build's id.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)

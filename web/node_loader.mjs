@@ -16,8 +16,16 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 // ATTNLAB_BUILD_DIR points at another build's output (CMake's ATTNLAB_WASM_OUT).
 export const BUILD_DIR = process.env.ATTNLAB_BUILD_DIR ?? path.join(REPO_ROOT, 'public', 'build');
 const THREADS_MODULE = path.join(BUILD_DIR, 'node', 'attnlab-simd-threads.js');
+// ATTNLAB_BUILD is the build 'auto' loads, for a folder holding one build only: the test module
+// (build/wasm/test_kind/attnlab-scalar.*, CMakeLists.txt) runs the CLI's commands that take no --build
+// with ATTNLAB_BUILD_DIR=build/wasm/test_kind ATTNLAB_BUILD=scalar (tests/node/decoder_kind_rows.test.mjs).
+const AUTO_BUILD = process.env.ATTNLAB_BUILD ?? 'auto';
 
 export async function loadAttnLabNode({ build = 'auto' } = {}) {
+  if (build === 'auto' && AUTO_BUILD !== 'auto') {
+    if (!BUILDS.includes(AUTO_BUILD)) throw new Error(`ATTNLAB_BUILD must be ${BUILDS.join(', ')}; got '${AUTO_BUILD}'`);
+    build = AUTO_BUILD;
+  }
   if (!BUILDS.includes(build)) throw new Error(`build must be ${BUILDS.join(', ')}; got '${build}'`);
   const threads = existsSync(THREADS_MODULE) && engineSupportsSimd128();
   if (build === 'simd-threads' && !threads) {

@@ -38,7 +38,27 @@ const DecoderNames kLlama = {"llama",
 // Qwen2's (Qwen2ForCausalLM) are Llama's; its own row, so that the kind's table is found by its id.
 const DecoderNames kQwen2 = {"qwen2", kLlama.names};
 
+#ifdef ATTNLAB_TEST_DECODER_KIND
+// The test module's kind only (CMakeLists.txt: attnlab-test-kind; model_kinds.cpp has its row): Llama's
+// roles under names no real checkpoint spells, so that tests/node/decoder_kind_rows.test.mjs loads a folder
+// only by this row.
+const DecoderNames kTestDecoder = {"test_decoder",
+                                   {{T::token_embd, "tok_embed"},
+                                    {T::attn_norm, "blocks.%d.attn_norm"},
+                                    {T::attn_q, "blocks.%d.attn.q"},
+                                    {T::attn_k, "blocks.%d.attn.k"},
+                                    {T::attn_v, "blocks.%d.attn.v"},
+                                    {T::attn_out, "blocks.%d.attn.out"},
+                                    {T::ffn_norm, "blocks.%d.mlp_norm"},
+                                    {T::ffn_gate, "blocks.%d.mlp.gate"},
+                                    {T::ffn_up, "blocks.%d.mlp.up"},
+                                    {T::ffn_down, "blocks.%d.mlp.down"},
+                                    {T::output_norm, "final_norm"},
+                                    {T::output, "unembed"}}};
+const DecoderNames* const kTables[] = {&kGpt2, &kLlama, &kQwen2, &kTestDecoder};
+#else
 const DecoderNames* const kTables[] = {&kGpt2, &kLlama, &kQwen2};
+#endif
 
 }  // namespace
 

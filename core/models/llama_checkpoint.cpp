@@ -82,5 +82,6 @@ class LlamaKind : public ModelKind {
 
 std::unique_ptr<ModelKind> make_llama_kind() { return std::make_unique<LlamaKind>("llama"); }
 std::unique_ptr<ModelKind> make_qwen2_kind() { return std::make_unique<LlamaKind>("qwen2"); }
+std::unique_ptr<ModelKind> make_llama_style_kind(const char* id) { return std::make_unique<LlamaKind>(id); }
 
 }  // namespace attnlab

@@ -16,5 +16,9 @@ namespace attnlab {
 // The registry's Llama (model_type "llama") and Qwen2 (model_type "qwen2"): LlamaModel.
 std::unique_ptr<ModelKind> make_llama_kind();
 std::unique_ptr<ModelKind> make_qwen2_kind();
+// A kind read as Llama's (its config reader, spec and checkpoint rules) under another id, which is both
+// config.json's model_type and its row of decoder_names.cpp: the test module's kind "test_decoder"
+// (model_kinds.cpp), a decoder added by its name row and registry row alone.
+std::unique_ptr<ModelKind> make_llama_style_kind(const char* id);
 
 }  // namespace attnlab

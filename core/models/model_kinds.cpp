@@ -34,6 +34,13 @@ const std::vector<ModelKindRow>& model_kind_rows() {
       {"gpt2", "GPT-2", {"gpt2"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_gpt2_kind},
       {"llama", "Llama", {"llama"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_llama_kind},
       {"qwen2", "Qwen2", {"qwen2"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_qwen2_kind},
+#ifdef ATTNLAB_TEST_DECODER_KIND
+      // The test module's kind only (CMakeLists.txt: attnlab-test-kind): Llama's reader and spec under its own
+      // name row (decoder_names.cpp), so that tests/node/decoder_kind_rows.test.mjs shows a decoder added in
+      // C++ opened by the page's and the CLI's code with no JavaScript edited, only the generated table.
+      {"test_decoder", "Test decoder", {"test_decoder"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder",
+       [] { return make_llama_style_kind("test_decoder"); }},
+#endif
   };
   return rows;
 }
