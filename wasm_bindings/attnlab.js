@@ -117,25 +117,6 @@ export function wrapModule(mod, { build }) {
         raw.delete();
       }
     },
-    /**
-     * The writer's next-token rule (core/models/sampling.h) on any logits [V] a caller holds: settings
-     * {temperature (0: greedy), topK (0: none), topP (1: none)}.
-     *   top(logits, settings, k) -> the k likeliest [{id, probability, logit}]
-     *   draw(logits, settings, seed, index) -> {id, probability}: written token `index`'s draw, with the
-     *     index-th uniform of Rng(seed), as Decoder.beginWriting's writer draws it.
-     */
-    sampling: {
-      top(logits, { temperature = 1, topK = 0, topP = 1 } = {}, k = 10) {
-        const out = mod._sampling_top(logits, Number(temperature), checkInteger('topK', topK, { min: 0 }), Number(topP), checkInteger('k', k, { min: 0 }));
-        if (!Array.isArray(out)) check(out.error);
-        return out;
-      },
-      draw(logits, { temperature = 1, topK = 0, topP = 1 } = {}, seed = 0, index = 0) {
-        const out = mod._sampling_draw(logits, Number(temperature), checkInteger('topK', topK, { min: 0 }), Number(topP), Number(seed), checkInteger('index', index, { min: 0 }));
-        check(out.error);
-        return out;
-      },
-    },
     /** Single-thread f32x4 multiply-add rate in GFLOP/s, measured for about `seconds`. */
     simd128PeakGflops(seconds = 0.25) { return mod._simd128_peak_gflops(seconds); },
     _module: mod,

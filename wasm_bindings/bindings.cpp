@@ -198,8 +198,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_uniform", &RawRng::_uniform)
       .function("_normal", &RawRng::_normal);
 
-  function("_sampling_top", &_sampling_top);
-  function("_sampling_draw", &_sampling_draw);
   function("_relu", &_relu);
   function("_relu_backward", &_relu_backward);
   function("_sigmoid", &_sigmoid);

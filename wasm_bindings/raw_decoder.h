@@ -64,13 +64,4 @@ class RawDecoder : public RawCheckpoint {
   std::unique_ptr<Writer> writer_;
 };
 
-// The sampling rule on any logits a caller holds (core/models/sampling.h), the writer's own:
-//   _sampling_top(logits, temperature, top_k, top_p, k) -> the k likeliest [{id, probability, logit}]
-//   _sampling_draw(logits, temperature, top_k, top_p, seed, index) -> {id, probability}: written token
-//     `index`'s draw, with the index-th uniform of Rng(seed) (as the writer's, whose every non-greedy
-//     step takes one), so a run whose settings stay is the writer's token for token.
-// Bad settings give {error}.
-val _sampling_top(const val& logits, double temperature, int top_k, double top_p, int k);
-val _sampling_draw(const val& logits, double temperature, int top_k, double top_p, double seed, int index);
-
 }  // namespace attnlab::wasm

@@ -169,34 +169,6 @@ test('attnlab generate and heads: bad flags and bad folders exit 2 with one line
   assert.match(help.stdout, /--temperature X .*\(range \[0, 2\]; default 0\.8\)/s);
 });
 
-test('gpt2: module.sampling on kept logits is the writer\'s rule: step k drawn with index k is generate()\'s token, the bars its top', async () => {
-  const module = await lab('simd');
-  const { model: gpt2, tokenizer } = await open('hub');
-  try {
-    const ids = tokenizer.encode(PROMPT).ids;
-    for (const settings of [{ temperature: 0.9, topK: 50, topP: 0.95, seed: 42 }, { temperature: 1.5, topK: 0, topP: 1, seed: 7 }, { temperature: 0, topK: 0, topP: 1, seed: 0 }]) {
-      const run = gpt2.generate(ids, { ...settings, maxNewTokens: 12, stopAtEos: false });
-      // The page's way: the logits of each pass kept, each token drawn from them with its index.
-      gpt2.forward(ids);
-      let logits = gpt2.logits();
-      run.steps.forEach((step, k) => {
-        const drawn = module.sampling.draw(logits, settings, settings.seed, k);
-        assert.equal(drawn.id, step.id, `${JSON.stringify(settings)}: token ${k}`);
-        assert.ok(Math.abs(drawn.probability - step.probability) < 1e-6);
-        assert.deepEqual(module.sampling.top(logits, settings, 10).map((t) => t.id), step.top.map((t) => t.id));
-        gpt2.step(step.id);
-        logits = gpt2.logits();
-      });
-    }
-    assert.throws(() => module.sampling.top(new Float32Array([1, 2]), { temperature: -1 }), /temperature/);
-    assert.throws(() => module.sampling.draw(new Float32Array([1, NaN]), {}, 0, 0), /logits must be finite/);
-    assert.throws(() => module.sampling.draw(new Float32Array(0), {}, 0, 0), /logits must hold at least one number/);
-    assert.throws(() => module.sampling.draw(new Float32Array([1, 2]), {}, -1, 0), /seed must be a whole number/);
-  } finally {
-    gpt2.delete();
-  }
-});
-
 test('attnlab generate --png writes the whole text\'s attention heatmap as the page draws it; a missing folder is refused first', async () => {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');

@@ -5,7 +5,6 @@
 // a student who loads their notebook's model.pt (Weights, Import weights…) compares with their weights.
 import { buildCheckSection } from './builds/build_section.js';
 import { attentionModelBuild, FIXED_INPUT } from './builds/attention_model.js';
-import { literal } from './builds/exact_tensors.js';
 
 export { FIXED_INPUT };
 export const STEPS = attentionModelBuild.steps;
@@ -36,6 +35,3 @@ export const buildSection = buildCheckSection(attentionModelBuild, {
       + 'each integer by its row. Every one of the N × M integers becomes a vector, so (N, M) becomes (N, M, embed_dim): here x (4, 10) '
       + 'gives (4, 10, 5), as step 2 above shows. The same digit always gets the same vector (look at the rows of the 2s).' }],
 });
-
-/** The Python line of the fixed input (the docs and tests quote it). */
-export const PYTHON_INPUT = `x = ${literal(FIXED_INPUT).python}`;
