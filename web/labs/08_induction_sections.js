@@ -26,7 +26,7 @@ const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : '—');
  * pane per score with a line per head; `beside`: another run's timeline drawn dashed in the loss pane
  * (the one-layer model).
  */
-export function timelineFigure(t, { id = 'timeline', title, beside = null, besideLabel = '' } = {}) {
+function timelineFigure(t, { id = 'timeline', title, beside = null, besideLabel = '' } = {}) {
   const steps = Array.from(t.steps);
   const n = steps.length, LH = t.layers * t.heads;
   const perHead = (flat) => Array.from({ length: LH }, (_, i) => Array.from({ length: n }, (_, k) => flat[k * LH + i]));
@@ -56,7 +56,7 @@ export function timelineFigure(t, { id = 'timeline', title, beside = null, besid
 }
 
 /** The phase change in words, from the timeline and the latest evaluation. */
-export function phaseText(t, e) {
+function phaseText(t, e) {
   const n = t.steps.length;
   if (!n || t.steps[n - 1] === 0) return 'Press Play: the timeline fills as the model trains (a point every few steps).';
   const repeat = t.repeatLoss[n - 1], rest = t.restLoss[n - 1];
@@ -168,7 +168,7 @@ function oneLayerTrainer(ctx) {
   return besideModel.trainer;
 }
 
-export const ONE_LAYER_CHUNK = 250; // steps of the one-layer model per request: well under a second
+const ONE_LAYER_CHUNK = 250; // steps of the one-layer model per request: well under a second
 
 const oneLayer = {
   id: 'one-layer',

@@ -7,7 +7,7 @@
 
 const PAIR = /^(\d{1,4})\.(\d{1,4})$/;
 // The most heads a list may name: more than any model here has (Qwen2.5-72B: 80 layers x 64 heads = 5,120).
-export const MAX_LISTED_HEADS = 8192;
+const MAX_LISTED_HEADS = 8192;
 
 /** text -> {value: canonical text, heads: [{layer, head}]} or {error}: the first malformed or repeated item named. */
 export function parseHeadList(text) {
@@ -37,7 +37,7 @@ export const heads = (text) => parseHeadList(text).heads ?? [];
 export const headListText = (list) => list.map((h) => `${h.layer}.${h.head}`).join(',');
 
 /** Whether each head fits a model of `layers` x `heads`: null, or the first that does not, named (as the core says it). */
-export function checkRange(list, { layers, heads: perLayer }) {
+function checkRange(list, { layers, heads: perLayer }) {
   for (const h of list) {
     if (h.layer >= layers) return `head ${h.layer}.${h.head}: this model's layers are 0 to ${layers - 1}`;
     if (h.head >= perLayer) return `head ${h.layer}.${h.head}: this model's heads are 0 to ${perLayer - 1} in each layer`;

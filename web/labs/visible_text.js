@@ -8,7 +8,7 @@
 const decoder = new TextDecoder();
 
 /** A byte as the figures write it: <0xE2>. */
-export const byteText = (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`;
+const byteText = (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`;
 
 /**
  * The length of the well-formed UTF-8 character at bytes[i], or 0 where none starts there (a lone

@@ -19,7 +19,7 @@ function check(f) {
 }
 
 /** Where things go (CSS px): {width, height, cx, cy, scale (px per unit), tips: [{label, x, y}]}. */
-export function arrowsLayout(f) {
+function arrowsLayout(f) {
   check(f);
   const width = Math.max(SIDE + 2 * PAD + 40, Math.ceil((f.title ?? '').length * 7.2) + 8); // + 40: a label left or right of a tip
   const height = TITLE_H + SIDE + 2 * PAD;
@@ -38,7 +38,7 @@ function arrow(ctx, x0, y0, x1, y1) {
 }
 
 /** Draws the plane, sizing the canvas (CSS px x scale). Returns the layout. */
-export function drawArrows(canvas, f, scale = globalThis.devicePixelRatio || 1) {
+function drawArrows(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const L = arrowsLayout(f);
   const { ctx, colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX });
   // The axes and the circle of radius 1 (a unit-length pair ends on it).

@@ -30,7 +30,7 @@ export function barsGeometry(f) {
   return { L, lo, hi, y, zeroY: y(0), plotBottom: L.top + plotH, labels, barW: (L.width - L.left - L.right) / n };
 }
 
-export function drawBars(canvas, f, scale = devicePixelRatio || 1) {
+function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   const g = barsGeometry(f);
   const { L, lo, hi, y, barW } = g;
   const { ctx, colors } = prepareCanvas(canvas, L, scale);

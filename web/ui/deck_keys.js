@@ -4,10 +4,10 @@
 // message, {type: 'attnlab:key', key, code, shiftKey}, for the deck to act on (docs/embedding.md).
 // The lab never calls preventDefault / stopPropagation on these keys outside its own controls.
 
-export const DECK_KEYS = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', ' ', 'PageUp', 'PageDown', 'Home', 'End'];
+const DECK_KEYS = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', ' ', 'PageUp', 'PageDown', 'Home', 'End'];
 
 /** Whether focus is inside one of the lab's controls or canvases (they use the keys themselves). */
-export function labHasFocus(doc = document) {
+function labHasFocus(doc = document) {
   const active = doc.activeElement;
   if (!active || active === doc.body || active === doc.documentElement) return false;
   return active.matches('input, select, textarea, button, canvas, a[href], [tabindex]:not([tabindex="-1"]), label');

@@ -17,7 +17,7 @@ export function download(blob, filename) {
 }
 
 /** draw(canvas, scale) draws the figure onto a fresh canvas at `scale`; -> a PNG Blob. */
-export function renderPng(draw, scale = 2) {
+function renderPng(draw, scale = 2) {
   const canvas = document.createElement('canvas');
   draw(canvas, scale);
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'));

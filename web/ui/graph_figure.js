@@ -25,7 +25,7 @@ function titleWidth(ctx, title) {
 }
 
 /** Where each node goes, the canvas size (CSS px), and each label's box. */
-export function graphLayout(ctx, f) {
+function graphLayout(ctx, f) {
   const n = f.nodes.length;
   const widths = measureLabels(ctx, f.nodes);
   const widest = Math.max(20, ...widths);
@@ -64,7 +64,7 @@ function labelBox(L, i) {
 }
 
 /** Draws the graph, sizing the canvas (CSS px x scale). */
-export function drawGraph(canvas, f, scale = globalThis.devicePixelRatio || 1) {
+function drawGraph(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const ctx = canvas.getContext('2d');
   const L = graphLayout(ctx, f);
   const { colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX, cssHeight: true });
@@ -134,7 +134,7 @@ export function drawGraph(canvas, f, scale = globalThis.devicePixelRatio || 1) {
 }
 
 /** The node nearest to (x, y) CSS px within 16 px, or -1. */
-export function hitNode(L, x, y) {
+function hitNode(L, x, y) {
   let best = -1, bestD = 16;
   L.points.forEach((p, i) => {
     const d = Math.hypot(p.x - x, p.y - y);
@@ -144,7 +144,7 @@ export function hitNode(L, x, y) {
 }
 
 /** What a node attends to, for the tooltip. */
-export function describeNode(f, i) {
+function describeNode(f, i) {
   const out = f.edges.filter((e) => e.from === i).sort((a, b) => b.weight - a.weight);
   if (!out.length) return `${f.nodes[i]}: no weight above the threshold`;
   return `${f.nodes[i]} attends to ${out.map((e) => `${f.nodes[e.to]} ${e.weight.toFixed(2)}`).join(', ')}`;

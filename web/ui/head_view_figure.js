@@ -57,7 +57,7 @@ function withAlpha(css, alpha) {
 }
 
 /** Head h's line colour and dash (figures with one head use the theme's first series colour). */
-export function headStyle(f, h, colors = themeColors()) {
+function headStyle(f, h, colors = themeColors()) {
   const heads = f.heads ?? 1;
   if (heads <= 1) return { color: colors.series[0], dash: [] };
   const bg = rgbOf(colors.background) ?? [255, 255, 255];
@@ -71,7 +71,7 @@ function headName(f, h) {
 }
 
 /** The two columns' tokens: {queries: [string] (T), keys: [string] (S)}; one list (`tokens`) is both. */
-export function headViewTokens(f) {
+function headViewTokens(f) {
   if (f.queryTokens || f.keyTokens) return { queries: f.queryTokens ?? [], keys: f.keyTokens ?? [] };
   return { queries: f.tokens ?? [], keys: f.tokens ?? [] };
 }
@@ -105,7 +105,7 @@ function fitLabel(ctx, text) {
  * right edge), keyLeft, legend: [{x, y, h}], captionLines, captionTop}. The line from query i to key
  * j runs from query[i] to key[j]; its midpoint is their mean.
  */
-export function headViewLayout(ctx, f) {
+function headViewLayout(ctx, f) {
   const { T, S, heads, queries, keys } = checkHeadView(f);
   const titles = titlesOf(f);
   const colors = themeColors();
@@ -162,7 +162,7 @@ export function headViewLayout(ctx, f) {
 }
 
 /** The token label under (x, y) CSS px: {side: 'query' | 'key', index}, or null (the lines, the margins). */
-export function hitHeadView(L, x, y) {
+function hitHeadView(L, x, y) {
   // A label's whole row counts, from the edge to its lines' end (a short token is still easy to hit).
   const side = x >= 0 && x <= L.queryRight + LABEL_GAP ? 'query' : x >= L.keyLeft - LABEL_GAP && x <= L.width ? 'key' : null;
   if (!side) return null;
@@ -173,7 +173,7 @@ export function hitHeadView(L, x, y) {
 }
 
 /** Draws the head view, sizing the canvas (CSS px x scale). Returns the layout. */
-export function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1) {
+function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const ctx = canvas.getContext('2d');
   const L = headViewLayout(ctx, f);
   const { T, S, heads } = L;
@@ -291,7 +291,7 @@ const quote = (t) => `'${t}'`;
  * The strongest lines of one token, for the tooltip: "query 'cat' → key 'the': 0.42; ..." (n lines,
  * over all heads; each named by its head when there are several; the columns' titles as the words).
  */
-export function describeHeadViewToken(f, side, index, n = 3) {
+function describeHeadViewToken(f, side, index, n = 3) {
   const { queries, keys } = headViewTokens(f);
   const T = queries.length, S = keys.length, heads = f.heads ?? 1;
   const titles = titlesOf(f);
@@ -309,7 +309,7 @@ export function describeHeadViewToken(f, side, index, n = 3) {
 }
 
 /** Text for the canvas's aria-label: what the figure shows and each query's strongest key. */
-export function describeHeadView(f) {
+function describeHeadView(f) {
   const { T, S, heads, queries, keys } = checkHeadView(f);
   const titles = titlesOf(f);
   const strongest = [];

@@ -33,7 +33,7 @@ const legendLabels = (model) => {
 };
 const GAP = 6;
 /** The size of every label of a heatmap (title one px more), whatever its cells' size: small cells thin the ticks out instead (issue 29: 11 px at least). */
-export const HEATMAP_FONT_PX = 12;
+const HEATMAP_FONT_PX = 12;
 
 /**
  * The title's lines within `room` CSS px (Infinity: one line): at its " — " first (a caption such as

@@ -47,7 +47,7 @@ const counted = (n, one, many) => `${(NUMBERS[n] ?? String(n)).toLowerCase()} ${
  * those with a trainer train, those with `open` read a pretrained checkpoint, the others compute
  * attention on inputs the student edits.
  */
-export function whatTheLabsDo(labs) {
+function whatTheLabsDo(labs) {
   const trains = labs.filter((l) => l.trainer).length;
   const opens = labs.filter((l) => !l.trainer && l.open).length;
   const computes = labs.length - trains - opens;

@@ -60,7 +60,7 @@ function parseColor(css) {
   return rgb ? rgb[1].split(',').slice(0, 3).map((x) => Number(x.trim())) : [255, 255, 255];
 }
 
-export function drawImages(canvas, f, scale = devicePixelRatio || 1) {
+function drawImages(canvas, f, scale = devicePixelRatio || 1) {
   const L = imagesLayout(canvas.getContext('2d'), f);
   const { ctx, colors } = prepareCanvas(canvas, L, scale);
   ctx.fillStyle = colors.text;

@@ -24,7 +24,7 @@ function textOn(rgb) {
 }
 
 /** A number typed into a cell -> {value} or {error}. */
-export function parseCell(text) {
+function parseCell(text) {
   const raw = String(text).trim().replace('−', '-');
   if (!NUMBER.test(raw)) return { error: `'${text}' is not a number` };
   const value = Number(raw);
@@ -32,7 +32,7 @@ export function parseCell(text) {
   return { value };
 }
 
-export class MatrixFigure {
+class MatrixFigure {
   /** board: the element that holds every figure of the section; onEdit({key, cell, value}). */
   constructor(board, { onEdit = () => {} } = {}) {
     this.board = board;

@@ -32,7 +32,7 @@ const BAR_W = 10; // the colour bar
 const GROUP_H = 20; // the "K/V k" row over the heads that share a key/value head
 
 /** The thumbnails' tokens: {queries: [string] (T), keys: [string] (S)}; one list (`tokens`) is both. */
-export function modelGridTokens(f) {
+function modelGridTokens(f) {
   if (f.queryTokens || f.keyTokens) return { queries: f.queryTokens ?? [], keys: f.keyTokens ?? [] };
   return { queries: f.tokens ?? [], keys: f.tokens ?? [] };
 }
@@ -66,7 +66,7 @@ function thumbnailSize(L, H, T, S) {
  * Where things go, in CSS px: {width, height, cellW, cellH, gap, left, top, layers, heads, T, S, cells:
  * [{layer, head, x, y, w, h}] (row-major: layer by layer), bar: {x, y, h}}.
  */
-export function modelGridLayout(f) {
+function modelGridLayout(f) {
   const { L, H, T, S } = checkModelGrid(f);
   const { w: cellW, h: cellH } = thumbnailSize(L, H, T, S);
   const left = PAD + Math.ceil(`Layer ${L - 1}`.length * CHAR_W) + 8;
@@ -91,7 +91,7 @@ export function modelGridLayout(f) {
 }
 
 /** The thumbnail under (x, y) CSS px: {layer, head}, or null (the gaps and margins). */
-export function hitModelGrid(layout, x, y) {
+function hitModelGrid(layout, x, y) {
   const head = Math.floor((x - layout.left) / layout.stepX), layer = Math.floor((y - layout.top) / layout.stepY);
   if (head < 0 || layer < 0 || head >= layout.heads || layer >= layout.layers) return null;
   if (x - layout.left - head * layout.stepX >= layout.cellW || y - layout.top - layer * layout.stepY >= layout.cellH) return null;
@@ -99,7 +99,7 @@ export function hitModelGrid(layout, x, y) {
 }
 
 /** As hitModelGrid, with the query (row) and key (column) of the thumbnail's cell under the pointer. */
-export function modelGridCell(layout, x, y) {
+function modelGridCell(layout, x, y) {
   const hit = hitModelGrid(layout, x, y);
   if (!hit) return null;
   const key = Math.min(layout.S - 1, Math.floor(((x - layout.left - hit.head * layout.stepX) * layout.S) / layout.cellW));
@@ -157,7 +157,7 @@ function thumbnail(atlas, layer, head, T, S) {
 }
 
 /** Draws the grid, sizing the canvas (CSS px x scale). Returns the layout. */
-export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 1) {
+function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const layout = modelGridLayout(f);
   const { layers: L, heads: H, T, S, cellW, cellH } = layout;
   const { ctx, colors } = titledCanvas(canvas, layout, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: PAD, fontPx: FONT_PX });
@@ -262,7 +262,7 @@ export function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 
  * Text for the canvas's aria-label: the grid's shape, the selected head, and the most and least
  * focused heads (mean over queries of the query's largest weight: 1 = each query looks at one key).
  */
-export function describeModelGrid(f) {
+function describeModelGrid(f) {
   const { L, H, T, S } = checkModelGrid(f);
   let most = null, least = null;
   for (let l = 0; l < L; l++) {

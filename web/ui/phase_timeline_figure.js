@@ -13,7 +13,7 @@ import { themeColors } from './theme.js';
 
 // Okabe and Ito's colour-blind-safe set, without its yellow and black (unreadable on the light and the
 // dark panel): the heads' colours, in order.
-export const HEAD_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00'];
+const HEAD_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00'];
 const LAYER_DASH = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
 
 const MARGIN = { left: 46, right: 12, bottom: 36 };
@@ -240,7 +240,7 @@ function nearest(f, step) {
 const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '—');
 
 /** Every value at point k, in words (the tooltip, and a focused point read aloud). */
-export function valuesAt(f, k) {
+function valuesAt(f, k) {
   const parts = [`step ${f.steps[k]}`];
   for (const [i, pane] of f.panes.entries()) {
     const values = pane.series.map((s) => {

@@ -39,13 +39,13 @@ export function questionsBlock(questions, { answers = true, shown = true } = {})
 }
 
 /** A question's element id: question-6-2 for the notebook's 6.2. */
-export const questionId = (number) => `question-${String(number).replace(/\W/g, '-')}`;
+const questionId = (number) => `question-${String(number).replace(/\W/g, '-')}`;
 
 /**
  * One question: its number and text, then (answers on) the control that takes the answer, the Check
  * button, the verdict beside them, and the explanation, hidden until the first answer is judged.
  */
-export function questionNode(q, { answers = true, heading = null, onJudged = () => {} } = {}) {
+function questionNode(q, { answers = true, heading = null, onJudged = () => {} } = {}) {
   const id = questionId(q.number);
   const textId = `${id}-text`;
   const node = el('div', { className: 'question', id },

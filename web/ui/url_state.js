@@ -6,7 +6,7 @@ import { crossCheck, defaultValues, isRelevant, parseProperty } from '../shared/
 import { isPageDefault, pageProperties, pageText } from './page_properties.js';
 
 /** Every property a link of this lab can carry. */
-export function stateTable(lab) {
+function stateTable(lab) {
   return [...lab.properties, ...pageProperties(lab)];
 }
 

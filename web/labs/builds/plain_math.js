@@ -78,7 +78,7 @@ export function embed(table, ids, E) {
 }
 
 /** [B, T, H * D] -> [B, H, T, D]: x.reshape(B, T, H, D).transpose(1, 2). */
-export function splitHeads(x, B, T, H, D) {
+function splitHeads(x, B, T, H, D) {
   const out = new Float64Array(x.length);
   for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) for (let h = 0; h < H; h++) for (let d = 0; d < D; d++) {
     out[((b * H + h) * T + t) * D + d] = x[(b * T + t) * H * D + h * D + d];
@@ -87,7 +87,7 @@ export function splitHeads(x, B, T, H, D) {
 }
 
 /** [B, H, T, D] -> [B, T, H * D]: the heads side by side again. */
-export function joinHeads(x, B, T, H, D) {
+function joinHeads(x, B, T, H, D) {
   const out = new Float64Array(x.length);
   for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) for (let h = 0; h < H; h++) for (let d = 0; d < D; d++) {
     out[(b * T + t) * H * D + h * D + d] = x[((b * H + h) * T + t) * D + d];
