@@ -28,7 +28,7 @@ export function wrapModule(mod, { build }) {
     // Digits, Trainer, AlignmentTrainer, LookupTrainer, CountTrainer; trainerIds() (the registered ids:
     // ['alignment', 'lookup', 'count']); createTrainer(id, config, assets) (js/trainers.js)
     ...trainers,
-    // Bert, Marian, Decoder; loadCheckpoint(kind, ...), checkConfig(kind, config), loadBert, loadMarian; modelKinds: the registry's rows (js/checkpoint_loader.js; the classes: js/bert_model.js, marian_model.js, decoder_model.js)
+    // Bert, Marian, Decoder; loadCheckpoint(kind, ...), checkConfig(kind, config), unreadArchitecture(config), loadBert, loadMarian; modelKinds: the registry's rows (js/checkpoint_loader.js; the classes: js/bert_model.js, marian_model.js, decoder_model.js)
     ...checkpoints,
     relu(input) { check(mod._relu(input)); return values(); },
     reluBackward(input, dOutput) { check(mod._relu_backward(input, dOutput)); return grad(); },

@@ -211,6 +211,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("_version", &_version);
   function("_model_kinds", &_model_kinds);
   function("_check_config", &_check_config);
+  function("_unread_architecture", &_unread_architecture);
   function("_backends", &_backends);
   function("_select_backend", &_select_backend);
   function("_heap_bytes_in_use", &_heap_bytes_in_use);

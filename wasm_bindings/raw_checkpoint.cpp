@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "models/config_json.h"
 #include "models/model_kinds.h"
 
 namespace attnlab::wasm {
@@ -92,6 +93,8 @@ std::string _check_config(const std::string& kind, const std::string& config_jso
   if (!k) return "no model kind \"" + kind + "\" (" + model_kind_names() + ")";
   return k->read_config(config_json);
 }
+
+std::string _unread_architecture(const std::string& config_json) { return unread_architecture(config_json); }
 
 std::string RawCheckpoint::_ablate_heads(const val& pairs) {
   if (!model()) return "no model is loaded";

@@ -64,4 +64,7 @@ std::string _model_kinds();
 // as _open makes it: what the Hub clients ask before a weights file is downloaded.
 std::string _check_config(const std::string& kind, const std::string& config_json);
 
+// config_json.h's unread_architecture: what the core lacks for an architecture it knows and does not read, or "".
+std::string _unread_architecture(const std::string& config_json);
+
 }  // namespace attnlab::wasm

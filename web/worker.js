@@ -346,7 +346,7 @@ const handlers = {
         ...(Number.isFinite(stallSeconds) && stallSeconds > 0 ? { stallSeconds } : {}) };
       // checkConfig: the module's memory rule on config.json, before any weights come (model_memory.h).
       const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, lab: lab.id, signal: controller.signal, ...parts,
-        checkConfig: (kind, config) => module.checkConfig(kind, config),
+        checkConfig: (kind, config) => module.checkConfig(kind, config), unreadArchitecture: (config) => module.unreadArchitecture(config),
         onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file, planned }),
         onPlan: (plan) => {
           planned = plan.bytes;

@@ -96,7 +96,23 @@ struct UnreadArchitecture {
 };
 const UnreadArchitecture kUnreadArchitectures[] = {{"mistral", mistral_lacks}};
 
+// The entry of kUnreadArchitectures for config's model_type, or nullptr.
+const UnreadArchitecture* unread_entry(const Json& config) {
+  const Json* type = config.find("model_type");
+  if (!type || !type->is_string()) return nullptr;
+  for (const UnreadArchitecture& unread : kUnreadArchitectures)
+    if (type->as_string() == unread.model_type) return &unread;
+  return nullptr;
+}
+
 }  // namespace
+
+std::string unread_architecture(const std::string& text) {
+  Json config;
+  if (!parse_json(text, config).empty() || !config.is_object()) return {};
+  const UnreadArchitecture* unread = unread_entry(config);
+  return unread ? unread->lacks(config) : std::string();
+}
 
 std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out) {
   std::string error = parse_json(text, out);
@@ -105,9 +121,8 @@ std::string read_config_object(const std::string& text, const char* model_type, 
   const Json* type = out.find("model_type");
   if (!type || !type->is_string() || type->as_string() == model_type) return {};
   const std::string reads = std::string("this lab reads ") + title + " checkpoints (model_type \"" + model_type + "\")";
-  for (const UnreadArchitecture& unread : kUnreadArchitectures)
-    if (type->as_string() == unread.model_type)
-      return "config.json's model_type is \"" + type->as_string() + "\": " + unread.lacks(out) + "; " + reads;
+  if (const UnreadArchitecture* unread = unread_entry(out))
+    return "config.json's model_type is \"" + type->as_string() + "\": " + unread->lacks(out) + "; " + reads;
   return "config.json: model_type is \"" + type->as_string() + "\"; " + reads;
 }
 

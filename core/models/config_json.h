@@ -113,6 +113,12 @@ Json config_record(const T& value, Declare declare) {
 // (sliding_window 4096) is not read here; this lab reads ..." (config_json.cpp's kUnreadArchitectures).
 std::string read_config_object(const std::string& text, const char* model_type, const char* title, Json& out);
 
+// What this core lacks to compute an architecture it knows and does not read, from config.json's text
+// ("Mistral's sliding-window attention (sliding_window 4096) is not read here"); "" for any other config
+// (a model_type a kind reads, one it has never heard of, or text that is not a JSON object). The JS
+// registry says it for a model_type no lab reads (web/models/registry.js: kindForLab).
+std::string unread_architecture(const std::string& text);
+
 // "" when `weights` weights of `bytes_each` bytes (4: float32; 2: a 16-bit checkpoint held at 16 bits)
 // and the work of a run on `work`'s shape fit a browser tab's WebAssembly memory (model_memory.h: the one
 // rule), else the message saying how much memory the model needs.

@@ -33,7 +33,7 @@ for (const size of SCREENS) {
     assert.match(privacy, /nothing is uploaded/);
     assert.match(privacy, /a model opened by its Hugging Face Hub id is downloaded from huggingface\.co/);
     const notes = await page.$$eval('.lab-card', (cards) => Object.fromEntries(cards.map((c) => [c.dataset.lab, c.querySelector('.lab-card-notebook').textContent])));
-    assert.equal(notes.writing, 'Beyond the course notebooks: GPT-2, a decoder-only model, writing token by token');
+    assert.equal(notes.writing, 'Beyond the course notebooks: a decoder-only model (GPT-2, Llama, Qwen 2) writing token by token');
     assert.equal(notes.count, 'Follows course notebook 05_one_query_more_twos_than_fours');
     assert.equal(notes.induction, 'Beyond the course notebooks: a two-layer transformer trained live: induction heads and their phase change');
     for (const [id, note] of Object.entries(notes)) assert.doesNotMatch(note, /notebook beyond|null|undefined/, `${id}: ${note}`);

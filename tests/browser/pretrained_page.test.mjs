@@ -167,6 +167,21 @@ test('a bad file is named, and the checkpoint that was open stays open and worki
   await page.close();
 });
 
+test('a folder of another lab\'s kind is named, with a link to the lab that opens it (not a command)', async () => {
+  const { page, problems } = await openLab();
+  const marian = path.join(FIXTURES, 'marian_tiny');
+  await page.setInputFiles('#open-files', ['config.json', 'source.spm', 'target.spm', 'vocab.json', 'model.safetensors'].map((f) => path.join(marian, f)));
+  await page.waitForFunction(() => document.getElementById('open-status').dataset.status === 'bad');
+  assert.equal(await page.textContent('#open-status'), 'Not opened: This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), '
+    + 'not a BERT or DistilBERT one: open it in the Translation lab.');
+  assert.equal(await page.textContent('#open-right-lab'), 'the Translation lab');
+  await page.click('#open-right-lab');
+  await page.waitForSelector('#open-drop');
+  assert.equal(new URL(page.url()).searchParams.get('lab'), 'translation');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('on WebGPU (SwiftShader): every layer\'s kernel runs there, the badge says so, and the model view is still PyTorch\'s', async () => {
   const gpuLab = await startLab({ webgpu: true });
   try {

@@ -62,7 +62,10 @@ test('openCheckpoint refuses another kind with the lab that reads it, and opens 
   await assert.rejects(openCheckpoint(module, await folderSources(BERT), { lab: 'translation' }),
     { name: 'CheckpointError', message: 'This folder holds a BERT model (config.json\'s model_type is "bert"), not a Marian (opus-mt) one: open it in the Pretrained lab.' });
   await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'mistral' }))), { lab: 'pretrained' }),
-    { name: 'CheckpointError', message: 'config.json\'s model_type is "mistral": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
+    { name: 'CheckpointError', message: 'config.json\'s model_type is "mistral": Mistral checkpoints are not read here; the Pretrained lab reads BERT and DistilBERT models '
+      + '(model_type "bert" or "distilbert").' });
+  await assert.rejects(openCheckpoint(module, await folderSources(withConfig(BERT, (c) => ({ ...c, model_type: 'falcon' }))), { lab: 'pretrained' }),
+    { name: 'CheckpointError', message: 'config.json\'s model_type is "falcon": the Pretrained lab reads BERT and DistilBERT models (model_type "bert" or "distilbert").' });
   await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'qwen2_tiny')), { lab: 'pretrained' }),
     { name: 'CheckpointError', message: 'This folder holds a Qwen2 model (config.json\'s model_type is "qwen2"), not a BERT or DistilBERT one: open it in the Writing lab.' });
   await assert.rejects(openCheckpoint(module, await folderSources(path.join(FIXTURES, 'gpt2_tiny', 'hub')), { lab: 'pretrained' }),
@@ -82,4 +85,21 @@ test('the CLI names the right command for a folder of the other kind (exit 2, on
   r = attnlab('translate', '--model', BERT, '--backend', 'simd');
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^attnlab: This folder holds a BERT model .*: open it in the Pretrained lab \(attnlab pretrained\)\.\n$/);
+});
+
+test('an architecture the core knows and does not compute is named with what it lacks: Mistral\'s sliding window', async () => {
+  const LLAMA = path.join(FIXTURES, 'llama_tiny');
+  const mistral = withConfig(LLAMA, (c) => ({ ...c, model_type: 'mistral', sliding_window: 4096 }));
+  for (const f of ['vocab.json', 'merges.txt']) copyFileSync(path.join(LLAMA, f), path.join(mistral, f));
+  const module = await (await import('../../web/node_loader.mjs')).loadAttnLabNode({ build: 'simd' });
+  const sentence = 'config.json\'s model_type is "mistral": Mistral\'s sliding-window attention (sliding_window 4096) is not read here; '
+    + 'the Writing lab reads GPT-2, Llama and Qwen2 models (model_type "gpt2" or "llama" or "qwen2").';
+  await assert.rejects(openCheckpoint(module, await folderSources(mistral), { lab: 'writing' }), { name: 'CheckpointError', message: sentence });
+  const r = attnlab('generate', '--model', mistral, '--text', 'x');
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr, `attnlab: ${sentence}\n`);
+  // Without a window, and any model_type the core has never heard of: the lab's kinds only.
+  assert.equal(module.unreadArchitecture(JSON.stringify({ model_type: 'mistral', sliding_window: null })), 'Mistral checkpoints are not read here');
+  assert.equal(module.unreadArchitecture(JSON.stringify({ model_type: 'falcon' })), '');
+  assert.equal(module.unreadArchitecture('not json'), '');
 });

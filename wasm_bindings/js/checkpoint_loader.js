@@ -90,10 +90,16 @@ export function checkpointModels(mod) {
     return mod._check_config(kind, String(config));
   }
 
+  /**
+   * What the core lacks for an architecture it knows and does not read, from config.json's text
+   * ("Mistral's sliding-window attention (sliding_window 4096) is not read here"), or '' (core/models/config_json.h).
+   */
+  const unreadArchitecture = (config) => mod._unread_architecture(String(config));
+
   /** loadCheckpoint('bert', ...): a BERT from model.safetensors or pytorch_model.bin ({kind: 'distilbert'}: a DistilBERT). */
   const loadBert = ({ kind = 'bert', ...options }) => loadCheckpoint(kind, options);
   /** loadCheckpoint('marian', ...): a Marian (opus-mt) model from model.safetensors or pytorch_model.bin. */
   const loadMarian = (options) => loadCheckpoint('marian', options);
 
-  return { Bert, Marian, Decoder, loadCheckpoint, checkConfig, loadBert, loadMarian, modelKinds: MODEL_KINDS };
+  return { Bert, Marian, Decoder, loadCheckpoint, checkConfig, unreadArchitecture, loadBert, loadMarian, modelKinds: MODEL_KINDS };
 }

@@ -20,7 +20,8 @@ export async function openCommandCheckpoint(lab, options, module, InputError) {
   let folder;
   try {
     // The module's check of config.json (the memory the model needs) runs before the weights download.
-    folder = await resolveModelFolder(options.model, { lab: lab.id, checkConfig: (kind, config) => module.checkConfig(kind, config) });
+    folder = await resolveModelFolder(options.model, { lab: lab.id, checkConfig: (kind, config) => module.checkConfig(kind, config),
+      unreadArchitecture: (config) => module.unreadArchitecture(config) });
   } catch (error) {
     if (error instanceof HubError) throw new InputError(withCommand(error));
     throw error;

@@ -346,10 +346,11 @@ class Hub {
  * NAME, @REVISION optional) resolved through the cache, downloading what is missing unless
  * HF_HUB_OFFLINE=1. lab: the id of the lab the command runs (the kinds it reads); the files fetched are
  * those of the one plan (hub_plan.js). checkConfig(kind, config.json's text) -> '' or why the model cannot
- * open (the module's check, the memory it needs included), asked before any other file. Throws a HubError
+ * open (the module's check, the memory it needs included), asked before any other file; unreadArchitecture:
+ * the module's, for a model_type the core knows and does not read (hub_plan.js). Throws a HubError
  * that names the id, the file and what to do.
  */
-export async function resolveModelFolder(model, { lab, env = process.env, checkConfig = () => '' } = {}) {
+export async function resolveModelFolder(model, { lab, env = process.env, checkConfig = () => '', unreadArchitecture = () => '' } = {}) {
   if ((await stat(model).catch(() => null))?.isDirectory()) return model;
   const parsed = parseModelId(model);
   const at = model.lastIndexOf('@');
@@ -372,7 +373,7 @@ export async function resolveModelFolder(model, { lab, env = process.env, checkC
   }
   const hub = new Hub({ id, revision, env, cache });
   const snapshotFile = (file) => path.join(repoDir(cache, id), 'snapshots', hub.commit, file);
-  await drivePlan(hubPlan({ id, revision, endpoint: hub.endpoint, lab, checkConfig }), {
+  await drivePlan(hubPlan({ id, revision, endpoint: hub.endpoint, lab, checkConfig, unreadArchitecture }), {
     size: (file) => hub.size(file),
     plan: () => {}, // each file's own progress line says its size
     fetch: (file) => hub.fetchFile(file),

@@ -15,7 +15,7 @@
 // shards (the shards' names, [] unless sharded)}.
 import { CheckpointError, MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from './checkpoint_files.js';
 import { needWords } from './kind_files.js';
-import { MODEL_KINDS, kindForLab, labKinds, wrongKind } from './registry.js';
+import { MODEL_KINDS, kindForLab, kindOfModelType, labKinds, modelTypeOf, wrongKind } from './registry.js';
 import { shardSizeUnknownMessage, shardsTooLargeMessage } from './hub_ids.js';
 
 export class HubError extends CheckpointError {
@@ -37,9 +37,10 @@ function shardsOf(id, indexText) {
 /**
  * The plan (see the top of this file) for id@revision at endpoint, opened in the lab `lab` (its id: the
  * kinds it reads are the rows that name it). checkConfig(kind, config.json's text) -> '' or why the model
- * cannot open (the module's check: the memory it needs), asked before any other file.
+ * cannot open (the module's check: the memory it needs), asked before any other file; unreadArchitecture(
+ * config.json's text) -> what the core lacks for a model_type it knows and does not read (the module's), or ''.
  */
-export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '' }) {
+export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '', unreadArchitecture = () => '' }) {
   if (!(yield { fetch: 'config.json' })) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
   const config = yield { text: 'config.json' };
   let modelType;
@@ -48,7 +49,8 @@ export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '' }
   } catch {
     throw new HubError(`${id}: its config.json is not JSON`);
   }
-  const { kind, problem, lab: rightLab } = kindForLab(typeof modelType === 'string' ? modelType : null, lab, 'it is');
+  const { kind, problem, lab: rightLab } = kindForLab(typeof modelType === 'string' ? modelType : null, lab,
+    { what: 'it is', lacks: () => unreadArchitecture(config) });
   if (problem) throw wrongKind(HubError, `${id}: ${problem} (only its config.json was downloaded)`, rightLab);
   // The kind's own check of config.json (the module's: the memory the model needs, model_memory.h), before any other file.
   const why = checkConfig(kind.kind, config);
@@ -123,33 +125,47 @@ export async function drivePlan(plan, io) {
 }
 
 /**
- * Whether a model is whole in a client's store, for a lab, with no network: its kind (the lab's own kinds
- * first, then any other, which the opener names with its lab) whose every need, and weights (a sharded
- * model's every shard), are there -> {kind, files (those there, in the row's order)}, or null.
- * has(file) -> boolean; text(file) -> a kept file's text. A broken index is not whole.
+ * Whether a model is whole in a client's store, for a lab, with no network -> {kind, files (those there,
+ * in the row's order)}, or null. Its kind is config.json's model_type's; a config without one (or with
+ * one no kind reads, which the opener then names) is tried as the lab's kinds, then any other. Whole:
+ * every need, and the weights (a sharded model's every shard). has(file) -> boolean; text(file) -> a
+ * kept file's text. A broken index is not whole.
  */
 export async function keptModel(lab, { has, text }) {
+  if (!(await has('config.json'))) return null;
+  let named = null;
+  try {
+    named = kindOfModelType(modelTypeOf(await text('config.json')));
+  } catch {
+    // not JSON: the opener says so
+  }
   const mine = labKinds(lab);
-  for (const kind of [...mine, ...MODEL_KINDS.filter((k) => !mine.includes(k))]) {
-    const files = ['config.json'];
-    let whole = await has('config.json');
-    for (const need of kind.files.needs) {
-      if (!whole) break;
-      let chosen = null;
-      for (const alternative of need) {
-        let all = true;
-        for (const f of alternative) all &&= await has(f);
-        if (all) { chosen = alternative; break; }
-      }
-      if (chosen) files.push(...chosen.filter((f) => !files.includes(f)));
-      else whole = false;
-    }
-    if (!whole) continue;
-    for (const f of kind.files.optional) if (await has(f)) files.push(f);
-    const weights = await firstWeights(kind, has, text);
-    if (weights) return { kind, files: [...files, ...weights] };
+  for (const kind of named ? [named] : [...mine, ...MODEL_KINDS.filter((k) => !mine.includes(k))]) {
+    const files = await wholeFiles(kind, has, text);
+    if (files) return { kind, files };
   }
   return null;
+}
+
+// A kind's files in a store when they make it whole, else null.
+async function wholeFiles(kind, has, text) {
+  const files = [];
+  for (const need of kind.files.needs) {
+    let chosen = null;
+    for (const alternative of need) {
+      let all = true;
+      for (const f of alternative) all &&= await has(f);
+      if (all) {
+        chosen = alternative;
+        break;
+      }
+    }
+    if (!chosen) return null;
+    files.push(...chosen.filter((f) => !files.includes(f)));
+  }
+  for (const f of kind.files.optional) if (await has(f)) files.push(f);
+  const weights = await firstWeights(kind, has, text);
+  return weights ? [...files, ...weights] : null;
 }
 
 // The first weights the store has whole: [file] or [index, ...shards]; null when none.

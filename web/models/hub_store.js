@@ -257,7 +257,8 @@ async function refused({ response, id, endpoint, revision, file, token }) {
  * here into Cache Storage. Throws a HubError naming the id, the file and what to do.
  */
 export async function openFromHub({ id, revision = 'main', endpoint, token = null, lab, signal, onProgress = () => {}, onPlan = () => {},
-  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES, stallSeconds = STALL_SECONDS, checkConfig = () => '' }) {
+  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES, stallSeconds = STALL_SECONDS, checkConfig = () => '',
+  unreadArchitecture = () => '' }) {
   const cache = await openCache(caches);
   const url = (file) => hubFileUrl(endpoint, id, revision, file);
   const kept = (file) => cache.match(url(file));
@@ -280,7 +281,7 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
     text,
   };
   try {
-    const { kind, files } = await drivePlan(hubPlan({ id, revision, endpoint, lab, checkConfig }), io);
+    const { kind, files } = await drivePlan(hubPlan({ id, revision, endpoint, lab, checkConfig, unreadArchitecture }), io);
     return { sources: await sourcesOf(cache, url, files), kind, fromCache: false };
   } catch (error) {
     // A model that did not arrive whole is not kept as a model; the weights' whole parts are (the next

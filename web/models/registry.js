@@ -30,9 +30,10 @@ const titlesOf = (kinds, or = 'and') => kinds.map((k) => k.title).join(', ').rep
  * lab (`lab`: the lab that opens it, which the caller names after the problem: the page as a link, the CLI
  * with its command), or a model_type no kind reads. A config with no model_type (old configs lack it) is
  * read as the lab's first kind, whose check says what is missing or wrong. what: how the sentence begins
- * ("This folder holds", "it is").
+ * ("This folder holds", "it is"); lacks() -> what the core lacks for a model_type it knows and does not
+ * compute (the module's unreadArchitecture), asked only for a model_type no kind reads.
  */
-export function kindForLab(modelType, labId, what = 'This folder holds') {
+export function kindForLab(modelType, labId, { what = 'This folder holds', lacks = () => '' } = {}) {
   const here = labKinds(labId);
   if (!here.length) throw new Error(`no lab '${labId}' opens checkpoints (labs: ${[...new Set(MODEL_KINDS.map((k) => k.lab.id))].join(', ')})`);
   const kind = kindOfModelType(modelType);
@@ -40,7 +41,8 @@ export function kindForLab(modelType, labId, what = 'This folder holds') {
   const type = String(modelType).slice(0, 40);
   if (kind) return { problem: `${what} a ${kind.title} model (config.json's model_type is "${type}"), not a ${titlesOf(here, 'or')} one`, lab: kind.lab };
   if (modelType === null || modelType === undefined) return { kind: here[0] };
-  return { problem: `config.json's model_type is "${type}": the ${here[0].lab.title} lab reads ${titlesOf(here)} models `
+  const unread = lacks();
+  return { problem: `config.json's model_type is "${type}": ${unread ? `${unread}; ` : ''}the ${here[0].lab.title} lab reads ${titlesOf(here)} models `
     + `(model_type ${here.flatMap((k) => k.modelTypes).map((t) => `"${t}"`).join(' or ')})` };
 }
 
@@ -113,7 +115,8 @@ export async function openCheckpoint(module, sources, { lab, onProgress, name } 
   const byName = filesByName(sources);
   const configSource = byName.get('config.json');
   const config = configSource ? await readSmallText(configSource, 'config.json', smallFileLimit('config.json')) : null;
-  const { kind, problem, lab: rightLab } = kindForLab(config === null ? null : modelTypeOf(config), lab);
+  const { kind, problem, lab: rightLab } = kindForLab(config === null ? null : modelTypeOf(config), lab,
+    { lacks: () => module.unreadArchitecture?.(config) ?? '' });
   if (problem) throw wrongKind(CheckpointError, problem, rightLab);
   const { picked, weights } = pickKindFiles(kind, byName);
   const reader = TOKENIZER_READERS[kind.tokenizer];

@@ -9,7 +9,8 @@ import { SHARD_INDEX } from '../models/checkpoint_files.js';
 
 // The lab's files as the panel lists them: model.safetensors may come sharded (its index and the shards
 // it names: checkpoint_files.js), which every opener reads.
-const filesRead = (files) => files.map((f) => (f === 'model.safetensors' ? `${f} (or ${SHARD_INDEX} and its shards)` : f)).join(', ');
+const filesRead = (files) => files.filter((f) => f !== SHARD_INDEX)
+  .map((f) => (f === 'model.safetensors' ? `${f} (or ${SHARD_INDEX} and its shards)` : f)).join(', ');
 
 /** Every File under a dropped DataTransfer (folders walked, one level of nesting is what HF folders have, any depth works). */
 async function droppedFiles(dataTransfer) {
