@@ -5,30 +5,10 @@
 #include <cmath>
 
 #include "../gemm.h"
+#include "heads.h"
 #include "init.h"
 
 namespace attnlab {
-
-namespace {
-
-// [B*L, E] row-major -> [B, H, L, D]: head h of batch b is the [L, D] block at column h*D.
-// Block copies through Eigen (vectorised) rather than one memcpy call per row of D floats.
-void split_heads(const RowMatrix& x, int B, int L, int H, int D, std::vector<float>& heads) {
-  heads.resize(std::size_t(B) * H * L * D);
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      MatrixMap(&heads[(std::size_t(b) * H + h) * L * D], L, D) = x.block(std::size_t(b) * L, h * D, L, D);
-}
-
-// [B, H, L, D] -> [B*L, E]: the inverse of split_heads.
-void merge_heads(const std::vector<float>& heads, int B, int L, int H, int D, RowMatrix& x) {
-  x.resize(std::size_t(B) * L, std::size_t(H) * D);
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      x.block(std::size_t(b) * L, h * D, L, D) = ConstMatrixMap(&heads[(std::size_t(b) * H + h) * L * D], L, D);
-}
-
-}  // namespace
 
 MultiheadAttention::MultiheadAttention(int embed_dim, int num_heads, Rng& rng, int head_dim)
     : in_proj_weight("in_proj_weight", 3 * num_heads * (head_dim ? head_dim : embed_dim / num_heads), embed_dim),
@@ -125,7 +105,7 @@ AttentionForward MultiheadAttention::kernel_forward_args() {
 
 void MultiheadAttention::finish_forward() {
   const int B = B_, H = H_, T = T_, S = shape_.S, D = shape_.D;
-  merge_heads(heads_out_, shape_.B, shape_.T, H, D, merged_);
+  merge_heads(heads_out_.data(), shape_.B, shape_.T, H, D, merged_);
   out_.resize(merged_.rows(), E_);
   gemm_abt(merged_, out_proj_weight.value, out_);
   out_.rowwise() += out_proj_bias.value.row(0);
@@ -202,7 +182,7 @@ void MultiheadAttention::finish_backward() {
   const auto& W = in_proj_weight.value;
   RowMatrix d_projected;
   // from projected_i = x_i W_i^T + b_i, for i = query, key, value
-  merge_heads(d_q_, B, T, H, D, d_projected);
+  merge_heads(d_q_.data(), B, T, H, D, d_projected);
   if (query_shared_) {  // every batch element used the same projected rows: their gradients add up
     RowMatrix summed = d_projected.topRows(T);
     for (int b = 1; b < B; ++b) summed += d_projected.middleRows(std::size_t(b) * T, T);
@@ -212,12 +192,12 @@ void MultiheadAttention::finish_backward() {
   in_proj_bias.grad.leftCols(HD).row(0) += d_projected.colwise().sum();
   d_query_.resize(d_projected.rows(), E);
   gemm_ab(d_projected, W.topRows(HD), d_query_);
-  merge_heads(d_k_, B, S, H, D, d_projected);
+  merge_heads(d_k_.data(), B, S, H, D, d_projected);
   gemm_atb_add(d_projected, x_key_, in_proj_weight.grad.middleRows(HD, HD));
   in_proj_bias.grad.middleCols(HD, HD).row(0) += d_projected.colwise().sum();
   d_key_.resize(d_projected.rows(), E);
   gemm_ab(d_projected, W.middleRows(HD, HD), d_key_);
-  merge_heads(d_v_, B, S, H, D, d_projected);
+  merge_heads(d_v_.data(), B, S, H, D, d_projected);
   gemm_atb_add(d_projected, x_value_, in_proj_weight.grad.bottomRows(HD));
   in_proj_bias.grad.rightCols(HD).row(0) += d_projected.colwise().sum();
   d_value_.resize(d_projected.rows(), E);

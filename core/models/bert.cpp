@@ -5,6 +5,7 @@
 
 #include "../attention.h"
 #include "../layers/activations.h"
+#include "../layers/heads.h"
 #include "../layers/layer_norm.h"
 
 namespace attnlab {
@@ -116,41 +117,25 @@ void BertModel::embed(const std::int32_t* ids, const std::int32_t* types, int T)
   layer_norm_forward(sum, embedding_norm_.weight.data(), embedding_norm_.bias.data(), c_.layer_norm_eps, hidden_[0]);
 }
 
-namespace {
-
-// [T, E] -> [H, T, D]: head h takes columns h*D .. h*D+D-1.
-std::vector<float> split_heads(const RowMatrix& x, int H, int D) {
-  const int T = int(x.rows());
-  std::vector<float> out(std::size_t(H) * T * D);
-  for (int h = 0; h < H; ++h)
-    for (int t = 0; t < T; ++t)
-      for (int d = 0; d < D; ++d) out[(std::size_t(h) * T + t) * D + d] = x(t, h * D + d);
-  return out;
-}
-
-}  // namespace
-
 void BertModel::project(int layer) {
   const Layer& w = layers_[std::size_t(layer)];
   const RowMatrix& h = hidden_[std::size_t(layer)];
   const int H = c_.num_attention_heads, D = c_.head_dim();
   RowMatrix x(T_, c_.hidden_size);
   w.query.forward(h, x);
-  queries_[std::size_t(layer)] = split_heads(x, H, D);
+  split_heads(x, 1, T_, H, D, queries_[std::size_t(layer)]);
   w.key.forward(h, x);
-  keys_[std::size_t(layer)] = split_heads(x, H, D);
+  split_heads(x, 1, T_, H, D, keys_[std::size_t(layer)]);
   w.value.forward(h, x);
-  v_ = split_heads(x, H, D);
+  split_heads(x, 1, T_, H, D, v_);
 }
 
 void BertModel::finish_layer(int layer, const float* weights, const float* context) {
   const Layer& w = layers_[std::size_t(layer)];
   const int T = T_, E = c_.hidden_size, H = c_.num_attention_heads, D = c_.head_dim();
   attention_[std::size_t(layer)].assign(weights, weights + std::size_t(H) * T * T);
-  RowMatrix merged(T, E);
-  for (int h = 0; h < H; ++h)
-    for (int t = 0; t < T; ++t)
-      for (int d = 0; d < D; ++d) merged(t, h * D + d) = context[(std::size_t(h) * T + t) * D + d];
+  RowMatrix merged;
+  merge_heads(context, 1, T, H, D, merged);
   ablation_.apply(layer, merged, D);  // heads switched off: their z zeroed before the output dense
   const RowMatrix& input = hidden_[std::size_t(layer)];
   RowMatrix attended(T, E);

@@ -6,6 +6,7 @@
 
 #include "../attention.h"
 #include "../layers/activations.h"
+#include "../layers/heads.h"
 #include "../layers/layer_norm.h"
 #include "../layers/rms_norm.h"
 #include "../vec4.h"
@@ -283,30 +284,26 @@ void Decoder::project(int layer) {
     qs = q.data(), ks = k.data(), vs = v.data();
     qs_row = std::size_t(QD), ks_row = vs_row = std::size_t(KD);
   }
-  q_.assign(std::size_t(H) * n * D, 0.0f);
-  for (int h = 0; h < H; ++h)
-    for (int t = 0; t < n; ++t) {
-      float* row = q_.data() + (std::size_t(h) * n + t) * D;
-      std::copy_n(qs + std::size_t(t) * qs_row + std::size_t(h) * D, D, row);
-      if (s_.positions == DecoderPositions::rotary) rotary_.apply(row, past_ + t);
-    }
-  for (int h = 0; h < Hkv; ++h)
-    for (int t = 0; t < n; ++t) {
-      float* key = cache_.key(layer, 0, h, past_ + t);
-      std::copy_n(ks + std::size_t(t) * ks_row + std::size_t(h) * D, D, key);
-      if (s_.positions == DecoderPositions::rotary) rotary_.apply(key, past_ + t);
-      std::copy_n(vs + std::size_t(t) * vs_row + std::size_t(h) * D, D, cache_.value(layer, 0, h, past_ + t));
-    }
+  // q into [H, n, D]; k and v into the cache's rows past .. past+n-1 of each key/value head; then the
+  // rotation of each query and key row at its position (rotary.h: a row at a time).
+  q_.resize(std::size_t(H) * n * D);
+  split_heads(qs, qs_row, n, H, D, q_.data(), std::size_t(n) * D);
+  split_heads(ks, ks_row, n, Hkv, D, cache_.key(layer, 0, 0, past_), cache_.stride());
+  split_heads(vs, vs_row, n, Hkv, D, cache_.value(layer, 0, 0, past_), cache_.stride());
+  if (s_.positions == DecoderPositions::rotary) {
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < n; ++t) rotary_.apply(q_.data() + (std::size_t(h) * n + t) * D, past_ + t);
+    for (int h = 0; h < Hkv; ++h)
+      for (int t = 0; t < n; ++t) rotary_.apply(cache_.key(layer, 0, h, past_ + t), past_ + t);
+  }
 }
 
 void Decoder::finish_layer(int layer, const float* weights, const float* context) {
   const Block& b = blocks_[std::size_t(layer)];
   const int n = n_, E = s_.n_embd, H = s_.n_head, D = s_.head_dim, S = past_ + n_;
   attention_[std::size_t(layer)].assign(weights, weights + std::size_t(H) * n * S);
-  RowMatrix merged(n, s_.q_width()), projected(n, E);
-  for (int h = 0; h < H; ++h)
-    for (int t = 0; t < n; ++t)
-      for (int d = 0; d < D; ++d) merged(t, h * D + d) = context[(std::size_t(h) * n + t) * D + d];
+  RowMatrix merged, projected(n, E);
+  merge_heads(context, 1, n, H, D, merged);
   ablation_.apply(layer, merged, D);  // heads switched off: their z zeroed before W_o
   b.out.forward(merged, projected);
   RowMatrix& x = residual_[std::size_t(layer) + 1];

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../attention.h"
+#include "../layers/heads.h"
 #include "../layers/layer_norm.h"
 
 namespace attnlab {
@@ -11,24 +12,6 @@ namespace attnlab {
 namespace {
 
 constexpr double kLayerNormEps = 1e-5;  // nn.LayerNorm's default, which Marian's layers keep
-
-// x [N, E] -> [H, N, D]: head h takes columns h*D .. h*D+D-1 (one sequence of N tokens).
-std::vector<float> split_heads(const RowMatrix& x, int H) {
-  const int N = int(x.rows()), D = int(x.cols()) / H;
-  std::vector<float> out(std::size_t(x.size()));
-  for (int h = 0; h < H; ++h)
-    for (int n = 0; n < N; ++n)
-      for (int d = 0; d < D; ++d) out[(std::size_t(h) * N + n) * D + d] = x(n, h * D + d);
-  return out;
-}
-
-// [H, N, D] -> x [N, E].
-void merge_heads(const float* heads, int H, int N, int D, RowMatrix& x) {
-  x.resize(N, H * D);
-  for (int h = 0; h < H; ++h)
-    for (int n = 0; n < N; ++n)
-      for (int d = 0; d < D; ++d) x(n, h * D + d) = heads[(std::size_t(h) * N + n) * D + d];
-}
 
 void silu_inplace(RowMatrix& x) {
   float* p = x.data();
@@ -205,14 +188,14 @@ void MarianModel::begin_encode(const std::int32_t* ids, int S) {
 }
 
 MarianModel::StagedAttention MarianModel::project_self_attention(const Attention& attention, int H, const float* mask) {
-  const int N = int(stage_x_.rows());
+  const int N = int(stage_x_.rows()), D = c_.d_model / H;
   RowMatrix q(N, c_.d_model), k(N, c_.d_model), v(N, c_.d_model);
   attention.q.forward(stage_x_, q);
   attention.k.forward(stage_x_, k);
   attention.v.forward(stage_x_, v);
-  stage_q_ = split_heads(q, H);
-  stage_k_ = split_heads(k, H);
-  stage_v_ = split_heads(v, H);
+  split_heads(q, 1, N, H, D, stage_q_);
+  split_heads(k, 1, N, H, D, stage_k_);
+  split_heads(v, 1, N, H, D, stage_v_);
   projected_ = true;
   return staged(H, N, N, stage_k_.data(), stage_v_.data(), mask);
 }
@@ -231,15 +214,15 @@ void MarianModel::encoder_finish(int l, const float* weights, const float* out) 
   if (pending_ != Pending::none) return;
   encoder_out_ = stage_x_;
   // Each decoder layer's cross-attention keys and values: the encoder output, projected once.
-  const int Hd = c_.decoder_heads;
+  const int Hd = c_.decoder_heads, Dd = E / Hd;
   RowMatrix k(S_, E), v(S_, E);
   cross_k_.assign(std::size_t(c_.decoder_layers), {});
   cross_v_.assign(std::size_t(c_.decoder_layers), {});
   for (int d = 0; d < c_.decoder_layers; ++d) {
     decoder_[std::size_t(d)].cross.k.forward(encoder_out_, k);
-    cross_k_[std::size_t(d)] = split_heads(k, Hd);
+    split_heads(k, 1, S_, Hd, Dd, cross_k_[std::size_t(d)]);
     decoder_[std::size_t(d)].cross.v.forward(encoder_out_, v);
-    cross_v_[std::size_t(d)] = split_heads(v, Hd);
+    split_heads(v, 1, S_, Hd, Dd, cross_v_[std::size_t(d)]);
   }
   encoded_ = true;
 }
@@ -271,10 +254,10 @@ void MarianModel::decoder_finish_self(int l, const float* weights, const float* 
 
 MarianModel::StagedAttention MarianModel::decoder_project_cross(int l) {
   const DecoderLayer& layer = decoder_[std::size_t(l)];
-  const int H = c_.decoder_heads;
+  const int H = c_.decoder_heads, D = c_.d_model / H;
   RowMatrix q(T_, c_.d_model);
   layer.cross.q.forward(stage_x_, q);
-  stage_q_ = split_heads(q, H);
+  split_heads(q, 1, T_, H, D, stage_q_);
   projected_ = true;
   return staged(H, T_, S_, cross_k_[std::size_t(l)].data(), cross_v_[std::size_t(l)].data(), nullptr);
 }
@@ -294,7 +277,7 @@ void MarianModel::attend_output(const Attention& attention, const Norm& norm, co
   projected_ = false;
   const int N = int(stage_x_.rows());
   RowMatrix context, attended(N, c_.d_model);
-  merge_heads(out, H, N, D, context);
+  merge_heads(out, 1, N, H, D, context);
   if (ablated_layer >= 0) ablation_.apply(ablated_layer, context, D);  // cross heads switched off: z zeroed before out_proj
   attention.out.forward(context, attended);
   stage_x_ += attended;
@@ -346,14 +329,11 @@ MarianModel::StagedAttention MarianModel::step_project_self(int l) {
   self.q.forward(stage_x_, q);
   self.k.forward(stage_x_, k);
   self.v.forward(stage_x_, v);
-  stage_q_.assign(std::size_t(B) * H * D, 0.0f);
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (int d = 0; d < D; ++d) {
-        stage_q_[(std::size_t(b) * H + h) * D + d] = q(b, h * D + d);
-        cache_.key(l, b, h, t)[d] = k(b, h * D + d);
-        cache_.value(l, b, h, t)[d] = v(b, h * D + d);
-      }
+  split_heads(q, B, 1, H, D, stage_q_);  // B sequences of one token: [B, H, 1, D]
+  for (int b = 0; b < B; ++b) {
+    split_heads(k.data() + std::size_t(b) * E, std::size_t(E), 1, H, D, cache_.key(l, b, 0, t), cache_.stride());
+    split_heads(v.data() + std::size_t(b) * E, std::size_t(E), 1, H, D, cache_.value(l, b, 0, t), cache_.stride());
+  }
   projected_ = true;
   StagedAttention s = staged(H, 1, t + 1, cache_.keys(l), cache_.values(l), nullptr);  // one query sees every key
   s.B = B;
@@ -366,9 +346,7 @@ void MarianModel::step_finish_self(int l, const float* weights, const float* out
   const DecoderLayer& layer = decoder_[std::size_t(l)];
   const int B = int(stage_x_.rows()), E = c_.d_model, H = c_.decoder_heads, D = E / H;
   RowMatrix attended(B, E);
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (int d = 0; d < D; ++d) step_context_(b, h * D + d) = out[(std::size_t(b) * H + h) * D + d];
+  merge_heads(out, B, 1, H, D, step_context_);
   layer.self.out.forward(step_context_, attended);
   stage_x_ += attended;
   layer_norm(stage_x_, layer.self_norm.weight, layer.self_norm.bias);
@@ -396,8 +374,7 @@ void MarianModel::step_finish_cross(int l, int beam, const float* weights, const
   const DecoderLayer& layer = decoder_[std::size_t(l)];
   const int B = int(stage_x_.rows()), E = c_.d_model, H = c_.decoder_heads, D = E / H, S = S_;
   std::copy(weights, weights + std::size_t(H) * S, step_cross_[std::size_t(beam)].begin() + long(std::size_t(l) * H * S));
-  for (int h = 0; h < H; ++h)
-    for (int d = 0; d < D; ++d) step_context_(beam, h * D + d) = out[std::size_t(h) * D + d];
+  merge_heads(out, D, 1, H, D, step_context_.data() + std::size_t(beam) * E, std::size_t(E));  // beam's row of [B, E]
   projected_ = false;
   if (beam + 1 < B) {
     pending_beam_ = beam + 1;
