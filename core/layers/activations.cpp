@@ -6,6 +6,13 @@
 
 namespace attnlab {
 
+namespace {
+
+// One expression for silu_forward and silu_gate_forward, so the two give the same bits.
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+}  // namespace
+
 void sigmoid_forward(ConstMatrixRef x, MatrixRef y) {
   // Two branches so that exp never overflows: for x < 0 use exp(x) / (1 + exp(x)).
   for (Eigen::Index i = 0; i < x.rows(); ++i)
@@ -70,12 +77,14 @@ void gelu_tanh_forward(ConstMatrixRef x, MatrixRef y) {
   }
 }
 
+void silu_forward(ConstMatrixRef x, MatrixRef y) {
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.cols(); ++j) y(i, j) = silu(x(i, j));
+}
+
 void silu_gate_forward(MatrixRef gate, ConstMatrixRef up) {
   for (Eigen::Index i = 0; i < gate.rows(); ++i)
-    for (Eigen::Index j = 0; j < gate.cols(); ++j) {
-      const float g = gate(i, j);
-      gate(i, j) = g / (1.0f + std::exp(-g)) * up(i, j);
-    }
+    for (Eigen::Index j = 0; j < gate.cols(); ++j) gate(i, j) = silu(gate(i, j)) * up(i, j);
 }
 
 }  // namespace attnlab

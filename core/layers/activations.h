@@ -28,8 +28,12 @@ void gelu_backward(ConstMatrixRef x, ConstMatrixRef dy, MatrixRef dx);
 // NewGELUActivation, F.gelu(approximate="tanh")), the tanh approximation of the one above. Forward only.
 void gelu_tanh_forward(ConstMatrixRef x, MatrixRef y);
 
-// The gated SiLU of Llama's MLP (Shazeer 2020, "SwiGLU"): gate = silu(gate) * up, elementwise, with
-// silu(x) = x / (1 + exp(-x)) (HF's ACT2FN["silu"]). gate, up [N, F]; gate is overwritten. Forward only.
+// silu(x) = x sigmoid(x) = x / (1 + exp(-x)) (HF's ACT2FN["silu"]; Marian's "swish", marian_config.cpp).
+// y may be x. Forward only.
+void silu_forward(ConstMatrixRef x, MatrixRef y);
+
+// The gated SiLU of Llama's MLP (Shazeer 2020, "SwiGLU"): gate = silu(gate) * up, elementwise, with the
+// silu above. gate, up [N, F]; gate is overwritten. Forward only.
 void silu_gate_forward(MatrixRef gate, ConstMatrixRef up);
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../attention.h"
+#include "../layers/activations.h"
 #include "../layers/heads.h"
 #include "../layers/layer_norm.h"
 
@@ -12,11 +13,6 @@ namespace attnlab {
 namespace {
 
 constexpr double kLayerNormEps = 1e-5;  // nn.LayerNorm's default, which Marian's layers keep
-
-void silu_inplace(RowMatrix& x) {
-  float* p = x.data();
-  for (Eigen::Index i = 0; i < x.size(); ++i) p[i] = p[i] / (1.0f + std::exp(-p[i]));
-}
 
 void layer_norm(RowMatrix& x, const std::vector<float>& weight, const std::vector<float>& bias) {
   layer_norm_forward(x, weight.data(), bias.data(), kLayerNormEps, x);
@@ -110,7 +106,7 @@ void MarianModel::embed(const std::int32_t* ids, int n, int first_position, RowM
 void MarianModel::feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const Norm& norm, RowMatrix& x) const {
   RowMatrix inner(x.rows(), fc1.out_features()), out(x.rows(), x.cols());
   fc1.forward(x, inner);
-  silu_inplace(inner);
+  silu_forward(inner, inner);  // Marian's "swish"
   fc2.forward(inner, out);
   x += out;
   layer_norm(x, norm.weight, norm.bias);
