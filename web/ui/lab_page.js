@@ -16,15 +16,14 @@
 //   alwaysDrawn             its parts draw even off screen while training
 //   controls                its settings controls (values, errors and hidden names come from here)
 //   refresh(errors)         the settings or the run's state changed
-// Every worker message is offered to every panel, after this page took what it keeps (the run, the
-// applied values); 'state' arrives with stopped: true when it ended a run that was training. An error
-// no panel answers becomes a notice.
+// The worker's answers are followed in worker_answers.js: the page takes what it keeps (the run, the
+// applied values), then offers each message to every panel.
 import { DrawScheduler } from './draw_scheduler.js';
 import { EmbedLayout } from './embed_layout.js';
 import { watchVisibility } from './visibility.js';
 import { stateDictBytes } from '../io/state_dict.js';
 import { crossCheck, isRelevant, defaultValues, resettingChanges } from '../shared/properties.js';
-import { TrainingRun } from './training_run.js';
+import { followWorker } from './worker_answers.js';
 import { el } from './el.js';
 import { settingsPanel } from './panels/settings.js';
 import { weightsPanel } from './panels/weights.js';
@@ -37,9 +36,6 @@ import { rowsPanel } from './panels/rows.js';
 import { inspectPanel } from './panels/inspect.js';
 import { sectionPanel } from './panels/section.js';
 import { SectionPlay } from './panels/section_play.js';
-
-// The worker's answers the page follows (web/protocol.md); 'ready' is the app's (app.js).
-const ANSWERS = ['configured', 'progress', 'state', 'inspection', 'weights', 'weights-peeked', 'compared', 'section', 'open-progress', 'opened', 'hub-stored', 'error'];
 
 export class LabPage {
   /**
@@ -69,14 +65,16 @@ export class LabPage {
     this.root = root;
     // show= (a link's page setting) keeps only some panels: one section on a slide.
     this.panelIds = new Set((lab.panels ?? []).filter((id) => !mode.show?.length || mode.show.includes(id)));
-    this.sectionPlay = new SectionPlay({ sections: () => this.sectionPanels, values: () => this.draft, change: (fn) => this.changeValues(fn) });
+    this.sectionPlay = new SectionPlay({
+      sections: () => this.sectionPanels, values: () => this.draft, change: (fn) => this.changeValues(fn),
+    });
     this.build(root);
     for (const c of this.allControls()) {
       c.setHidden(mode.hide ?? []);
       c.setValues(this.draft);
     }
     this.refreshControls();
-    for (const type of ANSWERS) client.on(type, (m) => this.receive(m));
+    followWorker(this);
     if (mode.embed) this.fitEmbed();
     watchVisibility(root, (visible) => this.setVisible(visible));
   }
@@ -116,8 +114,10 @@ export class LabPage {
     this.attention = byId.attention;
     this.transport = byId.transport;
     this.compare = byId.compare;
-    this.panels = [this.settings, this.weights, byId.open, byId.transport, byId.curves, byId.attention, byId.compare, byId.rows, byId.inspect, ...this.sectionPanels]
-      .filter(Boolean);
+    this.panels = [
+      this.settings, this.weights, byId.open, byId.transport, byId.curves, byId.attention, byId.compare,
+      byId.rows, byId.inspect, ...this.sectionPanels,
+    ].filter(Boolean);
 
     if (this.weights) this.settings.node.append(this.weights.node); // at the foot of the sidebar
     // The full page opens as an instrument (issue 29): the stage (lab.firstScreen.panels: the main
@@ -128,7 +128,8 @@ export class LabPage {
     const shown = lab.panels.filter((id) => this.has(id) && byId[id]);
     const staged = mode.embed ? [] : shown.filter((id) => lab.firstScreen?.panels?.includes(id));
     this.stage = el('div', { className: 'stage' }, ...staged.map((id) => byId[id].node));
-    const main = el('div', { className: 'main-column' }, ...shown.filter((id) => !staged.includes(id)).map((id) => byId[id].node));
+    const main = el('div', { className: 'main-column' },
+      ...shown.filter((id) => !staged.includes(id)).map((id) => byId[id].node));
     if (!mode.embed) main.prepend(this.settings.intro);
     this.mainColumn = main;
     // Embedded, the loss curve sits beside the main heatmap when there is one (styles.css).
@@ -141,148 +142,20 @@ export class LabPage {
     });
   }
 
-  /** Embed mode: the main heatmap fits the frame with the loss curve beside it; without one, the panels stack and the charts may narrow. */
+  /**
+   * Embed mode: the main heatmap fits the frame with the loss curve beside it; without one, the panels
+   * stack and the charts may narrow.
+   */
   fitEmbed() {
     if (this.attention) {
-      this.embedLayout = new EmbedLayout({ heatmap: this.attention.heatmaps.large, charts: this.curves ? [this.curves.lossChart] : [], onResize: () => this.schedule('charts') });
+      this.embedLayout = new EmbedLayout({
+        heatmap: this.attention.heatmaps.large,
+        charts: this.curves ? [this.curves.lossChart] : [],
+        onResize: () => this.schedule('charts'),
+      });
     } else if (this.curves) {
       for (const chart of this.curves.charts) chart.minWidth = 160;
     }
-  }
-
-  // ---- worker messages ----
-
-  receive(m) {
-    if (m.type === 'configured') this.receiveConfigured(m);
-    else if (m.type === 'progress') this.receiveProgress(m);
-    else if (m.type === 'state') this.receiveState(m);
-    else if (m.type === 'opened') this.receiveOpened(m);
-    else if (m.type === 'error') this.receiveError(m);
-    else this.offer(m);
-  }
-
-  /** Offers a message to every panel -> whether one took it. */
-  offer(m) {
-    let taken = false;
-    for (const panel of this.panels) taken = panel.handles(m) || taken;
-    return taken;
-  }
-
-  receiveConfigured(m) {
-    this.applied = { ...(this.requested ?? this.applied) };
-    this.requested = null;
-    if (m.imported) {
-      // The model is the file's: the controls show its settings.
-      this.draft = { ...this.applied };
-      this.fieldErrors = {};
-      this.settings.controls.setValues(this.draft);
-      this.onValues(this.linkValues());
-    }
-    if (m.recovered) {
-      const from = m.recovered.step ? `the weights of step ${m.recovered.step}` : 'fresh weights';
-      this.notices.show(`The training module stopped (${m.recovered.reason}). A fresh one was started with the same settings `
-        + `and ${from}; the step count starts again from 0. Press Play to go on.`, { kind: 'warning', key: 'recovered' });
-    }
-    this.run = new TrainingRun(m);
-    this.onChoice(m.choice);
-    this.offer(m);
-    this.refreshControls();
-    if (this.playAfterConfigure || this.autoplay) {
-      this.playAfterConfigure = false;
-      this.autoplay = false; // autoplay= starts the first model only
-      // A lab that is not on screen waits: it starts when it is shown.
-      if (this.visible) this.client.send('play');
-      else this.resumeWhenVisible = true;
-    }
-    this.schedule('all');
-  }
-
-  receiveProgress(m) {
-    const run = this.run;
-    if (!run) return;
-    run.progress(m);
-    this.root.dataset.running = String(m.running); // at once, not on the next frame (none come while unseen)
-    if (m.choice && m.choice.reason !== run.choice.reason) {
-      run.choice = m.choice;
-      this.onChoice(m.choice);
-    }
-    this.offer(m);
-    if (!m.running) this.drawing.scheduleDeferred();
-  }
-
-  receiveState(m) {
-    if (!this.run) return;
-    const stopped = this.run.state(m);
-    this.root.dataset.running = String(m.running);
-    this.offer({ ...m, stopped });
-    this.refreshControls();
-    if (!m.running) this.drawing.scheduleDeferred();
-  }
-
-  receiveOpened(m) {
-    if (m.lab !== this.lab.id) return;
-    this.sectionPlay.stop(); // another model: another result to play
-    this.opened = m.summary;
-    // With a checkpoint open, the stage is its figure: the open panel (what was opened, open another)
-    // steps down to head the lesson, out of the first screen and of the first Tab stops.
-    const openNode = this.panels.find((p) => p.node.id === 'panel-open')?.node;
-    if (openNode && this.stage.contains(openNode)) this.mainColumn.prepend(openNode);
-    this.takeCheckpointSettings(m.summary?.settings ?? {});
-    // The steppers stop at this model's last layer and head.
-    const limits = Object.fromEntries(this.lab.properties.filter((p) => p.maxOf && m.summary).map((p) => [p.name, p.maxOf(m.summary)]));
-    for (const c of this.allControls()) c.setLimits(limits);
-    this.offer(m);
-  }
-
-  /**
-   * Settings a checkpoint brings (a Marian config's num_beams and max_length, as generate() uses them)
-   * replace those still at their default; a setting the link gave or the user changed is kept.
-   */
-  takeCheckpointSettings(settings) {
-    const linked = this.mode.linked ?? new Set();
-    const defaults = defaultValues(this.lab.properties);
-    const taken = Object.entries(settings).filter(([name]) => name in defaults && !linked.has(name) && this.draft[name] === defaults[name]);
-    if (!taken.length) return;
-    this.draft = { ...this.draft, ...Object.fromEntries(taken) };
-    this.applied = { ...this.applied, ...Object.fromEntries(taken) };
-    for (const c of this.allControls()) c.setValues(this.draft);
-    this.onValues(this.linkValues());
-  }
-
-  receiveError(m) {
-    const { message, request } = m;
-    if (request === 'init' || request === 'worker') return; // the app's boot reports these
-    if (request === 'recover') this.opened = null; // the restarted module has no checkpoint: open it again
-    if (request === 'configure') {
-      this.configureRefused(message);
-      return;
-    }
-    if (this.offer(m)) return;
-    this.notices.show(`${request ? `${request}: ` : ''}${message}`, { kind: 'error', key: `worker-${request}` });
-  }
-
-  configureRefused(message) {
-    this.requested = null;
-    this.playAfterConfigure = false;
-    if (!this.run) {
-      // The first model (from a link) was refused, e.g. settings too large together: there is no
-      // model to keep, so build the default one rather than leave the page without any.
-      const labNames = new Set(this.lab.properties.map((p) => p.name));
-      const keep = Object.fromEntries(Object.entries(this.draft).filter(([k]) => !labNames.has(k) || ['speed', 'palette'].includes(k)));
-      const values = { ...defaultValues(this.lab.properties), ...keep };
-      this.draft = values;
-      this.fieldErrors = {};
-      this.settings.controls.setValues(values);
-      this.configure(values); // (clears the 'configure' notice: show it after)
-      this.notices.show(`The link's model was not built: ${message}. The default settings are used instead.`, { kind: 'error', key: 'configure' });
-      this.onValues(this.linkValues());
-      this.refreshControls();
-      return;
-    }
-    this.notices.show(`The model was not rebuilt: ${message}`, { kind: 'error', key: 'configure' });
-    // Said beside Apply & reset too, where the student pressed it, until a setting changes.
-    this.refused = { draft: JSON.stringify(this.draft), message };
-    this.refreshControls();
   }
 
   // ---- settings ----
@@ -316,7 +189,8 @@ export class LabPage {
     if (prop.effect === 'live') this.applyLive(name);
     if (prop.effect === 'view') {
       // This setting and any view setting it implied (afterChange: a padding mask brings a second sentence).
-      const changed = this.lab.properties.filter((p) => p.effect === 'view' && this.applied[p.name] !== this.draft[p.name]).map((p) => p.name);
+      const changed = this.lab.properties
+        .filter((p) => p.effect === 'view' && this.applied[p.name] !== this.draft[p.name]).map((p) => p.name);
       this.applied = { ...this.applied, ...Object.fromEntries(changed.map((n) => [n, this.draft[n]])) };
       if (changed.includes('palette')) this.schedule('palette');
       this.requestSections(changed);
@@ -327,7 +201,10 @@ export class LabPage {
     this.onValues(this.linkValues());
   }
 
-  /** A section's button, a pick in its figures or a step of its play: a change of the values (e.g. the next random draw). */
+  /**
+   * A section's button, a pick in its figures or a step of its play: a change of the values (e.g. the
+   * next random draw).
+   */
   changeValues(change) {
     const before = this.draft;
     this.draft = change(this.draft);
@@ -362,7 +239,7 @@ export class LabPage {
     return Object.keys(this.fieldErrors).length === 0 && crossCheck(this.lab, this.draft).length === 0;
   }
 
-  /** The worker was asked for a model with these values (null: the request failed); `applied` follows when it confirms. */
+  /** The worker was asked for a model with these values (null: the request failed); `applied` follows. */
   expectModel(values) {
     this.requested = values;
   }
@@ -384,7 +261,8 @@ export class LabPage {
 
   revertDraft() {
     const resetting = new Set(this.lab.properties.filter((p) => p.effect === 'reset').map((p) => p.name));
-    this.draft = Object.fromEntries(Object.entries(this.draft).map(([k, v]) => [k, resetting.has(k) ? this.applied[k] : v]));
+    this.draft = Object.fromEntries(Object.entries(this.draft)
+      .map(([k, v]) => [k, resetting.has(k) ? this.applied[k] : v]));
     this.fieldErrors = {};
     this.settings.controls.setValues(this.draft);
     this.refreshControls();
@@ -394,10 +272,13 @@ export class LabPage {
   applyPreset(preset) {
     // The page's own settings (embed, hide, …) and the run settings stay; the model's start over.
     const labNames = new Set(this.lab.properties.map((p) => p.name));
-    const keep = Object.fromEntries(Object.entries(this.draft).filter(([k]) => !labNames.has(k) || ['backend', 'speed', 'palette'].includes(k)));
+    const keep = Object.fromEntries(Object.entries(this.draft)
+      .filter(([k]) => !labNames.has(k) || ['backend', 'speed', 'palette'].includes(k)));
     let values = { ...defaultValues(this.lab.properties), ...keep };
     // What each preset value implies (the Alignment lab's task brings its step count), then the preset wins.
-    for (const [name, value] of Object.entries(preset.values)) values = this.lab.afterChange(name, { ...values, [name]: value });
+    for (const [name, value] of Object.entries(preset.values)) {
+      values = this.lab.afterChange(name, { ...values, [name]: value });
+    }
     values = { ...values, ...preset.values };
     this.draft = values;
     this.fieldErrors = {};
@@ -406,7 +287,8 @@ export class LabPage {
       // A preset that is a model (the One query lab's hand-built solution): loaded as a weights file
       // would be, so the page shows exactly what import shows; nothing to train.
       this.applied = { ...values };
-      this.weights.load(stateDictBytes(preset.weights(), this.lab.weights.metadata(this.lab.configureRequest(values).config, 0)), preset.label, { preset: true });
+      const metadata = this.lab.weights.metadata(this.lab.configureRequest(values).config, 0);
+      this.weights.load(stateDictBytes(preset.weights(), metadata), preset.label, { preset: true });
       this.refreshControls();
       this.onValues(this.linkValues());
       return;
@@ -432,11 +314,13 @@ export class LabPage {
   refusePlay() {
     const errors = { ...this.fieldErrors };
     for (const { name, message } of crossCheck(this.lab, this.draft)) errors[name] ??= message;
-    const trains = new Set(this.lab.properties.filter((p) => p.effect === 'reset' || p.effect === 'live').map((p) => p.name));
+    const trains = new Set(this.lab.properties
+      .filter((p) => p.effect === 'reset' || p.effect === 'live').map((p) => p.name));
     const name = Object.keys(errors).find((n) => trains.has(n));
     if (!name) return false;
     const label = this.lab.properties.find((p) => p.name === name).label;
-    this.transport.refused(`Not started: ${label} shows an error (${errors[name]}). Fix it, or set it back, then press Play.`);
+    this.transport.refused(`Not started: ${label} shows an error (${errors[name]}). `
+      + 'Fix it, or set it back, then press Play.');
     const field = this.root.querySelector(`#prop-${name}`);
     const fold = field?.closest('details');
     if (fold) fold.open = true;
@@ -466,7 +350,6 @@ export class LabPage {
     }
   }
 
-  /** The values a link carries: the model's settings, with live and view settings as they are now. */
   /** Page settings that follow what the user did (the Hub model opened): kept in the draft and the link. */
   setPageValues(values) {
     this.draft = { ...this.draft, ...values };
@@ -474,11 +357,12 @@ export class LabPage {
     this.onValues(this.linkValues());
   }
 
+  /** The values a link carries: the model's settings, with live and view settings as they are now. */
   linkValues() {
     return this.validDraft() ? { ...this.draft } : { ...this.applied };
   }
 
-  /** Every control shows the draft's errors (its own field errors, then the lab's cross-checks); the panels follow the settings. */
+  /** Every control shows the draft's errors (its field errors, then the lab's cross-checks); panels follow. */
   refreshControls() {
     const errors = { ...this.fieldErrors };
     for (const { name, message } of crossCheck(this.lab, this.draft)) errors[name] ??= message;
@@ -497,7 +381,7 @@ export class LabPage {
     return this.run?.snapshots.at(this.attention?.shownIndex ?? -1) ?? this.run?.snapshots.at(-1);
   }
 
-  /** Marks parts of the panels, or words that make parts due ('all', 'snapshot', 'palette'), to draw on the next frame. */
+  /** Marks panels' parts, or words that make parts due ('all', 'snapshot', 'palette'), to draw next frame. */
   schedule(...words) {
     this.drawing.schedule(...words);
   }
