@@ -1,5 +1,5 @@
-// A causal decoder as a row of options (STYLE.md point 16; llama.cpp's llm_build_* option enums): the
-// sizes a config.json gives and the choice of each shared piece. decoder.h builds any row; a kind
+// A causal decoder as a row of options (docs/style.md, point 6; llama.cpp's llm_build_* option enums):
+// the sizes a config.json gives and the choice of each shared piece. decoder.h builds any row; a kind
 // (gpt2.h, ...) is a function from its config.json to a DecoderSpec plus a table of tensor names
 // (decoder_names.h). Shapes (shape.h's legend): V vocabulary, E model width, L layers, H query heads,
 // Hkv key/value heads (H a multiple of Hkv: grouped-query attention; Hkv = H is multi-head), D head

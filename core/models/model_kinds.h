@@ -1,5 +1,5 @@
-// The model registry: every kind of model the labs read from a checkpoint, one row each (STYLE.md
-// point 17; transformers.js's MODEL_*_MAPPING_NAMES): the config.json model_types it reads, the lab that
+// The model registry: every kind of model the labs read from a checkpoint, one row each (docs/style.md,
+// point 6; transformers.js's MODEL_*_MAPPING_NAMES): the config.json model_types it reads, the lab that
 // shows it, the files a checkpoint folder brings besides its weights, its tokenizer, and which binding
 // class loads it. The JS side derives its tables from these rows (model_kinds_record(): the bindings'
 // _model_kinds, written by scripts/gen_model_kinds.mjs into web/models/model_kinds.generated.js), so a

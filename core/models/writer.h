@@ -1,11 +1,11 @@
-// The one writer (STYLE.md point 17; transformers.js's generate()): a prompt, then one token at a time
-// through any decoder's key/value cache (decoder.h), each drawn from the current logits as sampling.h
-// says. Each step draws a token, then feeds it to the model (one cached pass), so every written token
-// has its own attention row over the text before it and the logits of the token after it. The stop
-// rules: an end of text (any of the settings' eos_ids, else the spec's eos_token_id; unless stop_at_eos is
-// off), max_new_tokens, or a text
-// that fills n_positions (the token drawn then is kept, but fed through no pass). Token k's draw takes
-// the k-th uniform of Rng(seed), so a seed reproduces a run bit for bit, natively and in WASM.
+// The one writer (docs/style.md, point 7; transformers.js's generate()): a prompt, then one token at a
+// time through any decoder's key/value cache (decoder.h), each drawn from the current logits as
+// sampling.h says. Each step draws a token, then feeds it to the model (one cached pass), so every
+// written token has its own attention row over the text before it and the logits of the token after it.
+// The stop rules: an end of text (any of the settings' eos_ids, else the spec's eos_token_id; unless
+// stop_at_eos is off), max_new_tokens, or a text that fills n_positions (the token drawn then is kept,
+// but fed through no pass). Token k's draw takes the k-th uniform of Rng(seed), so a seed reproduces a
+// run bit for bit, natively and in WASM.
 //
 // The CLI runs begin + next until done (generate()). The page's Writing lab steps through the same
 // writer: Next token and Play are write_to(settings, shown + 1) (the worker); a moved setting keeps the
