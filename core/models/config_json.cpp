@@ -6,6 +6,18 @@
 
 namespace attnlab {
 
+namespace {
+
+// The range check of both whole-number rows (FileInt, FileIntOr): "" when the number j is a whole
+// number in [lo, hi], else the message config_json.h gives for it, about the field `name`.
+std::string whole_number_error(const std::string& name, const Json& j, long lo, long hi) {
+  const double x = j.as_number();
+  if (x == std::floor(x) && x >= double(lo) && x <= double(hi)) return {};
+  return name + " must be a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + write_json(j);
+}
+
+}  // namespace
+
 void ConfigJsonReader::operator()(const char*, int& v, const FileInt& f) {
   if (!error.empty()) return;
   const Json* j = config_.find(f.file_name);
@@ -18,12 +30,8 @@ void ConfigJsonReader::operator()(const char*, int& v, const FileInt& f) {
     error = name + " must be a number, got " + Json::js_typeof(j);
     return;
   }
-  const double x = j->as_number();
-  if (!(x == std::floor(x)) || x < double(f.lo) || x > double(f.hi)) {
-    error = name + " must be a whole number in [" + std::to_string(f.lo) + ", " + std::to_string(f.hi) + "], got " + write_json(*j);
-    return;
-  }
-  v = int(x);
+  error = whole_number_error(name, *j, f.lo, f.hi);
+  if (error.empty()) v = int(j->as_number());
 }
 
 const Json* ConfigJsonReader::given(const char* file_name) const {
@@ -43,12 +51,9 @@ void ConfigJsonReader::operator()(const char*, int& v, const FileIntOr& f) {
       error = name + " must be a number or null, got " + Json::js_typeof(j);
       return;
     }
-    const double x = j->as_number();
-    if (!(x == std::floor(x)) || x < double(f.lo) || x > double(f.hi)) {
-      error = name + " must be a whole number in [" + std::to_string(f.lo) + ", " + std::to_string(f.hi) + "], got " + write_json(*j);
-      return;
-    }
-    v = int(x);
+    error = whole_number_error(name, *j, f.lo, f.hi);
+    if (!error.empty()) return;
+    v = int(j->as_number());
   }
 }
 
