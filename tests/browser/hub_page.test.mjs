@@ -13,6 +13,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startLab, waitConfigured, waitDrawn, TINY_BERT } from './support.mjs';
+import { megabytes } from '../../web/shared/megabytes.js';
 
 const FILES = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'];
 // ranges: the CDN answers Range requests (206), as the Hub's does; flaky: and breaks off the first request
@@ -183,7 +184,7 @@ test('the field starts with the lab\'s example id; a model opened by id draws it
   await waitDrawn(page);
   assert.equal(await page.$eval('canvas[data-figure="model-grid"]', (c) => JSON.parse(c.dataset.cells).length), 4, '2 layers x 2 heads');
   // Kept, with where it came from (not the default Hub here) and its size.
-  await page.waitForFunction(() => /test-org\/bert-tiny from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB/.test(document.getElementById('hub-stored').textContent));
+  await page.waitForFunction(() => /test-org\/bert-tiny from http:\/\/127\.0\.0\.1:\d+: 0\.11 MB/.test(document.getElementById('hub-stored').textContent));
   // The link carries the model and its Hub; opened in another tab, it opens at once from this browser's copy.
   const link = new URL(page.url());
   assert.equal(link.searchParams.get('model'), 'test-org/bert-tiny');
@@ -207,7 +208,7 @@ test('the field starts with the lab\'s example id; a model opened by id draws it
   for (const shard of SHARDED_FILES.slice(4)) {
     assert.equal(hubRequests.slice(before).filter((r) => r === `GET /cdn/test-org/bert-sharded/${shard}`).length, 1, `${shard} downloaded once`);
   }
-  await page.waitForFunction(() => /test-org\/bert-sharded from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB/.test(document.getElementById('hub-stored').textContent));
+  await page.waitForFunction(() => /test-org\/bert-sharded from http:\/\/127\.0\.0\.1:\d+: 0\.11 MB/.test(document.getElementById('hub-stored').textContent));
   // An index naming a shard by a path: refused in one line before any shard is asked for.
   before = hubRequests.length;
   await openById(page, 'test-org/bert-sharded-hostile');
@@ -242,7 +243,7 @@ test('Cancel stops a download and keeps nothing of that model', async () => {
   await openById(page, 'test-org/slow-bert');
   // The size of the whole download is said before its bytes come (the HEADs, the weights' behind the redirect).
   const size = ['config.json', 'vocab.txt', 'model.safetensors', 'tokenizer_config.json'].reduce((n, f) => n + readFileSync(path.join(TINY_BERT, f)).length, 0);
-  await status(page, new RegExp(`^Downloading model\\.safetensors: .* MB… \\(${(size / 1e6).toFixed(2)} MB in all, kept in this browser\\)$`));
+  await status(page, new RegExp(`^Downloading model\\.safetensors: .* MB… \\(${megabytes(size)} in all, kept in this browser\\)$`));
   assert.equal(await page.isVisible('#hub-cancel'), true);
   await page.click('#hub-cancel');
   await status(page, /^Not opened: cancelled: test-org\/slow-bert was not opened and nothing of model\.safetensors was kept/);
@@ -258,13 +259,13 @@ test('the weights come in Range requests; a download that breaks off keeps its w
   await open();
   await status(page, /^Not opened: test-org\/flaky-bert: the download of model\.safetensors broke off after .*; the parts that arrived whole are kept: open it again to go on from them/);
   assert.deepEqual(cdnRanges, ['bytes=0-39999', 'bytes=40000-79999']);
-  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.\d MB downloaded so far \(Open goes on from there\)/.test(document.getElementById('hub-stored').textContent));
+  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.\d+ MB downloaded so far \(Open goes on from there\)/.test(document.getElementById('hub-stored').textContent));
   cdnRanges.length = 0;
   await open();
   await status(page, /^Open: test-org\/flaky-bert: 2 layers × 2 heads/);
   assert.deepEqual(cdnRanges, ['bytes=40000-79999', `bytes=80000-${size - 1}`], 'only the parts that were missing');
   await waitDrawn(page);
-  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB Remove/.test(document.getElementById('hub-stored').textContent));
+  await page.waitForFunction(() => /test-org\/flaky-bert from http:\/\/127\.0\.0\.1:\d+: 0\.11 MB Remove/.test(document.getElementById('hub-stored').textContent));
   await page.close();
 });
 
@@ -282,7 +283,7 @@ test('a renamed repository opens by its old id and is kept under it; its token n
   await openById(page, 'bert-base-uncased');
   await status(page, /^Open: bert-base-uncased: 2 layers × 2 heads, hidden size 32/);
   await waitDrawn(page);
-  await page.waitForFunction(() => /bert-base-uncased from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB/.test(document.getElementById('hub-stored').textContent));
+  await page.waitForFunction(() => /bert-base-uncased from http:\/\/127\.0\.0\.1:\d+: 0\.11 MB/.test(document.getElementById('hub-stored').textContent));
   // A private model renamed, with a token: the Hub (same origin as its redirect) sees the token; the CDN does not.
   otherCdnRequests.length = 0;
   await openById(page, 'test-org/old-private');
@@ -308,7 +309,7 @@ test('a part that stalls is asked for again, then the download stops; the list s
   await openById(page, 'test-org/stalling-bert');
   await status(page, /^Not opened: test-org\/stalling-bert: the download of model\.safetensors stalled: less than 1024 bytes arrived in 1 s, 3 times; 0\.04 MB that arrived whole are kept: open it again to go on from there/);
   assert.deepEqual(stalledTries, ['bytes=40000-79999', 'bytes=40000-79999', 'bytes=40000-79999'], 'the stalled part, asked for three times');
-  await page.waitForFunction(() => /test-org\/stalling-bert from http:\/\/127\.0\.0\.1:\d+: stalled: the Hub stopped sending; 0\.0 MB downloaded so far \(Open goes on from there\)/
+  await page.waitForFunction(() => /test-org\/stalling-bert from http:\/\/127\.0\.0\.1:\d+: stalled: the Hub stopped sending; 0\.0\d MB downloaded so far \(Open goes on from there\)/
     .test(document.getElementById('hub-stored').textContent));
   // The answer is beside the list's Open: press it once the Hub sends again.
   stalling = false;
@@ -318,7 +319,7 @@ test('a part that stalls is asked for again, then the download stops; the list s
   const size = readFileSync(path.join(TINY_BERT, 'model.safetensors')).length;
   assert.deepEqual(cdnRanges, ['bytes=40000-79999', `bytes=80000-${size - 1}`], 'only the parts that were missing');
   await waitDrawn(page);
-  await page.waitForFunction(() => /test-org\/stalling-bert from http:\/\/127\.0\.0\.1:\d+: 0\.1 MB Remove/.test(document.getElementById('hub-stored').textContent));
+  await page.waitForFunction(() => /test-org\/stalling-bert from http:\/\/127\.0\.0\.1:\d+: 0\.11 MB Remove/.test(document.getElementById('hub-stored').textContent));
   await page.close();
 });
 

@@ -213,7 +213,7 @@ test('on a phone (390x844) the rotary and attention figures and the Hub suggesti
   });
   assert.deepEqual(outside, []);
   // The Hub suggestions name each model's download.
-  assert.match(await page.textContent('#hub-suggestions'), /HuggingFaceTB\/SmolLM2-135M-Instruct \(269\u00a0MB\), Qwen\/Qwen2\.5-0\.5B-Instruct \(988\u00a0MB\), TinyLlama\/TinyLlama-1\.1B-Chat-v1\.0 \(2\.2\u00a0GB\)/);
+  assert.match(await page.textContent('#hub-suggestions'), /HuggingFaceTB\/SmolLM2-135M-Instruct \(257\u00a0MB\), Qwen\/Qwen2\.5-0\.5B-Instruct \(942\u00a0MB\), TinyLlama\/TinyLlama-1\.1B-Chat-v1\.0 \(2\.05\u00a0GB\)/);
   for (const id of ['rotary', 'attention']) {
     await page.locator(`#section-${id}`).scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `writing_llama_${id}_phone.png`) });

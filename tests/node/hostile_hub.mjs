@@ -121,8 +121,8 @@ function hostileAnswer(id, file, req, res) {
       if (req.method === 'HEAD') return res.writeHead(200, ok).end();
       res.writeHead(200, { ...ok, 'content-encoding': 'gzip' });
       return res.end(bomb);
-    case 'test-org/huge-config': { // 100 MB announced and sent
-      res.writeHead(200, { ...ok, 'content-length': 100e6 });
+    case 'test-org/huge-config': { // 100 MB announced and sent (100 chunks of 1 MB: web/shared/megabytes.js's MB)
+      res.writeHead(200, { ...ok, 'content-length': 100 * 2 ** 20 });
       if (req.method === 'HEAD') return res.end();
       const chunk = Buffer.alloc(1 << 20, 0x20);
       let sent = 0;

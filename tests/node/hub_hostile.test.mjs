@@ -127,12 +127,12 @@ test('sizes: compressed bodies are stopped where they pass what was announced, a
   assert.deepEqual(blobsOf('test-org/gzip-unsized'), []);
   r = await run('test-org/huge-config');
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, 'attnlab: test-org/huge-config: config.json is 100.0 MB, more than a config.json can be (at most 1 MB); nothing of it was kept\n');
+  assert.equal(r.stderr, 'attnlab: test-org/huge-config: config.json is 100 MB, more than a config.json can be (at most 1 MB); nothing of it was kept\n');
   assert.deepEqual(blobsOf('test-org/huge-config'), []);
   cdnRequests.length = 0;
   r = await run('test-org/huge-weights');
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, 'attnlab: test-org/huge-weights: model.safetensors is 10737.4 MB: its weights need at least that much memory, more than the 3840 MB a lab holds '
+  assert.equal(r.stderr, 'attnlab: test-org/huge-weights: model.safetensors is 10240 MB: its weights need at least that much memory, more than the 3840 MB a lab holds '
     + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept\n');
   assert.deepEqual(cdnRequests.filter((q) => q.url.startsWith('/huge/')), [], 'the weights\' body was never asked for');
   assert.ok(!blobsOf('test-org/huge-weights').some((f) => f.length === 64 || f.endsWith('.incomplete')));

@@ -80,12 +80,12 @@ test('a gated model opens with its token, which never reaches the CDN; the model
 
 test('a redirect loop, a 100 MB config.json, compressed bodies that inflate and 10 GiB of weights are refused, nothing kept', async () => {
   await refused('test-org/loop-bert', `test-org/loop-bert: model.safetensors redirects in a loop at ${ENDPOINT}: is it a Hugging Face endpoint (Hub settings)?`);
-  await refused('test-org/huge-config', 'test-org/huge-config: config.json is 100.0 MB, more than a config.json can be (at most 1 MB); nothing of it was kept');
+  await refused('test-org/huge-config', 'test-org/huge-config: config.json is 100 MB, more than a config.json can be (at most 1 MB); nothing of it was kept');
   for (const id of ['test-org/gzip-sized', 'test-org/gzip-unsized']) {
     await refused(id, `${id}: more than 1 MB of config.json arrived, more than a config.json can be (at most 1 MB); nothing of it was kept`);
   }
   cdnRequests.length = 0;
-  await refused('test-org/huge-weights', 'test-org/huge-weights: model.safetensors is 10737.4 MB: its weights need at least that much memory, more than the 3840 MB a lab holds '
+  await refused('test-org/huge-weights', 'test-org/huge-weights: model.safetensors is 10240 MB: its weights need at least that much memory, more than the 3840 MB a lab holds '
     + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept');
   assert.deepEqual(cdnRequests.filter((q) => q.url.startsWith('/huge/')).map((q) => q.method), ['HEAD'], 'the weights\' body was never asked for');
 });

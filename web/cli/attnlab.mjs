@@ -20,6 +20,7 @@ import { AssetCache } from '../training/assets.js';
 import { probeGpu } from './kernel.mjs';
 import { loadStateDict, saveStateDict } from '../io/state_dict.js';
 import { readWeightsFile } from '../io/weights_file.js';
+import { megabytes } from '../shared/megabytes.js';
 
 /**
  * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
@@ -48,7 +49,7 @@ class InputFileError extends Error {}
 const MAX_JSON_BYTES = 64 * 1024 * 1024; // the Induction lab reads at most 10 million ids: about 40 MB of JSON
 async function readJsonFile(file) {
   const { size } = await stat(file);
-  if (size > MAX_JSON_BYTES) throw new InputFileError(`${(size / 2 ** 20).toFixed(0)} MB; the lab reads at most ${MAX_JSON_BYTES / 2 ** 20} MB of JSON`);
+  if (size > MAX_JSON_BYTES) throw new InputFileError(`${megabytes(size)}; the lab reads at most ${megabytes(MAX_JSON_BYTES)} of JSON`);
   const text = await readFile(file, 'utf8');
   try {
     return JSON.parse(text);

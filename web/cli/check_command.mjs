@@ -11,6 +11,7 @@ import path from 'node:path';
 import { BUILDS, buildByName, listRecord, referenceSteps } from '../labs/builds/registry.js';
 import { jsonNumber, judgeStep, readTheirs, shapeText } from '../labs/builds/judge.js';
 import { safeLines } from './output.mjs';
+import { megabytes } from '../shared/megabytes.js';
 
 export class CheckInputError extends Error {}
 
@@ -98,7 +99,7 @@ export async function judgeFolder(build, dir, getReader) {
     const name = path.basename(given.file);
     let verdict;
     try {
-      if (given.size > MAX_FILE_BYTES) throw new Error(`${name} is ${(given.size / 2 ** 20).toFixed(0)} MB: one step's tensor is a few KB`);
+      if (given.size > MAX_FILE_BYTES) throw new Error(`${name} is ${megabytes(given.size)}: one step's tensor is a few KB`);
       const input = given.kind === 'pt' ? { bytes: new Uint8Array(await readFile(given.file)), name } : { text: await readFile(given.file, 'utf8') };
       const { tensors, printed } = readTheirs(given.kind === 'pt' ? await getReader() : null, input);
       verdict = judgeStep(step, tensors, expected[step.name], { printed, hint: build.hint });

@@ -31,6 +31,7 @@ import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { quoteText } from '../shared/quote_text.js';
+import { megabyteFigure } from '../shared/megabytes.js';
 import { DEFAULT_ENDPOINT, announcedSize, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
   revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
 import { HubError, drivePlan, hubPlan, keptModel } from '../models/hub_plan.js';
@@ -75,10 +76,13 @@ async function cachedSnapshot(cache, id, revision, lab) {
 function progressBar(file, total) {
   if (!process.stderr.isTTY) return { update() {}, done() {} };
   let last = 0;
+  let widest = 0; // the figures can shorten ("9.9" -> "10"): spaces cover what the last line wrote
   const draw = (bytes) => {
     const fraction = total ? bytes / total : 0;
     const bar = '#'.repeat(Math.round(fraction * 30)).padEnd(30, '.');
-    process.stderr.write(`\r${file.padEnd(24).slice(0, 24)} [${bar}] ${(bytes / 1e6).toFixed(1)}/${(total / 1e6).toFixed(1)} MB`);
+    const line = `${file.padEnd(24).slice(0, 24)} [${bar}] ${megabyteFigure(bytes)}/${megabyteFigure(total)} MB`;
+    widest = Math.max(widest, line.length);
+    process.stderr.write(`\r${line.padEnd(widest)}`);
   };
   return {
     update(bytes) {

@@ -87,13 +87,15 @@ export const writingLab = defineLab({
     hubExample: 'gpt2', // the Hub id the field starts with
     // The models this lab reads, each with its download (model.safetensors as the Hub serves it; docs/writing.md
     // says how each size was found: parameters x bytes per weight, GPT-2's with its stored attn.bias buffers).
+    // In the page's unit (web/shared/megabytes.js: an MB is 2^20 bytes, a GB 2^30), as the download's
+    // progress counts them; the Hub's own pages count in 10^6 (gpt2: "548 MB").
     hubSuggestions: [
-      { id: 'gpt2', size: '548 MB' },
-      { id: 'HuggingFaceTB/SmolLM2-135M-Instruct', size: '269 MB' },
-      { id: 'Qwen/Qwen2.5-0.5B-Instruct', size: '988 MB' },
-      { id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0', size: '2.2 GB' },
-      { id: 'distilgpt2', size: '353 MB' },
-      { id: 'gpt2-medium', size: '1.52 GB' },
+      { id: 'gpt2', size: '523 MB' },
+      { id: 'HuggingFaceTB/SmolLM2-135M-Instruct', size: '257 MB' },
+      { id: 'Qwen/Qwen2.5-0.5B-Instruct', size: '942 MB' },
+      { id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0', size: '2.05 GB' },
+      { id: 'distilgpt2', size: '336 MB' },
+      { id: 'gpt2-medium', size: '1.42 GB' },
     ],
     text: `Open a decoder (GPT-2, Llama, Qwen 2) by its Hub id, or choose the folder of one, or drop it (or its files) here. Read: ${DECODER_FOLDER} `
       + '(tokenizer_config.json holds an instruct model\'s chat template; model.safetensors is read when the folder has both). Only the Hub id is sent anywhere (to the Hub, to download it).',

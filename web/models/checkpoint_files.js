@@ -119,9 +119,6 @@ const SMALL_FILE_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 <<
 const TOKENIZER_FILE_BYTES = 64 << 20;
 export const smallFileLimit = (name) => SMALL_FILE_BYTES[name] ?? TOKENIZER_FILE_BYTES;
 
-/** A limit for a message: "1 MB", "64 MB". */
-export const limitWords = (bytes) => `${Math.round(bytes / (1 << 20))} MB`;
-
 /**
  * The most bytes of weights a lab can hold: core/models/model_memory.h's kModelBudgetBytes (the 4 GB
  * heap less the module's 256 MB), the budget every kind's config check applies to its weights as held

@@ -1,6 +1,7 @@
 // Hugging Face Hub model ids and the URLs of their files, as huggingface_hub writes them, for the page
 // (web/models/hub_store.js) and the CLI (web/cli/hub.mjs) alike. No DOM and no Node API.
-import { MAX_WEIGHT_BYTES, SHARD_INDEX, WEIGHT_FILES, limitWords, smallFileLimit } from './checkpoint_files.js';
+import { MAX_WEIGHT_BYTES, SHARD_INDEX, WEIGHT_FILES, smallFileLimit } from './checkpoint_files.js';
+import { megabytes } from '../shared/megabytes.js';
 
 const NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?';
 const MODEL_ID = new RegExp(`^(?:${NAME}/)?${NAME}$`);
@@ -105,11 +106,11 @@ export const fileLimit = (file) => (isWeightsFile(file) ? MAX_WEIGHT_BYTES : sma
  * it came. A weights file's limit is the memory a lab holds, said with the memory the file needs.
  */
 export function tooLargeMessage(id, file, bytes, { arrived = false } = {}) {
-  const said = arrived ? `more than ${limitWords(bytes)} of ${file} arrived` : `${file} is ${(bytes / 1e6).toFixed(1)} MB`;
+  const said = arrived ? `more than ${megabytes(bytes)} of ${file} arrived` : `${file} is ${megabytes(bytes)}`;
   return isWeightsFile(file)
-    ? `${id}: ${said}: its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds `
+    ? `${id}: ${said}: its weights need at least that much memory, more than the ${megabytes(MAX_WEIGHT_BYTES)} a lab holds `
       + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept'
-    : `${id}: ${said}, more than a ${file} can be (at most ${limitWords(smallFileLimit(file))}); nothing of it was kept`;
+    : `${id}: ${said}, more than a ${file} can be (at most ${megabytes(smallFileLimit(file))}); nothing of it was kept`;
 }
 
 /**
@@ -128,8 +129,8 @@ export const shardSizeUnknownMessage = (id, name) => `${id}: the Hub's answer fo
   + `so the shards cannot be summed against the memory a lab holds before they are downloaded; nothing of them was downloaded`;
 
 /** The sentence for a sharded model whose shards, summed before any is downloaded, pass a lab's memory. */
-export const shardsTooLargeMessage = (id, count, bytes) => `${id}: its ${count} shards (${SHARD_INDEX}) are ${(bytes / 1e6).toFixed(1)} MB in all: `
-  + `its weights need at least that much memory, more than the ${limitWords(MAX_WEIGHT_BYTES)} a lab holds `
+export const shardsTooLargeMessage = (id, count, bytes) => `${id}: its ${count} shards (${SHARD_INDEX}) are ${megabytes(bytes)} in all: `
+  + `its weights need at least that much memory, more than the ${megabytes(MAX_WEIGHT_BYTES)} a lab holds `
   + '(a browser tab\'s WebAssembly memory beside its work); nothing of them was downloaded or kept';
 
 /** Seconds from an environment variable such as HF_HUB_DOWNLOAD_TIMEOUT (unset: the default) -> a number, or a thrown message. */

@@ -28,6 +28,7 @@
 import { STALL_BYTES, STALL_SECONDS, announcedSize, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile,
   stallWatch, tooLargeMessage } from './hub_ids.js';
 import { HubError, drivePlan, hubPlan, keptModel } from './hub_plan.js';
+import { megabytes } from '../shared/megabytes.js';
 
 export { HubError };
 
@@ -51,8 +52,6 @@ const blobSource = (name, blob) => ({
   },
   text: () => blob.text(),
 });
-
-const mb = (n) => `${(n / 1e6).toFixed(n < 1e6 ? 2 : n < 1e7 ? 1 : 0)} MB`;
 
 async function openCache(caches) {
   if (!caches) throw new HubError('this browser keeps no files for pages (no Cache Storage): open the checkpoint\'s folder instead');
@@ -104,9 +103,9 @@ const storeWhole = ({ cache, endpoint, id, revision, file, signal, onProgress, r
 function failure(id, file, signal, { error, bytes, total }, kept, next = 'open it again') {
   if (signal?.aborted) return new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
   if (error?.name === 'QuotaExceededError') {
-    return new HubError(`not enough storage for ${id}'s ${file}${total ? ` (${mb(total)})` : ''}: remove a stored model below, or free space in the browser`);
+    return new HubError(`not enough storage for ${id}'s ${file}${total ? ` (${megabytes(total)})` : ''}: remove a stored model below, or free space in the browser`);
   }
-  if (error) return new HubError(`${id}: the download of ${file} broke off after ${mb(bytes)} (${error?.message ?? error}); ${kept}: ${next}`);
+  if (error) return new HubError(`${id}: the download of ${file} broke off after ${megabytes(bytes)} (${error?.message ?? error}); ${kept}: ${next}`);
   return new HubError(`${id}: the download of ${file} is not whole (${bytes} of ${total} bytes); ${kept}: ${next}`);
 }
 
@@ -172,7 +171,7 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
           // Marked for the list of kept models ("stalled"); the whole parts stay for the next open.
           await cache.put(partKey(url, STALLED_PART), new Response('', { headers: tag(STALLED_PART) }));
           throw new HubError(`${id}: the download of ${file} stalled: less than ${STALL_BYTES} bytes arrived in ${stallSeconds} s, ${PART_TRIES} times; `
-            + `${mb(done)} that arrived whole are kept: open it again to go on from there`);
+            + `${megabytes(done)} that arrived whole are kept: open it again to go on from there`);
         }
       } finally {
         watch.stop();

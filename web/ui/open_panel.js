@@ -6,6 +6,7 @@
 import { el } from './el.js';
 import { DEFAULT_ENDPOINT, parseEndpoint, parseModelId, revisionProblem } from '../models/hub_ids.js';
 import { SHARD_INDEX } from '../models/checkpoint_files.js';
+import { megabyteFigure, megabytes } from '../shared/megabytes.js';
 
 // The lab's files as the panel lists them: model.safetensors may come sharded (its index and the shards
 // it names: checkpoint_files.js), which every opener reads.
@@ -98,7 +99,7 @@ export class OpenPanel {
       el('label', { textContent: 'Endpoint ' }, endpoint), el('label', { textContent: 'Token (kept in this tab only) ' }, token));
     const form = el('form', { className: 'hub-row', id: 'hub-form' }, el('label', { htmlFor: 'hub-id', textContent: 'Hub id ' }), id, open);
     // Other models this lab reads, one click from the field (a datalist is invisible on a phone). A
-    // suggestion is a Hub id, or {id, size} with its download's size ("269 MB"), said beside it. With
+    // suggestion is a Hub id, or {id, size} with its download's size ("257 MB"), said beside it. With
     // sizes, the example is listed too: its size is worth knowing before Open.
     const listed = (spec.hubSuggestions ?? []).map((m) => (typeof m === 'string' ? { id: m } : m));
     const others = listed.filter((m) => m.id !== spec.hubExample || m.size);
@@ -111,7 +112,7 @@ export class OpenPanel {
           id.value = model;
           open.focus();
         });
-        // The size never breaks inside ("269 MB" on one line).
+        // The size never breaks inside ("257 MB" on one line).
         const item = size ? [pick, ` (${size.replace(/ /g, '\u00a0')})`] : [pick];
         return i ? [', ', ...item] : item;
       })) : null;
@@ -172,8 +173,8 @@ export class OpenPanel {
       remove.dataset.model = JSON.stringify({ model: m.id, revision: m.revision, endpoint: m.endpoint });
       remove.setAttribute('aria-label', `Remove ${m.id} from this browser`);
       const name = `${m.id}${m.revision === 'main' ? '' : `@${m.revision}`}`;
-      const size = !m.partial ? `${(m.bytes / 1e6).toFixed(1)} MB `
-        : `${m.stalled ? 'stalled: the Hub stopped sending; ' : ''}${(m.bytes / 1e6).toFixed(1)} MB downloaded so far (Open goes on from there) `;
+      const size = !m.partial ? `${megabytes(m.bytes)} `
+        : `${m.stalled ? 'stalled: the Hub stopped sending; ' : ''}${megabytes(m.bytes)} downloaded so far (Open goes on from there) `;
       // A download that stopped: Open, beside it, goes on from its parts.
       const resume = m.partial ? el('button', { type: 'button', textContent: 'Open' }) : null;
       if (resume) {
@@ -196,13 +197,12 @@ export class OpenPanel {
     this.progress.max = Math.max(1, total);
     this.progress.value = bytes;
     this.hub.cancel.hidden = !downloading;
-    const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 2 : 0);
     if (downloading) {
-      const all = planned ? ` (${mb(planned)} MB in all, kept in this browser)` : '';
-      this.status.textContent = `Downloading ${downloading}: ${mb(bytes)}${total ? ` of ${mb(total)}` : ''} MB…${all}`;
+      const all = planned ? ` (${megabytes(planned)} in all, kept in this browser)` : '';
+      this.status.textContent = `Downloading ${downloading}: ${megabyteFigure(bytes)}${total ? ` of ${megabyteFigure(total)}` : ''} MB…${all}`;
       return;
     }
-    this.status.textContent = total ? `Reading the weights: ${mb(bytes)} of ${mb(total)} MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';
+    this.status.textContent = total ? `Reading the weights: ${megabyteFigure(bytes)} of ${megabyteFigure(total)} MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';
   }
 
   opened(summary) {
@@ -210,7 +210,7 @@ export class OpenPanel {
     this.progress.hidden = true;
     this.hub.cancel.hidden = true;
     this.status.dataset.status = 'ok';
-    const memory = summary.heapBytes ? ` WebAssembly memory: ${Math.round(summary.heapBytes / 1e6)} MB.` : '';
+    const memory = summary.heapBytes ? ` WebAssembly memory: ${megabytes(summary.heapBytes)}.` : '';
     const kept = summary.hub ? (summary.hub.fromCache ? ' Opened from this browser\'s copy (no network).' : ' Kept in this browser for offline use.') : '';
     this.status.textContent = `Open: ${summary.text}${memory}${kept}`;
     this.node.dataset.heapBytes = String(summary.heapBytes ?? '');

@@ -4,6 +4,7 @@
 // The verdict is written beside the Check button, where the student pressed (issue 38): the section
 // panel hands it over with showVerdict(); the caption above the box says which step it takes.
 import { el } from './el.js';
+import { megabytes } from '../shared/megabytes.js';
 
 const MAX_FILE_BYTES = 16 * 1024 * 1024; // one intermediate of a small model: a few KB
 
@@ -38,7 +39,7 @@ export class TensorInput {
       this.file.value = '';
       if (!file) return;
       if (file.size > MAX_FILE_BYTES) {
-        this.say(`${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB: one step's tensor is a few KB. Nothing was read.`, 'bad');
+        this.say(`${file.name} is ${megabytes(file.size)}: one step's tensor is a few KB. Nothing was read.`, 'bad');
         return;
       }
       try {

@@ -3,12 +3,11 @@
 // It reads the file's bytes and reports them; parsing, checking and loading belong to panels/weights.js
 // and the worker.
 import { setMessage } from './notice.js';
+import { megabytes } from '../shared/megabytes.js';
 
 // A lab's weights are a few MB (the Alignment lab's largest settings: under 2 MB); a file far larger is
 // not one of them, and reading a multi-GB file would stall the tab first.
 const MAX_WEIGHTS_BYTES = 64 * 1024 * 1024;
-
-const megabytes = (bytes) => `${(bytes / 2 ** 20).toFixed(bytes < 10 * 2 ** 20 ? 1 : 0)} MB`;
 
 export class WeightsPanel {
   /**
