@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openPage, startLab } from './support.mjs';
+import { openPage, screenshotIfAsked, startLab } from './support.mjs';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
 const printed = JSON.parse(readFileSync(path.join(FIXTURES, 'build_steps', 'printed.json'), 'utf8'));
@@ -108,14 +108,14 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
       assert.equal(await page.textContent('#build-tensor-jump'), 'Show 7. forward ↓');
       const jump = await box(page, '#build-tensor-jump');
       assert.ok(jump.top >= 0 && jump.bottom <= viewport.height, `the way to the step ${JSON.stringify(jump)} in view`);
-      await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `build-verdict-${viewport.width}x${viewport.height}.png`) });
+      await screenshotIfAsked(page, `build-verdict-${viewport.width}x${viewport.height}.png`);
       await page.click('#build-tensor-jump');
       const shown = await box(page, '[data-figure="build-forward"]');
       assert.ok(shown.top >= -1 && shown.top < viewport.height / 2, `the forward step ${JSON.stringify(shown)} brought to the top`);
       assert.equal(await page.$eval('[data-figure="build-forward"]', (f) => f.dataset.status), 'ok');
     } else {
       assert.equal(await page.isVisible('#build-tensor-jump'), false, 'no button where the step is in view');
-      await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `build-verdict-${viewport.width}x${viewport.height}.png`) });
+      await screenshotIfAsked(page, `build-verdict-${viewport.width}x${viewport.height}.png`);
     }
     assert.deepEqual(problems, []);
     await page.close();

@@ -5,9 +5,9 @@
 // model lacks is refused in the section under its field. Screenshots at 1280x800 and 390x844.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, waitConfigured, setField, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
+import { startLab, waitConfigured, setField, screenshotIfAsked, TINY_BERT, TINY_BERT_FILES } from './support.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(TINY_BERT, '..', '..');
@@ -68,11 +68,9 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     assert.ok(Math.abs(Number(m[3]) - off.row[none.first]) <= 5.1e-4, `after ${m[3]} vs ${off.row[none.first]}`);
     assert.ok(text.startsWith(`With every head: ${none.top5[0]} `), text);
     if (viewport.width === 1280) {
-      mkdirSync('/tmp/attnlab-shots', { recursive: true });
-      await page.locator('[data-section="ablate"], #section-ablate').first().screenshot({ path: '/tmp/attnlab-shots/ablate-1280.png' }).catch(() => {});
+      await screenshotIfAsked(page.locator('[data-section="ablate"], #section-ablate').first(), 'ablate-1280.png').catch(() => {});
     } else {
-      mkdirSync('/tmp/attnlab-shots', { recursive: true });
-      await page.screenshot({ path: '/tmp/attnlab-shots/ablate-390.png' });
+      await screenshotIfAsked(page, 'ablate-390.png');
     }
 
     // A second click switches it back on: the whole model's guesses again.

@@ -5,7 +5,7 @@
 // bad text gets a message and the page keeps working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { logSections, openPage, sectionsAnswered, setField, startLab, waitConfigured, waitDrawn } from './support.mjs';
+import { logSections, openPage, screenshotIfAsked, sectionsAnswered, setField, startLab, waitConfigured, waitDrawn } from './support.mjs';
 
 let lab;
 before(async () => { lab = await startLab(); });
@@ -133,7 +133,7 @@ test('scaled: a 32-token sentence labels every token on both axes, no two labels
     return { n: boxes.length, overlaps, outside: boxes.filter(([x, y, bw, bh]) => x < 0 || y < 0 || x + bw > w || y + bh > h).length };
   });
   assert.deepEqual(graph, { n: 32, overlaps: 0, outside: 0 });
-  await page.locator('#section-sentence').screenshot({ path: '/tmp/attnlab-scaled-32-tokens.png' });
+  await screenshotIfAsked(page.locator('#section-sentence'), 'attnlab-scaled-32-tokens.png');
   assert.deepEqual(problems, []);
   await page.close();
 });

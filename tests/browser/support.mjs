@@ -1,7 +1,7 @@
 // Shared by the browser tests: serve public/ on a free port, drive Debian's Chromium with
 // playwright-core (never a downloaded browser), collect every console error and failed request,
 // and read attention values back from the heatmap canvas's pixels.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -92,6 +92,18 @@ export async function openCheckpointIfAsked(page, files) {
   await input.setInputFiles(files);
   await page.waitForFunction(() => ['open', 'empty'].includes(document.getElementById('panel-open')?.dataset.state)
     && document.getElementById('open-status')?.textContent.startsWith('Open') || document.getElementById('open-status')?.dataset.status === 'bad', null, { timeout: 30000 });
+}
+
+/**
+ * A screenshot for a person to look at, written only when the run asks: SCREENSHOTS=dir writes
+ * dir/name (the folder made if needed); without it nothing is written. target: a page or a locator.
+ * No test asserts on these (a screenshot a test compares, first_screen_support.mjs's, is taken there).
+ */
+export async function screenshotIfAsked(target, name) {
+  const dir = process.env.SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await target.screenshot({ path: path.join(dir, name) });
 }
 
 /**

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, openCheckpointIfAsked, waitConfigured, waitDrawn, setField, writtenIds } from './support.mjs';
+import { startLab, openCheckpointIfAsked, waitConfigured, waitDrawn, setField, screenshotIfAsked, writtenIds } from './support.mjs';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
 const REPO = path.join(FIXTURES, '..', '..');
@@ -67,7 +67,7 @@ test('greedy answers on the page are attnlab generate --chat\'s', async () => {
   for (const [w, h, name] of [[1280, 800, 'desktop'], [390, 844, 'phone']]) {
     await page.setViewportSize({ width: w, height: h });
     await page.locator('#prop-chat').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `writing_chat_${name}.png`) });
+    await screenshotIfAsked(page, `writing_chat_${name}.png`);
   }
   assert.deepEqual(problems, []);
 });

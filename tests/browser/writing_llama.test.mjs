@@ -13,7 +13,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startLab, openPage, waitConfigured, waitDrawn, setField, readHeatmap, readBars, dropFiles, writtenIds } from './support.mjs';
+import { startLab, openPage, waitConfigured, waitDrawn, setField, readHeatmap, readBars, dropFiles, writtenIds, screenshotIfAsked } from './support.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures');
@@ -216,7 +216,7 @@ test('on a phone (390x844) the rotary and attention figures and the Hub suggesti
   assert.match(await page.textContent('#hub-suggestions'), /HuggingFaceTB\/SmolLM2-135M-Instruct \(257\u00a0MB\), Qwen\/Qwen2\.5-0\.5B-Instruct \(942\u00a0MB\), TinyLlama\/TinyLlama-1\.1B-Chat-v1\.0 \(2\.05\u00a0GB\)/);
   for (const id of ['rotary', 'attention']) {
     await page.locator(`#section-${id}`).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(process.env.SCREENSHOTS ?? '/tmp', `writing_llama_${id}_phone.png`) });
+    await screenshotIfAsked(page, `writing_llama_${id}_phone.png`);
   }
   assert.deepEqual(problems, []);
 });
