@@ -382,7 +382,7 @@ export const alignmentLab = {
   checks,
   presets,
   intro: (values) => INTRO[values.task],
-  predict: alignmentPrediction, // asked beside Play (issue 39)
+  predict: alignmentPrediction, // asked under Play (issue 39; 01_alignment_predict.js)
   afterChange,
   configureRequest,
   speedOf,

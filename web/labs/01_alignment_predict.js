@@ -1,5 +1,7 @@
-// The Alignment lab's "predict, then run" question (issue 39, item 3), asked above Play: which picture
-// the attention will make once trained, for the task (and the positional switch) the settings choose.
+// The Alignment lab's "predict, then run" question (issue 39, item 3), asked under Play (the lab names no
+// predictIn, so the transport panel asks it, under its buttons and progress: web/ui/panels/transport.js):
+// which picture the attention will make once trained, for the task (and the positional switch) the
+// settings choose.
 // Judged by web/ui/answer_check.js; the reasons are the lab's own (INTRO, the presets, the C++ tests:
 // copy without positional embeddings stays below 30% accuracy, tests/core/test_alignment_trainer.cpp).
 

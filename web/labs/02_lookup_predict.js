@@ -1,6 +1,8 @@
-// The Lookup lab's "predict, then run" question (issue 39, item 3), asked above Play: what a trained
-// attention layer retrieves for a held-out query. The numbers are docs/lookup.md's measurements
-// (2,000 held-out queries: top-1 label 0.13 at the start, 0.66 after 9,372 steps; MSE 0.273 -> 0.149).
+// The Lookup lab's "predict, then run" question (issue 39, item 3), asked under the figures of the
+// "Watch it learn" section, the held-out queries and their retrievals (02_lookup.js: predictIn
+// 'section:pairs'; web/ui/section_panel.js places it), not under Play: what a trained attention layer
+// retrieves for a held-out query. The numbers are docs/lookup.md's measurements (2,000 held-out
+// queries: top-1 label 0.13 at the start, 0.66 after 9,372 steps; MSE 0.273 -> 0.149).
 
 export function lookupPrediction() {
   return {

@@ -248,7 +248,7 @@ export const countLab = defineLab({
   properties,
   presets,
   intro: () => INTRO,
-  predict: countPrediction, // asked beside Play (issue 39)
+  predict: countPrediction, // asked under Play (issue 39; 03_count_predict.js)
   configureRequest,
   trainer,
   metrics,

@@ -1,5 +1,6 @@
-// The One query lab's "predict, then run" question (issue 39, item 3), asked above Play: which digits
-// the learned query will attend to. The numbers: `attnlab train --lab count --json` at the lab's
+// The One query lab's "predict, then run" question (issue 39, item 3), asked under Play (the lab names no
+// predictIn, so the transport panel asks it, under its buttons and progress: web/ui/panels/transport.js):
+// which digits the learned query will attend to. The numbers: `attnlab train --lab count --json` at the lab's
 // defaults (seed 2, lr 1e-4, 5,001 steps) gives massOn24 0.52 against a uniform level of 0.20, and
 // accuracy 1.0; docs/count.md's hand-built solution solves it with uniform attention.
 

@@ -57,7 +57,8 @@ function questionNode(q, { answers = true, heading = null, onJudged = () => {} }
   feedback.setAttribute('role', 'status'); // a live region: the verdict is read out where it appears
   feedback.setAttribute('aria-live', 'polite');
   const check = el('button', { type: 'submit', className: 'question-check', textContent: 'Check' });
-  // A heading's question (the prediction above Play) is its own prompt: the choices' legend is for screen readers only.
+  // A heading's question (the prediction, under Play or a section's figures) is its own prompt: the
+  // choices' legend is for screen readers only.
   const { control, given } = answerControl(q.ask, id, textId, { quietLegend: !!heading });
   const form = el('form', { className: `question-ask ${q.ask.kind}` }, control, el('div', { className: 'question-verdict' }, check, feedback));
   form.addEventListener('submit', (event) => {
