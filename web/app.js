@@ -26,7 +26,8 @@ function chooseLab(search) {
     const given = [...new URLSearchParams(search).keys()].filter((k) => !HOME_PARAMETERS.has(k));
     return given.length ? LABS[0] : null;
   }
-  if (!labById(id)) notices.show(`Unknown lab '${id}' in the link: choose one of the labs below.`, { kind: 'warning', key: 'lab' });
+  if (!labById(id)) notices.show(`Unknown lab '${id}' in the link: choose one of the labs below.`,
+    { kind: 'warning', key: 'lab' });
   return labById(id) ?? null;
 }
 
@@ -46,22 +47,26 @@ function moduleLabel(m) {
 
 function showReady(m) {
   const why = m.threads.reason ? `; no threads: ${m.threads.reason}` : '';
-  badge.set('badge-version', `v${m.version} · ${moduleLabel(m)}`, `WASM module ${m.version}, ${m.build} build (${m.buildNote}${why})`);
+  badge.set('badge-version', `v${m.version} · ${moduleLabel(m)}`, `WASM module ${m.version}, ${m.build} build `
+    + `(${m.buildNote}${why})`);
   $('badge-version').dataset.build = m.build;
   $('badge-version').dataset.threads = String(m.threads.count);
   $('badge-version').dataset.noThreads = m.threads.reason ?? '';
   $('badge-version').dataset.version = m.version;
   if (m.webgpu.available) {
-    badge.set('badge-webgpu', `WebGPU: ${m.webgpu.adapter || 'adapter found'}`, 'A WebGPU adapter is available for the attention kernel');
+    badge.set('badge-webgpu', `WebGPU: ${m.webgpu.adapter || 'adapter found'}`, 'A WebGPU adapter is available for the '
+      + 'attention kernel');
   } else {
-    badge.set('badge-webgpu', `WebGPU unavailable: ${m.webgpu.reason}`, 'The attention kernel runs in WebAssembly instead');
+    badge.set('badge-webgpu', `WebGPU unavailable: ${m.webgpu.reason}`,
+      'The attention kernel runs in WebAssembly instead');
   }
   $('badge-webgpu').dataset.available = String(m.webgpu.available);
   $('badge-cpu').textContent = `CPU kernels: ${m.cpuBackends.map((b) => (b === 'simd128' ? 'SIMD128' : b)).join(', ')}`;
   // Until an attention has run (a checkpoint lab before its checkpoint is open) the badge says the
   // module is ready, not "starting…", which read as a hang.
   if (!$('badge-backend').dataset.backend) {
-    badge.set('badge-backend', 'ready', 'The module is loaded; the badge names the kernel that ran once an attention has been computed');
+    badge.set('badge-backend', 'ready', 'The module is loaded; the badge names the kernel that ran once an attention '
+      + 'has been computed');
     badge.set('badge-plain', 'Runs on this computer: ready');
   }
 }
@@ -117,13 +122,15 @@ function boot(site) {
   const nav = labNavigation(lab, nextLab(lab));
   $('lab').before(nav.top);
   $('lab').after(nav.bottom);
-  const worker = globalThis.ATTNLAB_INLINE?.createWorker() ?? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const worker = globalThis.ATTNLAB_INLINE?.createWorker() ?? new Worker(new URL('./worker.js', import.meta.url),
+    { type: 'module' });
   const client = new WorkerClient(worker);
   page = new LabPage({
     root: $('lab'), lab, client, notices, values,
     onValues: (v) => history.replaceState(null, '', toQuery(lab, v)),
     onChoice: showChoice,
-    mode: { embed: values.embed, controls: values.controls, hide: values.hide, show: values.show, autoplay: values.autoplay, answers: values.answers, questions: values.questions,
+    mode: { embed: values.embed, controls: values.controls, hide: values.hide, show: values.show,
+      autoplay: values.autoplay, answers: values.answers, questions: values.questions,
       linked: new Set(new URLSearchParams(location.search).keys()) }, // the settings the link gave: they win over a checkpoint's
   });
   history.replaceState(null, '', toQuery(lab, values));
@@ -142,7 +149,8 @@ function boot(site) {
   // No spinner waits forever: if the worker has not said 'ready' in 30 s, say so (and what to try).
   const startWatch = setTimeout(() => {
     notices.show('The training module has not started after 30 s. A very slow machine may still get there; '
-      + 'otherwise reload the page (an embedding frame needs sandbox="allow-scripts allow-same-origin": docs/embedding.md).',
+      + 'otherwise reload the page (an embedding frame needs sandbox="allow-scripts allow-same-origin": '
+      + 'docs/embedding.md).',
     { kind: 'warning', key: 'init-slow' });
   }, STARTUP_WATCH_MS);
   client.on('ready', (m) => {
@@ -180,7 +188,8 @@ function bootHome() {
 /** A new build has been cached beside this one: offer it (switching reloads the page). */
 function offerUpdate(apply) {
   const box = notices.show('A new version of Attention Lab is ready.', { kind: 'info', key: 'update' });
-  const button = Object.assign(document.createElement('button'), { type: 'button', id: 'reload-new-version', textContent: 'Reload for the new version' });
+  const button = Object.assign(document.createElement('button'),
+    { type: 'button', id: 'reload-new-version', textContent: 'Reload for the new version' });
   button.addEventListener('click', apply);
   box.querySelector('p').append(' ', button);
 }

@@ -9,4 +9,5 @@ export const REQUEST_ALIASES = BACKEND_ALIASES;
 export const backendOfRequest = (requested) => REQUEST_ALIASES[requested] ?? requested;
 // The CPU kernel of a loop that runs in the core whatever the request (a decoder's writing, Marian's
 // generate()): scalar when it is asked for or the module has no SIMD128 (its cpuBackends), else SIMD128.
-export const cpuKernel = (requested, cpuBackends = ['scalar', 'simd128']) => (requested === 'scalar' || !cpuBackends.includes('simd128') ? 'scalar' : 'simd128');
+export const cpuKernel = (requested,
+  cpuBackends = ['scalar', 'simd128']) => (requested === 'scalar' || !cpuBackends.includes('simd128') ? 'scalar' : 'simd128');

@@ -23,13 +23,15 @@ const AUTO_BUILD = process.env.ATTNLAB_BUILD ?? 'auto';
 
 export async function loadAttnLabNode({ build = 'auto' } = {}) {
   if (build === 'auto' && AUTO_BUILD !== 'auto') {
-    if (!BUILDS.includes(AUTO_BUILD)) throw new Error(`ATTNLAB_BUILD must be ${BUILDS.join(', ')}; got '${AUTO_BUILD}'`);
+    if (!BUILDS.includes(AUTO_BUILD)) throw new Error(`ATTNLAB_BUILD must be ${BUILDS.join(', ')}; `
+      + `got '${AUTO_BUILD}'`);
     build = AUTO_BUILD;
   }
   if (!BUILDS.includes(build)) throw new Error(`build must be ${BUILDS.join(', ')}; got '${build}'`);
   const threads = existsSync(THREADS_MODULE) && engineSupportsSimd128();
   if (build === 'simd-threads' && !threads) {
-    throw new Error(`build simd-threads needs ${path.relative(process.cwd(), THREADS_MODULE)} (bash scripts/build.sh) and SIMD128`);
+    throw new Error(`build simd-threads needs ${path.relative(process.cwd(), THREADS_MODULE)} (bash `
+      + 'scripts/build.sh) and SIMD128');
   }
   if (build === 'simd-threads' || (build === 'auto' && threads)) {
     return loadThreadsBuild(build === 'auto' ? 'Node: SIMD128 with threads' : 'forced');

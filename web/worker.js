@@ -66,7 +66,8 @@ async function init({ build = 'auto', webgpu = true, noThreads = null }) {
   module = await loadAttnLab({ build });
   const threads = sizeThreadPool(module);
   assets = new AssetCache(module, readAsset);
-  gpu = webgpu ? await WebGpuProbe.probe(globalThis.navigator?.gpu) : { available: false, reason: 'disabled', attention: null, adapter: '' };
+  gpu = webgpu ? await WebGpuProbe.probe(globalThis.navigator?.gpu) : { available: false, reason: 'disabled',
+    attention: null, adapter: '' };
   post({
     type: 'ready', version: module.version, build: module.build, buildNote: module.buildNote,
     threads: { count: threads, reason: module.build === 'simd-threads' ? null : noThreads ?? module.buildNote },
@@ -119,7 +120,8 @@ async function recover(error) {
   sizeThreadPool(module);
   assets = new AssetCache(module, readAsset);
   if (!lastGood) {
-    post({ type: 'error', request: 'recover', message: `the training module stopped (${what}) and was restarted; build a model to go on` });
+    post({ type: 'error', request: 'recover', message: `the training module stopped (${what}) and was restarted; build `
+      + 'a model to go on' });
     return;
   }
   const { lab, config, backend, steps, tensors, step } = lastGood;
@@ -257,7 +259,8 @@ async function loop() {
       queue = queue.then(() => recover(error)).catch((again) => post({ type: 'error', request: 'recover',
         message: `the training module stopped (${error.message}) and could not be restarted: ${again.message}` }));
     }
-    else post({ type: 'error', message: `training stopped at step ${session?.step ?? 0}: ${error?.message ?? error}`, request: 'play' });
+    else post({ type: 'error', message: `training stopped at step ${session?.step ?? 0}: ${error?.message ?? error}`,
+      request: 'play' });
   } finally {
     loopActive = false;
     running = false;
@@ -318,7 +321,8 @@ const handlers = {
     lab.open.dispose?.(opened.get(lab.id));
     opened.set(lab.id, state);
     // WebAssembly memory never shrinks: its size now is the peak the load needed (shown on the page).
-    post({ type: 'opened', lab: lab.id, request, summary: { ...summary, heapBytes: module._module.HEAPU8.buffer.byteLength } });
+    post({ type: 'opened', lab: lab.id, request,
+      summary: { ...summary, heapBytes: module._module.HEAPU8.buffer.byteLength } });
   },
   // A model by its Hub id (lab.open): its files fetched into the browser's Cache Storage (or found there,
   // with no network), then read as the user's own files are. cancelOpen (answered at once, outside the
@@ -345,18 +349,22 @@ const handlers = {
       const parts = { ...(Number.isInteger(partBytes) && partBytes >= 1024 ? { partBytes } : {}),
         ...(Number.isFinite(stallSeconds) && stallSeconds > 0 ? { stallSeconds } : {}) };
       // checkConfig: the module's memory rule on config.json, before any weights come (model_memory.h).
-      const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, lab: lab.id, signal: controller.signal, ...parts,
-        checkConfig: (kind, config) => module.checkConfig(kind, config), unreadArchitecture: (config) => module.unreadArchitecture(config),
+      const { sources, fromCache } = await openFromHub({ id: model, revision, endpoint, token, lab: lab.id,
+        signal: controller.signal, ...parts, checkConfig: (kind, config) => module.checkConfig(kind, config),
+        unreadArchitecture: (config) => module.unreadArchitecture(config),
         onProgress: ({ file, bytes, total }) => progress({ bytes, total, tensor: '', downloading: file, planned }),
         onPlan: (plan) => {
           planned = plan.bytes;
-          post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '', downloading: plan.files[0]?.file ?? '', planned, plan: plan.files });
+          post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '',
+            downloading: plan.files[0]?.file ?? '', planned, plan: plan.files });
         } });
-      const { state, summary } = await lab.open.load(module, sources, { onProgress: ({ bytes, total, tensor }) => progress({ bytes, total, tensor }), name: model });
+      const { state, summary } = await lab.open.load(module, sources,
+        { onProgress: ({ bytes, total, tensor }) => progress({ bytes, total, tensor }), name: model });
       lab.open.dispose?.(opened.get(lab.id));
       opened.set(lab.id, state);
       post({ type: 'opened', lab: lab.id, request,
-        summary: { ...summary, hub: { id: model, revision, fromCache }, heapBytes: module._module.HEAPU8.buffer.byteLength } });
+        summary: { ...summary, hub: { id: model, revision, fromCache },
+          heapBytes: module._module.HEAPU8.buffer.byteLength } });
     } finally {
       if (hubDownload === controller) hubDownload = null;
       post({ type: 'hub-stored', models: await storedModels().catch(() => []) });
@@ -368,7 +376,8 @@ const handlers = {
     const lab = labOf(id);
     const section = lab.sections?.find((s) => s.id === sectionId);
     if (!section) throw new Error(`the ${lab.title} lab has no section '${sectionId}'`);
-    if (section.needsModel && (!session || sessionLab !== lab)) throw new Error('this section needs a model: wait for it to be built');
+    if (section.needsModel && (!session || sessionLab !== lab)) throw new Error('this section needs a model: wait '
+      + 'for it to be built');
     if (section.needsOpen && !opened.has(lab.id)) throw new Error(`${lab.open?.title ?? 'Open the files'} first.`);
     const kernel = new KernelRunner({ module, request: { requested: backend, gpu } });
     const ctx = {
@@ -400,20 +409,22 @@ async function handle(data) {
     const handler = handlers[data?.type];
     if (!handler) throw new Error(`unknown request '${data?.type}'`);
     if (data.type !== 'init' && !module) throw new Error('the module is still loading');
-    if (!['init', 'configure', 'import', 'set', 'section', 'open', 'openHub'].includes(data.type) && !session) throw new Error('configure a lab first');
+    if (!['init', 'configure', 'import', 'set', 'section',
+      'open', 'openHub'].includes(data.type) && !session) throw new Error('configure a lab first');
     await handler(data);
   } catch (error) {
     if (isAbort(error) && data?.type !== 'init') {
       try {
         await recover(error);
       } catch (again) {
-        post({ type: 'error', request: 'recover', message: `the training module stopped (${error.message}) and could not be restarted: ${again.message}` });
+        post({ type: 'error', request: 'recover', message: `the training module stopped (${error.message}) and could `
+          + `not be restarted: ${again.message}` });
       }
       return;
     }
     // openIn: a checkpoint of another lab's kind (web/models/registry.js), for the page's link to that lab.
-    post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section, lab: data?.lab,
-      ...(error?.lab ? { openIn: { id: error.lab.id, title: error.lab.title } } : {}) });
+    post({ type: 'error', message: error?.message ?? String(error), request: data?.type, section: data?.section,
+      lab: data?.lab, ...(error?.lab ? { openIn: { id: error.lab.id, title: error.lab.title } } : {}) });
   }
 }
 
@@ -429,7 +440,8 @@ const IMMEDIATE = {
   peekWeights({ bytes, name, request }) {
     try {
       const { tensors, metadata } = readWeightsFile(module, bytes, name);
-      const shapes = Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, { dtype: t.dtype, shape: t.shape }]));
+      const shapes = Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k,
+        { dtype: t.dtype, shape: t.shape }]));
       post({ type: 'weights-peeked', request, tensors: shapes, metadata });
     } catch (error) {
       post({ type: 'weights-peeked', request, error: error.message });
@@ -450,7 +462,8 @@ const IMMEDIATE = {
 let queue = Promise.resolve();
 self.onmessage = ({ data }) => {
   if (Object.hasOwn(IMMEDIATE, data?.type)) {
-    Promise.resolve(IMMEDIATE[data.type](data)).catch((error) => post({ type: 'error', request: data.type, message: String(error?.message ?? error) }));
+    Promise.resolve(IMMEDIATE[data.type](data)).catch((error) => post({ type: 'error', request: data.type,
+      message: String(error?.message ?? error) }));
     return;
   }
   queue = queue.then(() => handle(data));

@@ -18,23 +18,31 @@ export const cliProperties = (lab) => lab.properties.filter((p) => !p.page);
 
 // `attnlab train`'s own options, declared as properties (web/cli/flags.mjs makes their flags).
 const GENERIC_OPTIONS = [
-  { name: 'lab', type: 'choice', default: LABS[0].id, choices: TRAINABLE.map((l) => ({ value: l.id })), help: 'Which lab.' },
-  { name: 'build', type: 'choice', default: 'auto', choices: ['auto', 'simd-threads', 'simd', 'scalar'].map((value) => ({ value })),
-    help: 'Which WASM module to load (auto: simd-threads, the Node build that runs a step\'s two shards on two cores).' },
+  { name: 'lab', type: 'choice', default: LABS[0].id, choices: TRAINABLE.map((l) => ({ value: l.id })),
+    help: 'Which lab.' },
+  { name: 'build', type: 'choice', default: 'auto',
+    choices: ['auto', 'simd-threads', 'simd', 'scalar'].map((value) => ({ value })),
+    help: 'Which WASM module to load (auto: simd-threads, the Node build that runs a step\'s two '
+      + 'shards on two cores).' },
   { name: 'every', type: 'int', default: 25, min: 1, max: 100000, help: 'Progress every N steps.' },
   { name: 'json', type: 'bool', default: false, help: 'JSON lines instead of text (docs/cli.md has their fields).' },
   { name: 'save', type: 'path', help: 'Save the trained weights as safetensors (PyTorch\'s state_dict names).' },
   { name: 'load', type: 'path',
-    help: 'Start from saved weights (the lab\'s or the course notebook\'s, see docs/weights.md); a file whose metadata names another lab, task or head count is refused, not followed.' },
+    help: 'Start from saved weights (the lab\'s or the course notebook\'s, see docs/weights.md); a file whose metadata '
+      + 'names another lab, task or head count is refused, not followed.' },
 ];
 const GENERIC = flagsFrom(GENERIC_OPTIONS);
 // Only for labs whose key figure is a heatmap (lab.cli.heatmapFigure).
 const FIGURE_FLAGS = flagsFrom([
-  { name: 'png', type: 'path', help: 'Write the head-mean attention heatmap of the fixed sample as PNG (2x, as the page exports it; drawn in headless Chromium, else the bare cells and colour bar).' },
+  { name: 'png', type: 'path', help: 'Write the head-mean attention heatmap of the fixed sample as PNG (2x, as the '
+    + 'page exports it; drawn in headless Chromium, else the bare cells and colour bar).' },
   { name: 'svg', type: 'path', help: 'The same figure as SVG (needs Chromium).' },
 ]);
 
-/** flag -> spec for one lab: its properties' flags, then the generic ones, then the lab's own options (lab.cli.options: the Induction lab's --data). */
+/**
+ * flag -> spec for one lab: its properties' flags, then the generic ones, then the lab's own options
+ * (lab.cli.options: the Induction lab's --data).
+ */
 export function flagsOf(lab) {
   const flags = flagsFrom(cliProperties(lab));
   Object.assign(flags, GENERIC);
@@ -73,7 +81,8 @@ export function synopsisOf(lab, command) {
   const props = commandProperties(lab, command);
   const words = [...props.filter((p) => p.required), ...props.filter((p) => !p.required)].map((prop) => {
     const spec = specOf(prop);
-    const word = spec.type === 'bool' ? flagOf(prop) : `${flagOf(prop)} ${spec.type === 'choice' ? spec.choices.join('|') : spec.meta}`;
+    const word = spec.type === 'bool' ? flagOf(prop) : `${flagOf(prop)} `
+      + `${spec.type === 'choice' ? spec.choices.join('|') : spec.meta}`;
     return prop.required ? word : `[${word}]`;
   });
   return wrap(`attnlab ${command.name} ${words.join(' ')}`, 100, 8 + command.name.length);
@@ -89,7 +98,8 @@ export function commandUsage(lab, command) {
   lines.push('', 'the command\'s own:');
   for (const prop of props.filter((p) => !own.has(p.name))) lines.push(flagLine(flagOf(prop), specOf(prop)));
   lines.push(flagLine('-h, --help', { type: 'bool', help: 'This text.' }));
-  lines.push('', 'Exit codes: 0 done, 2 bad flags or input (one line on stderr says which), 1 anything else (docs/cli.md).');
+  lines.push('', 'Exit codes: 0 done, 2 bad flags or input (one line on stderr says which), 1 anything '
+    + 'else (docs/cli.md).');
   return lines.join('\n');
 }
 
@@ -99,12 +109,14 @@ export function parseCommandArgs(lab, command, argv) {
   const flags = flagsFrom(props);
   const { values, given } = parseFlags(argv, flags, {
     defaults: defaultValues(props),
-    unknown: (name) => `unknown flag ${shown(name)} for attnlab ${command.name} (it takes ${Object.keys(flags).join(' ')})`,
+    unknown: (name) => `unknown flag ${shown(name)} for attnlab ${command.name} (it takes `
+      + `${Object.keys(flags).join(' ')})`,
   });
   for (const prop of props) {
     if (prop.required && !given.has(prop.name)) throw new UsageError(`${flagOf(prop)} ${specOf(prop).meta} is required`);
     // A flag that only some settings use (translate's --layer is for --cross-view one) is refused elsewhere.
-    if (given.has(prop.name) && prop.when && !prop.when(values)) throw new UsageError(`${flagOf(prop)} ${prop.whenText ?? 'does not apply to these settings'}`);
+    if (given.has(prop.name) && prop.when && !prop.when(values)) throw new UsageError(`${flagOf(prop)} `
+      + `${prop.whenText ?? 'does not apply to these settings'}`);
   }
   return { values, given };
 }
@@ -112,16 +124,20 @@ export function parseCommandArgs(lab, command, argv) {
 /** The help text, from the registry: one section per lab, with its flags. */
 function usage() {
   const lines = ['usage: attnlab train [--lab LAB] [options]',
-    '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or a torch.save .pt)',
+    '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or '
+      + 'a torch.save .pt)',
     '       attnlab labs',
     ...[...TOOL_COMMANDS, ...LAB_COMMANDS.map(({ command }) => command)].map((command) => `       attnlab ${command.name} ...`), '',
-    ...TOOL_COMMANDS.map((command) => wrap(`attnlab ${command.name} (every lab): ${command.about}`, 100, 0, `(attnlab ${command.name} --help)`)),
-    ...LAB_COMMANDS.map(({ lab, command }) => wrap(`attnlab ${command.name} (${lab.title} lab): ${command.about}`, 100, 0, `(attnlab ${command.name} --help)`)), '',
+    ...TOOL_COMMANDS.map((command) => wrap(`attnlab ${command.name} (every lab): ${command.about}`, 100, 0,
+      `(attnlab ${command.name} --help)`)),
+    ...LAB_COMMANDS.map(({ lab, command }) => wrap(`attnlab ${command.name} (${lab.title} lab): ${command.about}`, 100,
+      0, `(attnlab ${command.name} --help)`)), '',
     'Trains a lab\'s model with the same C++ trainer as the page. Every lab\'s options come from its',
     'settings on the page (web/labs/); a flag of another lab is refused.', ''];
   for (const lab of TRAINABLE) {
     const first = lab === LABS[0] ? ' (the default)' : '';
-    lines.push(`--lab ${lab.id}${first}: ${lab.title}, ${lab.notebook ? `course notebook ${lab.notebook}` : `beyond the course notebooks: ${lab.beyond}`}`);
+    lines.push(`--lab ${lab.id}${first}: ${lab.title}, `
+      + `${lab.notebook ? `course notebook ${lab.notebook}` : `beyond the course notebooks: ${lab.beyond}`}`);
     lines.push(`  ${wrap(lab.summary, 96, 2)}`);
     for (const prop of cliProperties(lab)) lines.push(flagLine(flagOf(prop), specOf(prop)));
     if (lab.cli?.heatmapFigure) for (const [flag, spec] of Object.entries(FIGURE_FLAGS)) lines.push(flagLine(flag, spec));
@@ -133,7 +149,8 @@ function usage() {
   lines.push('  (--png, --svg and --save are checked before training: the folder must exist)');
   lines.push(flagLine('-h, --help', { type: 'bool', help: 'This text.' }));
   lines.push(flagLine('--version', { type: 'bool', help: 'The module version.' }));
-  lines.push('', 'Exit codes: 0 done, 2 bad flags, settings or files (one line on stderr says which), 1 anything else.');
+  lines.push('', 'Exit codes: 0 done, 2 bad flags, settings or files (one line on stderr says which), '
+    + '1 anything else.');
   return lines.join('\n');
 }
 
@@ -159,7 +176,8 @@ export function parseArgs(argv) {
   const evaluate = command === 'evaluate';
   const rest = evaluate ? given.map((arg) => (arg === '--weights' ? '--load' : arg.replace(/^--weights=/, '--load='))) : given;
   if (evaluate && !rest.some((arg) => arg === '--load' || arg.startsWith('--load='))) throw new UsageError('evaluate needs --weights FILE (a .safetensors or a .pt saved with torch.save)');
-  if (evaluate && rest.some((arg) => /^--(steps|save|every)(=|$)/.test(arg))) throw new UsageError('evaluate trains nothing: --steps, --save and --every belong to train');
+  if (evaluate && rest.some((arg) => /^--(steps|save|every)(=|$)/.test(arg))) throw new UsageError('evaluate trains '
+    + 'nothing: --steps, --save and --every belong to train');
   // The lab first: it decides which flags exist.
   let labId = LABS[0].id;
   rest.forEach((arg, i) => {
@@ -170,7 +188,8 @@ export function parseArgs(argv) {
   const lab = TRAINABLE.find((l) => l.id === labId);
   const viewer = LABS.find((l) => l.id === labId && !l.trainer);
   const headless = viewer ? labCommands(viewer).map((c) => `\`attnlab ${c.name}\` (attnlab ${c.name} --help)`) : [];
-  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains nothing${headless.length ? `; its headless side is ${headless.join(' and ')}` : ''}`);
+  if (viewer) throw new UsageError(`--lab ${viewer.id}: the ${viewer.title} lab trains `
+    + `nothing${headless.length ? `; its headless side is ${headless.join(' and ')}` : ''}`);
   if (!lab) throw new UsageError(`--lab must be one of ${TRAINABLE.map((l) => l.id).join(', ')}, got ${shown(labId)}`);
   const flags = flagsOf(lab);
   const unknown = (name) => {
@@ -179,7 +198,8 @@ export function parseArgs(argv) {
   };
   // One parse for the lab's settings and the command's options, each starting at its declared default.
   const labOptions = lab.cli?.options ?? [];
-  const parsed = parseFlags(rest, flags, { defaults: defaultValues([...lab.properties, ...GENERIC_OPTIONS, ...labOptions]), unknown });
+  const parsed = parseFlags(rest, flags,
+    { defaults: defaultValues([...lab.properties, ...GENERIC_OPTIONS, ...labOptions]), unknown });
   const own = (name) => lab.properties.some((p) => p.name === name);
   const out = {
     lab, build: parsed.values.build, every: parsed.values.every, json: parsed.values.json,
@@ -196,7 +216,8 @@ export function parseArgs(argv) {
   // A flag that only some settings use (--unique-keys is for the pointer task) is refused elsewhere.
   for (const name of out.given) {
     const prop = lab.properties.find((p) => p.name === name);
-    if (prop.when && !prop.when(out.values)) throw new UsageError(`${flagOf(prop)} ${prop.whenText ?? 'does not apply to these settings'}`);
+    if (prop.when && !prop.when(out.values)) throw new UsageError(`${flagOf(prop)} `
+      + `${prop.whenText ?? 'does not apply to these settings'}`);
   }
   out.backend = out.values.backend ?? 'auto';
   out.seed = out.values.seed ?? 0;
@@ -232,7 +253,8 @@ export function checkFiles(args) {
       return false;
     }
   };
-  const outputs = [['--save', args.save], ['--png', args.png], ['--svg', args.svg]].filter(([, file]) => file !== undefined);
+  const outputs = [['--save', args.save], ['--png', args.png],
+    ['--svg', args.svg]].filter(([, file]) => file !== undefined);
   const seen = new Map();
   for (const [flag, file] of outputs) {
     const full = path.resolve(file);
@@ -248,7 +270,8 @@ export function checkFiles(args) {
     const dirSt = statOf(flag, file, dir);
     if (!dirSt) fail(flag, file, `the folder ${shown(dir, { tail: true })} does not exist`);
     if (!dirSt.isDirectory()) fail(flag, file, `${shown(dir, { tail: true })} is not a folder`);
-    if (!can(dir, constants.W_OK | constants.X_OK)) fail(flag, file, `the folder ${shown(dir, { tail: true })} is not writable`);
+    if (!can(dir, constants.W_OK | constants.X_OK)) fail(flag, file,
+      `the folder ${shown(dir, { tail: true })} is not writable`);
   }
   // The lab's own input files (the Induction lab's --data): readable files.
   for (const prop of args.lab?.cli?.options ?? []) {
@@ -263,6 +286,7 @@ export function checkFiles(args) {
     const st = statOf('--load', args.load);
     if (!st) fail(args.evaluate ? '--weights' : '--load', args.load, 'no such file');
     if (st.isDirectory()) fail(args.evaluate ? '--weights' : '--load', args.load, 'is a folder, not a weights file');
-    if (!can(args.load, constants.R_OK)) fail(args.evaluate ? '--weights' : '--load', args.load, 'cannot be read (no read permission)');
+    if (!can(args.load, constants.R_OK)) fail(args.evaluate ? '--weights' : '--load', args.load,
+      'cannot be read (no read permission)');
   }
 }

@@ -23,17 +23,21 @@ export function parseMatrix(text, file, what) {
   } catch (error) {
     throw new InputError(`${file}: not JSON (${error.message})`);
   }
-  if (!Array.isArray(rows) || rows.length === 0) throw new InputError(`${file}: ${what} must be a non-empty JSON array of rows`);
+  if (!Array.isArray(rows) || rows.length === 0) throw new InputError(`${file}: ${what} must be a non-empty `
+    + 'JSON array of rows');
   const cols = Array.isArray(rows[0]) ? rows[0].length : -1;
   if (cols < 1) throw new InputError(`${file}: row 0 must be a non-empty array of numbers`);
-  if (rows.length * cols > MAX_CELLS) throw new InputError(`${file}: ${rows.length} x ${cols} is more than ${MAX_CELLS} cells`);
+  if (rows.length * cols > MAX_CELLS) throw new InputError(`${file}: ${rows.length} x ${cols} is more than `
+    + `${MAX_CELLS} cells`);
   const out = new Float32Array(rows.length * cols);
   rows.forEach((row, r) => {
     if (!Array.isArray(row)) throw new InputError(`${file}: row ${r} must be an array of numbers`);
     if (row.length !== cols) throw new InputError(`${file}: row ${r} has ${row.length} columns; row 0 has ${cols}`);
     row.forEach((x, c) => {
-      if (typeof x !== 'number' || !Number.isFinite(x)) throw new InputError(`${file}: row ${r}, column ${c} must be a finite number, got ${shown(JSON.stringify(x))}`);
-      if (Math.abs(x) > 1e6) throw new InputError(`${file}: row ${r}, column ${c} is ${x}: the kernel takes |x| <= 1e6`);
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw new InputError(`${file}: row ${r}, column ${c} must be a `
+        + `finite number, got ${shown(JSON.stringify(x))}`);
+      if (Math.abs(x) > 1e6) throw new InputError(`${file}: row ${r}, column ${c} is ${x}: the kernel `
+        + 'takes |x| <= 1e6');
       out[r * cols + c] = x;
     });
   });
@@ -52,8 +56,10 @@ const padColumns = (m, width) => {
  * on a shape mismatch. kernel: a KernelRunner (kernel.mjs).
  */
 export async function attentionOnFiles({ kernel, q, k, v, mask, scale, names }) {
-  if (k.cols !== q.cols) throw new InputError(`${names.k}: keys have ${k.cols} columns, the queries (${names.q}) ${q.cols}: they must match (D)`);
-  if (v.rows !== k.rows) throw new InputError(`${names.v}: values have ${v.rows} rows, the keys (${names.k}) ${k.rows}: they must match (S)`);
+  if (k.cols !== q.cols) throw new InputError(`${names.k}: keys have ${k.cols} columns, the queries (${names.q}) `
+    + `${q.cols}: they must match (D)`);
+  if (v.rows !== k.rows) throw new InputError(`${names.v}: values have ${v.rows} rows, the keys (${names.k}) `
+    + `${k.rows}: they must match (S)`);
   const T = q.rows, S = k.rows, D = q.cols, Dv = v.cols, W = Math.max(D, Dv);
   let additive;
   if (mask === 'causal') {
@@ -61,17 +67,20 @@ export async function attentionOnFiles({ kernel, q, k, v, mask, scale, names }) 
     additive = new Float32Array(T * S);
     for (let t = 0; t < T; t++) for (let s = t + 1; s < S; s++) additive[t * S + s] = -Infinity;
   } else if (mask) {
-    if (mask.rows !== T || mask.cols !== S) throw new InputError(`${names.mask}: the mask is ${mask.rows} x ${mask.cols}; it must be T x S = ${T} x ${S}`);
+    if (mask.rows !== T || mask.cols !== S) throw new InputError(`${names.mask}: the mask is ${mask.rows} x `
+      + `${mask.cols}; it must be T x S = ${T} x ${S}`);
     additive = new Float32Array(T * S);
     mask.data.forEach((x, i) => {
-      if (x !== 0 && x !== 1) throw new InputError(`${names.mask}: row ${Math.floor(i / S)}, column ${i % S} must be 0 or 1, got ${x}`);
+      if (x !== 0 && x !== 1) throw new InputError(`${names.mask}: row ${Math.floor(i / S)}, column ${i % S} must be `
+        + `0 or 1, got ${x}`);
       additive[i] = x === 1 ? 0 : -Infinity;
     });
   }
   const args = { B: 1, H: 1, T, S, D: W, q: padColumns(q, W), k: padColumns(k, W), v: padColumns(v, W),
     ...(additive ? { mask: additive } : {}), scale: scale ?? 1 / Math.sqrt(D) };
   const { weights, out, choice } = await kernel.forward(args);
-  const rowsOf = (data, n, width, keep) => Array.from({ length: n }, (_, r) => Array.from(data.subarray(r * width, r * width + keep)));
+  const rowsOf = (data, n, width, keep) => Array.from({ length: n },
+    (_, r) => Array.from(data.subarray(r * width, r * width + keep)));
   return { weights: rowsOf(weights, T, S, S), output: rowsOf(out, T, W, Dv), backend: choice };
 }
 
@@ -81,7 +90,8 @@ export async function runAttention(args, module) {
     try {
       return await readFile(file, 'utf8');
     } catch (error) {
-      throw new InputError(`--${flag} ${shown(file, { tail: true })}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+      throw new InputError(`--${flag} ${shown(file, { tail: true })}: `
+        + `${error.code === 'ENOENT' ? 'no such file' : error.message}`);
     }
   };
   const names = Object.fromEntries(['q', 'k', 'v', 'mask'].map((f) => [f, shown(args[f] ?? '', { tail: true })]));
@@ -89,7 +99,8 @@ export async function runAttention(args, module) {
   const q = await matrix('q', 'the queries [T][D]');
   const k = await matrix('k', 'the keys [S][D]');
   const v = await matrix('v', 'the values [S][Dv]');
-  const mask = args.mask === undefined ? null : args.mask === 'causal' ? 'causal' : await matrix('mask', 'the mask [T][S]');
+  const mask = args.mask === undefined ? null : args.mask === 'causal' ? 'causal' : await matrix('mask',
+    'the mask [T][S]');
   const kernel = await commandKernel(module, args.backend);
   return attentionOnFiles({ kernel, q, k, v, mask, scale: args.scale, names });
 }

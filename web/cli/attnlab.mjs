@@ -9,7 +9,8 @@
 // never by process.exit() with output still held; a reader that leaves early ends it quietly.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkFiles, commandUsage, cut, LAB_COMMANDS, labCommands, parseArgs, parseCommandArgs, shown, TOOL_COMMANDS, USAGE, UsageError } from './args.mjs';
+import { checkFiles, commandUsage, cut, LAB_COMMANDS, labCommands, parseArgs, parseCommandArgs, shown, TOOL_COMMANDS,
+  USAGE, UsageError } from './args.mjs';
 import { Output, OutputClosed } from './output.mjs';
 import { writeFigures } from './figure.mjs';
 import { loadAttnLabNode, REPO_ROOT } from '../node_loader.mjs';
@@ -29,7 +30,8 @@ import { megabytes } from '../shared/megabytes.js';
  */
 function weightsRefusal(metadata, lab, values) {
   const m = metadata ?? {};
-  if (m.lab !== undefined && m.lab !== lab.id) return `${cut(m.lab)} weights (metadata lab=${cut(m.lab)}); --lab ${lab.id} needs ${lab.id} weights`;
+  if (m.lab !== undefined && m.lab !== lab.id) return `${cut(m.lab)} weights (metadata lab=${cut(m.lab)}); --lab `
+    + `${lab.id} needs ${lab.id} weights`;
   for (const { name, kind } of lab.weights.mustMatch ?? []) {
     const want = String(values[name]);
     if (m[name] === undefined || m[name] === want) continue;
@@ -49,7 +51,8 @@ class InputFileError extends Error {}
 const MAX_JSON_BYTES = 64 * 1024 * 1024; // the Induction lab reads at most 10 million ids: about 40 MB of JSON
 async function readJsonFile(file) {
   const { size } = await stat(file);
-  if (size > MAX_JSON_BYTES) throw new InputFileError(`${megabytes(size)}; the lab reads at most ${megabytes(MAX_JSON_BYTES)} of JSON`);
+  if (size > MAX_JSON_BYTES) throw new InputFileError(`${megabytes(size)}; the lab reads at most `
+    + `${megabytes(MAX_JSON_BYTES)} of JSON`);
   const text = await readFile(file, 'utf8');
   try {
     return JSON.parse(text);
@@ -147,7 +150,8 @@ async function main(argv) {
       // What the commands of no one lab do for this lab (check: its builds, by name).
       const also = TOOL_COMMANDS.map((command) => command.inLab?.(lab)).filter(Boolean).map((text) => ` [${text}]`).join('');
       const course = courseLine(lab);
-      await output.out(`${lab.id.padEnd(10)} ${lab.title} (${course[0].toLowerCase()}${course.slice(1)}): ${lab.summary}${how}${also}\n`);
+      await output.out(`${lab.id.padEnd(10)} ${lab.title} (${course[0].toLowerCase()}${course.slice(1)}): `
+        + `${lab.summary}${how}${also}\n`);
     }
     return 0;
   }
@@ -183,7 +187,8 @@ async function main(argv) {
       loadStateDict(session.trainer, tensors);
     } catch (error) {
       // The state_dict's list of problems, on one line.
-      await output.err(`attnlab: cannot load ${file}: ${error.message.replace(/:\n- /, ': ').replace(/\n- /g, '; ').replace(/\s*\n\s*/g, ' ')}\n`);
+      await output.err(`attnlab: cannot load ${file}: `
+        + `${error.message.replace(/:\n- /, ': ').replace(/\n- /g, '; ').replace(/\s*\n\s*/g, ' ')}\n`);
       session.dispose();
       return 2;
     }
@@ -202,9 +207,10 @@ async function main(argv) {
   }
   const steps = args.steps ?? session.defaultSteps;
   const c = session.config;
-  if (!args.evaluate) await say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed, backend: session.backend, reason: session.reason,
-    build: module.build, version: module.version },
-  `Attention Lab ${module.version}: ${lab.cli.startText(c, steps, args.seed)}; backend ${session.backendLabel} (${session.reason})`);
+  if (!args.evaluate) await say({ type: 'start', lab: lab.id, ...lab.cli.startRecord(c), steps, seed: args.seed,
+    backend: session.backend, reason: session.reason, build: module.build, version: module.version },
+  `Attention Lab ${module.version}: ${lab.cli.startText(c, steps, args.seed)}; backend ${session.backendLabel} `
+    + `(${session.reason})`);
 
   const t0 = performance.now();
   while (session.step < steps) {
@@ -217,10 +223,12 @@ async function main(argv) {
   const seconds = (performance.now() - t0) / 1000;
   const fallback = session.fallback;
   // A forced backend that did not run is never silent, in text or JSON mode: one line on stderr.
-  if (fallback) await output.err(`attnlab: warning: --backend ${args.backend} fell back at step ${fallback.fellBackAt}: ${fallback.reason}\n`);
+  if (fallback) await output.err(`attnlab: warning: --backend ${args.backend} fell back at step `
+    + `${fallback.fellBackAt}: ${fallback.reason}\n`);
   const evaluation = session.evaluate(lab.cli.evaluationOptions?.(args.options) ?? {});
   const snapshot = session.takeSnapshot();
-  const { record, lines } = lab.cli.final({ config: c, values, evaluation, snapshot, sample: session.fixedSample(), trainer: session.trainer });
+  const { record, lines } = lab.cli.final({ config: c, values, evaluation, snapshot, sample: session.fixedSample(),
+    trainer: session.trainer });
   if (args.evaluate) {
     // The figures of the given weights, as train's final record gives them, with the file they came from.
     await say({ type: 'evaluation', lab: lab.id, weights: args.load, ...record.head, seed: args.seed,
@@ -236,7 +244,8 @@ async function main(argv) {
   }
   if (args.png || args.svg) {
     try {
-      const figureLines = await writeFigures({ lab: lab.id, config: c, sample: session.fixedSample(), inspection: snapshot, step: session.step, png: args.png, svg: args.svg });
+      const figureLines = await writeFigures({ lab: lab.id, config: c, sample: session.fixedSample(),
+        inspection: snapshot, step: session.step, png: args.png, svg: args.svg });
       for (const line of figureLines) {
         if (line.startsWith('warning')) await output.err(`${line}\n`);
         else if (!args.json) await output.out(`${line}\n`);

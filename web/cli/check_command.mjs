@@ -24,7 +24,8 @@ export const CHECK_USAGE = [
   '       attnlab check --build NAME --dir DIR [--json]',
   '  --list                     every build: lab, notebook, fixed input, state_dict, steps and their shapes',
   `  --build NAME               the build to judge (${BUILDS.map((b) => b.name).join(', ')})`,
-  '  --dir DIR                  a folder with STEP.pt (torch.save of one tensor) or STEP.txt (what print() showed) per step',
+  '  --dir DIR                  a folder with STEP.pt (torch.save of one tensor) or STEP.txt (what print() '
+    + 'showed) per step',
   '  --json                     one JSON record instead of text (docs/cli.md has its fields)',
   'exit codes: 0 every given step matches, 1 one does not, 2 bad input',
 ].join('\n');
@@ -48,10 +49,12 @@ export function parseCheckArgs(argv) {
     } else throw new CheckInputError(`unknown argument ${JSON.stringify(arg)} (attnlab check --help lists the flags)`);
   }
   if (values.help) return values;
-  if (values.list && (values.build || values.dir)) throw new CheckInputError('--list takes no --build or --dir: list the builds, or judge one');
+  if (values.list && (values.build || values.dir)) throw new CheckInputError('--list takes no --build or --dir: list '
+    + 'the builds, or judge one');
   if (!values.list) {
     if (!values.build) throw new CheckInputError('give --list, or --build NAME --dir DIR');
-    if (!buildByName(values.build)) throw new CheckInputError(`--build ${JSON.stringify(values.build)} is not a build (there are: ${BUILDS.map((b) => b.name).join(', ')})`);
+    if (!buildByName(values.build)) throw new CheckInputError(`--build ${JSON.stringify(values.build)} is not a build `
+      + `(there are: ${BUILDS.map((b) => b.name).join(', ')})`);
     if (!values.dir) throw new CheckInputError('--build needs --dir DIR: the folder with the steps\' files');
   }
   return values;
@@ -60,9 +63,10 @@ export function parseCheckArgs(argv) {
 /** `attnlab check --list`: {record, lines}. */
 export function listBuilds() {
   const record = { builds: BUILDS.map(listRecord) };
-  const lines = BUILDS.map((b) => `${b.name.padEnd(26)} lab ${b.lab.padEnd(9)} notebook ${b.notebook}: ${b.module}; steps `
-    + b.steps.map((s) => `${s.name} ${shapeText(s.shape)}`).join(', '));
-  return { record, lines: [...lines, '', 'attnlab check --list --json gives each build\'s input, state_dict and Python lines.'] };
+  const lines = BUILDS.map((b) => `${b.name.padEnd(26)} lab ${b.lab.padEnd(9)} notebook ${b.notebook}: `
+    + `${b.module}; steps ` + b.steps.map((s) => `${s.name} ${shapeText(s.shape)}`).join(', '));
+  return { record, lines: [...lines, '', 'attnlab check --list --json gives each build\'s input, state_dict '
+    + 'and Python lines.'] };
 }
 
 /** The file a step is given in, or null: STEP.pt first, STEP.txt otherwise. -> {file, kind, also?}. */
@@ -85,38 +89,44 @@ export async function judgeFolder(build, dir, getReader) {
   if (!info?.isDirectory()) throw new CheckInputError(`--dir ${JSON.stringify(dir)} is not a folder`);
   const files = await Promise.all(build.steps.map((s) => stepFile(dir, s)));
   if (!files.some(Boolean)) {
-    throw new CheckInputError(`${dir} holds none of the steps' files: ${build.steps.map((s) => `${s.name}.pt or ${s.name}.txt`).join(', ')}`);
+    throw new CheckInputError(`${dir} holds none of the steps' files: `
+      + `${build.steps.map((s) => `${s.name}.pt or ${s.name}.txt`).join(', ')}`);
   }
   const expected = referenceSteps(build);
   const steps = [];
   for (const [i, step] of build.steps.entries()) {
     const given = files[i];
     if (!given) {
-      steps.push({ name: step.name, given: false, ok: null, shape: null, expected_shape: step.shape, first_difference: null,
-        message: `not given (${step.name}.pt or ${step.name}.txt)` });
+      steps.push({ name: step.name, given: false, ok: null, shape: null, expected_shape: step.shape,
+        first_difference: null, message: `not given (${step.name}.pt or ${step.name}.txt)` });
       continue;
     }
     const name = path.basename(given.file);
     let verdict;
     try {
-      if (given.size > MAX_FILE_BYTES) throw new Error(`${name} is ${megabytes(given.size)}: one step's tensor is a few KB`);
+      if (given.size > MAX_FILE_BYTES) throw new Error(`${name} is ${megabytes(given.size)}: one step's `
+        + 'tensor is a few KB');
       const input = given.kind === 'pt' ? { bytes: new Uint8Array(await readFile(given.file)), name } : { text: await readFile(given.file, 'utf8') };
       const { tensors, printed } = readTheirs(given.kind === 'pt' ? await getReader() : null, input);
       verdict = judgeStep(step, tensors, expected[step.name], { printed, hint: build.hint });
     } catch (error) {
       if (error.name !== 'AttnLabError' && !/^The pasted text was not read|MB: one step/.test(error.message)) throw error;
-      verdict = { ok: false, shape: null, expected_shape: step.shape, first_difference: null, message: `${name} was not read: ${error.message}` };
+      verdict = { ok: false, shape: null, expected_shape: step.shape, first_difference: null,
+        message: `${name} was not read: ${error.message}` };
     }
     const difference = verdict.first_difference;
-    steps.push({ name: step.name, given: true, file: name, ok: verdict.ok, shape: verdict.shape, expected_shape: verdict.expected_shape,
-      first_difference: difference ? { index: difference.index, yours: jsonNumber(difference.yours), expected: jsonNumber(difference.expected) } : null,
+    steps.push({ name: step.name, given: true, file: name, ok: verdict.ok, shape: verdict.shape,
+      expected_shape: verdict.expected_shape,
+      first_difference: difference ? { index: difference.index, yours: jsonNumber(difference.yours),
+        expected: jsonNumber(difference.expected) } : null,
       message: verdict.message + (given.also ? ` (${path.basename(given.also.file)} was not read: ${name} was)` : '') });
   }
   const firstWrong = steps.find((s) => s.given && !s.ok)?.name ?? null;
   const givenCount = steps.filter((s) => s.given).length;
   const lines = [`${build.name} (${build.module}, notebook ${build.notebook}), folder ${dir}:`,
     ...steps.map((s) => `${s.given ? (s.ok ? '✓' : '✗') : '-'} ${s.name}: ${s.message}`),
-    firstWrong ? `first wrong step: ${firstWrong}` : `every given step matches (${givenCount} of ${steps.length} given)`];
+    firstWrong ? `first wrong step: ${firstWrong}` : `every given step matches (${givenCount} of `
+      + `${steps.length} given)`];
   return { record: { build: build.name, dir, steps, first_wrong: firstWrong }, lines, code: firstWrong ? 1 : 0 };
 }
 
@@ -147,7 +157,10 @@ export async function runCheck(argv, load) {
 export const checkCommand = {
   name: 'check',
   about: `${ABOUT}: --list, or --build NAME --dir DIR [--json]; exit 1 when a step does not match`,
-  /** What `attnlab labs` says on a lab's line: the builds of it this judges (its "Check your build" sections), or null. */
+  /**
+   * What `attnlab labs` says on a lab's line: the builds of it this judges (its "Check your build"
+   * sections), or null.
+   */
   inLab(lab) {
     const names = BUILDS.filter((b) => b.lab === lab.id).map((b) => `attnlab check --build ${b.name}`);
     return names.length ? `check your build: ${names.join(', ')}` : null;

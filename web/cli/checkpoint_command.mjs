@@ -11,7 +11,10 @@ import { HubError, resolveModelFolder } from './hub.mjs';
 // command that opens it, where the page gives a link to its lab.
 const withCommand = (error) => (error.lab ? error.message.replace(/\.$/, ` (${error.lab.command}).`) : error.message);
 
-/** lab (its declaration), the command's options, the module, its InputError class -> lab.open.load's {state, summary}. */
+/**
+ * lab (its declaration), the command's options, the module, its InputError class -> lab.open.load's
+ * {state, summary}.
+ */
 export async function openCommandCheckpoint(lab, options, module, InputError) {
   for (const file of [options.png, options.svg].filter(Boolean)) {
     const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
@@ -20,7 +23,8 @@ export async function openCommandCheckpoint(lab, options, module, InputError) {
   let folder;
   try {
     // The module's check of config.json (the memory the model needs) runs before the weights download.
-    folder = await resolveModelFolder(options.model, { lab: lab.id, checkConfig: (kind, config) => module.checkConfig(kind, config),
+    folder = await resolveModelFolder(options.model,
+      { lab: lab.id, checkConfig: (kind, config) => module.checkConfig(kind, config),
       unreadArchitecture: (config) => module.unreadArchitecture(config) });
   } catch (error) {
     if (error instanceof HubError) throw new InputError(withCommand(error));

@@ -6,8 +6,8 @@ import { startServer } from './static_server.mjs';
 import { writeHeatmapPng } from './png.mjs';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+const ARGS = ['--no-sandbox', '--disable-gpu-sandbox', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 async function renderInBrowser(args) {
   const { chromium } = await import('playwright-core');
@@ -60,7 +60,8 @@ export function writeFigures({ lab, config, sample, inspection, step, png, svg }
     sample: Object.fromEntries(Object.entries(sample).map(([k, v]) => [k, plain(v)])),
     inspection: Object.fromEntries(Object.entries(inspection).map(([k, v]) => [k, plain(v)])),
   };
-  return writeFigureFiles(args, { values: inspection.weightsMean, rows: inspection.T, cols: inspection.S }, { png, svg });
+  return writeFigureFiles(args,
+    { values: inspection.weightsMean, rows: inspection.T, cols: inspection.S }, { png, svg });
 }
 
 /**

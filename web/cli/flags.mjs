@@ -38,7 +38,8 @@ export function specOf(prop) {
   if (prop.type === 'bool') return { ...spec, value: prop.default !== true };
   if (prop.type === 'choice') return { ...spec, choices: prop.choices.map((c) => String(c.value)) };
   if (prop.type === 'int' || prop.type === 'number') {
-    return { ...spec, min: prop.min, max: prop.max, minExclusive: !!prop.minExclusive, meta: prop.meta ?? (prop.type === 'int' ? 'N' : 'X') };
+    return { ...spec, min: prop.min, max: prop.max, minExclusive: !!prop.minExclusive,
+      meta: prop.meta ?? (prop.type === 'int' ? 'N' : 'X') };
   }
   if (prop.type === 'text') return { ...spec, maxLength: prop.maxLength, meta: prop.meta ?? '"..."' };
   if (prop.type === 'path') return { ...spec, meta: prop.meta ?? 'FILE' };
@@ -60,7 +61,8 @@ export const rangeOf = (spec) => `${spec.minExclusive ? '(' : '['}${spec.min}, $
 /** flag name, spec, the text typed -> the value; throws a UsageError that names the flag and what it takes. */
 export function parseValue(name, spec, raw) {
   if (spec.type === 'choice') {
-    if (!spec.choices.includes(raw)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, got ${shown(raw)}`);
+    if (!spec.choices.includes(raw)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, `
+      + `got ${shown(raw)}`);
     return spec.prop.choices.find((c) => String(c.value) === raw).value;
   }
   if (spec.type === 'path') {
@@ -76,7 +78,8 @@ export function parseValue(name, spec, raw) {
   if (spec.type === 'text') {
     if (raw.trim() === '') throw new UsageError(`${name} is empty`);
     const length = characterCount(raw);
-    if (length > spec.maxLength) throw new UsageError(`${name} is ${length.toLocaleString('en')} characters long: at most ${spec.maxLength.toLocaleString('en')}`);
+    if (length > spec.maxLength) throw new UsageError(`${name} is ${length.toLocaleString('en')} characters long: at `
+      + `most ${spec.maxLength.toLocaleString('en')}`);
     return raw;
   }
   const int = spec.type === 'int';
@@ -84,7 +87,8 @@ export function parseValue(name, spec, raw) {
   const above = spec.minExclusive ? value > spec.min : value >= spec.min;
   if (Number.isFinite(value) && above && value <= spec.max) return value;
   const form = Number.isNaN(value) ? (int ? ' (plain decimal digits)' : ' (plain decimal, e.g. 0.003 or 3e-3)') : '';
-  throw new UsageError(`${name} must be ${int ? 'an integer' : 'a number'} in ${rangeOf(spec)}, got ${shown(raw)}${form}`);
+  throw new UsageError(`${name} must be ${int ? 'an integer' : 'a number'} in ${rangeOf(spec)}, got `
+    + `${shown(raw)}${form}`);
 }
 
 /**
@@ -114,7 +118,10 @@ export function parseFlags(argv, flags, { defaults = {}, unknown = (name) => `un
   return { values, given };
 }
 
-/** text in lines of at most `width`, later lines indented; `tail` ends it, never split (a pointer such as "(attnlab translate --help)"). */
+/**
+ * text in lines of at most `width`, later lines indented; `tail` ends it, never split (a pointer such as
+ * "(attnlab translate --help)").
+ */
 export const wrap = (text, width, indent, tail = '') => {
   const words = [...text.split(/\s+/), ...(tail ? [tail] : [])];
   const lines = [];

@@ -32,8 +32,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { quoteText } from '../shared/quote_text.js';
 import { megabyteFigure } from '../shared/megabytes.js';
-import { DEFAULT_ENDPOINT, announcedSize, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, parseModelId, relativeRedirect,
-  revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS, stallWatch, tooLargeMessage } from '../models/hub_ids.js';
+import { DEFAULT_ENDPOINT, announcedSize, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal,
+  isRedirectLoop, parseModelId, relativeRedirect, revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS,
+  stallWatch, tooLargeMessage } from '../models/hub_ids.js';
 import { HubError, drivePlan, hubPlan, keptModel } from '../models/hub_plan.js';
 
 export { HubError, parseModelId };
@@ -68,7 +69,8 @@ async function cachedSnapshot(cache, id, revision, lab) {
   const { commit } = await cachedCommit(repoDir(cache, id), revision);
   if (!commit) return null;
   const snapshot = path.join(repoDir(cache, id), 'snapshots', commit);
-  const whole = await keptModel(lab, { has: (file) => exists(path.join(snapshot, file)), text: (file) => readFile(path.join(snapshot, file), 'utf8') });
+  const whole = await keptModel(lab,
+    { has: (file) => exists(path.join(snapshot, file)), text: (file) => readFile(path.join(snapshot, file), 'utf8') });
   return whole ? snapshot : null;
 }
 
@@ -118,13 +120,15 @@ class Hub {
 
   /** The HubError of a file whose redirects go round (fetch's own limit, or MAX_RELATIVE_REDIRECTS hops). */
   redirectLoop(file) {
-    return new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face endpoint (HF_ENDPOINT)?`);
+    return new HubError(`${this.id}: ${file} redirects in a loop at ${this.endpoint}: is it a Hugging Face `
+      + 'endpoint (HF_ENDPOINT)?');
   }
 
   // One request; a failure to connect (or a signal's abort) becomes a HubError. init.range: ask for the
   // file from that byte on.
   async request(url, file, { range, signal, ...init }) {
-    const headers = { ...authorization(this.token), 'accept-encoding': 'identity', ...(range ? { range: `bytes=${range}-` } : {}) };
+    const headers = { ...authorization(this.token), 'accept-encoding': 'identity',
+      ...(range ? { range: `bytes=${range}-` } : {}) };
     try {
       if (init.redirect !== 'follow') return await fetch(url, { ...init, headers, signal });
       return await this.followRedirects(url, file, { ...init, headers, signal });
@@ -151,7 +155,8 @@ class Hub {
       await response.body?.cancel();
       const next = new URL(location, at);
       if (next.protocol !== 'https:' && next.protocol !== 'http:') {
-        throw new HubError(`${this.id}: ${file} redirects to a ${next.protocol} URL (${quoteText(next.href, 60)}); the Hub's files are fetched over http(s) only`);
+        throw new HubError(`${this.id}: ${file} redirects to a ${next.protocol} URL (${quoteText(next.href, 60)}); the `
+          + `Hub's files are fetched over http(s) only`);
       }
       if (next.origin !== at.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'authorization'));
       at = next;
@@ -170,12 +175,13 @@ class Hub {
       const signal = AbortSignal.timeout(this.headSeconds * 1000);
       const response = await this.request(url, file, { method: 'HEAD', redirect: 'manual', signal }).catch((error) => {
         if (error?.name === 'TimeoutError') {
-          throw new HubError(`${this.id}: ${this.endpoint} did not answer for ${file} within ${this.headSeconds} s (HF_HUB_ETAG_TIMEOUT); `
-            + 'a model opens offline once it is in the cache');
+          throw new HubError(`${this.id}: ${this.endpoint} did not answer for ${file} within ${this.headSeconds} s `
+            + '(HF_HUB_ETAG_TIMEOUT); a model opens offline once it is in the cache');
         }
         throw error;
       });
-      const next = response.status >= 300 && response.status < 400 ? relativeRedirect(url, response.headers.get('location')) : null;
+      const next = response.status >= 300 && response.status < 400 ? relativeRedirect(url,
+        response.headers.get('location')) : null;
       if (!next) return { response, url };
       url = next;
     }
@@ -221,10 +227,12 @@ class Hub {
     const h = head.headers;
     this.commit ??= h.get('x-repo-commit');
     if (!this.commit || !isCommit(this.commit)) {
-      throw new HubError(`${this.id}: the Hub's answer for ${file} names no commit (X-Repo-Commit): is ${this.endpoint} a Hugging Face endpoint?`);
+      throw new HubError(`${this.id}: the Hub's answer for ${file} names no commit (X-Repo-Commit): is `
+        + `${this.endpoint} a Hugging Face endpoint?`);
     }
     const etag = blobName(h.get('x-linked-etag') ?? h.get('etag'));
-    if (!etag) throw new HubError(`${this.id}: the Hub's answer for ${file} has no usable ETag (a sha1 or sha256 of the file): is ${this.endpoint} a Hugging Face endpoint?`);
+    if (!etag) throw new HubError(`${this.id}: the Hub's answer for ${file} has no usable ETag (a sha1 or sha256 of `
+      + `the file): is ${this.endpoint} a Hugging Face endpoint?`);
     const size = announcedSize(head) ?? NaN;
     const limit = fileLimit(file);
     if (size > limit) throw new HubError(tooLargeMessage(this.id, file, size));
@@ -259,16 +267,19 @@ class Hub {
     let bytes = have;
     // Ctrl-C: what arrived is on disk as .incomplete (never the blob); say so, and stop as a shell expects.
     const interrupted = () => {
-      process.stderr.write(`\nattnlab: interrupted: ${bytes} bytes of ${file} are kept as ${path.basename(partial)}; run the command again to go on from there\n`);
+      process.stderr.write(`\nattnlab: interrupted: ${bytes} bytes of ${file} are kept as ${path.basename(partial)}; `
+        + `run the command again to go on from there\n`);
       process.exit(130);
     };
     process.once('SIGINT', interrupted);
     try {
-      await this.download({ file, url, partial, etag, size, limit, have, signal: watch.signal, onBytes: (n) => { bytes = n; watch.progress(n - have); } });
+      await this.download({ file, url, partial, etag, size, limit, have, signal: watch.signal,
+        onBytes: (n) => { bytes = n; watch.progress(n - have); } });
     } catch (error) {
       if (!watch.stalled) throw error;
-      throw new HubError(`${this.id}: the download of ${file} stalled: less than ${STALL_BYTES} bytes arrived in ${this.stallSeconds} s (HF_HUB_DOWNLOAD_TIMEOUT); `
-        + `${bytes} bytes are kept as ${path.basename(partial)}: run the command again to go on from there`);
+      throw new HubError(`${this.id}: the download of ${file} stalled: less than ${STALL_BYTES} bytes arrived in `
+        + `${this.stallSeconds} s (HF_HUB_DOWNLOAD_TIMEOUT); ${bytes} bytes are kept as ${path.basename(partial)}: run `
+        + 'the command again to go on from there');
     } finally {
       watch.stop();
       process.removeListener('SIGINT', interrupted);
@@ -282,7 +293,8 @@ class Hub {
     const response = await this.request(url, file, { redirect: 'follow', signal, ...(have ? { range: have } : {}) });
     if (!response.ok) {
       await response.body?.cancel();
-      throw new HubError(this.refusal(response, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP ${response.status})`);
+      throw new HubError(this.refusal(response, file) ?? `${this.id}: ${file} went away while it was fetched (HTTP `
+        + `${response.status})`);
     }
     // 206: the rest from byte `have` on; 200: the whole file (the server ignored the Range).
     const resumed = have > 0 && response.status === 206 && contentRange(response)?.first === have;
@@ -295,7 +307,8 @@ class Hub {
     if (Number.isFinite(size) && Number.isFinite(length) && length !== size) {
       await response.body?.cancel();
       await rm(partial, { force: true });
-      throw new HubError(`${this.id}: ${file} changed size between two requests (${size} bytes, then ${length}): the model was updated while it downloaded; nothing was kept: run the command again`);
+      throw new HubError(`${this.id}: ${file} changed size between two requests (${size} bytes, then ${length}): the `
+        + 'model was updated while it downloaded; nothing was kept: run the command again');
     }
     if (length > limit) {
       await response.body?.cancel();
@@ -322,15 +335,17 @@ class Hub {
     } catch (error) {
       await new Promise((resolve) => out.end(resolve));
       if (signal.aborted) throw signal.reason;
-      throw new HubError(`${this.id}: the download of ${file} broke off after ${bytes} bytes (${error.cause?.code ?? error.message}); `
-        + `what arrived is kept as ${path.basename(partial)}: run the command again to go on from there`);
+      throw new HubError(`${this.id}: the download of ${file} broke off after ${bytes} bytes `
+        + `(${error.cause?.code ?? error.message}); what arrived is kept as ${path.basename(partial)}: run the command `
+        + 'again to go on from there');
     }
     await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
     if (bytes > most) {
       await response.body?.cancel().catch(() => {});
       await rm(partial, { force: true });
       throw new HubError(Number.isFinite(size)
-        ? `${this.id}: more than the ${size} bytes announced for ${file} arrived (a compressed answer, or not the file); nothing of it was kept`
+        ? `${this.id}: more than the ${size} bytes announced for ${file} arrived (a compressed answer, or not the `
+          + 'file); nothing of it was kept'
         : tooLargeMessage(this.id, file, limit, { arrived: true }));
     }
     bar.done(bytes);
@@ -339,7 +354,8 @@ class Hub {
       : /^[0-9a-f]{64}$/.test(etag) && sha256 !== etag ? `its sha256 is ${sha256}, the Hub's is ${etag}` : null;
     if (problem) {
       await rm(partial, { force: true });
-      throw new HubError(`${this.id}: the download of ${file} is not whole (${problem}); nothing was kept: run the command again`);
+      throw new HubError(`${this.id}: the download of ${file} is not whole (${problem}); nothing was kept: run `
+        + 'the command again');
     }
   }
 }
@@ -354,14 +370,16 @@ class Hub {
  * the module's, for a model_type the core knows and does not read (hub_plan.js). Throws a HubError
  * that names the id, the file and what to do.
  */
-export async function resolveModelFolder(model, { lab, env = process.env, checkConfig = () => '', unreadArchitecture = () => '' } = {}) {
+export async function resolveModelFolder(model,
+  { lab, env = process.env, checkConfig = () => '', unreadArchitecture = () => '' } = {}) {
   if ((await stat(model).catch(() => null))?.isDirectory()) return model;
   const parsed = parseModelId(model);
   const at = model.lastIndexOf('@');
   if (!parsed && at > 0 && parseModelId(model.slice(0, at)) && revisionProblem(model.slice(at + 1))) {
     throw new HubError(`--model ${model.slice(0, 200)}: ${revisionProblem(model.slice(at + 1))}`);
   }
-  if (!parsed) throw new HubError(`--model ${model}: not a folder, and not a Hub model id (ORG/NAME or NAME, optionally @REVISION)`);
+  if (!parsed) throw new HubError(`--model ${model}: not a folder, and not a Hub model id (ORG/NAME or NAME, `
+    + 'optionally @REVISION)');
   const { id, revision } = parsed;
   const cache = hubCacheDir(env);
   const cached = await cachedSnapshot(cache, id, revision, lab);
@@ -369,8 +387,9 @@ export async function resolveModelFolder(model, { lab, env = process.env, checkC
   if (['1', 'true', 'yes', 'on'].includes(String(env.HF_HUB_OFFLINE ?? '').toLowerCase())) {
     const { bad } = await cachedCommit(repoDir(cache, id), revision);
     if (bad !== undefined) {
-      throw new HubError(`${id}@${revision}: the cache's ref ${path.join(repoDir(cache, id), 'refs', revision)} holds ${quoteText(bad.trim(), 60)}, `
-        + 'not a commit (40 hexadecimal digits), and HF_HUB_OFFLINE is set: delete that file and run once with the network');
+      throw new HubError(`${id}@${revision}: the cache's ref ${path.join(repoDir(cache, id), 'refs', revision)} holds `
+        + `${quoteText(bad.trim(), 60)}, not a commit (40 hexadecimal digits), and HF_HUB_OFFLINE is set: delete that `
+        + 'file and run once with the network');
     }
     throw new HubError(`${id}@${revision} is not in the cache (${repoDir(cache, id)}) and HF_HUB_OFFLINE is set: `
       + 'run once with the network, or give the checkpoint\'s folder');

@@ -13,7 +13,10 @@ export async function probeGpu(backend) {
   return gpu ? WebGpuProbe.probe(gpu) : { attention: null, reason };
 }
 
-/** module, backend setting -> a KernelRunner: forward({B, H, T, S, D, q, k, v, mask?, scale?}) -> {weights, out, choice}. */
+/**
+ * module, backend setting -> a KernelRunner: forward({B, H, T, S, D, q, k, v, mask?, scale?}) ->
+ * {weights, out, choice}.
+ */
 export async function commandKernel(module, backend) {
   return new KernelRunner({ module, request: { requested: backend, gpu: await probeGpu(backend) } });
 }

@@ -20,14 +20,16 @@ export const MESSAGE_CHARS = 2000;
 export function safeLines(text) {
   return String(text).split('\n').map((line) => {
     const chars = [...line];
-    const shown = chars.length > MESSAGE_CHARS ? `${chars.slice(0, MESSAGE_CHARS).join('')}… (a line of ${chars.length.toLocaleString('en')} characters, cut)` : line;
+    const shown = chars.length > MESSAGE_CHARS ? `${chars.slice(0, MESSAGE_CHARS).join('')}… (a line of `
+      + `${chars.length.toLocaleString('en')} characters, cut)` : line;
     return escapeControls(shown, { keepTab: true });
   }).join('\n');
 }
 
 // The output could not be written (a full disk: issue 48 found exit 7 and the module's minified source
 // printed as an 18-line trace): the command ends with one line on stderr, exit 1.
-const CAUSES = { ENOSPC: 'no space left on the device', EDQUOT: 'the disk quota is used up', EFBIG: 'the file is too large', EIO: 'an input/output error' };
+const CAUSES = { ENOSPC: 'no space left on the device', EDQUOT: 'the disk quota is used up',
+  EFBIG: 'the file is too large', EIO: 'an input/output error' };
 export class OutputFailed extends Error {
   constructor(streamName, error) {
     super(`cannot write to ${streamName}: ${CAUSES[error.code] ?? error.message} (${error.code ?? 'error'})`);
@@ -55,7 +57,8 @@ export class Output {
 
   /** A write to `stream` could not be done: its OutputFailed, kept (the first) so that it is said once. */
   failed(stream, error) {
-    if (!this.failures.has(stream)) this.failures.set(stream, new OutputFailed(stream === this.stdout ? 'stdout' : 'stderr', error));
+    if (!this.failures.has(stream)) this.failures.set(stream,
+      new OutputFailed(stream === this.stdout ? 'stdout' : 'stderr', error));
     return this.failures.get(stream);
   }
 

@@ -47,8 +47,8 @@ export function startServer({ port = 0, base = '/', root = path.join(REPO, 'publ
     // its copy and the compiled code it made from it (V8 caches compiled scripts and WASM only for
     // responses in the HTTP cache), so a reload neither downloads nor recompiles the site.
     const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
-    const headers = { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache', ETag: etag,
-      'Last-Modified': stat.mtime.toUTCString() };
+    const headers = { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
+      'Cache-Control': 'no-cache', ETag: etag, 'Last-Modified': stat.mtime.toUTCString() };
     if (req.headers['if-none-match'] === etag) {
       res.writeHead(304, headers).end();
       return;

@@ -71,16 +71,19 @@ export async function runGenerate(values, module, write) {
     // --chat: the question in the model's chat template (web/tokenizers/chat_template.js), in place of --text.
     let prompt;
     try {
-      prompt = values.chat ? chatPrompt(tokenizer, values.chat) : { text: values.text, ...tokenizer.encode(values.text) };
+      prompt = values.chat ? chatPrompt(tokenizer, values.chat) : { text: values.text,
+        ...tokenizer.encode(values.text) };
     } catch (error) {
       throw error instanceof ChatError ? new WritingInputError(`--chat: ${error.message}`) : error;
     }
     const flag = values.chat ? '--chat (in its template)' : '--text';
     if (prompt.ids.length === 0) throw new WritingInputError(`${flag} has no tokens: give the prompt some text`);
     const { layers: L, heads: H, maxPositions } = model.config;
-    if (prompt.ids.length > maxPositions) throw new WritingInputError(`${flag} is ${prompt.ids.length} tokens: this model reads at most ${maxPositions} (n_positions)`);
+    if (prompt.ids.length > maxPositions) throw new WritingInputError(`${flag} is ${prompt.ids.length} tokens: this `
+      + `model reads at most ${maxPositions} (n_positions)`);
     const T = prompt.ids.length;
-    const settings = { temperature: values.temperature, topK: values.topK, topP: values.topP, maxNewTokens: values.maxNewTokens, seed: values.seed };
+    const settings = { temperature: values.temperature, topK: values.topK, topP: values.topP,
+      maxNewTokens: values.maxNewTokens, seed: values.seed };
     const json = values.json;
     // For --png: the last layer's head mean, the prompt's rows and each written token's row.
     const lastRows = [];
@@ -93,7 +96,8 @@ export async function runGenerate(values, module, write) {
     }
     try {
       // The text ends at any of the tokenizer's end ids (generation_config.json's list, the chat turn's end).
-      model.beginWriting(prompt.ids, { ...settings, ...writingEnds(tokenizer) }, { backend: cpuKernel(values.backend, module.cpuBackends) });
+      model.beginWriting(prompt.ids, { ...settings, ...writingEnds(tokenizer) },
+        { backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
       throw attnLabError(error);
     }
@@ -121,7 +125,8 @@ export async function runGenerate(values, module, write) {
         else await write('null');
         await write('}');
       }
-      if (values.png) lastRows.push(s.attention.length ? headMean(s.attention.subarray((L - 1) * H * (s.position + 1)), H, 1, s.position + 1) : null);
+      if (values.png) lastRows.push(s.attention.length ? headMean(s.attention.subarray((L - 1) * H * (s.position + 1)),
+        H, 1, s.position + 1) : null);
       steps.push({ id: s.id, probability: s.probability, position: s.position, top: s.top });  // not its attention
     }
     const ids = steps.map((s) => s.id);
@@ -142,7 +147,8 @@ export async function runGenerate(values, module, write) {
         ...steps.map((s, i) => `  ${String(s.position).padStart(4)} ${shownToken(tokenizer, ids[i]).padEnd(16)} p=${s.probability.toFixed(4)}  top: ${s.top.slice(0, 5).map((t) => `${shownToken(tokenizer, t.id)} ${t.probability.toFixed(3)}`).join(', ')}`));
     }
     if (values.png) {
-      const figures = await writeModelFigure({ model: textHeatmap([...prompt.texts, ...texts], T, lastRows, L, H), png: values.png });
+      const figures = await writeModelFigure({ model: textHeatmap([...prompt.texts, ...texts], T, lastRows, L, H),
+        png: values.png });
       // As the other commands report a figure: a {"figure"} line after the record with --json.
       lines.push(...(json ? figures.map((f) => JSON.stringify({ figure: f })) : figures));
     }
@@ -179,7 +185,8 @@ function textHeatmap(tokens, T, rows, L, H) {
   let max = 1e-6;
   for (const x of values) max = Math.max(max, x);
   const last = L - 1;
-  return { kind: 'heatmap', id: 'writing-attention', cell: N > 40 ? 12 : 22, title: `Attention, last layer (${last}), mean of its ${H} heads`,
+  return { kind: 'heatmap', id: 'writing-attention', cell: N > 40 ? 12 : 22, title: `Attention, last layer (${last}), `
+    + `mean of its ${H} heads`,
     rows: N, cols: N, values, range: [0, max], xTitle: 'key (token read)', yTitle: 'query (token writing the next)',
     xTicks: labels, yTicks: labels };
 }
@@ -203,12 +210,14 @@ export async function runHeads(values, module) {
       previous: grid(r.previous), first: grid(r.first), induction: grid(r.induction),
       loss: { firstCopy: r.firstCopyLoss, secondCopy: r.secondCopyLoss } };
     if (values.json) return [JSON.stringify(record)];
-    const lines = [`head roles on [eos] + ${n} random tokens (seed ${seed}) repeated: ${L} layers x ${H} heads (numbered from 0)`,
+    const lines = [`head roles on [eos] + ${n} random tokens (seed ${seed}) repeated: ${L} layers x ${H} heads `
+      + '(numbered from 0)',
       `loss on the first copy ${r.firstCopyLoss.toFixed(4)}, on the second ${r.secondCopyLoss.toFixed(4)}`,
       'layer head  previous  first  induction'];
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
-        lines.push(`${String(l).padStart(5)} ${String(h).padStart(4)}  ${record.previous[l][h].toFixed(4).padStart(8)}  ${record.first[l][h].toFixed(4)}  ${record.induction[l][h].toFixed(4).padStart(9)}`);
+        lines.push(`${String(l).padStart(5)} ${String(h).padStart(4)}  ${record.previous[l][h].toFixed(4).padStart(8)} `
+          + ` ${record.first[l][h].toFixed(4)}  ${record.induction[l][h].toFixed(4).padStart(9)}`);
       }
     }
     return lines;

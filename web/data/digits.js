@@ -13,7 +13,8 @@ export async function inflate(gzBytes) {
   let total = 0;
   for await (const chunk of stream) {
     total += chunk.length;
-    if (total > MAX_INFLATED_BYTES) throw new Error(`the digit asset inflates to more than ${MAX_INFLATED_BYTES} bytes: not mnist10k.bin.gz`);
+    if (total > MAX_INFLATED_BYTES) throw new Error(`the digit asset inflates to more than ${MAX_INFLATED_BYTES} `
+      + 'bytes: not mnist10k.bin.gz');
     chunks.push(chunk);
   }
   const out = new Uint8Array(total);

@@ -18,10 +18,12 @@ const NUMBER = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)/;
 /** text -> [{shape: [..], data: Float64Array}]; throws PrintedTensorError. */
 export function parsePrintedTensors(text) {
   if (typeof text !== 'string') throw new PrintedTensorError('the pasted text must be a string');
-  if (text.length > MAX_TEXT) throw new PrintedTensorError(`the pasted text is ${text.length} characters; at most ${MAX_TEXT} are read`);
+  if (text.length > MAX_TEXT) throw new PrintedTensorError(`the pasted text is ${text.length} characters; at most `
+    + `${MAX_TEXT} are read`);
   if (/\.\.\./.test(text)) {
-    throw new PrintedTensorError('the print is abbreviated ("..."): PyTorch leaves numbers out of a large tensor. Print it with '
-      + 'torch.set_printoptions(profile="full") first, or save it with torch.save(t, "step.pt") and open that file.');
+    throw new PrintedTensorError('the print is abbreviated ("..."): PyTorch leaves numbers out of a large tensor. '
+      + 'Print it with torch.set_printoptions(profile="full") first, or save it with torch.save(t, "step.pt") '
+      + 'and open that file.');
   }
   const tensors = [];
   let at = 0;
@@ -41,7 +43,8 @@ export function parsePrintedTensors(text) {
         // numbers ("tensor()", "array( )"): refused here, since reading on from the next "[" would
         // take a bracket of the words around it (and "]tensor()" would be read again and again).
         const scalar = text.slice(at).match(/^([^,\s)[\]]+)/);
-        if (!scalar) throw new PrintedTensorError(`"${text.slice(opened, opened + 20).trimEnd()}" at character ${opened + 1} holds no numbers`);
+        if (!scalar) throw new PrintedTensorError(`"${text.slice(opened, opened + 20).trimEnd()}" at character `
+          + `${opened + 1} holds no numbers`);
         tensors.push({ shape: [], data: Float64Array.of(numberOf(scalar[1], text, at)) });
         at += scalar[0].length;
         continue;
@@ -51,12 +54,14 @@ export function parsePrintedTensors(text) {
     const shape = shapeOf(value);
     const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
     total += data.length;
-    if (total > MAX_NUMBERS) throw new PrintedTensorError(`more than ${MAX_NUMBERS} numbers were pasted; save a large tensor with torch.save and open the file`);
+    if (total > MAX_NUMBERS) throw new PrintedTensorError(`more than ${MAX_NUMBERS} numbers were pasted; save a large `
+      + 'tensor with torch.save and open the file');
     flatten(value, data, 0);
     tensors.push({ shape, data });
     at = end;
   }
-  if (!tensors.length) throw new PrintedTensorError('no tensor found: paste what print(t) showed, e.g. tensor([[0.1, 0.2], [0.3, 0.4]])');
+  if (!tensors.length) throw new PrintedTensorError('no tensor found: paste what print(t) showed, e.g. tensor([[0.1, '
+    + '0.2], [0.3, 0.4]])');
   return tensors;
 }
 
@@ -92,7 +97,8 @@ function numberOf(word, text, at) {
   if (lower === 'inf' || lower === '+inf') return Infinity;
   if (lower === '-inf') return -Infinity;
   const x = Number(word);
-  if (!Number.isFinite(x) && !/inf/i.test(word)) throw new PrintedTensorError(`"${word.slice(0, 20)}" at character ${at + 1} is not a number`);
+  if (!Number.isFinite(x) && !/inf/i.test(word)) throw new PrintedTensorError(`"${word.slice(0, 20)}" at character `
+    + `${at + 1} is not a number`);
   return x;
 }
 
@@ -120,7 +126,8 @@ function checkRows(value, shape, path) {
       other.push(v.length);
       if (!v.length) break;
     }
-    throw new PrintedTensorError(`row ${row([...path, i])} has shape (${other.join(', ')}), row ${row([...path, 0])} has (${expected.slice(1).join(', ')}): the rows of a tensor have one length`);
+    throw new PrintedTensorError(`row ${row([...path, i])} has shape (${other.join(', ')}), row ${row([...path, 0])} `
+      + `has (${expected.slice(1).join(', ')}): the rows of a tensor have one length`);
   };
   if (!Array.isArray(value)) return;
   for (let i = 0; i < value.length; i++) {

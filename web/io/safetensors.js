@@ -170,7 +170,8 @@ export function parseSafetensors(bytes) {
       entries.push(checkTensor(name, info, dataSize));
       continue;
     }
-    if (!isObject(info)) throw new SafetensorsError('malformed safetensors header: __metadata__ must map strings to strings');
+    if (!isObject(info)) throw new SafetensorsError('malformed safetensors header: __metadata__ must map '
+      + 'strings to strings');
     for (const [key, value] of Object.entries(info)) {
       if (typeof value !== 'string') {
         throw new SafetensorsError(
@@ -183,7 +184,8 @@ export function parseSafetensors(bytes) {
 
   const buffer = u8.buffer.slice(u8.byteOffset + 8 + headerSize, u8.byteOffset + u8.byteLength);
   const tensors = Object.create(null);
-  for (const t of entries) tensors[t.name] = { dtype: t.dtype, shape: t.shape, data: t.kind.read(buffer, t.begin, t.numel) };
+  for (const t of entries) tensors[t.name] = { dtype: t.dtype, shape: t.shape,
+    data: t.kind.read(buffer, t.begin, t.numel) };
   return { tensors, metadata };
 }
 
@@ -201,7 +203,8 @@ export function writeSafetensors(tensors, metadata = {}) {
     }
     // defineProperty, not assignment: a tensor named "__proto__" is written as a key, not a prototype.
     Object.defineProperty(header, name, {
-      value: { dtype: 'F32', shape, data_offsets: [offset, offset + 4 * n] }, enumerable: true, writable: true, configurable: true,
+      value: { dtype: 'F32', shape, data_offsets: [offset, offset + 4 * n] }, enumerable: true, writable: true,
+      configurable: true,
     });
     blobs.push(new Uint8Array(f32.buffer, f32.byteOffset, 4 * n));
     offset += 4 * n;

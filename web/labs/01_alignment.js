@@ -33,15 +33,18 @@ const properties = [
     when: pointerTask, whenText: 'applies to --task pointer only',
     help: 'Draw the pointer keys without repetition, so every query matches exactly one pair.' },
   { name: 'length', type: 'int', default: 16, min: 1, max: 64, effect: 'reset', group: 'Task', label: 'Length L',
-    when: sequenceTask, whenText: 'applies to --task copy and reverse only', help: 'Tokens per input sequence (and output positions).' },
+    when: sequenceTask, whenText: 'applies to --task copy and reverse only',
+    help: 'Tokens per input sequence (and output positions).' },
   { name: 'vocab', type: 'int', default: 32, min: 2, max: 256, effect: 'reset', group: 'Task', label: 'Vocabulary V',
-    when: sequenceTask, whenText: 'applies to --task copy and reverse only', help: 'Token ids 1..V-1 (0 is reserved).' },
+    when: sequenceTask, whenText: 'applies to --task copy and reverse only',
+    help: 'Token ids 1..V-1 (0 is reserved).' },
   { name: 'pairs', type: 'int', default: 12, min: 1, max: 64, effect: 'reset', group: 'Task', label: 'Pairs M',
     when: pointerTask, whenText: 'applies to --task pointer only', help: 'Key→value pairs per example.' },
   { name: 'keyRange', type: 'int', default: 12, min: 1, max: 64, effect: 'reset', group: 'Task', label: 'Key range K',
     when: pointerTask, whenText: 'applies to --task pointer only', help: 'Keys are drawn from 1..K.' },
   { name: 'valueRange', type: 'int', default: 12, min: 1, max: 64, effect: 'reset', group: 'Task',
-    label: 'Value range', when: pointerTask, whenText: 'applies to --task pointer only', help: 'Values are drawn from K+1..K+value range.' },
+    label: 'Value range', when: pointerTask, whenText: 'applies to --task pointer only',
+    help: 'Values are drawn from K+1..K+value range.' },
   { name: 'dModel', type: 'int', default: 32, min: 1, max: 256, effect: 'reset', group: 'Model', label: 'd_model',
     help: 'Width E of the embeddings and of the attention layer.' },
   { name: 'heads', type: 'int', default: 4, min: 1, max: 16, effect: 'reset', group: 'Model', label: 'Heads',
@@ -53,7 +56,8 @@ const properties = [
   { name: 'lr', type: 'number', default: 0.003, min: 0, minExclusive: true, max: 1, step: 0.001, effect: 'live',
     group: 'Training', label: 'Learning rate', help: 'Adam learning rate; can change while training runs.' },
   { name: 'steps', type: 'int', default: ALIGNMENT_STEPS.copy,
-    defaultText: `per task: ${TASKS.map((t) => `${t} ${ALIGNMENT_STEPS[t]}`).join(', ')}`, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps',
+    defaultText: `per task: ${TASKS.map((t) => `${t} ${ALIGNMENT_STEPS[t]}`).join(', ')}`, min: 1, max: 100000,
+    effect: 'live', group: 'Training', label: 'Steps',
     help: 'Train until this many steps; can change while training runs.' },
   { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed',
     help: 'Seeds the initial weights and the data: the same seed gives the same run.' },
@@ -67,13 +71,15 @@ const properties = [
 // Check your build (issue 39): the notebook's CrossAttnSeqClassifier with fixed weights, step by step.
 const buildSection = buildCheckSection(crossAttnClassifierBuild, {
   title: 'Check your build, step by step (notebook 01)',
-  text: 'Notebook 01 builds CrossAttnSeqClassifier around nn.MultiheadAttention. Define it in your notebook, load the weights below '
-    + 'and give it this batch; then compare each step with the lab\'s: paste what print() showed, or save the tensor with '
-    + 'torch.save(t, "step.pt") and open the file. The lab computes the same module with the same weights.',
+  text: 'Notebook 01 builds CrossAttnSeqClassifier around nn.MultiheadAttention. Define it in your notebook, load the '
+    + 'weights below and give it this batch; then compare each step with the lab\'s: paste what print() showed, or '
+    + 'save the tensor with torch.save(t, "step.pt") and open the file. The lab computes the same module with '
+    + 'the same weights.',
 });
 
 const checks = [
-  (v) => (v.dModel % v.heads === 0 ? null : { name: 'heads', message: `heads must divide d_model (${v.dModel} is not divisible by ${v.heads})` }),
+  (v) => (v.dModel % v.heads === 0 ? null : { name: 'heads', message: `heads must divide d_model (${v.dModel} is not `
+    + `divisible by ${v.heads})` }),
   (v) => (v.task === 'pointer' && v.uniqueKeys && v.pairs > v.keyRange
     ? { name: 'pairs', message: `unique keys need pairs M (${v.pairs}) ≤ key range K (${v.keyRange})` } : null),
 ];
@@ -86,15 +92,19 @@ const presets = [
   { id: 'few-steps', label: 'Too few steps', values: { task: 'copy', steps: 30 },
     text: 'After 30 steps the attention is still nearly uniform: the diagonal has not formed, so accuracy stays low.' },
   { id: 'lr-high', label: 'Learning rate too high', values: { task: 'copy', lr: 0.3 },
-    text: 'With lr 0.3 Adam overshoots: the loss jumps instead of falling and the heatmap never settles on the diagonal.' },
+    text: 'With lr 0.3 Adam overshoots: the loss jumps instead of falling and the heatmap never settles '
+      + 'on the diagonal.' },
   { id: 'no-positions', label: 'No positional embeddings', values: { task: 'copy', positional: false },
-    text: 'Copy fails: the keys carry no position, so output position t cannot find input position t — attention can match only token contents.' },
+    text: 'Copy fails: the keys carry no position, so output position t cannot find input position t — attention can '
+      + 'match only token contents.' },
   { id: 'reverse', label: 'Reverse', values: { task: 'reverse' },
     text: 'The same model learns the mirrored alignment: watch the anti-diagonal appear.' },
   { id: 'pointer-duplicates', label: 'Pointer: duplicate keys', values: { task: 'pointer', uniqueKeys: false },
-    text: 'Keys repeat, so a query can match two pairs with different values: attention splits between them and no model can beat the Bayes ceiling.' },
+    text: 'Keys repeat, so a query can match two pairs with different values: attention splits between them and no '
+      + 'model can beat the Bayes ceiling.' },
   { id: 'pointer-unique', label: 'Pointer: unique keys', values: { task: 'pointer', uniqueKeys: true },
-    text: 'Every key appears once: the query finds exactly one pair, the peak gets sharp, and accuracy can reach 100%.' },
+    text: 'Every key appears once: the query finds exactly one pair, the peak gets sharp, and '
+      + 'accuracy can reach 100%.' },
 ];
 
 /** The values after the user changed `name`: a new task brings that task's step count. */
@@ -220,18 +230,20 @@ function tokenRows(config, sample, inspection) {
   const accepted = (p, t) => p === targets[t] || matching.includes(p);
   const predicted = predictions.map((p, t) => ({
     text: String(p), wrong: !accepted(p, t),
-    title: `${accepted(p, t) ? 'correct' : `wrong: the target is ${targets[t]}`}, confidence ${(confidence[t] ?? 0).toFixed(2)}`,
+    title: `${accepted(p, t) ? 'correct' : `wrong: the target is ${targets[t]}`}, confidence `
+      + `${(confidence[t] ?? 0).toFixed(2)}`,
   }));
   const correct = predicted.filter((p) => !p.wrong).length;
   const ambiguity = matching.length > 1
-    ? ` — the query key ${sample.query} appears ${matching.length} times (values ${matching.join(', ')}): attention splits between them, and any of them counts as right.`
+    ? ` — the query key ${sample.query} appears ${matching.length} times (values ${matching.join(', ')}): attention `
+      + 'splits between them, and any of them counts as right.'
     : '';
   const rows = config.task === 'pointer'
     ? [{ label: 'keys', tokens: tokens(list(sample.keys)) }, { label: 'values', tokens: tokens(list(sample.values)) },
       { label: 'query', tokens: tokens([sample.query]) }, { label: 'target', tokens: tokens(targets) },
       { label: 'pred', tokens: predicted }]
-    : [{ label: 'input', tokens: tokens(list(sample.keys ?? sample.tokens)) }, { label: 'target', tokens: tokens(targets) },
-      { label: 'pred', tokens: predicted }];
+    : [{ label: 'input', tokens: tokens(list(sample.keys ?? sample.tokens)) },
+      { label: 'target', tokens: tokens(targets) }, { label: 'pred', tokens: predicted }];
   return { rows, summary: `${correct} of ${predicted.length} predicted tokens correct${ambiguity}` };
 }
 
@@ -245,14 +257,17 @@ function evaluationModel(config, evaluation) {
     : config.task === 'copy' ? 'the same input position (the diagonal)' : 'the mirrored input position (the anti-diagonal)';
   const items = [
     { id: 'accuracy', label: 'Accuracy', value: percent(evaluation.accuracy), raw: evaluation.accuracy,
-      help: `Share of output tokens predicted correctly on ${evaluation.samples} fresh samples at step ${evaluation.step}.` },
-    { id: 'loss', label: 'Loss', value: evaluation.loss.toFixed(4), raw: evaluation.loss, help: 'Cross-entropy on the same samples.' },
+      help: `Share of output tokens predicted correctly on ${evaluation.samples} fresh samples at step `
+        + `${evaluation.step}.` },
+    { id: 'loss', label: 'Loss', value: evaluation.loss.toFixed(4), raw: evaluation.loss,
+      help: 'Cross-entropy on the same samples.' },
   ];
   if (pointer) {
     items.push({ id: 'bayes-ceiling', label: 'Bayes ceiling', value: percent(evaluation.bayesCeiling),
       raw: evaluation.bayesCeiling, help: 'The best accuracy any model can reach on these samples.' });
   }
-  const heads = list(evaluation.headMass).map((mass, h) => ({ label: `head ${h}`, mass, best: h === evaluation.bestHead }));
+  const heads = list(evaluation.headMass).map((mass, h) => ({ label: `head ${h}`, mass,
+    best: h === evaluation.bestHead }));
   const explanation = pointer && !config.uniqueKeys
     ? `Keys are drawn with repetition, so a query often matches two or more pairs with different values. Attention `
       + `can only split its weight between the matching keys, and the model must guess: no model can beat the Bayes `
@@ -272,12 +287,14 @@ function evaluationModel(config, evaluation) {
 const inputFields = (config) => (config.task === 'pointer'
   ? [
     { name: 'pairs', label: 'Key→value pairs', placeholder: '3:15, 7:20, 1:13',
-      help: `Up to ${config.pairs} pairs "key:value", keys 1..${config.keyRange}, values ${config.keyRange + 1}..${config.keyRange + config.valueRange}.` },
+      help: `Up to ${config.pairs} pairs "key:value", keys 1..${config.keyRange}, values `
+        + `${config.keyRange + 1}..${config.keyRange + config.valueRange}.` },
     { name: 'query', label: 'Query key', placeholder: '7', help: `A key in 1..${config.keyRange}.` },
   ]
   : [{ name: 'tokens', label: 'Input tokens', placeholder: '5, 3, 9, 1',
     help: `1 to ${config.length} tokens in 1..${config.vocab - 1}, separated by commas or spaces.`
-      + (config.task === 'reverse' ? ` The model learned to mirror ${config.length} positions: a shorter input moves the mirror, so expect errors.` : '') }]);
+      + (config.task === 'reverse' ? ` The model learned to mirror ${config.length} positions: a shorter input moves `
+        + 'the mirror, so expect errors.' : '') }]);
 
 function parseIntegers(text, what) {
   const parts = String(text).split(/[\s,]+/).filter(Boolean);
@@ -341,10 +358,12 @@ const cli = {
   startRecord: (c) => ({ task: c.task }),
   startText: (c, steps, seed) => `${c.task}, ${steps} steps, seed ${seed}`,
   progress: (m) => ({ record: m,
-    text: `step ${String(m.step).padStart(5)}  loss ${m.loss.toFixed(4)}  batch accuracy ${(100 * m.accuracy).toFixed(1)}%` }),
+    text: `step ${String(m.step).padStart(5)}  loss ${m.loss.toFixed(4)}  batch accuracy `
+      + `${(100 * m.accuracy).toFixed(1)}%` }),
   final({ config: c, evaluation: e, snapshot, sample }) {
     const attention = [];
-    for (let t = 0; t < snapshot.T; t++) attention.push(Array.from(snapshot.weightsMean.slice(t * snapshot.S, (t + 1) * snapshot.S)));
+    for (let t = 0; t < snapshot.T; t++) attention.push(Array.from(snapshot.weightsMean.slice(t * snapshot.S,
+      (t + 1) * snapshot.S)));
     const pointer = c.task === 'pointer';
     return {
       record: {
@@ -361,7 +380,8 @@ const cli = {
       lines: [
         `accuracy on ${e.samples} fresh samples: ${(100 * e.accuracy).toFixed(2)}%`
           + (pointer ? ` (Bayes ceiling of this batch: ${(100 * e.bayesCeiling).toFixed(2)}%)` : ''),
-        `head-mean attention on the ${PATTERN[c.task]}: ${e.patternMass.toFixed(3)}; best head ${e.bestHead}: ${e.bestHeadMass.toFixed(3)}`,
+        `head-mean attention on the ${PATTERN[c.task]}: ${e.patternMass.toFixed(3)}; best head ${e.bestHead}: `
+          + `${e.bestHeadMass.toFixed(3)}`,
       ],
     };
   },
@@ -372,11 +392,13 @@ export const alignmentLab = {
   title: 'Alignment',
   subtitle: 'Lab 1 — attention as learnable addressing',
   notebook: '01_attention_principle',
-  summary: 'Copy, reverse and pointer tasks: watch the attention find the diagonal, the anti-diagonal and the matching key.',
+  summary: 'Copy, reverse and pointer tasks: watch the attention find the diagonal, the anti-diagonal and '
+    + 'the matching key.',
   // The home page's card: what a trained copy model's head-mean attention looks like.
   thumbnail: {
     label: 'A bright diagonal: each output position attends to the same input position',
-    cells: () => Array.from({ length: 8 }, (_, t) => Array.from({ length: 8 }, (_, s) => (s === t ? 0.92 : Math.abs(s - t) === 1 ? 0.18 : 0.04))),
+    cells: () => Array.from({ length: 8 },
+      (_, t) => Array.from({ length: 8 }, (_, s) => (s === t ? 0.92 : Math.abs(s - t) === 1 ? 0.18 : 0.04))),
   },
   properties,
   checks,
@@ -393,7 +415,8 @@ export const alignmentLab = {
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'attention'], figure: '#heatmap-main', action: '#play' },
-  attentionPanel: { title: 'Attention on a fixed sample', help: 'Rows are the queries (output positions), columns the keys (input positions). Bright = much weight.' },
+  attentionPanel: { title: 'Attention on a fixed sample', help: 'Rows are the queries (output positions), columns the '
+    + 'keys (input positions). Bright = much weight.' },
   figureStem: (config) => config.task,
   cli,
   weights: {

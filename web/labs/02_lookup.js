@@ -13,10 +13,11 @@ import { backendProperty, defineLab, speedProperty, trainingProperties } from '.
 import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
 import { attentionTestBuild } from './builds/attention_test.js';
 
-const INTRO = 'A database of real handwritten digits (100, as the notebook; "Database size" changes it). softmax(QK^T) decides how much each database image is '
-  + 'worth to the query (the lookup); multiplying by V, the images themselves, returns their weighted average '
-  + '(the retrieval). Go down the page in the course\'s order: hard attention retrieves exactly, random soft '
-  + 'attention retrieves a blur, and a trained attention layer learns to retrieve a digit that matches the query.';
+const INTRO = 'A database of real handwritten digits (100, as the notebook; "Database size" changes it). softmax(QK^T) '
+  + 'decides how much each database image is worth to the query (the lookup); multiplying by V, the images themselves, '
+  + 'returns their weighted average (the retrieval). Go down the page in the course\'s order: hard attention retrieves '
+  + 'exactly, random soft attention retrieves a blur, and a trained attention layer learns to retrieve a digit that '
+  + 'matches the query.';
 
 const explore = (section) => ({ effect: 'view', group: 'Explore', section });
 
@@ -27,33 +28,40 @@ export const DATABASE_SIZES = { default: 100, min: 10, max: 1000 };
 
 const properties = [
   { name: 'databaseSize', type: 'int', ...DATABASE_SIZES, effect: 'reset', group: 'Data', label: 'Database size',
-    help: 'How many digits the database holds (the notebook\'s num_of_examples: 100). The seed picks them; the 2,000 held-out '
-      + 'queries stay, and the training queries are the rest of the 10,000. A larger database gives a query more to choose '
-      + 'from, and each step more work.' },
+    help: 'How many digits the database holds (the notebook\'s num_of_examples: 100). The seed picks them; the 2,000 '
+      + 'held-out queries stay, and the training queries are the rest of the 10,000. A larger database gives a query '
+      + 'more to choose from, and each step more work.' },
   // The trained lookup (section 6): the course's model.
   { name: 'heads', type: 'int', default: 1, min: 1, max: 16, effect: 'reset', group: 'Model', label: 'Heads',
     help: 'Heads of MultiheadAttention(32, heads); each head works in 32 / heads dimensions. The course uses 1.' },
-  { name: 'embedDim', type: 'int', default: 32, min: 1, max: 256, effect: 'reset', group: 'Model', label: 'Embedding width',
+  { name: 'embedDim', type: 'int', default: 32, min: 1, max: 256, effect: 'reset', group: 'Model',
+    label: 'Embedding width',
     help: 'Width of the shared Linear(784, width) that embeds queries and database images (the course: 32).' },
   ...trainingProperties({
     batch: { default: 64, max: 1024, help: 'Query images per training step (the course: 64).' },
     lr: { default: 0.0001, help: 'Adam learning rate (the course: 1e-4)' },
-    steps: { default: 9370, help: 'Train until this many steps (the course: 10 epochs of 60,000 images at batch 64 = 9,370 steps).' },
-    seed: { help: 'Picks the database digits, the 2,000 held-out queries and the initial weights: the same seed gives the same run.' },
+    steps: { default: 9370, help: 'Train until this many steps (the course: 10 epochs of 60,000 images at batch '
+      + '64 = 9,370 steps).' },
+    seed: { help: 'Picks the database digits, the 2,000 held-out queries and the initial weights: the same seed '
+      + 'gives the same run.' },
   }),
-  { ...backendProperty('Where the attention kernel runs, in every section. A backend that is not available falls back, and the badge says why.'), cli: true },
+  { ...backendProperty('Where the attention kernel runs, in every section. A backend that is not available falls back, '
+    + 'and the badge says why.'), cli: true },
   // 200 steps/s: the course's 9,370 steps take under a minute, the accuracy climbing as you watch.
   speedProperty({ choices: ['5', '20', '100', '200', 'max'], initial: '200',
-    help: 'Steps per second; at 200 the course\'s 9,370 steps take under a minute, max trains as fast as this computer goes.' }),
+    help: 'Steps per second; at 200 the course\'s 9,370 steps take under a minute, max trains as fast as '
+      + 'this computer goes.' }),
   // The explorations (sections 2-5 and the trained lookup's query): view settings, kept in links.
-  { name: 'query', type: 'int', default: 0, min: 0, max: DATABASE_SIZES.max - 1, label: 'Query image', page: true, ...explore('hard'),
-    help: 'Which database image the one-hot query asks for (0 to the database size − 1, in the database\'s order before shuffling).' },
+  { name: 'query', type: 'int', default: 0, min: 0, max: DATABASE_SIZES.max - 1, label: 'Query image', page: true,
+    ...explore('hard'), help: 'Which database image the one-hot query asks for (0 to the database size − 1, in the database\'s order '
+      + 'before shuffling).' },
   { name: 'dim', type: 'int', default: 4, min: 1, max: 64, label: 'Vector size d', page: true, ...explore('soft'),
     help: 'Length of the random query and key vectors. Longer vectors give larger dot products: sharper weights.' },
-  { name: 'temperature', type: 'number', default: 1, min: 0.01, max: 100, step: 0.1, label: 'Temperature', page: true, ...explore('soft'),
-    help: 'Weights = softmax(QK^T / temperature). Low temperature: one image wins (sharp); high: all images blend (blurry).' },
-  { name: 'draw', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Random draw', page: true, ...explore('soft'),
-    help: 'Seeds the random Q and K vectors; "New random vectors" counts it up.' },
+  { name: 'temperature', type: 'number', default: 1, min: 0.01, max: 100, step: 0.1, label: 'Temperature', page: true,
+    ...explore('soft'), help: 'Weights = softmax(QK^T / temperature). Low temperature: one image wins (sharp); high: all '
+      + 'images blend (blurry).' },
+  { name: 'draw', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Random draw', page: true,
+    ...explore('soft'), help: 'Seeds the random Q and K vectors; "New random vectors" counts it up.' },
   { name: 'queries', type: 'int', default: 8, min: 1, max: 32, label: 'Queries', page: true, ...explore('multi'),
     help: 'Random queries asked at once: Q becomes a matrix with one row per query.' },
   // Notebook 02 uses vec_size 4 for one random query (section 3) and 16 from its many queries on (4 and 5).
@@ -61,42 +69,50 @@ const properties = [
     help: 'Length of the random query and key vectors of sections 4 and 5 (the notebook\'s vec_size 16).' },
   { name: 'mhaMode', type: 'choice', default: 'cross', label: 'Attention', page: true, ...explore('mha'),
     choices: [{ value: 'cross', label: 'cross' }, { value: 'self', label: 'self' }],
-    help: 'Cross-attention: one query vector per batch item (X_q) looks up 100 keys and values (X_k, X_v). Self-attention: every one of the 100 vectors of X is a query too.' },
-  { name: 'heldOut', type: 'int', default: 0, min: 0, max: 1999, label: 'Held-out query', page: true, ...explore('trained'),
-    help: 'Which of the 2,000 held-out digits (never trained on) the trained model looks up.' },
+    help: 'Cross-attention: one query vector per batch item (X_q) looks up 100 keys and values (X_k, X_v). '
+      + 'Self-attention: every one of the 100 vectors of X is a query too.' },
+  { name: 'heldOut', type: 'int', default: 0, min: 0, max: 1999, label: 'Held-out query', page: true,
+    ...explore('trained'), help: 'Which of the 2,000 held-out digits (never trained on) the trained model looks up.' },
   { name: 'pairCount', type: 'choice', default: '16', label: 'Pairs', page: true, ...explore('pairs'),
     choices: [{ value: '16', label: '16' }, { value: '64', label: '64 (a batch)' }],
-    help: 'How many held-out queries the grid shows; 64 is one batch of the course, the grid of notebook 02\'s last figure.' },
+    help: 'How many held-out queries the grid shows; 64 is one batch of the course, the grid of notebook '
+      + '02\'s last figure.' },
   buildStepProperty(attentionTestBuild, {}),
 ];
 
 // Check your build (issue 39): the notebook's AttentionTest with fixed weights, step by step.
 const buildSection = buildCheckSection(attentionTestBuild, {
   title: 'Check your build, step by step (notebook 02)',
-  text: 'Notebook 02 builds AttentionTest: an MLP embeds the query image and the database, nn.MultiheadAttention weighs the '
-    + 'database, and the weights retrieve an image. Define it in your notebook, load the weights below and give it these images; '
-    + 'then compare each step with the lab\'s: paste what print() showed, or save the tensor with torch.save(t, "step.pt") and open the file.',
+  text: 'Notebook 02 builds AttentionTest: an MLP embeds the query image and the database, nn.MultiheadAttention '
+    + 'weighs the database, and the weights retrieve an image. Define it in your notebook, load the weights below and '
+    + 'give it these images; then compare each step with the lab\'s: paste what print() showed, or save the tensor '
+    + 'with torch.save(t, "step.pt") and open the file.',
 });
 
 const checks = [
-  (v) => (v.embedDim % v.heads === 0 ? null : { name: 'heads', message: `heads must divide the embedding width (${v.embedDim} is not divisible by ${v.heads})` }),
-  (v) => (v.query < v.databaseSize ? null : { name: 'query', message: `the query image must be one of the database's ${v.databaseSize} (0 to ${v.databaseSize - 1}), got ${v.query}` }),
+  (v) => (v.embedDim % v.heads === 0 ? null : { name: 'heads', message: 'heads must divide the embedding width '
+    + `(${v.embedDim} is not divisible by ${v.heads})` }),
+  (v) => (v.query < v.databaseSize ? null : { name: 'query', message: `the query image must be one of the database's `
+    + `${v.databaseSize} (0 to ${v.databaseSize - 1}), got ${v.query}` }),
 ];
 
 const presets = [
   { id: 'course', label: 'The course\'s model', values: {},
-    text: 'Linear(784, 32) shared by queries and database, one head, batch 64, lr 1e-4: top-1 label match climbs from chance (~10%) to about 65% in 1,000 steps.' },
+    text: 'Linear(784, 32) shared by queries and database, one head, batch 64, lr 1e-4: top-1 label match climbs from '
+      + 'chance (~10%) to about 65% in 1,000 steps.' },
   { id: 'few-steps', label: 'Too few steps', values: { steps: 100 },
     text: 'After 100 steps the weights are nearly uniform: every retrieval is close to the database\'s mean image.' },
   { id: 'lr-high', label: 'Learning rate 10x', values: { lr: 0.001 },
-    text: 'Ten times the course\'s learning rate learns faster at first; watch whether the retrieval MSE keeps falling.' },
+    text: 'Ten times the course\'s learning rate learns faster at first; watch whether the retrieval '
+      + 'MSE keeps falling.' },
   { id: 'four-heads', label: '4 heads', values: { heads: 4 },
     text: 'Four heads of 8 dimensions each; the retrieval uses the mean of their weights.' },
 ];
 
 /** Values -> the worker's configure request. */
 function configureRequest(v) {
-  return { config: { seed: v.seed, heads: v.heads, embedDim: v.embedDim, batch: v.batch, lr: v.lr, databaseSize: v.databaseSize },
+  return { config: { seed: v.seed, heads: v.heads, embedDim: v.embedDim, batch: v.batch, lr: v.lr,
+    databaseSize: v.databaseSize },
     backend: v.backend, steps: v.steps };
 }
 
@@ -137,10 +153,12 @@ const percent = (x) => `${(100 * x).toFixed(1)}%`;
 
 const metrics = {
   evaluationTitle: 'Evaluation on the 2,000 held-out queries',
-  loss: { title: 'Retrieval MSE', yTitle: 'MSE', evaluation: (e) => e.mse, lowest: 'Minimum MSE loss (as the notebook prints it)',
+  loss: { title: 'Retrieval MSE', yTitle: 'MSE', evaluation: (e) => e.mse,
+    lowest: 'Minimum MSE loss (as the notebook prints it)',
     references: (e) => [{ label: 'mean image', y: e.meanImageMse }] },
   accuracy: { title: 'Top-1 label match', yTitle: 'label match', evaluation: (e) => e.top1,
-    references: (e) => [{ label: 'chance', y: e.chance }, { label: 'raw-pixel nearest neighbour', y: e.nearestNeighbourTop1 }] },
+    references: (e) => [{ label: 'chance', y: e.chance },
+      { label: 'raw-pixel nearest neighbour', y: e.nearestNeighbourTop1 }] },
   batchLabel: 'training batch', evaluationLabel: 'held-out queries',
 };
 
@@ -152,22 +170,27 @@ function evaluationModel(config, e) {
       { id: 'top1', label: 'Top-1 label match', value: percent(e.top1), raw: e.top1,
         help: `Share of the ${e.queries} held-out queries whose most-weighted database image has the query's label.` },
       { id: 'chance', label: 'Chance', value: percent(e.chance), raw: e.chance,
-        help: 'Top-1 label match of a random pick, from the database\'s own label mix (MNIST\'s classes are not balanced).' },
-      { id: 'nearest-top1', label: 'Nearest neighbour', value: percent(e.nearestNeighbourTop1), raw: e.nearestNeighbourTop1,
+        help: 'Top-1 label match of a random pick, from the database\'s own label mix (MNIST\'s classes '
+          + 'are not balanced).' },
+      { id: 'nearest-top1', label: 'Nearest neighbour', value: percent(e.nearestNeighbourTop1),
+        raw: e.nearestNeighbourTop1,
         help: 'Top-1 label match of the database image closest in raw pixels: a strong baseline with no learning.' },
       { id: 'top10', label: 'Top-10 precision', value: percent(e.top10), raw: e.top10,
-        help: 'Share of the 10 most-weighted database images that have the query\'s label (at most 0.85 here: some digits have fewer than 10 copies).' },
+        help: 'Share of the 10 most-weighted database images that have the query\'s label (at most 0.85 here: some '
+          + 'digits have fewer than 10 copies).' },
       { id: 'mse', label: 'Retrieval MSE', value: e.mse.toFixed(4), raw: e.mse,
         help: 'Mean squared error between the retrieval and the query, pixels in [-1, 1].' },
       { id: 'mean-image-mse', label: 'Mean image MSE', value: e.meanImageMse.toFixed(4), raw: e.meanImageMse,
         help: 'The MSE of answering every query with the database\'s mean image: what uniform weights give.' },
     ],
     headline: e.top1 > e.chance * 2
-      ? `The trained lookup finds an image with the query's label ${percent(e.top1)} of the time (chance: ${percent(e.chance)}).`
+      ? `The trained lookup finds an image with the query's label ${percent(e.top1)} of the time (chance: `
+        + `${percent(e.chance)}).`
       : `Not much better than chance yet (${percent(e.top1)} against ${percent(e.chance)}): train longer.`,
     heads: [],
     explanation: e.mse < e.meanImageMse
-      ? `Its retrieval is closer to the query (MSE ${e.mse.toFixed(3)}) than the mean image (${e.meanImageMse.toFixed(3)}): the weights concentrate on similar digits.`
+      ? `Its retrieval is closer to the query (MSE ${e.mse.toFixed(3)}) than the mean image `
+        + `(${e.meanImageMse.toFixed(3)}): the weights concentrate on similar digits.`
       : null,
   };
 }
@@ -182,28 +205,34 @@ function retrievalFigures(config, result, database, caption = '', prefix = 'trai
   const P = result.P;
   const labelled = result.label >= 0; // a drawing has no label
   const figures = [
-    { kind: 'images', id: `${prefix}-query`, title: labelled ? `Query (label ${result.label}): 1 × 784` : 'Your digit (centred): 1 × 784', images: [result.queryPixels],
-      size: 28, scale: 4, captions: [labelled ? `held-out query, label ${result.label}` : 'the query'] },
-    { kind: 'images', id: `${prefix}-retrieval`, title: `Retrieval (1 × 784)${caption}`, images: [result.retrieval], range: [-1, 1], size: 28, scale: 4,
-      captions: ['weights × database images'] },
-    { kind: 'bars', id: `${prefix}-weights`, title: `Weights over the database (1 × ${result.S})`, values: result.weightsMean, labels: database?.labels,
-      xTitle: 'database image', yTitle: 'weight', highlight: result.topIndex[0] },
+    { kind: 'images', id: `${prefix}-query`,
+      title: labelled ? `Query (label ${result.label}): 1 × 784` : 'Your digit (centred): 1 × 784',
+      images: [result.queryPixels], size: 28, scale: 4,
+      captions: [labelled ? `held-out query, label ${result.label}` : 'the query'] },
+    { kind: 'images', id: `${prefix}-retrieval`, title: `Retrieval (1 × 784)${caption}`, images: [result.retrieval],
+      range: [-1, 1], size: 28, scale: 4, captions: ['weights × database images'] },
+    { kind: 'bars', id: `${prefix}-weights`, title: `Weights over the database (1 × ${result.S})`,
+      values: result.weightsMean, labels: database?.labels, xTitle: 'database image', yTitle: 'weight',
+      highlight: result.topIndex[0] },
   ];
   if (database) {
-    figures.push({ kind: 'images', id: `${prefix}-grid`, title: 'The database, tinted by weight', images: splitImages(database.pixels, P), size: 28,
-      columns: 10, scale: 1.5, tint: normalised(result.weightsMean), labels: Array.from(database.labels), highlight: result.topIndex[0] });
+    figures.push({ kind: 'images', id: `${prefix}-grid`, title: 'The database, tinted by weight',
+      images: splitImages(database.pixels, P), size: 28, columns: 10, scale: 1.5, tint: normalised(result.weightsMean),
+      labels: Array.from(database.labels), highlight: result.topIndex[0] });
     const top = Array.from(result.topIndex);
     const same = (r) => (labelled ? (result.topLabel[r] === result.label ? ' ✓' : ' ✗') : '');
-    figures.push({ kind: 'images', id: `${prefix}-top10`, title: 'Top-10 matches', images: top.map((i) => database.pixels.subarray(i * P, (i + 1) * P)),
-      size: 28, scale: 2, columns: 10,
+    figures.push({ kind: 'images', id: `${prefix}-top10`, title: 'Top-10 matches',
+      images: top.map((i) => database.pixels.subarray(i * P, (i + 1) * P)), size: 28, scale: 2, columns: 10,
       captions: top.map((i, r) => `${result.topLabel[r]}${same(r)}`),
-      names: top.map((i, r) => `#${r + 1}: database image ${i}, label ${result.topLabel[r]}, weight ${result.topWeight[r].toFixed(3)}`
+      names: top.map((i, r) => `#${r + 1}: database image ${i}, label ${result.topLabel[r]}, weight `
+        + `${result.topWeight[r].toFixed(3)}`
         + (labelled ? (result.topLabel[r] === result.label ? ' (same label as the query)' : ' (another label)') : '')) });
   }
   return figures;
 }
 
-const splitImages = (pixels, P) => Array.from({ length: pixels.length / P }, (_, i) => pixels.subarray(i * P, (i + 1) * P));
+const splitImages = (pixels, P) => Array.from({ length: pixels.length / P },
+  (_, i) => pixels.subarray(i * P, (i + 1) * P));
 /** Weights scaled so the largest is 1 (a tint shows where the weight is, whatever its total). */
 function normalised(weights) {
   let max = 0;
@@ -218,9 +247,11 @@ function valuesFromWeights(file) {
   const t = file.tensors;
   const embed = t['img_mlp.0.weight'];
   if (!embed || !t['mha.in_proj_weight']) {
-    throw new Error('not a Lookup model: it has no img_mlp.0.weight and mha.in_proj_weight (the course\'s AttentionTest names)');
+    throw new Error('not a Lookup model: it has no img_mlp.0.weight and mha.in_proj_weight (the course\'s '
+      + 'AttentionTest names)');
   }
-  if (embed.shape.length !== 2 || embed.shape[1] !== 784) throw new Error(`img_mlp.0.weight must be [width, 784], got [${embed.shape.join(', ')}]`);
+  if (embed.shape.length !== 2 || embed.shape[1] !== 784) throw new Error('img_mlp.0.weight must be [width, 784], got '
+    + `[${embed.shape.join(', ')}]`);
   const m = file.metadata ?? {};
   const values = { embedDim: embed.shape[0] };
   if (/^\d+$/.test(m.heads ?? '')) values.heads = Number(m.heads);
@@ -233,11 +264,14 @@ export const lookupLab = defineLab({
   title: 'Lookup',
   subtitle: 'Lab 2 — attention as a database query',
   notebook: '02_attention_basics_mnist_lookup',
-  summary: 'Query a database of real MNIST digits: hard attention retrieves exactly, random attention blurs, trained attention finds a match.',
+  summary: 'Query a database of real MNIST digits: hard attention retrieves exactly, random attention blurs, trained '
+    + 'attention finds a match.',
   // The home page's card: a trained query's weights over the 10 x 10 database, a few matches bright.
   thumbnail: {
     label: 'Weights over a 10 by 10 database of digits: a few matching images light up',
-    cells: () => Array.from({ length: 10 }, (_, r) => Array.from({ length: 10 }, (_, c) => ([[1, 3], [4, 7], [6, 2], [8, 8]].some(([a, b]) => a === r && b === c) ? 0.95
+    cells: () => Array.from({ length: 10 },
+      (_, r) => Array.from({ length: 10 },
+        (_, c) => ([[1, 3], [4, 7], [6, 2], [8, 8]].some(([a, b]) => a === r && b === c) ? 0.95
       : [[2, 5], [7, 0]].some(([a, b]) => a === r && b === c) ? 0.5 : 0.05))),
   },
   properties,
@@ -255,7 +289,8 @@ export const lookupLab = defineLab({
   metrics,
   sections: [...SECTIONS, buildSection],
   // Training first (the retrievals sharpen as it trains), then the lesson in the course's order.
-  panels: ['transport', 'section:pairs', 'curves', 'compare', 'section:database', 'section:hard', 'section:soft', 'section:multi', 'section:mha', 'section:trained', 'section:own', 'section:build'],
+  panels: ['transport', 'section:pairs', 'curves', 'compare', 'section:database', 'section:hard', 'section:soft',
+    'section:multi', 'section:mha', 'section:trained', 'section:own', 'section:build'],
   // The first screen (issue 29): these panels open the page, before the settings on a phone; the main
   // figure and the main action must be in view there at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs).
   firstScreen: { panels: ['transport', 'section:pairs'], figure: 'canvas[data-figure="pairs-grid"]', action: '#play' },
@@ -273,20 +308,25 @@ export const lookupLab = defineLab({
   },
   cli: {
     startRecord: (c) => ({ heads: c.heads, batch: c.batch, lr: c.lr }),
-    startText: (c, steps, seed) => `lookup, ${steps} steps, seed ${seed}, ${c.heads} head(s), batch ${c.batch}, lr ${c.lr}; `
-      + `database ${c.databaseImages} digits, ${c.heldOutImages} held-out queries, ${c.trainingImages} for training`,
+    startText: (c, steps, seed) => `lookup, ${steps} steps, seed ${seed}, ${c.heads} head(s), batch ${c.batch}, lr `
+      + `${c.lr}; database ${c.databaseImages} digits, ${c.heldOutImages} held-out queries, `
+      + `${c.trainingImages} for training`,
     progress: (m, t) => ({ record: { step: m.step, epoch: t.epoch, loss: m.loss, top1: m.accuracy },
-      text: `step ${String(m.step).padStart(5)}  epoch ${t.epoch}  retrieval MSE ${m.loss.toFixed(4)}  batch top-1 ${(100 * m.accuracy).toFixed(1)}%` }),
+      text: `step ${String(m.step).padStart(5)}  epoch ${t.epoch}  retrieval MSE ${m.loss.toFixed(4)}  batch top-1 `
+        + `${(100 * m.accuracy).toFixed(1)}%` }),
     final({ config: c, evaluation: e, trainer: t }) {
       return {
         record: {
           head: { heads: c.heads, epochs: t.epoch },
           body: { queries: e.queries, top1: e.top1, top10: e.top10, mse: e.mse, meanImageMse: e.meanImageMse,
-            nearestNeighbourTop1: e.nearestNeighbourTop1, nearestNeighbourMse: e.nearestNeighbourMse, chance: e.chance },
+            nearestNeighbourTop1: e.nearestNeighbourTop1, nearestNeighbourMse: e.nearestNeighbourMse,
+            chance: e.chance },
         },
         lines: [
-          `on ${e.queries} held-out queries: top-1 label match ${percent(e.top1)} (chance ${percent(e.chance)}, raw-pixel nearest neighbour ${percent(e.nearestNeighbourTop1)}); top-10 precision ${percent(e.top10)}`,
-          `retrieval MSE ${e.mse.toFixed(4)} (the database's mean image: ${e.meanImageMse.toFixed(4)}; copying the nearest image: ${e.nearestNeighbourMse.toFixed(4)})`,
+          `on ${e.queries} held-out queries: top-1 label match ${percent(e.top1)} (chance ${percent(e.chance)}, `
+            + `raw-pixel nearest neighbour ${percent(e.nearestNeighbourTop1)}); top-10 precision ${percent(e.top10)}`,
+          `retrieval MSE ${e.mse.toFixed(4)} (the database's mean image: ${e.meanImageMse.toFixed(4)}; copying the `
+            + `nearest image: ${e.nearestNeighbourMse.toFixed(4)})`,
         ],
       };
     },

@@ -29,22 +29,26 @@ const EMBEDDINGS = [
 const properties = [
   { name: 'embedding', type: 'choice', default: 'embedding', effect: 'reset', group: 'Model', label: 'Digit vectors',
     choices: EMBEDDINGS,
-    help: 'How a digit becomes a vector of 5: the notebook\'s nn.Embedding(10, 5) (a table, one learned row per digit), or its '
-      + 'alternative, one_hot(digit) through nn.Linear(10, 5). one_hot(d) times the Linear\'s weight picks column d of it: the '
-      + 'same lookup, plus a bias shared by all ten digits and a different start (uniform ±0.32 against normal). '
-      + 'Train both with one seed and compare.' },
+    help: 'How a digit becomes a vector of 5: the notebook\'s nn.Embedding(10, 5) (a table, one learned row per '
+      + 'digit), or its alternative, one_hot(digit) through nn.Linear(10, 5). one_hot(d) times the Linear\'s weight '
+      + 'picks column d of it: the same lookup, plus a bias shared by all ten digits and a different start (uniform '
+      + '±0.32 against normal). Train both with one seed and compare.' },
   ...trainingProperties({
     batch: { default: 100, max: 10000, help: 'Fresh random sequences per training step (the exercise: 100).' },
     lr: { default: 0.0001, help: 'Adam learning rate (the exercise: 1e-4)' },
     steps: { default: 5001, help: 'Train until this many steps (the exercise: 5,001).' },
-    seed: { default: 2, help: 'Seeds the initial weights and the sequences: the same seed gives the same run (the lab starts at 2: seed 0 is one that gets stuck).' },
+    seed: { default: 2, help: 'Seeds the initial weights and the sequences: the same seed gives the same run (the lab '
+      + 'starts at 2: seed 0 is one that gets stuck).' },
   }),
   backendProperty(),
   // 500 steps/s: the exercise's 5,001 steps take 10 s, the values of 2 and 4 moving apart as you watch.
   speedProperty({ choices: ['5', '20', '100', '500', 'max'], initial: '500',
-    help: 'Steps per second; slow speeds let you watch the attention move, max trains as fast as this computer goes.' }),
-  paletteProperty(['viridis', 'cividis', 'greys'], 'Colour scale of the attention map (the values use a diverging scale centred at 0).'),
-  buildStepProperty(attentionModelBuild, { help: 'Which step of notebook 05 your pasted or opened tensor is: it is compared with the lab\'s tensor of that step.' }),
+    help: 'Steps per second; slow speeds let you watch the attention move, max trains as fast as '
+      + 'this computer goes.' }),
+  paletteProperty(['viridis', 'cividis', 'greys'], 'Colour scale of the attention map (the values use a diverging '
+    + 'scale centred at 0).'),
+  buildStepProperty(attentionModelBuild, { help: 'Which step of notebook 05 your pasted or opened tensor is: it is '
+    + 'compared with the lab\'s tensor of that step.' }),
 ];
 
 // The hand-built exact solution: values +1 for a 2, -1 for a 4, 0 otherwise; no keys, so the attention
@@ -73,22 +77,25 @@ const presets = [
   { id: 'exercise', label: 'The exercise', values: {},
     text: 'lr 1e-4, batch 100, 5,001 steps: most seeds reach 100%; watch the values of 2 and 4 move apart.' },
   { id: 'reliable', label: 'Reliable (lr 1e-3)', values: { lr: 0.001 },
-    text: 'Ten times the learning rate: 97 of 100 seeds reach 99% within 1,000 steps, and all 100 get past 95% by 5,001 (docs/count.md).' },
+    text: 'Ten times the learning rate: 97 of 100 seeds reach 99% within 1,000 steps, and all 100 get past 95% by '
+      + '5,001 (docs/count.md).' },
   { id: 'stuck', label: 'A run that gets stuck', values: { seed: STUCK_SEED },
     text: 'At lr 1e-4 this seed settles with its attention on a distractor digit and stays below 80%: the query '
       + 'got close to ignoring the 2s or 4s early, their gradient is then tiny (softmax gives them little weight), '
       + 'and small steps never get out. With lr 1e-3 ("Reliable") the same seed learns.' },
   { id: 'one-hot', label: 'One-hot + Linear', values: { embedding: 'one-hot' },
-    text: 'The notebook\'s alternative embedding: one_hot(digit) through Linear(10, 5). The Linear\'s weight times a one-hot '
-      + 'vector is one of its columns, so this is a lookup too, with a bias shared by all digits: compare its run with the exercise\'s.' },
+    text: 'The notebook\'s alternative embedding: one_hot(digit) through Linear(10, 5). The Linear\'s weight times a '
+      + 'one-hot vector is one of its columns, so this is a lookup too, with a bias shared by all digits: compare its '
+      + 'run with the exercise\'s.' },
   { id: 'by-hand', label: 'Solve it by hand', values: { embedding: 'embedding' }, weights: handBuiltTensors,
-    text: 'Loads weights built by hand, nothing trained: values +1 for a 2, -1 for a 4, 0 for the rest; keys all zero, so the '
-      + 'attention is flat (0.1 on every position); the network answers "yes" when the weighted value is above 0.05. It '
-      + 'scores 100%, ties included: what decides is the values, not attention mass on the 2s and 4s.' },
+    text: 'Loads weights built by hand, nothing trained: values +1 for a 2, -1 for a 4, 0 for the rest; keys all zero, '
+      + 'so the attention is flat (0.1 on every position); the network answers "yes" when the weighted value is above '
+      + '0.05. It scores 100%, ties included: what decides is the values, not attention mass on the 2s and 4s.' },
 ];
 
 function configureRequest(v) {
-  return { config: { seed: v.seed, batch: v.batch, lr: v.lr, embedding: v.embedding }, backend: v.backend, steps: v.steps };
+  return { config: { seed: v.seed, batch: v.batch, lr: v.lr, embedding: v.embedding }, backend: v.backend,
+    steps: v.steps };
 }
 
 // ---- the trainer in the worker and the CLI (web/training/session.js) ----
@@ -150,17 +157,21 @@ function heatmapModels(config, sample, inspection, caption = '') {
   });
   const yNames = Array.from({ length: rows }, (_, r) => {
     const seq = tokens.slice(r * L, (r + 1) * L);
-    return `sequence ${r + 1}: ${count(seq, 2)} twos, ${count(seq, 4)} fours (answer ${answer(seq) ? 'yes' : 'no'}), predicted ${probability[r].toFixed(3)}`;
+    return `sequence ${r + 1}: ${count(seq, 2)} twos, ${count(seq, 4)} fours (answer ${answer(seq) ? 'yes' : 'no'}), `
+      + `predicted ${probability[r].toFixed(3)}`;
   });
   const base = {
-    rows, cols: L, xTitle: 'position (2s and 4s outlined)', yTitle: 'sequence', xTicks: Array.from({ length: L }, (_, i) => String(i)),
-    xNames: Array.from({ length: L }, (_, i) => `position ${i}`), yTicks, yNames, tokens: tokens.slice(0, L), cellText: tokens.map(String), marks,
+    rows, cols: L, xTitle: 'position (2s and 4s outlined)', yTitle: 'sequence',
+    xTicks: Array.from({ length: L }, (_, i) => String(i)),
+    xNames: Array.from({ length: L }, (_, i) => `position ${i}`), yTicks, yNames, tokens: tokens.slice(0, L),
+    cellText: tokens.map(String), marks,
   };
   const mean = { ...base, id: 'mean', title: `Attention of the query${caption}`, values: weights };
   const reach = Math.max(0.5, ...values.map((v) => Math.abs(v)));
   const valueMap = {
-    ...base, id: 'values', title: `Values (weight > 0.1)${caption}`, values, range: [-reach, reach], palette: 'diverging',
-    blank: weights.map((w) => w <= 0.1), cellText: values.map((v, i) => (weights[i] > 0.1 ? signed(v) : '')),
+    ...base, id: 'values', title: `Values (weight > 0.1)${caption}`, values, range: [-reach, reach],
+    palette: 'diverging', blank: weights.map((w) => w <= 0.1),
+    cellText: values.map((v, i) => (weights[i] > 0.1 ? signed(v) : '')),
   };
   return { mean, heads: [{ ...mean, id: 'head-0', title: `Head 0${caption}` }], extra: [valueMap] };
 }
@@ -173,15 +184,17 @@ function tokenRows(config, sample, inspection) {
   const weighted = asList(inspection.weighted)[0];
   const truth = answer(tokens);
   const rows = [
-    { label: 'digit', tokens: tokens.map((x) => ({ text: String(x), title: x === 2 || x === 4 ? `a ${x}: counts` : 'a distractor' })) },
+    { label: 'digit', tokens: tokens.map((x) => ({ text: String(x),
+      title: x === 2 || x === 4 ? `a ${x}: counts` : 'a distractor' })) },
     { label: 'attention', tokens: weights.map((w) => ({ text: w.toFixed(2) })) },
     { label: 'value', tokens: values.map((v) => ({ text: v.toFixed(2) })) },
   ];
   const said = p > 0.5 ? 'yes' : 'no';
   return {
     rows,
-    summary: `${count(tokens, 2)} twos, ${count(tokens, 4)} fours: the answer is ${truth ? 'yes' : 'no'}. Weighted value `
-      + `${weighted.toFixed(3)} → P(more 2s than 4s) = ${p.toFixed(3)}: the model says ${said}${(p > 0.5) === !!truth ? ' ✓' : ' ✗'}.`,
+    summary: `${count(tokens, 2)} twos, ${count(tokens, 4)} fours: the answer is ${truth ? 'yes' : 'no'}. Weighted `
+      + `value ${weighted.toFixed(3)} → P(more 2s than 4s) = ${p.toFixed(3)}: the model says `
+      + `${said}${(p > 0.5) === !!truth ? ' ✓' : ' ✗'}.`,
   };
 }
 
@@ -190,20 +203,26 @@ function evaluationModel(config, e) {
   return {
     step: e.step,
     items: [
-      { id: 'accuracy', label: 'Accuracy', value: percent(e.accuracy), raw: e.accuracy, help: `On ${e.samples} fresh sequences at step ${e.step}.` },
+      { id: 'accuracy', label: 'Accuracy', value: percent(e.accuracy), raw: e.accuracy, help: `On ${e.samples} fresh `
+        + `sequences at step ${e.step}.` },
       { id: 'tie-accuracy', label: 'Accuracy on ties', value: percent(e.tieAccuracy), raw: e.tieAccuracy,
-        help: `On the ${e.ties} sequences with as many 2s as 4s (the answer is "no"): the hardest case, one digit decides.` },
-      { id: 'majority', label: 'Always "no"', value: percent(e.majority), raw: e.majority, help: 'Accuracy of answering "no" every time: the baseline to beat.' },
-      { id: 'loss', label: 'Loss', value: e.loss.toFixed(4), raw: e.loss, help: 'Binary cross-entropy on the same sequences.' },
+        help: `On the ${e.ties} sequences with as many 2s as 4s (the answer is "no"): the hardest case, `
+          + 'one digit decides.' },
+      { id: 'majority', label: 'Always "no"', value: percent(e.majority), raw: e.majority, help: 'Accuracy of '
+        + 'answering "no" every time: the baseline to beat.' },
+      { id: 'loss', label: 'Loss', value: e.loss.toFixed(4), raw: e.loss,
+        help: 'Binary cross-entropy on the same sequences.' },
       { id: 'mass-24', label: 'Attention on 2s/4s', value: e.massOn24.toFixed(3), raw: e.massOn24,
         help: 'Mean attention weight on the positions holding a 2 or a 4.' },
       { id: 'uniform-24', label: 'Uniform level', value: e.uniformMassOn24.toFixed(3), raw: e.uniformMassOn24,
         help: 'What flat attention puts on the 2s and 4s of the same sequences (about 0.2: two digits of ten).' },
     ],
-    headline: `${percent(e.accuracy)} right; the query puts ${e.massOn24.toFixed(2)} of its attention on the 2s and 4s (flat attention: ${e.uniformMassOn24.toFixed(2)}).`,
+    headline: `${percent(e.accuracy)} right; the query puts ${e.massOn24.toFixed(2)} of its attention on the 2s and 4s `
+      + `(flat attention: ${e.uniformMassOn24.toFixed(2)}).`,
     heads: [],
     explanation: e.accuracy > 0.99 && e.massOn24 < 0.4
-      ? 'Nearly always right with attention not far above flat: the values do the counting (2 and 4 get values of opposite sign).'
+      ? 'Nearly always right with attention not far above flat: the values do the counting (2 and 4 get values '
+        + 'of opposite sign).'
       : null,
   };
 }
@@ -239,10 +258,12 @@ export const countLab = defineLab({
   title: 'One query',
   subtitle: 'Lab 3 — one learned query: more 2s than 4s?',
   notebook: '05_one_query_more_twos_than_fours',
-  summary: 'One learned query looks over ten digits and decides whether there are more 2s than 4s: see where it looks and what each digit is worth.',
+  summary: 'One learned query looks over ten digits and decides whether there are more 2s than 4s: see where it looks '
+    + 'and what each digit is worth.',
   thumbnail: {
     label: 'Attention over ten digits: the positions of the 2s and 4s stand out',
-    cells: () => [[0.05, 0.9, 0.05, 0.05, 0.8, 0.05, 0.05, 0.05, 0.9, 0.05], [0.85, 0.05, 0.05, 0.9, 0.05, 0.05, 0.05, 0.8, 0.05, 0.05],
+    cells: () => [[0.05, 0.9, 0.05, 0.05, 0.8, 0.05, 0.05, 0.05, 0.9, 0.05],
+      [0.85, 0.05, 0.05, 0.9, 0.05, 0.05, 0.05, 0.8, 0.05, 0.05],
       [0.05, 0.05, 0.9, 0.05, 0.05, 0.85, 0.05, 0.05, 0.05, 0.9]],
   },
   properties,
@@ -260,9 +281,9 @@ export const countLab = defineLab({
   attentionPanel: {
     title: 'Where the query looks, and what each digit is worth',
     help: 'Five fixed sequences, one per row; each cell holds its digit, and the 2s and 4s are outlined. Top: the '
-      + 'query\'s attention over the 10 positions (bright = much weight). Below: each digit\'s value where the attention '
-      + 'is above 0.1 (purple above 0, orange below; grey: too little attention to matter). Each row says the true '
-      + 'answer and the predicted probability.',
+      + 'query\'s attention over the 10 positions (bright = much weight). Below: each digit\'s value where the '
+      + 'attention is above 0.1 (purple above 0, orange below; grey: too little attention to matter). Each row says '
+      + 'the true answer and the predicted probability.',
   },
   figureStem: (config) => `count-${config.embedding === 'one-hot' ? 'one-hot-' : ''}seed${config.seed}`,
   weights: {
@@ -282,16 +303,19 @@ export const countLab = defineLab({
   },
   cli: {
     startRecord: (c) => ({ batch: c.batch, lr: c.lr, embedding: c.embedding }),
-    startText: (c, steps, seed) => `one query (more 2s than 4s?), ${c.embedding === 'one-hot' ? 'one-hot + Linear embedding' : 'Embedding'}, `
-      + `${steps} steps, seed ${seed}, batch ${c.batch}, lr ${c.lr}`,
+    startText: (c, steps, seed) => 'one query (more 2s than 4s?), '
+      + `${c.embedding === 'one-hot' ? 'one-hot + Linear embedding' : 'Embedding'}, ${steps} steps, seed ${seed}, `
+      + `batch ${c.batch}, lr ${c.lr}`,
     progress: (m) => ({ record: m,
-      text: `step ${String(m.step).padStart(5)}  loss ${m.loss.toFixed(4)}  batch accuracy ${(100 * m.accuracy).toFixed(1)}%` }),
+      text: `step ${String(m.step).padStart(5)}  loss ${m.loss.toFixed(4)}  batch accuracy `
+        + `${(100 * m.accuracy).toFixed(1)}%` }),
     final({ evaluation: e }) {
       return {
-        record: { head: {}, body: { accuracy: e.accuracy, tieAccuracy: e.tieAccuracy, ties: e.ties, loss: e.loss, majority: e.majority,
-          massOn24: e.massOn24, uniformMassOn24: e.uniformMassOn24, evaluatedOn: e.samples } },
+        record: { head: {}, body: { accuracy: e.accuracy, tieAccuracy: e.tieAccuracy, ties: e.ties, loss: e.loss,
+          majority: e.majority, massOn24: e.massOn24, uniformMassOn24: e.uniformMassOn24, evaluatedOn: e.samples } },
         lines: [
-          `accuracy on ${e.samples} fresh sequences: ${percent(e.accuracy)} (always "no": ${percent(e.majority)}); on the ${e.ties} ties: ${percent(e.tieAccuracy)}`,
+          `accuracy on ${e.samples} fresh sequences: ${percent(e.accuracy)} (always "no": ${percent(e.majority)}); on `
+            + `the ${e.ties} ties: ${percent(e.tieAccuracy)}`,
           `attention on the 2s and 4s: ${e.massOn24.toFixed(3)} (flat attention: ${e.uniformMassOn24.toFixed(3)})`,
         ],
       };

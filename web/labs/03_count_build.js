@@ -13,10 +13,10 @@ export const buildSection = buildCheckSection(attentionModelBuild, {
   id: 'build',
   property: 'checkStep',
   title: 'Check your build, step by step (notebook 05)',
-  text: 'Notebook 05 has you write the model yourself. Give your notebook this x, then compare each step with the lab\'s: '
-    + 'paste what print() showed, or save the tensor with torch.save(t, "step.pt") and open the file. To compare numbers, '
-    + 'load your notebook\'s model first (Weights, Import weights…: your model.pt), so that both use the same weights; '
-    + 'make_batch is random, so it is checked against its rule instead.',
+  text: 'Notebook 05 has you write the model yourself. Give your notebook this x, then compare each step with the '
+    + 'lab\'s: paste what print() showed, or save the tensor with torch.save(t, "step.pt") and open the file. To '
+    + 'compare numbers, load your notebook\'s model first (Weights, Import weights…: your model.pt), so that both '
+    + 'use the same weights; make_batch is random, so it is checked against its rule instead.',
   // The lab's model at its current step (the notebook's state_dict names: "query", "embed.weight", ...).
   params: (ctx) => ctx.session.trainer.parameters(),
   modelLine: (r) => `The lab's numbers come from its model at step ${r.step}.`,
@@ -24,14 +24,18 @@ export const buildSection = buildCheckSection(attentionModelBuild, {
   needsModel: true,
   refreshWhileTraining: true,
   // Notebook 05's one question, in its "Embedding the Integers" step (it has no numbers: the step's name).
-  questions: [{ number: 'Embedding', text: 'Take a random vector of integers of shape (N,M) and evaluate them through an embedding module. Does the output dimension make sense?',
-    ask: { kind: 'shape', prompt: 'First, the shape of torch.nn.Embedding(10, 5)(x) for this x of shape (4, 10)', expected: [4, 10, 5],
-      right: 'Each of the 4 × 10 integers becomes its row of the table, a vector of 5: one axis more.',
+  questions: [{ number: 'Embedding', text: 'Take a random vector of integers of shape (N,M) and evaluate them through '
+    + 'an embedding module. Does the output dimension make sense?',
+    ask: { kind: 'shape', prompt: 'First, the shape of torch.nn.Embedding(10, 5)(x) for this x of shape (4, 10)',
+      expected: [4, 10, 5], right: 'Each of the 4 × 10 integers becomes its row of the table, a vector of 5: one axis more.',
       wrong: 'The embedding replaces each integer of x by a vector of embed_dim = 5 numbers, and keeps x\'s own axes.',
-      near: [{ shape: [10, 5], why: 'That is the table itself (embed.weight): one row per digit. The output has a vector for every integer of x.' },
+      near: [{ shape: [10, 5], why: 'That is the table itself (embed.weight): one row per digit. The output has a '
+        + 'vector for every integer of x.' },
         { shape: [4, 10], why: 'That is x: the embedding adds an axis, a vector of 5 in place of each integer.' },
-        { shape: [4, 50], why: 'The vectors are not concatenated: each integer keeps its place and gets its own axis of 5.' }] },
-    answer: 'Yes: torch.nn.Embedding(10, embed_dim) is a table of 10 rows, one vector of embed_dim numbers per digit, and it replaces '
-      + 'each integer by its row. Every one of the N × M integers becomes a vector, so (N, M) becomes (N, M, embed_dim): here x (4, 10) '
-      + 'gives (4, 10, 5), as step 2 above shows. The same digit always gets the same vector (look at the rows of the 2s).' }],
+        { shape: [4, 50], why: 'The vectors are not concatenated: each integer keeps its place and gets '
+          + 'its own axis of 5.' }] },
+    answer: 'Yes: torch.nn.Embedding(10, embed_dim) is a table of 10 rows, one vector of embed_dim numbers per digit, '
+      + 'and it replaces each integer by its row. Every one of the N × M integers becomes a vector, so (N, M) becomes '
+      + '(N, M, embed_dim): here x (4, 10) gives (4, 10, 5), as step 2 above shows. The same digit always gets the '
+      + 'same vector (look at the rows of the 2s).' }],
 });

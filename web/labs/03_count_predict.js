@@ -11,16 +11,19 @@ export function countPrediction() {
     ask: {
       kind: 'choice', prompt: 'The query\'s attention after training',
       choices: [
-        { label: 'the 2s and 4s', right: true, why: 'They are the only digits that change the answer, so the loss rewards scores '
-          + 'that lift them: at the lab\'s settings the 2s and 4s end with 0.52 of the weight, against 0.20 if it were spread evenly.' },
-        { label: 'the 2s only', why: 'The answer compares two counts: a 4 matters as much as a 2 (with the opposite sign in its value), '
-          + 'so a query that ignored the 4s could not tell 3 twos and 5 fours from 3 twos and 1 four.' },
-        { label: 'all digits equally', why: 'Even attention can work (Solve it by hand does it, with values +1 for a 2 and -1 for a 4), '
-          + 'but training does not stop there: lifting the 2s and 4s makes their values count more, and the run ends with about '
-          + 'half the weight on them.' },
+        { label: 'the 2s and 4s', right: true, why: 'They are the only digits that change the answer, so the loss '
+          + 'rewards scores that lift them: at the lab\'s settings the 2s and 4s end with 0.52 of the weight, against '
+          + '0.20 if it were spread evenly.' },
+        { label: 'the 2s only', why: 'The answer compares two counts: a 4 matters as much as a 2 (with the opposite '
+          + 'sign in its value), so a query that ignored the 4s could not tell 3 twos and 5 fours from 3 '
+          + 'twos and 1 four.' },
+        { label: 'all digits equally', why: 'Even attention can work (Solve it by hand does it, with values +1 for a 2 '
+          + 'and -1 for a 4), but training does not stop there: lifting the 2s and 4s makes their values count more, '
+          + 'and the run ends with about half the weight on them.' },
       ],
     },
-    answer: 'The query decides where to look, the values decide what each digit is worth. Press Play and watch the outlined 2s and '
-      + '4s grow brighter, then try "Solve it by hand": attention on the 2s and 4s helps, but the values are what make the answer right. (The run that gets stuck, seed 15, looks at an 8 instead.)',
+    answer: 'The query decides where to look, the values decide what each digit is worth. Press Play and watch the '
+      + 'outlined 2s and 4s grow brighter, then try "Solve it by hand": attention on the 2s and 4s helps, but the '
+      + 'values are what make the answer right. (The run that gets stuck, seed 15, looks at an 8 instead.)',
   };
 }

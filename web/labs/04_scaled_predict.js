@@ -11,17 +11,19 @@ export function scaledPrediction() {
     ask: {
       kind: 'choice', prompt: 'The softmax rows without the scale, as d_k grows',
       choices: [
-        { label: 'sharper: one key takes almost all the weight', right: true, why: 'Each score q·k adds up d_k products of unit-variance '
-          + 'numbers, so its variance is d_k: at 256 the scores are 16 times as spread out as at 1, and a softmax over widely spread scores '
-          + 'gives nearly everything to the largest. The entropy curve\'s dashed line falls towards 0 (one-hot).' },
-        { label: 'flatter: closer to an even 1/5 for every key', why: 'Flatter would need the scores to shrink towards each other. Without '
-          + 'the scale they grow: q·k sums d_k products, so its spread grows like √d_k.' },
-        { label: 'the same as at d_k = 4', why: 'That is what the scale buys: divided by √d_k the scores keep variance 1 whatever d_k is, and '
-          + 'the solid curve stays flat. Without it nothing holds the scores back.' },
+        { label: 'sharper: one key takes almost all the weight', right: true, why: 'Each score q·k adds up d_k '
+          + 'products of unit-variance numbers, so its variance is d_k: at 256 the scores are 16 times as spread out '
+          + 'as at 1, and a softmax over widely spread scores gives nearly everything to the largest. The entropy '
+          + 'curve\'s dashed line falls towards 0 (one-hot).' },
+        { label: 'flatter: closer to an even 1/5 for every key', why: 'Flatter would need the scores to shrink towards '
+          + 'each other. Without the scale they grow: q·k sums d_k products, so its spread grows like √d_k.' },
+        { label: 'the same as at d_k = 4', why: 'That is what the scale buys: divided by √d_k the scores keep '
+          + 'variance 1 whatever d_k is, and the solid curve stays flat. Without it nothing holds the scores back.' },
       ],
     },
-    answer: 'The softmax only sees how far apart the scores are, and unscaled q·k has variance d_k. Large d_k: the largest score wins '
-      + 'almost everything, the softmax saturates, and its gradient (which the other keys would need to learn) all but vanishes. '
-      + 'Dividing by √d_k gives the scores variance 1 back. Untick the scale, slide d_k, and watch the softmax stage and the entropy below it.',
+    answer: 'The softmax only sees how far apart the scores are, and unscaled q·k has variance d_k. Large d_k: the '
+      + 'largest score wins almost everything, the softmax saturates, and its gradient (which the other keys would '
+      + 'need to learn) all but vanishes. Dividing by √d_k gives the scores variance 1 back. Untick the scale, slide '
+      + 'd_k, and watch the softmax stage and the entropy below it.',
   };
 }

@@ -43,7 +43,8 @@ export function parseSentences(text) {
   if (parts.length > MAX_SENTENCES) return { error: `${parts.length} sentences: at most ${MAX_SENTENCES} in a batch.` };
   const sentences = parts.map(tokenize);
   const long = sentences.findIndex((s) => s.length > MAX_TOKENS);
-  if (long >= 0) return { error: `Sentence ${long + 1} has ${sentences[long].length} tokens: at most ${MAX_TOKENS} fit a heatmap legibly.` };
+  if (long >= 0) return { error: `Sentence ${long + 1} has ${sentences[long].length} tokens: at most ${MAX_TOKENS} fit `
+    + 'a heatmap legibly.' };
   const empty = sentences.findIndex((s) => s.length === 0);
   if (empty >= 0) return { error: `Sentence ${empty + 1} has no word in it.` };
   return { sentences };
@@ -145,11 +146,12 @@ const steps = {
   id: 'steps',
   title: '1. Step by step: softmax(QK^T / √d_k) V',
   text: 'Five tokens, each with a query, a key and a value of d_k numbers drawn at random (unit variance). Follow one '
-    + 'query: its dot product with every key (QK^T), divided by √d_k, masked, turned into weights by the softmax (each '
-    + 'row sums to 1), and the weighted sum of the values. Edit any cell of Q, K or V and everything after it follows; '
-    + 'hover a cell to see where it comes from.',
+    + 'query: its dot product with every key (QK^T), divided by √d_k, masked, turned into weights by the softmax '
+    + '(each row sums to 1), and the weighted sum of the values. Edit any cell of Q, K or V and everything after it '
+    + 'follows; hover a cell to see where it comes from.',
   properties: ['tokens', 'dk', 'scaled', 'stepMask', 'draw'],
-  actions: [{ id: 'reroll', label: 'New random Q, K, V', title: 'Draw new random matrices (your edits belong to the old ones)',
+  actions: [{ id: 'reroll', label: 'New random Q, K, V', title: 'Draw new random matrices (your edits belong '
+    + 'to the old ones)',
     change: (v) => ({ ...v, draw: v.draw + 1 }) }],
   dependsOn: ['tokens', 'dk', 'scaled', 'stepMask', 'draw', 'backend'],
   input: 'edits',
@@ -169,7 +171,8 @@ const steps = {
     const scale = v.scaled ? 1 / Math.sqrt(D) : 1;
     const mask = v.stepMask === 'causal' ? causalMask(T) : undefined;
     const stages = ctx.module.attentionScoreStages({ T, S: T, D, q: m.q, k: m.k, scale, mask });
-    const { weights, out, choice } = await ctx.attention({ B: 1, H: 1, T, S: T, D, q: m.q, k: m.k, v: m.v, scale, mask });
+    const { weights, out, choice } = await ctx.attention({ B: 1, H: 1, T, S: T, D, q: m.q, k: m.k,
+      v: m.v, scale, mask });
     const entropy = ctx.module.rowEntropies(weights, T, T);
     return { T, D, scale, causal: !!mask, ...m, ...stages, weights, out, entropy: Array.from(entropy), edited, choice,
       curve: await saturationCurve(ctx, v.draw, T, D) };
@@ -178,7 +181,8 @@ const steps = {
 };
 
 const fmt = (x) => (x === -Infinity ? '−∞' : Number.isInteger(x) ? String(x) : x.toFixed(2).replace('-', '−'));
-const rowSums = (w, T, S) => Array.from({ length: T }, (_, t) => w.slice(t * S, (t + 1) * S).reduce((a, b) => a + b, 0));
+const rowSums = (w, T, S) => Array.from({ length: T },
+  (_, t) => w.slice(t * S, (t + 1) * S).reduce((a, b) => a + b, 0));
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function stepFigures(r, v) {
@@ -198,7 +202,8 @@ function stepFigures(r, v) {
   const h = mean(r.entropy);
   const here = r.curve.find((p) => p.dk === D);
   const editable = { editable: true, editKey: editKey(v), edited: r.edited };
-  const matrix = (id, label, values, rows, cols, rowNames, colNames, extra = {}) => ({ id, label, values: Array.from(values), rows, cols, rowNames, colNames, ...extra });
+  const matrix = (id, label, values, rows, cols, rowNames,
+    colNames, extra = {}) => ({ id, label, values: Array.from(values), rows, cols, rowNames, colNames, ...extra });
   return [
     { kind: 'matrices', id: 'inputs', title: 'Inputs: a query, a key and a value per token (edit any cell)',
       items: [
@@ -207,31 +212,41 @@ function stepFigures(r, v) {
         matrix('v', 'V (values)', r.v, T, D, tok, dims, editable),
       ] },
     { kind: 'matrices', id: 'stages', title: 'Stages: rows are queries, columns keys',
-      note: 'Colours: orange below 0, purple above (each matrix on its own scale); the softmax on the colour scale of the settings, 0 to 1; hatched: blocked by the mask (−∞).',
+      note: 'Colours: orange below 0, purple above (each matrix on its own scale); the softmax on the colour scale of '
+        + 'the settings, 0 to 1; hatched: blocked by the mask (−∞).',
       items: [
-        matrix('scores', 'QK^T', r.scores, T, T, tok, tok, { explain: (t, s) => ({ text: dot(t, s), from: [['q', 'row', t], ['k', 'row', s]] }) }),
+        matrix('scores', 'QK^T', r.scores, T, T, tok, tok,
+          { explain: (t, s) => ({ text: dot(t, s), from: [['q', 'row', t], ['k', 'row', s]] }) }),
         matrix('scaled', `÷ √d_k (${scaleText})`, r.scaled, T, T, tok, tok,
-          { explain: (t, s) => ({ text: `${fmt(r.scores[t * T + s])} × ${r.scale.toFixed(4)} = ${fmt(r.scaled[t * T + s])}`, from: [['scores', 'cell', t, s]] }) }),
-        matrix('masked', r.causal ? '+ mask (causal: −∞ above the diagonal)' : '+ mask (none)', r.masked, T, T, tok, tok,
-          { explain: (t, s) => ({ text: r.causal && s > t ? `key ${s} comes after query ${t}: blocked (−∞), its weight will be exactly 0`
-            : `${fmt(r.scaled[t * T + s])} + 0 = ${fmt(r.scaled[t * T + s])} (allowed)`, from: [['scaled', 'cell', t, s]] }) }),
+          { explain: (t, s) => ({ text: `${fmt(r.scores[t * T + s])} × ${r.scale.toFixed(4)} = `
+            + `${fmt(r.scaled[t * T + s])}`, from: [['scores', 'cell', t, s]] }) }),
+        matrix('masked', r.causal ? '+ mask (causal: −∞ above the diagonal)' : '+ mask (none)', r.masked, T, T, tok,
+          tok, { explain: (t, s) => ({ text: r.causal && s > t ? `key ${s} comes after query ${t}: blocked (−∞), its `
+            + 'weight will be exactly 0'
+            : `${fmt(r.scaled[t * T + s])} + 0 = ${fmt(r.scaled[t * T + s])} (allowed)`,
+            from: [['scaled', 'cell', t, s]] }) }),
         matrix('weights', 'softmax (row sums →)', r.weights, T, T, tok, tok, { palette: 'weights', sums,
-          explain: (t, s) => ({ text: `e^${fmt(r.masked[t * T + s])} / Σ_s e^(row ${t} of the masked scores) = ${r.weights[t * T + s].toFixed(4)}: row ${t} sums to ${sums[t].toFixed(4)}`,
+          explain: (t, s) => ({ text: `e^${fmt(r.masked[t * T + s])} / Σ_s e^(row ${t} of the masked scores) = `
+            + `${r.weights[t * T + s].toFixed(4)}: row ${t} sums to ${sums[t].toFixed(4)}`,
             from: [['masked', 'row', t]] }) }),
         matrix('out', 'output = weights × V', r.out, T, D, tok, dims,
           { explain: (t, d) => ({ text: `Σ_s w${t},s × v_s,${d} = ${Array.from({ length: T }, (_, s) => `${r.weights[t * T + s].toFixed(2)}×${fmt(r.v[s * D + d])}`).join(' + ')} = ${fmt(r.out[t * D + d])}`,
             from: [['weights', 'row', t], ['v', 'col', d]] }) }),
       ] },
-    { kind: 'text', id: 'entropy', text: `Softmax entropy, mean over the ${T} rows: ${h.toFixed(3)} nats (uniform: log ${T} = ${maxEntropy.toFixed(3)}; `
-      + `one-hot: 0). With unit-variance entries, q·k has variance d_k (measured here: ${here ? here.variance.toFixed(1) : '—'} at d_k = ${D}): `
-      + `without the √d_k scale the scores grow with d_k and the softmax saturates towards one key; with it they keep variance 1.`,
+    { kind: 'text', id: 'entropy', text: `Softmax entropy, mean over the ${T} rows: ${h.toFixed(3)} nats (uniform: log `
+      + `${T} = ${maxEntropy.toFixed(3)}; one-hot: 0). With unit-variance entries, q·k has variance d_k (measured `
+      + `here: ${here ? here.variance.toFixed(1) : '—'} at d_k = ${D}): without the √d_k scale the scores grow `
+      + 'with d_k and the softmax saturates towards one key; with it they keep variance 1.',
     status: r.scale === 1 && D >= 16 && h < 0.5 * maxEntropy ? 'bad' : '' },
     { kind: 'chart', id: 'saturation', title: 'Softmax entropy vs d_k', width: 560, height: 270,
-      xTitle: `d_k (log scale); each point: the mean over ${CURVE_DRAWS} random draws of Q and K`, yTitle: 'entropy (nats)', xMin: 0, xMax: Math.log2(DKS.at(-1)),
+      xTitle: `d_k (log scale); each point: the mean over ${CURVE_DRAWS} random draws of Q and K`,
+      yTitle: 'entropy (nats)', xMin: 0, xMax: Math.log2(DKS.at(-1)),
       xTicks: DKS.map((d) => ({ x: Math.log2(d), label: String(d) })), yMin: 0, yMax: Math.ceil(maxEntropy * 10) / 10,
       series: [
-        { label: 'scaled by 1/√d_k', kind: 'curve', points: r.curve.map((p) => ({ x: Math.log2(p.dk), y: p.scaled })) },
-        { label: 'unscaled', kind: 'curve', dashed: true, points: r.curve.map((p) => ({ x: Math.log2(p.dk), y: p.unscaled })) },
+        { label: 'scaled by 1/√d_k', kind: 'curve',
+          points: r.curve.map((p) => ({ x: Math.log2(p.dk), y: p.scaled })) },
+        { label: 'unscaled', kind: 'curve', dashed: true,
+          points: r.curve.map((p) => ({ x: Math.log2(p.dk), y: p.unscaled })) },
         { label: `uniform (log ${T})`, kind: 'dashed', y: maxEntropy },
         { label: `these Q, K (d_k = ${D})`, kind: 'points', points: [{ x: Math.log2(D), y: h }] },
       ] },
@@ -243,14 +258,16 @@ function stepFigures(r, v) {
 const sentence = {
   id: 'sentence',
   title: '2. Self-attention over a sentence',
-  text: 'As in the notebook, each position gets a random vector (torch.randn(batch_size, seq_len, hidden_dim)): the words only '
-    + 'name the rows. The course\'s SelfAttention projects them to queries, keys and values with three random Linear layers and '
-    + 'divides by √(embedding size). The pattern you see is arbitrary: nothing here was trained, so it means nothing yet. Meaning '
-    + 'comes from training, which the other labs show. What you can see: switch "Random vectors" to one per word and a repeated word '
-    + 'gets identical rows (without position information attention cannot tell "the₀" from "the₄"); a causal mask hides the future, '
-    + 'a padding mask hides the padding of shorter sentences, and dropout (train mode) zeroes weights and scales up the rest.',
+  text: 'As in the notebook, each position gets a random vector (torch.randn(batch_size, seq_len, hidden_dim)): the '
+    + 'words only name the rows. The course\'s SelfAttention projects them to queries, keys and values with three '
+    + 'random Linear layers and divides by √(embedding size). The pattern you see is arbitrary: nothing here was '
+    + 'trained, so it means nothing yet. Meaning comes from training, which the other labs show. What you can see: '
+    + 'switch "Random vectors" to one per word and a repeated word gets identical rows (without position information '
+    + 'attention cannot tell "the₀" from "the₄"); a causal mask hides the future, a padding mask hides the padding '
+    + 'of shorter sentences, and dropout (train mode) zeroes weights and scales up the rest.',
   properties: ['text', 'embeddings', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'threshold'],
-  actions: [{ id: 'redrop', label: 'Drop again', title: 'Another random dropout pattern (train mode)', change: (v) => ({ ...v, dropDraw: v.dropDraw + 1 }) }],
+  actions: [{ id: 'redrop', label: 'Drop again', title: 'Another random dropout pattern (train mode)',
+    change: (v) => ({ ...v, dropDraw: v.dropDraw + 1 }) }],
   dependsOn: ['text', 'embeddings', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'backend'],
   async compute(ctx, v) {
     const parsed = parseSentences(v.text);
@@ -271,7 +288,8 @@ const sentence = {
     const layer = new ctx.module.SelfAttention(E, { dropout: v.dropout, seed: v.seed });
     try {
       const { softmax, weights, output, choice } = await layer.forwardWith(x,
-        { batch: N, length: L, mask: v.sentenceMask === 'none' ? null : mask, train: v.mode === 'train', seed: v.dropDraw }, ctx.attention);
+        { batch: N, length: L, mask: v.sentenceMask === 'none' ? null : mask, train: v.mode === 'train',
+          seed: v.dropDraw }, ctx.attention);
       return { sentences, L, E, softmax, weights, output, choice };
     } finally {
       layer.delete();
@@ -295,19 +313,23 @@ function sentenceFigures(r, v) {
     const name = r.sentences.length > 1 ? `sentence ${b + 1}` : 'the sentence';
     // Cells as large as a short sentence allows (a 5-token one is 240 px, not 110 beside empty space),
     // down to 22 px for a long one; the page shrinks them further where the panel is narrower.
-    figures.push({ kind: 'heatmap', id: `sentence-${b}`, cell: Math.max(22, Math.min(48, Math.floor(240 / L))), recordLabels: true,
-      title: `Self-attention weights, ${name}${train ? ' (train mode: after dropout)' : ''}`,
+    figures.push({ kind: 'heatmap', id: `sentence-${b}`, cell: Math.max(22, Math.min(48, Math.floor(240 / L))),
+      recordLabels: true, title: `Self-attention weights, ${name}${train ? ' (train mode: after dropout)' : ''}`,
       rows: L, cols: L, values: w, range: [0, top], xTitle: 'key (attended to)', yTitle: 'query (attending)',
       xTicks: labels, yTicks: labels, xNames: labels.map((t) => `key ${t}`), yNames: labels.map((t) => `query ${t}`) });
-    figures.push({ kind: 'graph', id: `flow-${b}`, title: `Attention flow, ${name}: edges with weight above ${v.threshold}`,
+    figures.push({ kind: 'graph', id: `flow-${b}`, title: `Attention flow, ${name}: edges with weight `
+      + `above ${v.threshold}`,
       nodes: labels, edges: edgesOf(w, L, v.threshold), maxWeight: top,
-      empty: `No weight above ${v.threshold} (uniform would be 1/${words.length} = ${(1 / words.length).toFixed(3)}): lower the threshold.` });
+      empty: `No weight above ${v.threshold} (uniform would be 1/${words.length} = ${(1 / words.length).toFixed(3)}): `
+        + 'lower the threshold.' });
   });
   const sumText = train
-    ? `Dropout (train mode, p = ${v.dropout}): ${zeroed} of ${dropped} weights were set to 0 and the others multiplied by `
-      + `1/(1 − p) = ${(1 / (1 - v.dropout)).toFixed(3)}, so each weight keeps its expected value but a row no longer sums to 1 `
-      + `(row 0 sums to ${rowSums(r.weights, L, L)[0].toFixed(3)}). Switch to eval mode to see the weights the model would use.`
-    : 'Eval mode: no dropout; every row of weights sums to 1 (a fully masked padding row is all zeros: it has no key to attend to).';
+    ? `Dropout (train mode, p = ${v.dropout}): ${zeroed} of ${dropped} weights were set to 0 and the others multiplied `
+      + `by 1/(1 − p) = ${(1 / (1 - v.dropout)).toFixed(3)}, so each weight keeps its expected value but a row no `
+      + `longer sums to 1 (row 0 sums to ${rowSums(r.weights, L, L)[0].toFixed(3)}). Switch to eval mode to see the `
+      + 'weights the model would use.'
+    : 'Eval mode: no dropout; every row of weights sums to 1 (a fully masked padding row is all zeros: it has no '
+      + 'key to attend to).';
   figures.push({ kind: 'text', id: 'dropout', text: sumText });
   return figures;
 }
@@ -315,7 +337,8 @@ function sentenceFigures(r, v) {
 /** Query -> key edges above the threshold (a row's own weight on itself is a loop). */
 function edgesOf(w, L, threshold) {
   const edges = [];
-  for (let t = 0; t < L; t++) for (let s = 0; s < L; s++) if (w[t * L + s] > threshold) edges.push({ from: t, to: s, weight: w[t * L + s] });
+  for (let t = 0; t < L; t++) for (let s = 0; s < L; s++) if (w[t * L + s] > threshold) edges.push({ from: t, to: s,
+    weight: w[t * L + s] });
   return edges;
 }
 
@@ -331,14 +354,17 @@ const why = {
     + 'squeezed into that state, and the steps cannot run in parallel because each needs the one before. '
     + 'Attention lets every position look at every other position directly: one step, whatever the distance, with a '
     + 'weight for each pair computed from the data (softmax of query · key), and all positions at once. The price: '
-    + 'the weights grow with the square of the length, and attention alone knows no order (the sentence above, with one '
-    + 'random vector per word, gives a repeated word identical rows), which is why Transformers add position information.',
+    + 'the weights grow with the square of the length, and attention alone knows no order (the sentence above, with '
+    + 'one random vector per word, gives a repeated word identical rows), which is why Transformers add '
+    + 'position information.',
   properties: [],
   figures: () => [
-    { kind: 'graph', id: 'rnn-chain', title: 'RNN: one fixed-size state, passed along one word at a time', layout: 'line',
-      nodes: CHAIN, edges: CHAIN.slice(1).map((_, i) => ({ from: i, to: i + 1, weight: 1 })), maxWeight: 1, arrowsOnly: true },
-    { kind: 'graph', id: 'attention-all', title: 'Attention: "mat" reads every word directly (one step each)', layout: 'line',
-      nodes: CHAIN, edges: CHAIN.map((_, i) => ({ from: CHAIN.length - 1, to: i, weight: 1 })).filter((e) => e.to !== e.from), maxWeight: 1, arrowsOnly: true },
+    { kind: 'graph', id: 'rnn-chain', title: 'RNN: one fixed-size state, passed along one word at a time',
+      layout: 'line', nodes: CHAIN, edges: CHAIN.slice(1).map((_, i) => ({ from: i, to: i + 1, weight: 1 })),
+      maxWeight: 1, arrowsOnly: true },
+    { kind: 'graph', id: 'attention-all', title: 'Attention: "mat" reads every word directly (one step each)',
+      layout: 'line', nodes: CHAIN, edges: CHAIN.map((_, i) => ({ from: CHAIN.length - 1,
+        to: i, weight: 1 })).filter((e) => e.to !== e.from), maxWeight: 1, arrowsOnly: true },
   ],
 };
 

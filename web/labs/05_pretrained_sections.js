@@ -49,10 +49,11 @@ export async function runModel(ctx, v) {
     const chosen = before[m].top[0];
     const after = ablate ? bert.predict(i, bert.config.vocabSize).find((p) => p.id === chosen.id) : chosen;
     return { position: i, before: before[m].top.map(named),
-      chosen: { token: tokenizer.idToToken(chosen.id), id: chosen.id, logitBefore: chosen.logit, logitAfter: after.logit, change: after.logit - chosen.logit } };
+      chosen: { token: tokenizer.idToToken(chosen.id), id: chosen.id, logitBefore: chosen.logit,
+        logitAfter: after.logit, change: after.logit - chosen.logit } };
   });
-  opened.cache = { key, tokens, ids: Array.from(ids), typeIds: Array.from(typeIds), L, H, D, T, attentions, queries, keys, predictions, choice,
-    mlm: bert.summary.mlm, name: opened.name, ablate, ...(changes ? { changes } : {}) };
+  opened.cache = { key, tokens, ids: Array.from(ids), typeIds: Array.from(typeIds), L, H, D, T, attentions, queries,
+    keys, predictions, choice, mlm: bert.summary.mlm, name: opened.name, ablate, ...(changes ? { changes } : {}) };
   return opened.cache;
 }
 
@@ -60,7 +61,8 @@ export async function runModel(ctx, v) {
 export function pick(v, r) {
   const layer = Math.min(v.layer, r.L - 1), head = Math.min(v.head, r.H - 1);
   const notes = [];
-  if (layer !== v.layer) notes.push(`layer ${v.layer} does not exist in this ${r.L}-layer model: showing layer ${layer}`);
+  if (layer !== v.layer) notes.push(`layer ${v.layer} does not exist in this ${r.L}-layer model: `
+    + `showing layer ${layer}`);
   if (head !== v.head) notes.push(`head ${v.head} does not exist (${r.H} heads): showing head ${head}`);
   return { layer, head, notes };
 }
@@ -85,13 +87,15 @@ export function restrict(m, T, keep) {
 }
 
 const max = (xs) => xs.reduce((a, b) => Math.max(a, b), 0);
-const hideNote = (hide) => (hide ? ' [CLS] and [SEP] hidden: rows no longer sum to 1 (the weight they took is not shown).' : '');
+const hideNote = (hide) => (hide ? ' [CLS] and [SEP] hidden: rows no longer sum to 1 (the weight they '
+  + 'took is not shown).' : '');
 
 const model = {
   id: 'model',
   title: 'Model view: every layer and head',
   text: 'One thumbnail per head, a row per layer: rows of each are the queries (tokens attending), columns the keys. '
-    + 'Early layers often attend to neighbours or to the token itself; later ones to [SEP] or [CLS] (a "no-op"). Click a head to open it below.',
+    + 'Early layers often attend to neighbours or to the token itself; later ones to [SEP] or [CLS] (a "no-op"). Click '
+    + 'a head to open it below.',
   properties: ['text', 'pair', 'hideSpecial'],
   dependsOn: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'backend', 'ablate'],
   needsOpen: true,
@@ -108,9 +112,10 @@ const model = {
     }
     return [
       { kind: 'text', id: 'model-tokens', text: `${r.name}: ${r.T} tokens — ${r.tokens.join(' ')}` },
-      { kind: 'modelgrid', id: 'model-grid', title: `${r.L} layers × ${r.H} heads (0 to 1 per cell).${hideNote(v.hideSpecial)}`,
-        layers: r.L, heads: r.H, tokens: tokenLabels(keep.map((i) => r.tokens[i])), attentions, selected: { layer, head },
-        picks: { layer: 'layer', head: 'head' } },
+      { kind: 'modelgrid', id: 'model-grid', title: `${r.L} layers × ${r.H} heads (0 to 1 per `
+        + `cell).${hideNote(v.hideSpecial)}`,
+        layers: r.L, heads: r.H, tokens: tokenLabels(keep.map((i) => r.tokens[i])), attentions,
+        selected: { layer, head }, picks: { layer: 'layer', head: 'head' } },
     ];
   },
 };
@@ -118,8 +123,8 @@ const model = {
 const headView = {
   id: 'head',
   title: 'Head view: who attends to whom',
-  text: 'Each query token on the left sends a line to every key on the right, as dark as its weight. Hover or click a token '
-    + 'to keep only its lines. The heatmap shows the same numbers.',
+  text: 'Each query token on the left sends a line to every key on the right, as dark as its weight. Hover or click a '
+    + 'token to keep only its lines. The heatmap shows the same numbers.',
   properties: ['layer', 'head', 'average'],
   dependsOn: ['text', 'pair', 'hideSpecial', 'layer', 'head', 'average', 'backend', 'ablate'],
   needsOpen: true,
@@ -138,9 +143,9 @@ const headView = {
       { kind: 'headview', id: 'head-lines', title: `Head view, ${which}`, tokens: labels, weights: m,
         caption: `Line opacity = weight (1 = solid).${hideNote(v.hideSpecial)}`, picks: { token: 'token' } },
       { kind: 'heatmap', id: 'head-heatmap', cell: labels.length > 40 ? 10 : 20, recordLabels: true,
-        title: `Attention weights, ${which}`, rows: labels.length, cols: labels.length, values: m, range: [0, Math.max(1e-6, max(m))],
-        xTitle: 'key (attended to)', yTitle: 'query (attending)', xTicks: labels, yTicks: labels,
-        xNames: labels.map((t) => `key ${t}`), yNames: labels.map((t) => `query ${t}`) },
+        title: `Attention weights, ${which}`, rows: labels.length, cols: labels.length, values: m,
+        range: [0, Math.max(1e-6, max(m))], xTitle: 'key (attended to)', yTitle: 'query (attending)', xTicks: labels,
+        yTicks: labels, xNames: labels.map((t) => `key ${t}`), yNames: labels.map((t) => `query ${t}`) },
     );
     return figures;
   },
@@ -149,8 +154,9 @@ const headView = {
 const neuron = {
   id: 'neuron',
   title: 'Neuron view: how one query scores every key',
-  text: 'For one query token of the head above: its query vector q, every key vector k, their elementwise products q∘k (the '
-    + 'sum of a row is q·k), q·k/√d, and the softmax that turns the scores into the weights of the head view.',
+  text: 'For one query token of the head above: its query vector q, every key vector k, their elementwise products '
+    + 'q∘k (the sum of a row is q·k), q·k/√d, and the softmax that turns the scores into the weights '
+    + 'of the head view.',
   properties: ['token'],
   dependsOn: ['text', 'pair', 'layer', 'head', 'token', 'backend', 'ablate'],
   needsOpen: true,
@@ -177,17 +183,22 @@ const neuron = {
     const cell = D > 32 ? 6 : 14;
     const note = t !== v.token ? ` (token ${v.token} is past the end: showing ${t})` : '';
     return [
-      { kind: 'text', id: 'neuron-what', text: `Layer ${layer}, head ${head}, query token ${t} "${labels[t]}"${note}: d = ${D}.` },
-      { kind: 'heatmap', id: 'neuron-q', cell, title: `q ("${labels[t]}")`, rows: 1, cols: D, values: q, palette: 'diverging',
-        range: [-bound(q), bound(q)], xTitle: 'dimension', yTitle: '', xTicks: dims, yTicks: [labels[t]] },
-      { kind: 'heatmap', id: 'neuron-k', cell, title: 'k of every token', rows: T, cols: D, values: K, palette: 'diverging',
-        range: [-bound(K), bound(K)], xTitle: 'dimension', yTitle: 'key', xTicks: dims, yTicks: labels },
-      { kind: 'heatmap', id: 'neuron-qk', cell, title: 'q ∘ k (each row sums to q·k)', rows: T, cols: D, values: products, palette: 'diverging',
-        range: [-bound(products), bound(products)], xTitle: 'dimension', yTitle: 'key', xTicks: dims, yTicks: labels },
-      { kind: 'bars', id: 'neuron-scores', title: 'q·k / √d per key', values: Array.from(scaled), labels, xTitle: 'key', yTitle: 'q·k/√d',
+      { kind: 'text', id: 'neuron-what', text: `Layer ${layer}, head ${head}, query token ${t} `
+        + `"${labels[t]}"${note}: d = ${D}.` },
+      { kind: 'heatmap', id: 'neuron-q', cell, title: `q ("${labels[t]}")`, rows: 1, cols: D, values: q,
+        palette: 'diverging', range: [-bound(q), bound(q)], xTitle: 'dimension', yTitle: '', xTicks: dims,
+        yTicks: [labels[t]] },
+      { kind: 'heatmap', id: 'neuron-k', cell, title: 'k of every token', rows: T, cols: D, values: K,
+        palette: 'diverging', range: [-bound(K), bound(K)], xTitle: 'dimension', yTitle: 'key', xTicks: dims,
+        yTicks: labels },
+      { kind: 'heatmap', id: 'neuron-qk', cell, title: 'q ∘ k (each row sums to q·k)', rows: T, cols: D,
+        values: products, palette: 'diverging', range: [-bound(products), bound(products)], xTitle: 'dimension',
+        yTitle: 'key', xTicks: dims, yTicks: labels },
+      { kind: 'bars', id: 'neuron-scores', title: 'q·k / √d per key', values: Array.from(scaled), labels,
+        xTitle: 'key', yTitle: 'q·k/√d', highlight: weights.indexOf(max(weights)) },
+      { kind: 'bars', id: 'neuron-softmax', title: `softmax → the weights of "${labels[t]}" (sum 1)`,
+        values: Array.from(weights), labels, xTitle: 'key', yTitle: 'weight',
         highlight: weights.indexOf(max(weights)) },
-      { kind: 'bars', id: 'neuron-softmax', title: `softmax → the weights of "${labels[t]}" (sum 1)`, values: Array.from(weights), labels,
-        xTitle: 'key', yTitle: 'weight', highlight: weights.indexOf(max(weights)) },
     ];
   },
 };
@@ -206,11 +217,15 @@ const fill = {
     return runModel(ctx, v);
   },
   figures(r) {
-    if (!r.mlm) return [{ kind: 'text', id: 'mask-none', text: 'This checkpoint has no masked-language-model head (no cls.predictions.* tensors: a BertModel, not a BertForMaskedLM).' }];
-    if (!r.predictions.length) return [{ kind: 'text', id: 'mask-none', text: 'No [MASK] in the sentence: type [MASK] where a word should be, or press "Mask a word".' }];
+    if (!r.mlm) return [{ kind: 'text', id: 'mask-none', text: 'This checkpoint has no masked-language-model head (no '
+      + 'cls.predictions.* tensors: a BertModel, not a BertForMaskedLM).' }];
+    if (!r.predictions.length) return [{ kind: 'text', id: 'mask-none', text: 'No [MASK] in the sentence: type [MASK] '
+      + 'where a word should be, or press "Mask a word".' }];
     return r.predictions.map(({ position, top }, i) => ({
-      kind: 'bars', id: `mask-${i}`, title: `[MASK] at position ${position}: ${top.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}`,
-      values: top.map((p) => p.probability), labels: top.map((p) => p.token), xTitle: 'token', yTitle: 'probability', highlight: 0,
+      kind: 'bars', id: `mask-${i}`, title: `[MASK] at position ${position}: `
+        + `${top.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}`,
+      values: top.map((p) => p.probability), labels: top.map((p) => p.token), xTitle: 'token', yTitle: 'probability',
+      highlight: 0,
     }));
   },
 };
@@ -230,12 +245,15 @@ const TOP_K = 3;
 const switchOff = {
   id: 'ablate',
   title: 'Switch heads off',
-  text: 'Attention weights show where a head looks, not what it does. Click a head to switch it off (its output is zeroed before the '
-    + 'layer\'s output projection, as TransformerLens zeroes hook_z) and see what the [MASK] guesses lose; click it again to switch it back on.',
+  text: 'Attention weights show where a head looks, not what it does. Click a head to switch it off (its output is '
+    + 'zeroed before the layer\'s output projection, as TransformerLens zeroes hook_z) and see what the [MASK] guesses '
+    + 'lose; click it again to switch it back on.',
   properties: ['ablate'],
   actions: [
-    { id: 'ablate-previous', label: `Switch off the ${TOP_K} previous-token heads`, title: 'The heads whose weight on the token before is largest on this sentence',
-      change: (v, r) => (r ? { ...v, ablate: headListText(topHeads(selfAttentionScores(r.attentions, r.H, r.T).previous, r.H, TOP_K)) } : v) },
+    { id: 'ablate-previous', label: `Switch off the ${TOP_K} previous-token heads`, title: 'The heads whose weight on '
+      + 'the token before is largest on this sentence',
+      change: (v, r) => (r ? { ...v,
+        ablate: headListText(topHeads(selfAttentionScores(r.attentions, r.H, r.T).previous, r.H, TOP_K)) } : v) },
     { id: 'ablate-none', label: 'Every head on', change: (v) => ({ ...v, ablate: '' }) },
   ],
   dependsOn: ['text', 'pair', 'backend', 'ablate'],
@@ -245,20 +263,26 @@ const switchOff = {
   },
   figures(r, v) {
     const figures = [
-      switchGrid({ layers: r.L, heads: r.H, attentions: concatAttentions(r), tokens: tokenLabels(r.tokens), ablate: r.ablate }),
+      switchGrid({ layers: r.L, heads: r.H, attentions: concatAttentions(r), tokens: tokenLabels(r.tokens),
+        ablate: r.ablate }),
       { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
     ];
-    if (!r.mlm) return [...figures, { kind: 'text', id: 'ablate-mask', text: 'This checkpoint has no [MASK] head: the attention above is what changes.' }];
-    if (!r.predictions.length) return [...figures, { kind: 'text', id: 'ablate-mask', text: 'Put [MASK] in the sentence to see what the heads switched off change.' }];
+    if (!r.mlm) return [...figures, { kind: 'text', id: 'ablate-mask', text: 'This checkpoint has no [MASK] head: the '
+      + 'attention above is what changes.' }];
+    if (!r.predictions.length) return [...figures, { kind: 'text', id: 'ablate-mask', text: 'Put [MASK] in the '
+      + 'sentence to see what the heads switched off change.' }];
     r.predictions.forEach(({ position, top }, i) => {
       const change = r.changes?.[i];
-      figures.push({ kind: 'bars', id: `ablate-guesses-${i}`, values: top.map((p) => p.probability), labels: top.map((p) => p.token),
+      figures.push({ kind: 'bars', id: `ablate-guesses-${i}`, values: top.map((p) => p.probability),
+        labels: top.map((p) => p.token),
         title: `[MASK] at ${position}${r.ablate ? ', heads off' : ''}: ${top.map((p) => p.token).join(', ')}`,
         xTitle: 'token', yTitle: 'probability', highlight: 0 });
       if (change) {
         figures.push({ kind: 'text', id: `ablate-change-${i}`,
-          text: `With every head: ${change.before.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}. `
-            + `Its first guess “${change.chosen.token}”: logit ${logitChange(change.chosen.logitBefore, change.chosen.logitAfter)} with the heads off.` });
+          text: 'With every head: '
+            + `${change.before.map((p) => `${p.token} ${(100 * p.probability).toFixed(1)}%`).join(', ')}. Its first `
+            + `guess “${change.chosen.token}”: logit `
+            + `${logitChange(change.chosen.logitBefore, change.chosen.logitAfter)} with the heads off.` });
       }
     });
     return figures;

@@ -25,7 +25,8 @@ export function choiceOf(shown, backend) {
   const loop = BACKEND_LABELS[cpuKernel(backend)];
   const reason = shown.backend === cpuKernel(backend)
     ? `${shown.reason}; it ran the decoding loop and the attention shown`
-    : `${shown.reason}; it ran the attention shown, and the decoding loop (choosing each word) ran the ${loop} CPU kernel`;
+    : `${shown.reason}; it ran the attention shown, and the decoding loop (choosing each word) ran the `
+      + `${loop} CPU kernel`;
   return { backend: shown.backend, reason };
 }
 
@@ -34,7 +35,8 @@ function crossPerToken(layers, L, H, S, count) {
   const rows = layers[0].length / (H * S);
   return Array.from({ length: count }, (_, t) => {
     const out = new Float32Array(L * H * S);
-    for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) out.set(layers[l].subarray((h * rows + t) * S, (h * rows + t + 1) * S), (l * H + h) * S);
+    for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) out.set(layers[l].subarray((h * rows + t) * S,
+      (h * rows + t + 1) * S), (l * H + h) * S);
     return out;
   });
 }
@@ -59,7 +61,8 @@ export async function runTranslation(ctx, v) {
     marian.ablateHeads([]);
     marian.encode(source.ids, { backend: loop });
     const whole = marian.generate({ beams: v.beams, maxLength, backend: loop });
-    before = { ids: whole.ids, targetPieces: whole.ids.slice(1).map((id) => tokenizer.idToToken(id)), translation: tokenizer.decode(whole.ids) };
+    before = { ids: whole.ids, targetPieces: whole.ids.slice(1).map((id) => tokenizer.idToToken(id)),
+      translation: tokenizer.decode(whole.ids) };
   }
   applyAblation(marian, ablate);
   marian.encode(source.ids, { backend: loop });
@@ -74,12 +77,12 @@ export async function runTranslation(ctx, v) {
   const crossLayers = Array.from({ length: c.decoderLayers }, (_, l) => marian.crossAttention(l));
   const target = g.ids.slice(1).map((id) => tokenizer.idToToken(id));
   opened.cache = {
-    key, choice: choiceOf(shown.choice, ctx.backend), name: opened.name, sourcePieces: source.pieces, sourceIds: Array.from(source.ids),
-    targetPieces: target, ids: g.ids, translation: tokenizer.decode(g.ids),
+    key, choice: choiceOf(shown.choice, ctx.backend), name: opened.name, sourcePieces: source.pieces,
+    sourceIds: Array.from(source.ids), targetPieces: target, ids: g.ids, translation: tokenizer.decode(g.ids),
     cross: crossPerToken(crossLayers, c.decoderLayers, c.decoderHeads, source.ids.length, target.length),
     steps: g.steps.map((s) => ({ ...s, text: s.beams.map((b) => tokenizer.decode(b)) })),
-    score: g.score, beams: v.beams, encoder, decoder, L: c.decoderLayers, H: c.decoderHeads, Le: c.encoderLayers, He: c.encoderHeads,
-    ablate, ...(before ? { before, logit } : {}),
+    score: g.score, beams: v.beams, encoder, decoder, L: c.decoderLayers, H: c.decoderHeads, Le: c.encoderLayers,
+    He: c.encoderHeads, ablate, ...(before ? { before, logit } : {}),
   };
   return opened.cache;
 }
@@ -148,7 +151,8 @@ export function crossView(r, n, v) {
     const { layer, head, notes } = pickLayerHead(v.layer, v.head, r.L, r.H);
     return { values: crossHead(r, n, layer, head), which: `layer ${layer}, head ${head}`, notes };
   }
-  if (v.crossView === 'all') return { values: crossMean(r, n), which: `mean of all ${r.L} layers × ${r.H} heads`, notes: [] };
+  if (v.crossView === 'all') return { values: crossMean(r, n),
+    which: `mean of all ${r.L} layers × ${r.H} heads`, notes: [] };
   return { values: crossMean(r, n, r.L - 1), which: `last layer (${r.L - 1}), mean of its ${r.H} heads`, notes: [] };
 }
 
@@ -167,7 +171,8 @@ function attentionKind(r, side, n) {
     const S = source.length;
     return { name: 'Encoder self-attention', L: r.Le, H: r.He, ...self(source),
       at: (l, h) => r.encoder[l].slice(h * S * S, (h + 1) * S * S),
-      note: 'The encoder reads the whole source sentence at once, before the first word is written: "Tokens shown" does not change it.' };
+      note: 'The encoder reads the whole source sentence at once, before the first word is written: "Tokens shown" '
+        + 'does not change it.' };
   }
   if (side === 'decoder') {
     // A generated token is labelled the same as an input as it is in the cross-attention's rows.
@@ -179,35 +184,42 @@ function attentionKind(r, side, n) {
         for (let i = 0; i < n; i++) m.set(w.subarray((h * D + i) * D, (h * D + i) * D + n), i * n);
         return m;
       },
-      note: `Rows and columns are the decoder's inputs: <start>, then each generated token fed back in. Each row is where the decoder chose the next token (the <start> row chose the first): the ${n} positions behind the ${n} token${n === 1 ? '' : 's'} shown. A position sees only itself and the inputs before it (causal): the upper triangle is empty.` };
+      note: `Rows and columns are the decoder's inputs: <start>, then each generated token fed back in. Each row is `
+        + `where the decoder chose the next token (the <start> row chose the first): the ${n} positions behind the `
+        + `${n} token${n === 1 ? '' : 's'} shown. A position sees only itself and the inputs before it (causal): the `
+        + 'upper triangle is empty.' };
   }
   const shown = generated.slice(0, n);
-  return { name: 'Cross-attention', L: r.L, H: r.H, queries: shown, keys: source, queryTitle: 'generated', keyTitle: 'source',
-    axes: { queryTokens: shown, keyTokens: source, queryTitle: 'generated', keyTitle: 'source' },
+  return { name: 'Cross-attention', L: r.L, H: r.H, queries: shown, keys: source, queryTitle: 'generated',
+    keyTitle: 'source', axes: { queryTokens: shown, keyTokens: source, queryTitle: 'generated', keyTitle: 'source' },
     at: (l, h) => crossHead(r, n, l, h),
-    note: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while choosing that token.' };
+    note: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while '
+      + 'choosing that token.' };
 }
 
 const translate = {
   id: 'translate',
   title: 'Translate, word by word',
-  text: 'The encoder reads the whole source sentence once; the decoder then writes the translation one token at a time, each '
-    + 'new token looking at the source through cross-attention. Step through it, play it, or show it all: every figure below '
-    + 'shows the tokens generated so far. With several beams, the search keeps the best partial translations at each step '
-    + '(their summed log-probabilities below).',
+  text: 'The encoder reads the whole source sentence once; the decoder then writes the translation one token at a '
+    + 'time, each new token looking at the source through cross-attention. Step through it, play it, or show it all: '
+    + 'every figure below shows the tokens generated so far. With several beams, the search keeps the best partial '
+    + 'translations at each step (their summed log-probabilities below).',
   properties: ['text', 'beams', 'maxLength', 'shown'],
   actions: [
-    { id: 'play', label: '▶ Play', pauseLabel: '❚❚ Pause', title: 'Show the translation one generated token at a time (Pause stops it)',
+    { id: 'play', label: '▶ Play', pauseLabel: '❚❚ Pause', title: 'Show the translation one generated token at a '
+      + 'time (Pause stops it)',
       play: {
         everyMs: 600, // a readable pace: a word, then a look at its figures
         // From the first token when the whole translation is already shown; else from where it is.
         start: (v, r) => (shownCount(r, v) >= r.targetPieces.length ? { ...v, shown: 1 } : v),
         next: (v, r) => (shownCount(r, v) >= r.targetPieces.length ? null : { ...v, shown: shownCount(r, v) + 1 }),
       } },
-    { id: 'step', label: 'Next word', title: 'Show one more generated token (after the last one, start again from the first)',
+    { id: 'step', label: 'Next word', title: 'Show one more generated token (after the last one, start '
+      + 'again from the first)',
       change: (v, r) => ({ ...v, shown: !r || shownCount(r, v) >= r.targetPieces.length ? 1 : shownCount(r, v) + 1 }) },
     { id: 'all', label: 'Show all', title: 'Show the whole translation', change: (v) => ({ ...v, shown: 0 }) },
-    { id: 'restart', label: 'From the start', title: 'Show the first generated token only', change: (v) => ({ ...v, shown: 1 }) },
+    { id: 'restart', label: 'From the start', title: 'Show the first generated token only',
+      change: (v) => ({ ...v, shown: 1 }) },
   ],
   dependsOn: ['text', 'beams', 'maxLength', 'shown', 'backend', 'ablate'],
   needsOpen: true,
@@ -216,8 +228,10 @@ const translate = {
     const n = shownCount(r, v);
     const words = r.targetPieces.slice(0, n);
     const figures = [
-      { kind: 'text', id: 'translation', text: `${r.translation}${n < r.targetPieces.length ? `  (showing ${n} of ${r.targetPieces.length} tokens: ${words.join(' ')})` : ''}` },
-      { kind: 'text', id: 'pieces', text: `Source pieces (${r.sourcePieces.length}): ${r.sourcePieces.join(' ')} · generated (${r.targetPieces.length}): ${r.targetPieces.join(' ')}` },
+      { kind: 'text', id: 'translation',
+        text: `${r.translation}${n < r.targetPieces.length ? `  (showing ${n} of ${r.targetPieces.length} tokens: ${words.join(' ')})` : ''}` },
+      { kind: 'text', id: 'pieces', text: `Source pieces (${r.sourcePieces.length}): ${r.sourcePieces.join(' ')} · `
+        + `generated (${r.targetPieces.length}): ${r.targetPieces.join(' ')}` },
     ];
     if (r.beams > 1 && r.steps.length) {
       const k = Math.min(Math.max(1, n), r.steps.length) - 1;
@@ -228,26 +242,27 @@ const translate = {
       const ended = s.text.length - live.length;
       const beams = live.length ? `Beams after step ${k + 1} (summed log-probability): ${live.join(' · ')}` : `Step ${k + 1}: no beam can go on`;
       figures.push({ kind: 'text', id: 'beams', text: `${beams}${ended && live.length ? ` · ${ended} ended` : ''}`
-        + `${s.finished.length ? ` · ${s.finished.length} finished with </s> at this step` : ''}. Best final score (÷ length): ${r.score.toFixed(3)}.` });
+        + `${s.finished.length ? ` · ${s.finished.length} finished with </s> at this step` : ''}. Best final score `
+        + `(÷ length): ${r.score.toFixed(3)}.` });
     }
     return figures;
   },
 };
 
 // Notebook 04's cell for this figure does not run as written; what it meant, and what the lab does.
-const NOTEBOOK_NOTE = 'In notebook 04 this figure\'s cell fails: model.generate(**inputs, output_attentions=True) returns only '
-  + 'the token ids (the weights come back with return_dict_in_generate=True, in outputs.cross_attentions, one entry per '
-  + 'generated token), and tokenizer.tokenize(translation) splits the French with the English tokenizer. Here the weights '
-  + 'are those the model computed while writing each token, and the French pieces are the ones it wrote, from its target '
-  + 'vocabulary.';
+const NOTEBOOK_NOTE = 'In notebook 04 this figure\'s cell fails: model.generate(**inputs, output_attentions=True) '
+  + 'returns only the token ids (the weights come back with return_dict_in_generate=True, in outputs.cross_attentions, '
+  + 'one entry per generated token), and tokenizer.tokenize(translation) splits the French with the English tokenizer. '
+  + 'Here the weights are those the model computed while writing each token, and the French pieces are the ones it '
+  + 'wrote, from its target vocabulary.';
 
 const cross = {
   id: 'cross',
   title: 'Cross-attention: which source tokens each generated token read',
-  text: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while choosing that '
-    + 'token. First the last layer\'s weights averaged over its heads, as notebook 04 draws them; "Show" gives the mean '
-    + 'of every layer, or one layer and head. The lines show the same numbers between the two sentences: hover or click '
-    + 'a generated token to keep only its lines.',
+  text: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while choosing '
+    + 'that token. First the last layer\'s weights averaged over its heads, as notebook 04 draws them; "Show" gives '
+    + 'the mean of every layer, or one layer and head. The lines show the same numbers between the two sentences: '
+    + 'hover or click a generated token to keep only its lines.',
   properties: ['crossView', 'layer', 'head'],
   dependsOn: ['text', 'beams', 'maxLength', 'shown', 'crossView', 'layer', 'head', 'backend', 'ablate'],
   needsOpen: true,
@@ -258,12 +273,14 @@ const cross = {
     const xs = tokenLabels(r.sourcePieces), ys = tokenLabels(r.targetPieces).slice(0, n);
     return [
       ...(notes.length ? [{ kind: 'text', id: 'cross-note', status: 'bad', text: `${notes.join('; ')}.` }] : []),
-      { kind: 'heatmap', id: 'cross-heatmap', cell: S > 40 ? 12 : 22, recordLabels: true, title: `Cross-attention, ${which}`,
-        rows: n, cols: S, values, range: [0, Math.max(1e-6, maxOf(values))], xTitle: 'source token', yTitle: 'generated token',
-        xTicks: xs, yTicks: ys, xNames: xs.map((t) => `source ${t}`), yNames: ys.map((t) => `generated ${t}`) },
-      { kind: 'headview', id: 'cross-lines', title: `Cross-attention lines, ${which}`, queryTokens: ys, keyTokens: xs, weights: values,
-        queryTitle: 'generated', keyTitle: 'source',
-        caption: `Line opacity = weight (1 = solid). ${n} of ${r.targetPieces.length} generated tokens; each one's lines sum to 1.` },
+      { kind: 'heatmap', id: 'cross-heatmap', cell: S > 40 ? 12 : 22, recordLabels: true,
+        title: `Cross-attention, ${which}`, rows: n, cols: S, values, range: [0, Math.max(1e-6, maxOf(values))],
+        xTitle: 'source token', yTitle: 'generated token', xTicks: xs, yTicks: ys, xNames: xs.map((t) => `source ${t}`),
+        yNames: ys.map((t) => `generated ${t}`) },
+      { kind: 'headview', id: 'cross-lines', title: `Cross-attention lines, ${which}`, queryTokens: ys, keyTokens: xs,
+        weights: values, queryTitle: 'generated', keyTitle: 'source',
+        caption: `Line opacity = weight (1 = solid). ${n} of ${r.targetPieces.length} generated tokens; each `
+          + `one's lines sum to 1.` },
       { kind: 'text', id: 'cross-notebook', text: NOTEBOOK_NOTE },
     ];
   },
@@ -272,9 +289,9 @@ const cross = {
 const views = {
   id: 'views',
   title: 'Views: every layer and head of the encoder, the decoder or the cross-attention',
-  text: 'Choose which attention: the encoder\'s self-attention over the source, the decoder\'s (causal) self-attention over '
-    + 'its own words, or the cross-attention from the translation to the source. The model view has one thumbnail per head, '
-    + 'a row per layer; click one to open it in the head view and the heatmap below it.',
+  text: 'Choose which attention: the encoder\'s self-attention over the source, the decoder\'s (causal) self-attention '
+    + 'over its own words, or the cross-attention from the translation to the source. The model view has one thumbnail '
+    + 'per head, a row per layer; click one to open it in the head view and the heatmap below it.',
   properties: ['side', 'viewLayer', 'viewHead'],
   dependsOn: ['text', 'beams', 'maxLength', 'shown', 'side', 'viewLayer', 'viewHead', 'backend', 'ablate'],
   needsOpen: true,
@@ -285,21 +302,25 @@ const views = {
     const { layer, head, notes } = pickLayerHead(v.viewLayer, v.viewHead, kind.L, kind.H);
     const T = kind.queries.length, S = kind.keys.length;
     const attentions = new Float32Array(kind.L * kind.H * T * S);
-    for (let l = 0; l < kind.L; l++) for (let h = 0; h < kind.H; h++) attentions.set(kind.at(l, h), (l * kind.H + h) * T * S);
+    for (let l = 0; l < kind.L; l++) for (let h = 0; h < kind.H; h++) attentions.set(kind.at(l, h),
+      (l * kind.H + h) * T * S);
     const m = kind.at(layer, head);
     const which = `layer ${layer}, head ${head}`;
     const axes = kind.axes;
     return [
       ...(notes.length ? [{ kind: 'text', id: 'views-note', status: 'bad', text: `${notes.join('; ')}.` }] : []),
       { kind: 'text', id: 'views-what', text: kind.note },
-      { kind: 'modelgrid', id: 'views-grid', title: `${kind.name}: ${kind.L} layers × ${kind.H} heads (0 to 1 per cell)`,
-        layers: kind.L, heads: kind.H, ...axes, attentions, selected: { layer, head }, picks: { layer: 'viewLayer', head: 'viewHead' } },
+      { kind: 'modelgrid', id: 'views-grid', title: `${kind.name}: ${kind.L} layers × ${kind.H} heads `
+        + '(0 to 1 per cell)',
+        layers: kind.L, heads: kind.H, ...axes, attentions, selected: { layer, head },
+        picks: { layer: 'viewLayer', head: 'viewHead' } },
       { kind: 'headview', id: 'views-lines', title: `${kind.name}, ${which}`, ...axes, weights: m,
         caption: 'Line opacity = weight (1 = solid). Hover or click a token to keep only its lines.' },
-      { kind: 'heatmap', id: 'views-heatmap', cell: Math.max(T, S) > 40 ? 10 : 20, recordLabels: true, title: `${kind.name}, ${which}`,
-        rows: T, cols: S, values: m, range: [0, Math.max(1e-6, maxOf(m))], xTitle: `${kind.keyTitle} (attended to)`,
-        yTitle: `${kind.queryTitle} (attending)`, xTicks: kind.keys, yTicks: kind.queries,
-        xNames: kind.keys.map((t) => `${kind.keyTitle} ${t}`), yNames: kind.queries.map((t) => `${kind.queryTitle} ${t}`) },
+      { kind: 'heatmap', id: 'views-heatmap', cell: Math.max(T, S) > 40 ? 10 : 20, recordLabels: true,
+        title: `${kind.name}, ${which}`, rows: T, cols: S, values: m, range: [0, Math.max(1e-6, maxOf(m))],
+        xTitle: `${kind.keyTitle} (attended to)`, yTitle: `${kind.queryTitle} (attending)`, xTicks: kind.keys,
+        yTicks: kind.queries, xNames: kind.keys.map((t) => `${kind.keyTitle} ${t}`),
+        yNames: kind.queries.map((t) => `${kind.queryTitle} ${t}`) },
     ];
   },
 };
@@ -324,12 +345,15 @@ function crossFocus(r, n) {
 const switchOff = {
   id: 'ablate',
   title: 'Switch heads off',
-  text: 'Attention weights show where a head looks, not what it does. Click a cross-attention head to switch it off (its output '
-    + 'is zeroed before the output projection, as TransformerLens zeroes hook_z) and see what the translation becomes; click it again to switch it back on.',
+  text: 'Attention weights show where a head looks, not what it does. Click a cross-attention head to switch it off '
+    + '(its output is zeroed before the output projection, as TransformerLens zeroes hook_z) and see what the '
+    + 'translation becomes; click it again to switch it back on.',
   properties: ['ablate'],
   actions: [
-    { id: 'ablate-focus', label: `Switch off the ${TOP_K} most focused heads`, title: 'The cross-attention heads whose rows put the most weight on one source token',
-      change: (v, r) => (r ? { ...v, ablate: headListText(topHeads(crossFocus(r, r.targetPieces.length), r.H, TOP_K)) } : v) },
+    { id: 'ablate-focus', label: `Switch off the ${TOP_K} most focused heads`, title: 'The cross-attention heads whose '
+      + 'rows put the most weight on one source token',
+      change: (v, r) => (r ? { ...v,
+        ablate: headListText(topHeads(crossFocus(r, r.targetPieces.length), r.H, TOP_K)) } : v) },
     { id: 'ablate-none', label: 'Every head on', change: (v) => ({ ...v, ablate: '' }) },
   ],
   dependsOn: ['text', 'beams', 'maxLength', 'backend', 'ablate'],
@@ -338,13 +362,17 @@ const switchOff = {
   figures(r) {
     const n = r.targetPieces.length, S = r.sourcePieces.length;
     const attentions = new Float32Array(r.L * r.H * n * S);
-    for (let l = 0; l < r.L; l++) for (let h = 0; h < r.H; h++) attentions.set(crossHead(r, n, l, h), (l * r.H + h) * n * S);
+    for (let l = 0; l < r.L; l++) for (let h = 0; h < r.H; h++) attentions.set(crossHead(r, n, l, h),
+      (l * r.H + h) * n * S);
     return [
-      switchGrid({ layers: r.L, heads: r.H, attentions, queryTokens: tokenLabels(r.targetPieces), keyTokens: tokenLabels(r.sourcePieces),
-        queryTitle: 'generated', keyTitle: 'source', ablate: r.ablate, title: `Cross-attention, ${r.L} layers × ${r.H} heads: click a head to switch it off or on` }),
+      switchGrid({ layers: r.L, heads: r.H, attentions, queryTokens: tokenLabels(r.targetPieces),
+        keyTokens: tokenLabels(r.sourcePieces), queryTitle: 'generated', keyTitle: 'source', ablate: r.ablate,
+        title: `Cross-attention, ${r.L} layers × `
+          + `${r.H} heads: click a head to switch it off or on` }),
       { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
       { kind: 'text', id: 'ablate-translation', text: r.before
-        ? `With the heads off: ${r.translation} · with every head: ${r.before.translation}${r.before.translation === r.translation ? ' (the same)' : ''}`
+        ? `With the heads off: ${r.translation} · with every head: `
+          + `${r.before.translation}${r.before.translation === r.translation ? ' (the same)' : ''}`
         : `Translation: ${r.translation}` },
       ...(r.logit ? [{ kind: 'text', id: 'ablate-logit', text: logitText(r.logit) }] : []),
     ];
@@ -353,10 +381,12 @@ const switchOff = {
 
 /** The chosen token's logit line: where the translations part, each one's token, every head → heads off. */
 export function logitText(l) {
-  const where = l.whole.id === l.off.id ? `Token ${l.position}, the same with the heads off: “${visibleToken(l.whole.piece)}”`
+  const where = l.whole.id === l.off.id ? `Token ${l.position}, the same with the heads off: `
+    + `“${visibleToken(l.whole.piece)}”`
     : `Token ${l.position}, where the translations part: the whole model's “${visibleToken(l.whole.piece)}”`;
   const whole = `${where}, logit ${logitChange(l.whole.on, l.whole.off)} with the heads off`;
-  return l.whole.id === l.off.id ? `${whole}.` : `${whole}; “${visibleToken(l.off.piece)}”, written instead, ${logitChange(l.off.on, l.off.off)}.`;
+  return l.whole.id === l.off.id ? `${whole}.` : `${whole}; “${visibleToken(l.off.piece)}”, written instead, `
+    + `${logitChange(l.off.on, l.off.off)}.`;
 }
 
 export const SECTIONS = [translate, cross, views, switchOff];

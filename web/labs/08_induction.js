@@ -10,11 +10,12 @@ import { inductionPrediction } from './08_induction_predict.js';
 import { SHIPPED_TEXT } from './08_induction_text.js';
 import { ablateProperty, heads as headsOf } from './head_list.js';
 
-const INTRO = 'A small transformer (two layers of attention, no MLP) learns to predict the next token of random sequences. '
-  + 'Each sequence repeats a segment of it right after itself, at a random place and of a random length. The first copy cannot '
-  + 'be predicted; the second can, but only by a model that looks back for the earlier copy of the current token and reads what '
-  + 'came after it: an induction head. Press Play and watch the loss on the repeat: it sits at the rest\'s level, then drops '
-  + 'within a few dozen steps (the "phase change"), as a previous-token head forms in layer 0 and an induction head in layer 1.';
+const INTRO = 'A small transformer (two layers of attention, no MLP) learns to predict the next token of random '
+  + 'sequences. Each sequence repeats a segment of it right after itself, at a random place and of a random length. '
+  + 'The first copy cannot be predicted; the second can, but only by a model that looks back for the earlier copy of '
+  + 'the current token and reads what came after it: an induction head. Press Play and watch the loss on the repeat: '
+  + 'it sits at the rest\'s level, then drops within a few dozen steps (the "phase change"), as a previous-token head '
+  + 'forms in layer 0 and an induction head in layer 1.';
 
 // The lab's own maxima: the C++ trainer's (core/trainers/induction_task.h; tests/node/lab_tables.test.mjs
 // checks them against it).
@@ -25,18 +26,21 @@ export const MAX_TEXT = 20000;
 const properties = [
   { name: 'task', type: 'choice', default: 'repeat', effect: 'reset', group: 'Task', label: 'Task',
     choices: [{ value: 'repeat', label: 'repeats' }, { value: 'text', label: 'text' }],
-    help: 'Repeated random tokens: the segment whose copy only an induction head can predict. Characters of a text: a character-level '
-      + `language model on the text below (empty: ${SHIPPED_TEXT.title}).` },
+    help: 'Repeated random tokens: the segment whose copy only an induction head can predict. Characters of a text: a '
+      + `character-level language model on the text below (empty: ${SHIPPED_TEXT.title}).` },
   { name: 'vocab', type: 'int', default: 64, min: 3, max: 1024, effect: 'reset', group: 'Task', label: 'Vocabulary V',
     when: repeatTask, whenText: 'applies to --task repeat only',
     help: 'Token ids 0..V-1; 0 is the start token of every sequence, the others are drawn uniformly.' },
   { name: 'context', type: 'int', default: 33, min: 5, max: 256, effect: 'reset', group: 'Task', label: 'Context',
-    help: 'Tokens per sequence (TransformerLens\'s n_ctx), the start token included. The repeated segment is a quarter to half of the rest.' },
+    help: 'Tokens per sequence (TransformerLens\'s n_ctx), the start token included. The repeated segment is a quarter '
+      + 'to half of the rest.' },
   { name: 'text', type: 'text', default: '', maxLength: MAX_TEXT, effect: 'reset', group: 'Task', label: 'Text',
     when: textTask, whenText: 'applies to --task text only',
-    help: `The text the model learns, one character a token (at most ${MAX_TEXT.toLocaleString('en')} characters). Empty: ${SHIPPED_TEXT.title}.` },
+    help: `The text the model learns, one character a token (at most ${MAX_TEXT.toLocaleString('en')} characters). `
+      + `Empty: ${SHIPPED_TEXT.title}.` },
   { name: 'layers', type: 'int', default: 2, min: 1, max: 4, effect: 'reset', group: 'Model', label: 'Layers',
-    help: 'Transformer blocks. One layer cannot form an induction circuit: its heads see only the token embeddings and positions, not what a head of an earlier layer wrote.' },
+    help: 'Transformer blocks. One layer cannot form an induction circuit: its heads see only the token embeddings and '
+      + 'positions, not what a head of an earlier layer wrote.' },
   { name: 'heads', type: 'int', default: 2, min: 1, max: 16, effect: 'reset', group: 'Model', label: 'Heads',
     help: 'Attention heads per layer (TransformerLens\'s n_heads).' },
   { name: 'dModel', type: 'int', default: 32, min: 1, max: 512, effect: 'reset', group: 'Model', label: 'd_model',
@@ -44,35 +48,45 @@ const properties = [
   { name: 'dHead', type: 'int', default: 16, min: 1, max: 128, effect: 'reset', group: 'Model', label: 'd_head',
     help: 'Width of each head\'s queries, keys and values; heads × d_head need not equal d_model.' },
   { name: 'mlp', type: 'bool', default: false, effect: 'reset', group: 'Model', label: 'MLP',
-    help: 'A GELU MLP (d_mlp = 4 d_model) after the attention in every block; off: attention only, as Olsson et al.\'s small models.' },
+    help: 'A GELU MLP (d_mlp = 4 d_model) after the attention in every block; off: attention only, as Olsson et '
+      + 'al.\'s small models.' },
   { name: 'layerNorm', type: 'bool', default: false, effect: 'reset', group: 'Model', label: 'LayerNorm',
     help: 'Pre-norm LayerNorm (ln1, ln2, ln_final) as GPT-2 and TransformerLens\'s default; off: none.' },
   ...trainingProperties({
     batch: { default: 32, max: 512, help: 'Sequences per training step.' },
     lr: { default: 0.006, step: 0.001, help: 'Adam learning rate' },
-    steps: { default: 1500, help: 'Train until this many steps; at the defaults the phase change comes after about 400.' },
-    seed: { help: 'Seeds the initial weights, the sequences and the probe sequences: the same seed gives the same run, bit for bit on one backend.' },
+    steps: { default: 1500, help: 'Train until this many steps; at the defaults the phase change comes '
+      + 'after about 400.' },
+    seed: { help: 'Seeds the initial weights, the sequences and the probe sequences: the same seed gives the same run, '
+      + 'bit for bit on one backend.' },
   }),
-  backendProperty('Where the attention kernel runs: every layer\'s attention, forward and backward. A backend that is not available falls back, and the badge says why.'),
+  backendProperty('Where the attention kernel runs: every layer\'s attention, forward and backward. A backend that is '
+    + 'not available falls back, and the badge says why.'),
   // 50 steps/s: the phase change comes at about 8 s, a watchable drop; max trains as fast as this computer goes.
   speedProperty({ choices: ['10', '50', '200', 'max'], initial: '50',
     help: 'Steps per second; at 50 the phase change comes after about 8 s, at max as fast as this computer goes.' }),
   paletteProperty(),
-  ablateProperty('the trained model\'s heads (layer 0 holds the previous-token heads, layer 1 the induction heads).', { section: 'ablate' }),
-  { name: 'oneLayerSteps', type: 'int', default: 0, min: 0, max: 100000, effect: 'view', page: true, section: 'one-layer', label: 'One-layer steps',
+  ablateProperty('the trained model\'s heads (layer 0 holds the previous-token heads, layer 1 the induction heads).',
+    { section: 'ablate' }),
+  { name: 'oneLayerSteps', type: 'int', default: 0, min: 0, max: 100000, effect: 'view', page: true,
+    section: 'one-layer', label: 'One-layer steps',
     help: 'Steps the one-layer model beside the run has trained (Train one layer beside it counts them up to Steps).' },
 ];
 
 const checks = [
   (v) => (v.task === 'text' && [...v.text].length > MAX_TEXT
-    ? { name: 'text', message: `the text is ${[...v.text].length.toLocaleString('en')} characters long: the lab reads at most ${MAX_TEXT.toLocaleString('en')}` } : null),
+    ? { name: 'text', message: `the text is ${[...v.text].length.toLocaleString('en')} characters long: the lab reads `
+      + `at most ${MAX_TEXT.toLocaleString('en')}` } : null),
 ];
 
 const presets = [
   { id: 'defaults', label: 'Two layers (default)', values: { layers: 2 },
-    text: 'Two layers of two heads: a previous-token head forms in layer 0, then an induction head in layer 1, and the loss on the repeat drops.' },
+    text: 'Two layers of two heads: a previous-token head forms in layer 0, then an induction head in layer 1, and the '
+      + 'loss on the repeat drops.' },
   { id: 'one-layer', label: 'One layer', values: { layers: 1 },
-    text: 'One layer: its heads see the tokens and their positions only, so none can ask "what came after the earlier copy of my token?". It learns only that a repeated token is one seen before: the repeat\'s loss falls a little, never to half the rest\'s.' },
+    text: 'One layer: its heads see the tokens and their positions only, so none can ask "what came after the earlier '
+      + 'copy of my token?". It learns only that a repeated token is one seen before: the repeat\'s loss falls a '
+      + 'little, never to half the rest\'s.' },
   { id: 'full', label: 'With MLP and LayerNorm', values: { mlp: true, layerNorm: true },
     text: 'GPT-2\'s block: LayerNorm before the attention and the MLP. The same circuit forms.' },
   { id: 'text', label: 'Characters of a text', values: { task: 'text', steps: 3000 },
@@ -82,8 +96,8 @@ const presets = [
 /** Values -> the worker's configure request. An empty text is the shipped one. */
 function configureRequest(v) {
   return {
-    config: { task: v.task, layers: v.layers, heads: v.heads, dModel: v.dModel, dHead: v.dHead, mlp: v.mlp, layerNorm: v.layerNorm,
-      vocab: v.vocab, context: v.context, batch: v.batch, lr: v.lr, seed: v.seed,
+    config: { task: v.task, layers: v.layers, heads: v.heads, dModel: v.dModel, dHead: v.dHead, mlp: v.mlp,
+      layerNorm: v.layerNorm, vocab: v.vocab, context: v.context, batch: v.batch, lr: v.lr, seed: v.seed,
       ...(v.task === 'text' ? { text: v.text || SHIPPED_TEXT.text } : {}) },
     backend: v.backend,
     steps: v.steps,
@@ -133,12 +147,15 @@ function evaluationModel(config, e) {
   const { induction, previous } = headScoresOf(e);
   const items = [
     { id: 'repeat-loss', label: 'Loss on the repeat', value: f3(e.repeatLoss), raw: e.repeatLoss,
-      help: 'Mean cross-entropy on the repeated segment\'s tokens (its first excepted: nothing says the repeat starts there).' },
+      help: 'Mean cross-entropy on the repeated segment\'s tokens (its first excepted: nothing says the '
+        + 'repeat starts there).' },
     { id: 'rest-loss', label: 'Loss on the rest', value: f3(e.restLoss), raw: e.restLoss,
-      help: `Mean cross-entropy on every other token: random, so about ln(V − 1) = ${f3(Math.log(Math.max(2, config.vocab - 1)))} for any model.` },
+      help: 'Mean cross-entropy on every other token: random, so about ln(V − 1) = '
+        + `${f3(Math.log(Math.max(2, config.vocab - 1)))} for any model.` },
     { id: 'icl-score', label: 'In-context learning score', value: f3(e.iclScore), raw: e.iclScore,
-      help: `The loss at the last position (${e.latePosition}) minus the loss at position ${e.earlyPosition} (a tenth of the way), as Olsson et al. `
-        + 'measure it (tokens 500 and 50 of 512): negative when the model predicts better later in the sequence, using what it has seen.' },
+      help: `The loss at the last position (${e.latePosition}) minus the loss at position ${e.earlyPosition} (a tenth `
+        + 'of the way), as Olsson et al. measure it (tokens 500 and 50 of 512): negative when the model predicts '
+        + 'better later in the sequence, using what it has seen.' },
     { id: 'accuracy', label: 'Next-token accuracy', value: `${(100 * e.accuracy).toFixed(1)}%`, raw: e.accuracy,
       help: 'Share of positions whose most likely next token is the right one.' },
   ];
@@ -148,11 +165,13 @@ function evaluationModel(config, e) {
     items,
     headline: Number.isFinite(e.repeatLoss)
       ? (e.repeatLoss < 0.5 * e.restLoss
-        ? `Induction has formed: the repeat's loss (${f3(e.repeatLoss)}) is below half the rest's (${f3(e.restLoss)}). Head ${headName(best)} attends to the token after the earlier copy with weight ${best.score.toFixed(2)}.`
+        ? `Induction has formed: the repeat's loss (${f3(e.repeatLoss)}) is below half the rest's (${f3(e.restLoss)}). `
+          + `Head ${headName(best)} attends to the token after the earlier copy with weight ${best.score.toFixed(2)}.`
         : `The repeat is not used yet: its loss (${f3(e.repeatLoss)}) is close to the rest's (${f3(e.restLoss)}).`)
       : `Loss ${f3(e.loss)} on ${e.samples} windows of the text.`,
     heads: [],
-    explanation: prev ? `The strongest previous-token head is ${headName(prev)} (${prev.score.toFixed(2)} of its weight on the token before).` : null,
+    explanation: prev ? `The strongest previous-token head is ${headName(prev)} (${prev.score.toFixed(2)} of its `
+      + 'weight on the token before).' : null,
   };
 }
 
@@ -174,7 +193,8 @@ function heatmapModels(config, sample, inspection, caption) {
   const base = {
     rows: T, cols: T, xTitle: 'key position', yTitle: 'query position', guides,
     xTicks: tokens.map(String), yTicks: tokens.map((tok, t) => `${t}: ${tok}`),
-    xNames: tokens.map((tok, s) => `position ${s} (token ${tok})`), yNames: tokens.map((tok, t) => `position ${t} (token ${tok})`),
+    xNames: tokens.map((tok, s) => `position ${s} (token ${tok})`),
+    yNames: tokens.map((tok, t) => `position ${t} (token ${tok})`),
   };
   const heads = [];
   for (let l = 0; l < L; l++) {
@@ -195,8 +215,9 @@ function heatmapModels(config, sample, inspection, caption) {
 function hookedTransformerConfig(c) {
   return {
     model_name: 'attention-lab-induction', n_layers: c.layers, d_model: c.dModel, n_ctx: c.context, d_head: c.dHead,
-    n_heads: c.heads, d_vocab: c.vocabSize ?? c.vocab, d_mlp: c.mlp ? 4 * c.dModel : null, act_fn: c.mlp ? 'gelu' : null,
-    attn_only: !c.mlp, normalization_type: c.layerNorm ? 'LN' : null, positional_embedding_type: 'standard', seed: c.seed,
+    n_heads: c.heads, d_vocab: c.vocabSize ?? c.vocab, d_mlp: c.mlp ? 4 * c.dModel : null,
+    act_fn: c.mlp ? 'gelu' : null, attn_only: !c.mlp, normalization_type: c.layerNorm ? 'LN' : null,
+    positional_embedding_type: 'standard', seed: c.seed,
   };
 }
 
@@ -207,17 +228,20 @@ function valuesFromWeights(file) {
   const t = file.tensors;
   const WE = SHAPE(t, 'embed.W_E'), Wpos = SHAPE(t, 'pos_embed.W_pos'), WQ = SHAPE(t, 'blocks.0.attn.W_Q');
   if (!WE || !Wpos || !WQ) {
-    throw new Error('not an Induction model: it has no embed.W_E, pos_embed.W_pos and blocks.0.attn.W_Q (TransformerLens\'s names; docs/induction.md)');
+    throw new Error('not an Induction model: it has no embed.W_E, pos_embed.W_pos and blocks.0.attn.W_Q '
+      + '(TransformerLens\'s names; docs/induction.md)');
   }
   if (WE.length !== 2 || Wpos.length !== 2 || WQ.length !== 3) {
-    throw new Error(`embed.W_E must be [d_vocab, d_model], pos_embed.W_pos [n_ctx, d_model] and blocks.0.attn.W_Q [n_heads, d_model, d_head]; got [${WE}], [${Wpos}], [${WQ}]`);
+    throw new Error('embed.W_E must be [d_vocab, d_model], pos_embed.W_pos [n_ctx, d_model] and blocks.0.attn.W_Q '
+      + `[n_heads, d_model, d_head]; got [${WE}], [${Wpos}], [${WQ}]`);
   }
   let layers = 0;
   while (t[`blocks.${layers}.attn.W_Q`]) layers++;
   const m = file.metadata ?? {};
   const values = { vocab: WE[0], dModel: WE[1], context: Wpos[0], heads: WQ[0], dHead: WQ[2], layers,
     mlp: !!t['blocks.0.mlp.W_in'], layerNorm: !!t['ln_final.w'] };
-  if (m.task === 'text' && typeof m.text === 'string') Object.assign(values, { task: 'text', text: m.text === SHIPPED_TEXT.text ? '' : m.text });
+  if (m.task === 'text' && typeof m.text === 'string') Object.assign(values,
+    { task: 'text', text: m.text === SHIPPED_TEXT.text ? '' : m.text });
   else values.task = 'repeat';
   if (/^\d+$/.test(m.seed ?? '')) values.seed = Number(m.seed);
   return values;
@@ -235,19 +259,22 @@ function weightsMetadata(config, step) {
 function headRecords(e) {
   const out = [];
   for (let i = 0; i < e.layers * e.heads; i++) {
-    out.push({ layer: Math.floor(i / e.heads), head: i % e.heads, previous: e.scores.previous[i], duplicate: e.scores.duplicate[i],
-      induction: e.scores.induction[i], first: e.scores.first[i] });
+    out.push({ layer: Math.floor(i / e.heads), head: i % e.heads, previous: e.scores.previous[i],
+      duplicate: e.scores.duplicate[i], induction: e.scores.induction[i], first: e.scores.first[i] });
   }
   return out;
 }
 
 const cli = {
-  // --data FILE.json: the sequences to train on, in order (docs/cli.md); --ablate L.H,...: heads off in the final evaluation.
+  // --data FILE.json: the sequences to train on, in order (docs/cli.md); --ablate L.H,...: heads off in
+  // the final evaluation.
   options: [
     { name: 'data', type: 'path', meta: 'FILE.json',
-      help: 'Train on these sequences instead of drawing them: a JSON array of token-id arrays, each --context long; step k trains on sequences kB .. kB+B-1 in order (from the first again after the last).' },
+      help: 'Train on these sequences instead of drawing them: a JSON array of token-id arrays, each --context long; '
+        + 'step k trains on sequences kB .. kB+B-1 in order (from the first again after the last).' },
     { name: 'ablate', type: 'heads', default: '', meta: 'L.H[,L.H...]',
-      help: 'Heads switched off (layer.head, from 0) in the final evaluation: their output zeroed before W_O, as TransformerLens zeroes hook_z.' },
+      help: 'Heads switched off (layer.head, from 0) in the final evaluation: their output zeroed before W_O, as '
+        + 'TransformerLens zeroes hook_z.' },
   ],
   /** Before any step: the --data file into the trainer (a bad file: one line, exit 2, nothing trained). */
   async prepare({ session, options, readJson }) {
@@ -256,10 +283,12 @@ const cli = {
     session.trainer.setData(sequences);
   },
   evaluationOptions: (options) => ({ ablate: headsOf(options.ablate ?? '').map((h) => `${h.layer}.${h.head}`) }),
-  startRecord: (c) => ({ task: c.task, layers: c.layers, heads: c.heads, dModel: c.dModel, dHead: c.dHead, mlp: c.mlp, layerNorm: c.layerNorm,
-    vocab: c.vocabSize, context: c.context, batch: c.batch, lr: c.lr, parameters: c.parameters }),
-  startText: (c, steps, seed) => `induction (${c.task}), ${c.layers} layer(s) × ${c.heads} head(s), d_model ${c.dModel}, d_head ${c.dHead}`
-    + `${c.mlp ? ', MLP' : ''}${c.layerNorm ? ', LayerNorm' : ''}, vocabulary ${c.vocabSize}, context ${c.context}, batch ${c.batch}, lr ${c.lr}; ${steps} steps, seed ${seed}`,
+  startRecord: (c) => ({ task: c.task, layers: c.layers, heads: c.heads, dModel: c.dModel, dHead: c.dHead, mlp: c.mlp,
+    layerNorm: c.layerNorm, vocab: c.vocabSize, context: c.context, batch: c.batch, lr: c.lr,
+    parameters: c.parameters }),
+  startText: (c, steps, seed) => `induction (${c.task}), ${c.layers} layer(s) × ${c.heads} head(s), d_model `
+    + `${c.dModel}, d_head ${c.dHead}${c.mlp ? ', MLP' : ''}${c.layerNorm ? ', LayerNorm' : ''}, vocabulary `
+    + `${c.vocabSize}, context ${c.context}, batch ${c.batch}, lr ${c.lr}; ${steps} steps, seed ${seed}`,
   progress(m, t) {
     const last = t.data('lastStep');
     const split = Number.isFinite(last.repeatLoss) ? { repeatLoss: last.repeatLoss, restLoss: last.restLoss } : {};
@@ -278,20 +307,22 @@ const cli = {
       record: {
         head: { task: c.task, layers: c.layers, heads: c.heads },
         body: {
-          samples: e.samples, loss: e.loss, accuracy: e.accuracy, repeatLoss: e.repeatLoss, restLoss: e.restLoss, iclScore: e.iclScore,
-          earlyPosition: e.earlyPosition, latePosition: e.latePosition, positionLoss: list(e.positionLoss),
-          phaseStep: phase >= 0 ? phase : null, formedStep: timeline.formedStep >= 0 ? timeline.formedStep : null,
-          inductionHead: induction[0], previousTokenHead: previous[0], headScores: heads, ablated: list(e.ablated),
+          samples: e.samples, loss: e.loss, accuracy: e.accuracy, repeatLoss: e.repeatLoss, restLoss: e.restLoss,
+          iclScore: e.iclScore, earlyPosition: e.earlyPosition, latePosition: e.latePosition,
+          positionLoss: list(e.positionLoss), phaseStep: phase >= 0 ? phase : null,
+          formedStep: timeline.formedStep >= 0 ? timeline.formedStep : null, inductionHead: induction[0],
+          previousTokenHead: previous[0], headScores: heads, ablated: list(e.ablated),
           hookedTransformerConfig: hookedTransformerConfig(c),
         },
       },
       lines: [
-        `on ${e.samples} fresh sequences: loss ${f3(e.loss)}; on the repeat ${f3(e.repeatLoss)}, on the rest ${f3(e.restLoss)}; `
-          + `in-context learning score ${f3(e.iclScore)} (position ${e.latePosition} minus position ${e.earlyPosition})`
-          + (e.ablated?.length ? `; heads off: ${list(e.ablated).join(', ')}` : ''),
-        `strongest induction head ${headName(induction[0])}: ${induction[0].score.toFixed(3)}; strongest previous-token head `
-          + `${headName(previous[0])}: ${previous[0].score.toFixed(3)}`,
-        phase >= 0 ? `phase change at step ${phase} (the repeat's loss fell fastest there, and is now below half the rest's)`
+        `on ${e.samples} fresh sequences: loss ${f3(e.loss)}; on the repeat ${f3(e.repeatLoss)}, on the rest `
+          + `${f3(e.restLoss)}; in-context learning score ${f3(e.iclScore)} (position ${e.latePosition} minus position `
+          + `${e.earlyPosition})` + (e.ablated?.length ? `; heads off: ${list(e.ablated).join(', ')}` : ''),
+        `strongest induction head ${headName(induction[0])}: ${induction[0].score.toFixed(3)}; strongest `
+          + `previous-token head ${headName(previous[0])}: ${previous[0].score.toFixed(3)}`,
+        phase >= 0 ? `phase change at step ${phase} (the repeat's loss fell fastest there, and is now below `
+          + `half the rest's)`
           : 'no phase change yet: the repeat\'s loss has not fallen below half the rest\'s',
       ],
     };
@@ -304,10 +335,14 @@ export const inductionLab = defineLab({
   subtitle: 'Lab 8 — train a two-layer transformer and watch induction heads form',
   notebook: null, // past the course's notebooks (web/labs/common.js's courseLine says so)
   beyond: 'a two-layer transformer trained live: induction heads and their phase change',
-  summary: 'Train a small two-layer transformer on sequences that repeat themselves and watch induction heads form in a sudden phase change; switch them off, compare one layer, and continue in TransformerLens.',
+  summary: 'Train a small two-layer transformer on sequences that repeat themselves and watch induction heads form in '
+    + 'a sudden phase change; switch them off, compare one layer, and continue in TransformerLens.',
   thumbnail: {
-    label: 'An induction head: from each token of the second copy, weight on the token after its earlier copy (a stripe below the diagonal)',
-    cells: () => Array.from({ length: 9 }, (_, t) => Array.from({ length: 9 }, (_, s) => (t >= 5 && s === t - 3 ? 0.9 : s === 0 && t < 5 ? 0.6 : s <= t ? 0.05 : 0))),
+    label: 'An induction head: from each token of the second copy, weight on the token after its earlier copy (a '
+      + 'stripe below the diagonal)',
+    cells: () => Array.from({ length: 9 },
+      (_, t) => Array.from({ length: 9 },
+        (_, s) => (t >= 5 && s === t - 3 ? 0.9 : s === 0 && t < 5 ? 0.6 : s <= t ? 0.05 : 0))),
   },
   properties,
   checks,
@@ -319,21 +354,25 @@ export const inductionLab = defineLab({
   trainer,
   metrics,
   sections: SECTIONS,
-  panels: ['transport', 'section:timeline', 'attention', 'curves', 'section:ablate', 'section:one-layer', 'section:python'],
+  panels: ['transport', 'section:timeline', 'attention', 'curves', 'section:ablate', 'section:one-layer',
+    'section:python'],
   // The first screen (issue 29): Play and the timeline in view at 1280x800 and 390x844.
   firstScreen: { panels: ['transport', 'section:timeline'], figure: 'canvas[data-figure="timeline"]', action: '#play' },
   attentionPanel: { title: 'Every head on a repeated sequence',
-    help: 'The start token, n random tokens, then the same n again. Rows are queries, columns keys. Dashed: the token before (a previous-token head lights it) and, in the second copy, the token after the earlier copy (an induction head lights it).' },
+    help: 'The start token, n random tokens, then the same n again. Rows are queries, columns keys. Dashed: the token '
+      + 'before (a previous-token head lights it) and, in the second copy, the token after the earlier copy (an '
+      + 'induction head lights it).' },
   figureStem: (config) => `induction-${config.layers}l${config.heads}h-seed${config.seed}`,
   weights: {
     valuesFromFile: valuesFromWeights,
     metadata: weightsMetadata,
     mustMatch: [{ name: 'layers', kind: 'count' }, { name: 'heads', kind: 'count' }],
     fileName: (config, step) => `induction-step${step}.safetensors`,
-    describe: (config) => `an Induction model of ${config.layers} layer(s) × ${config.heads} head(s), d_model ${config.dModel}`,
-    help: 'Export this model as a .safetensors file with TransformerLens\'s names and its HookedTransformerConfig, to load into a '
-      + 'HookedTransformer (the last section has the Python lines); import such a file, here or from a notebook, to go on from it. '
-      + 'You can also drop a file here.',
+    describe: (config) => `an Induction model of ${config.layers} layer(s) × ${config.heads} head(s), d_model `
+      + `${config.dModel}`,
+    help: 'Export this model as a .safetensors file with TransformerLens\'s names and its HookedTransformerConfig, to '
+      + 'load into a HookedTransformer (the last section has the Python lines); import such a file, here or from a '
+      + 'notebook, to go on from it. You can also drop a file here.',
   },
   views: {
     evaluation: evaluationModel,

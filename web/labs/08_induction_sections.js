@@ -35,9 +35,11 @@ function timelineFigure(t, { id = 'timeline', title, beside = null, besideLabel 
     { label: 'loss on the repeat', ys: Array.from(t.repeatLoss), color: 0 },
     { label: 'loss on the rest', ys: Array.from(t.restLoss), color: 1, dash: [6, 4] },
   ];
-  if (!lossSeries[0].ys.some(Number.isFinite)) lossSeries.splice(0, 2, { label: 'loss', ys: Array.from(t.loss), color: 0 });
+  if (!lossSeries[0].ys.some(Number.isFinite)) lossSeries.splice(0, 2,
+    { label: 'loss', ys: Array.from(t.loss), color: 0 });
   if (beside) {
-    lossSeries.push({ label: `${besideLabel}: repeat`, ys: Array.from(beside.repeatLoss), xs: Array.from(beside.steps), color: 2, dash: [2, 3] });
+    lossSeries.push({ label: `${besideLabel}: repeat`, ys: Array.from(beside.repeatLoss), xs: Array.from(beside.steps),
+      color: 2, dash: [2, 3] });
   }
   const scorePane = (name, flat, what) => ({ title: name, what, yMin: 0, yMax: 1, heads: true,
     series: perHead(flat).map((ys, i) => ({ label: headLabels[i], ys, head: i })) });
@@ -58,21 +60,25 @@ function timelineFigure(t, { id = 'timeline', title, beside = null, besideLabel 
 /** The phase change in words, from the timeline and the latest evaluation. */
 function phaseText(t, e) {
   const n = t.steps.length;
-  if (!n || t.steps[n - 1] === 0) return 'Press Play: the timeline fills as the model trains (a point every few steps).';
+  if (!n || t.steps[n - 1] === 0) return 'Press Play: the timeline fills as the model trains (a point '
+    + 'every few steps).';
   const repeat = t.repeatLoss[n - 1], rest = t.restLoss[n - 1];
-  if (!Number.isFinite(repeat)) return `Step ${t.steps[n - 1]}: loss ${f3(t.loss[n - 1])}. (Scores are measured on repeated random sequences of the text's characters.)`;
+  if (!Number.isFinite(repeat)) return `Step ${t.steps[n - 1]}: loss ${f3(t.loss[n - 1])}. (Scores are measured on `
+    + `repeated random sequences of the text's characters.)`;
   if (t.phaseStep < 0) {
     return `Step ${t.steps[n - 1]}: the loss on the repeat (${f3(repeat)}) is still close to the rest's (${f3(rest)}). `
-      + 'No head yet looks for the earlier copy: the model predicts both the same way, from how often each token comes.';
+      + 'No head yet looks for the earlier copy: the model predicts both the same way, from how often '
+      + 'each token comes.';
   }
   const at = t.steps.findIndex((s) => s >= t.phaseStep);
   const LH = t.layers * t.heads;
   const induction = Array.from({ length: LH }, (_, i) => t.induction[(n - 1) * LH + i]);
   const best = topHeads(induction, t.heads, 1)[0];
   return `Phase change at step ${t.phaseStep}: the loss on the repeat fell fastest there and is now ${f3(repeat)}, `
-    + `below half the rest's (${f3(rest)}), while the rest's barely moved. At the same time head ${headName(best)} began to look `
-    + `from each token of the copy to the token after its earlier copy (its induction score, ${f2(best.score)} now, `
-    + `was ${f2(t.induction[Math.max(0, at - 1) * LH + best.layer * t.heads + best.head])} before)`
+    + `below half the rest's (${f3(rest)}), while the rest's barely moved. At the same time head ${headName(best)} `
+    + 'began to look from each token of the copy to the token after its earlier copy (its induction score, '
+    + `${f2(best.score)} now, was `
+    + `${f2(t.induction[Math.max(0, at - 1) * LH + best.layer * t.heads + best.head])} before)`
     + (e && Number.isFinite(e.iclScore) ? `; in-context learning score ${f3(e.iclScore)}.` : '.');
 }
 
@@ -81,8 +87,9 @@ function phaseText(t, e) {
 const timeline = {
   id: 'timeline',
   title: 'The phase change',
-  text: 'Top: the loss on the repeated tokens and on the rest (random: no model can predict them). Below: each head\'s scores on '
-    + '16 probe sequences, one line a head (colour: the head; solid: layer 0, dashed: layer 1). Watch for the sudden drop.',
+  text: 'Top: the loss on the repeated tokens and on the rest (random: no model can predict them). Below: each head\'s '
+    + 'scores on 16 probe sequences, one line a head (colour: the head; solid: layer 0, dashed: layer 1). Watch for '
+    + 'the sudden drop.',
   properties: [],
   needsModel: true,
   refreshWhileTraining: true,
@@ -104,8 +111,9 @@ const timeline = {
 const ablate = {
   id: 'ablate',
   title: 'Switch heads off',
-  text: 'Click a head to switch it off (its output zeroed before W_O, as TransformerLens zeroes hook_z) and see the loss on the '
-    + 'repeat come back. Switching off the induction head, or the previous-token head it reads, breaks the circuit.',
+  text: 'Click a head to switch it off (its output zeroed before W_O, as TransformerLens zeroes hook_z) and see the '
+    + 'loss on the repeat come back. Switching off the induction head, or the previous-token head it reads, '
+    + 'breaks the circuit.',
   properties: ['ablate'],
   needsModel: true,
   refreshWhileTraining: true,
@@ -114,14 +122,16 @@ const ablate = {
     { id: 'ablate-induction', label: 'Switch off the strongest induction head',
       title: 'The head whose weight on the token after the earlier copy is largest',
       change: (v, r) => (r?.strongest ? { ...v, ablate: r.strongest } : v) },
-    { id: 'ablate-none', label: 'All heads on', title: 'Switch every head back on', change: (v) => ({ ...v, ablate: '' }) },
+    { id: 'ablate-none', label: 'All heads on', title: 'Switch every head back on',
+      change: (v) => ({ ...v, ablate: '' }) },
   ],
   compute(ctx, values) {
     const { trainer } = ctx.session;
     const off = headsOf(values.ablate).map((h) => `${h.layer}.${h.head}`);
     const config = trainer.config;
     const bad = headsOf(values.ablate).find((h) => h.layer >= config.layers || h.head >= config.heads);
-    if (bad) throw new Error(`head ${headName(bad)}: this model has layers 0 to ${config.layers - 1} and heads 0 to ${config.heads - 1}`);
+    if (bad) throw new Error(`head ${headName(bad)}: this model has layers 0 to ${config.layers - 1} and heads 0 to `
+      + `${config.heads - 1}`);
     const backend = ctx.session.cpuBackend();
     const on = trainer.evaluate({ samples: 256 }, { backend });
     const without = off.length ? trainer.evaluate({ samples: 256, ablate: off }, { backend }) : on;
@@ -139,14 +149,18 @@ const ablate = {
       { kind: 'text', id: 'ablate-off', text: offText(r.ablate) },
     ];
     if (Number.isFinite(r.on.repeatLoss)) {
-      figures.push({ kind: 'bars', id: 'ablate-losses', title: r.ablate ? `Loss with ${r.ablate} off, and with every head on` : 'Loss, every head on',
+      figures.push({ kind: 'bars', id: 'ablate-losses',
+        title: r.ablate ? `Loss with ${r.ablate} off, and with every head on` : 'Loss, every head on',
         values: [r.on.repeatLoss, r.without.repeatLoss, r.on.restLoss, r.without.restLoss],
-        labels: ['repeat: on', 'repeat: off', 'rest: on', 'rest: off'], xTitle: '', yTitle: 'loss (nats)', highlight: 1 });
+        labels: ['repeat: on', 'repeat: off', 'rest: on', 'rest: off'], xTitle: '',
+        yTitle: 'loss (nats)', highlight: 1 });
       const times = r.without.repeatLoss / r.on.repeatLoss;
       figures.push({ kind: 'text', id: 'ablate-text',
-        text: r.ablate ? `With ${r.ablate} off the loss on the repeat is ${f3(r.without.repeatLoss)} against ${f3(r.on.repeatLoss)} with every head on `
-          + `(${times.toFixed(1)} times); on the rest ${f3(r.without.restLoss)} against ${f3(r.on.restLoss)}.`
-          : `Every head on: the loss on the repeat is ${f3(r.on.repeatLoss)}, on the rest ${f3(r.on.restLoss)}. The strongest induction head is ${r.strongest}.` });
+        text: r.ablate ? `With ${r.ablate} off the loss on the repeat is ${f3(r.without.repeatLoss)} against `
+          + `${f3(r.on.repeatLoss)} with every head on (${times.toFixed(1)} times); on the rest `
+          + `${f3(r.without.restLoss)} against ${f3(r.on.restLoss)}.`
+          : `Every head on: the loss on the repeat is ${f3(r.on.repeatLoss)}, on the rest ${f3(r.on.restLoss)}. The `
+            + `strongest induction head is ${r.strongest}.` });
     }
     return figures;
   },
@@ -173,17 +187,19 @@ const ONE_LAYER_CHUNK = 250; // steps of the one-layer model per request: well u
 const oneLayer = {
   id: 'one-layer',
   title: 'Why two layers? One layer beside it',
-  text: 'A one-layer model with the same settings, trained on the same kind of data: its heads see only each token and its position, '
-    + 'never what another head found. Press Train one layer and compare its loss on the repeat (dotted) with the two-layer run\'s.',
+  text: 'A one-layer model with the same settings, trained on the same kind of data: its heads see only each token and '
+    + 'its position, never what another head found. Press Train one layer and compare its loss on the repeat (dotted) '
+    + 'with the two-layer run\'s.',
   properties: ['oneLayerSteps'],
   needsModel: true,
   dependsOn: ['oneLayerSteps'],
   actions: [
-    { id: 'train-one-layer', label: 'Train one layer beside it', pauseLabel: 'Pause', title: 'Train a one-layer model with the same settings',
-      play: {
+    { id: 'train-one-layer', label: 'Train one layer beside it', pauseLabel: 'Pause',
+      title: 'Train a one-layer model with the same settings', play: {
         everyMs: 300,
         start: (v) => ({ ...v, oneLayerSteps: Math.max(ONE_LAYER_CHUNK, v.oneLayerSteps) }),
-        next: (v) => (v.oneLayerSteps >= v.steps ? null : { ...v, oneLayerSteps: Math.min(v.steps, v.oneLayerSteps + ONE_LAYER_CHUNK) }),
+        next: (v) => (v.oneLayerSteps >= v.steps ? null : { ...v,
+          oneLayerSteps: Math.min(v.steps, v.oneLayerSteps + ONE_LAYER_CHUNK) }),
       } },
   ],
   compute(ctx, values) {
@@ -195,15 +211,18 @@ const oneLayer = {
     return { run, one: t.timeline(), oneSteps: t.stepsDone };
   },
   figures(r) {
-    if (!r.one) return [timelineFigure(r.run, { id: 'one-layer-timeline', title: 'The two-layer run (press Train one layer beside it)' })];
+    if (!r.one) return [timelineFigure(r.run, { id: 'one-layer-timeline', title: 'The two-layer run (press Train one '
+      + 'layer beside it)' })];
     const n = r.one.steps.length;
     const repeat = r.one.repeatLoss[n - 1], rest = r.one.restLoss[n - 1];
     return [
-      timelineFigure(r.run, { id: 'one-layer-timeline', title: 'Two layers (solid) and one layer (dotted)', beside: r.one, besideLabel: 'one layer' }),
+      timelineFigure(r.run, { id: 'one-layer-timeline', title: 'Two layers (solid) and one layer (dotted)',
+        beside: r.one, besideLabel: 'one layer' }),
       { kind: 'text', id: 'one-layer-text',
         text: `One layer after ${r.oneSteps} steps: loss on the repeat ${f3(repeat)}, on the rest ${f3(rest)}`
-          + (Number.isFinite(repeat) && repeat >= 0.5 * rest ? `, against ${f3(r.run.repeatLoss.at(-1))} for two layers. One layer learns that a repeated token is one seen before, `
-            + 'never which one comes next: no head of one layer can find the token after the earlier copy.'
+          + (Number.isFinite(repeat) && repeat >= 0.5 * rest ? `, against ${f3(r.run.repeatLoss.at(-1))} for two `
+            + 'layers. One layer learns that a repeated token is one seen before, never which one comes next: no head '
+            + 'of one layer can find the token after the earlier copy.'
             : '.') },
     ];
   },
@@ -214,8 +233,8 @@ const oneLayer = {
 const python = {
   id: 'python',
   title: 'Continue in TransformerLens',
-  text: 'Export the weights (Weights, in the settings): a .safetensors file with TransformerLens\'s names and shapes and its '
-    + 'HookedTransformerConfig in the metadata. These lines load it into a HookedTransformer in your notebook.',
+  text: 'Export the weights (Weights, in the settings): a .safetensors file with TransformerLens\'s names and shapes '
+    + 'and its HookedTransformerConfig in the metadata. These lines load it into a HookedTransformer in your notebook.',
   properties: [],
   dependsOn: [],
   figures() {

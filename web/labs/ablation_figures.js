@@ -19,7 +19,8 @@ export function switchGrid({ id = 'ablate-grid', layers, heads, attentions, abla
 export function offText(ablate) {
   const off = headsOf(ablate);
   if (!off.length) return 'Every head is on: click a head above to switch it off.';
-  return `Heads switched off (${off.length}): ${off.map((h) => `${h.layer}.${h.head}`).join(', ')} (layer.head, from 0): their output is zeroed before the output projection.`;
+  return `Heads switched off (${off.length}): ${off.map((h) => `${h.layer}.${h.head}`).join(', ')} (layer.head, from `
+    + '0): their output is zeroed before the output projection.';
 }
 
 /** The k heads a score [L * H] ranks highest, highest first: [{layer, head, score}]. */

@@ -1,7 +1,8 @@
 // What most labs declare the same way: the Run group's properties (backend, speed, colour scale) and
 // the defaults of a declaration (defineLab), so a lab file holds only what is its own.
 
-export const backendProperty = (help = 'Where the attention kernel runs. A backend that is not available falls back, and the badge says why.') => ({
+export const backendProperty = (help = 'Where the attention kernel runs. A backend that is not available falls back, '
+  + 'and the badge says why.') => ({
   name: 'backend', type: 'choice', default: 'auto', effect: 'reset', group: 'Run', label: 'Backend', help,
   choices: [{ value: 'auto', label: 'auto (best available)' }, { value: 'webgpu', label: 'WebGPU' },
     { value: 'simd', label: 'SIMD128 (WASM)' }, { value: 'scalar', label: 'scalar (WASM)' }],
@@ -12,14 +13,16 @@ export const backendProperty = (help = 'Where the attention kernel runs. A backe
  * pattern form before the student's eyes (about 10 s for the default step count), while 'max' (as
  * fast as this computer goes) stays one click away. choices: the speeds offered, 'max' last.
  */
-export const speedProperty = ({ choices, initial, help = 'Steps per second; slow speeds let you watch the pattern form, max trains as fast as this computer goes.' }) => ({
-  name: 'speed', type: 'choice', default: initial, effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true, help,
-  choices: choices.map((s) => ({ value: s, label: s })),
+export const speedProperty = ({ choices, initial, help = 'Steps per second; slow speeds let you watch the pattern '
+  + 'form, max trains as fast as this computer goes.' }) => ({
+  name: 'speed', type: 'choice', default: initial, effect: 'live', group: 'Run', label: 'Speed (steps/s)', page: true,
+  help, choices: choices.map((s) => ({ value: s, label: s })),
 });
 
-export const paletteProperty = (palettes = ['viridis', 'cividis', 'magma', 'greys'], help = 'Perceptually uniform colour scales for the heatmaps, 0 (dark) to 1 (bright).') => ({
-  name: 'palette', type: 'choice', default: 'viridis', effect: 'view', group: 'Run', label: 'Colour scale', page: true, help,
-  choices: palettes.map((p) => ({ value: p, label: p === 'greys' ? 'greys (print)' : p })),
+export const paletteProperty = (palettes = ['viridis', 'cividis', 'magma', 'greys'], help = 'Perceptually uniform '
+  + 'colour scales for the heatmaps, 0 (dark) to 1 (bright).') => ({
+  name: 'palette', type: 'choice', default: 'viridis', effect: 'view', group: 'Run', label: 'Colour scale', page: true,
+  help, choices: palettes.map((p) => ({ value: p, label: p === 'greys' ? 'greys (print)' : p })),
 });
 
 /** The speed property's value -> steps per second for the worker (0: as fast as it goes). */
@@ -39,11 +42,14 @@ export const defineLab = (lab) => ({ checks: [], afterChange: (name, values) => 
  * lab's default and help text: {batch: {default, max, help}, lr: {default, help}, steps: {default, help}, seed: {default?, help}}.
  */
 export const trainingProperties = ({ batch, lr, steps, seed }) => [
-  { name: 'batch', type: 'int', default: batch.default, min: 1, max: batch.max, effect: 'reset', group: 'Training', label: 'Batch', help: batch.help },
-  { name: 'lr', type: 'number', default: lr.default, min: 0, minExclusive: true, max: 1, step: lr.step ?? lr.default, effect: 'live',
-    group: 'Training', label: 'Learning rate', help: `${lr.help}; can change while training runs.` },
-  { name: 'steps', type: 'int', default: steps.default, min: 1, max: 100000, effect: 'live', group: 'Training', label: 'Steps', help: steps.help },
-  { name: 'seed', type: 'int', default: seed.default ?? 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training', label: 'Seed', help: seed.help },
+  { name: 'batch', type: 'int', default: batch.default, min: 1, max: batch.max, effect: 'reset', group: 'Training',
+    label: 'Batch', help: batch.help },
+  { name: 'lr', type: 'number', default: lr.default, min: 0, minExclusive: true, max: 1, step: lr.step ?? lr.default,
+    effect: 'live', group: 'Training', label: 'Learning rate', help: `${lr.help}; can change while training runs.` },
+  { name: 'steps', type: 'int', default: steps.default, min: 1, max: 100000, effect: 'live', group: 'Training',
+    label: 'Steps', help: steps.help },
+  { name: 'seed', type: 'int', default: seed.default ?? 0, min: 0, max: 4294967295, effect: 'reset', group: 'Training',
+    label: 'Seed', help: seed.help },
 ];
 
 /**
@@ -53,9 +59,12 @@ export const trainingProperties = ({ batch, lr, steps, seed }) => [
  */
 export const commandOptions = {
   model: (what) => ({ name: 'model', type: 'path', meta: 'DIR|ID', required: true,
-    help: `The checkpoint's folder (${what}), or its Hugging Face Hub id (ORG/NAME, @REVISION optional): kept in the Hugging Face cache, `
-      + 'so it opens with no network afterwards and a model Python downloaded opens too (HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE; docs/cli.md).' }),
-  json: (what = 'One JSON record on stdout instead of text (docs/cli.md has its fields).') => ({ name: 'json', type: 'bool', default: false, help: what }),
-  png: (what) => ({ name: 'png', type: 'path', help: `Write ${what} as PNG at 2x, as the page's export (drawn in headless Chromium; without one, the bare cells and colour bar).` }),
+    help: `The checkpoint's folder (${what}), or its Hugging Face Hub id (ORG/NAME, @REVISION optional): kept in the `
+      + 'Hugging Face cache, so it opens with no network afterwards and a model Python downloaded opens too '
+      + '(HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE; docs/cli.md).' }),
+  json: (what = 'One JSON record on stdout instead of text (docs/cli.md has its fields).') => ({ name: 'json',
+    type: 'bool', default: false, help: what }),
+  png: (what) => ({ name: 'png', type: 'path', help: `Write ${what} as PNG at 2x, as the page's export (drawn in `
+    + 'headless Chromium; without one, the bare cells and colour bar).' }),
   svg: (what) => ({ name: 'svg', type: 'path', help: `Write ${what} as SVG (needs Chromium).` }),
 };

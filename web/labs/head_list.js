@@ -15,12 +15,14 @@ export function parseHeadList(text) {
   if (raw === '') return { value: '', heads: [] };
   const items = raw.split(',');
   if (items.length > MAX_LISTED_HEADS) {
-    return { error: `the list names ${items.length.toLocaleString('en')} heads: at most ${MAX_LISTED_HEADS.toLocaleString('en')}` };
+    return { error: `the list names ${items.length.toLocaleString('en')} heads: at most `
+      + `${MAX_LISTED_HEADS.toLocaleString('en')}` };
   }
   const heads = [], seen = new Set(); // a Set: a list's some() made 200,000 heads take 15 s
   for (const item of items.map((s) => s.trim())) {
     const m = PAIR.exec(item);
-    if (!m) return { error: `'${item.length > 20 ? `${item.slice(0, 19)}…` : item}' is not a head: write layer.head, numbered from 0 (e.g. 0.1)` };
+    if (!m) return { error: `'${item.length > 20 ? `${item.slice(0, 19)}…` : item}' is not a head: write layer.head, `
+      + 'numbered from 0 (e.g. 0.1)' };
     const head = { layer: Number(m[1]), head: Number(m[2]) };
     const name = `${head.layer}.${head.head}`;
     if (seen.has(name)) return { error: `head ${name} is given twice` };
@@ -36,11 +38,15 @@ export const heads = (text) => parseHeadList(text).heads ?? [];
 /** [{layer, head}] -> the canonical text. */
 export const headListText = (list) => list.map((h) => `${h.layer}.${h.head}`).join(',');
 
-/** Whether each head fits a model of `layers` x `heads`: null, or the first that does not, named (as the core says it). */
+/**
+ * Whether each head fits a model of `layers` x `heads`: null, or the first that does not, named (as the
+ * core says it).
+ */
 function checkRange(list, { layers, heads: perLayer }) {
   for (const h of list) {
     if (h.layer >= layers) return `head ${h.layer}.${h.head}: this model's layers are 0 to ${layers - 1}`;
-    if (h.head >= perLayer) return `head ${h.layer}.${h.head}: this model's heads are 0 to ${perLayer - 1} in each layer`;
+    if (h.head >= perLayer) return `head ${h.layer}.${h.head}: this model's heads are 0 to `
+      + `${perLayer - 1} in each layer`;
   }
   return null;
 }
@@ -59,9 +65,10 @@ export function toggleHead(text, layer, head) {
  * --ablate L.H,...`, the link's ablate=, the page's field beside the model view. `which` says whose heads.
  */
 export const ablateProperty = (which, extra = {}) => ({
-  name: 'ablate', type: 'heads', default: '', label: 'Heads switched off', effect: 'view', page: true, meta: 'L.H[,L.H...]',
-  help: `Heads to switch off, as layer.head numbered from 0 (e.g. 0.1,2.3): ${which} Their output is zeroed before the output `
-    + 'projection (as TransformerLens zeroes hook_z), so every other head and the bias still count. On the page, click a head of the Switch heads off grid.',
+  name: 'ablate', type: 'heads', default: '', label: 'Heads switched off', effect: 'view', page: true,
+  meta: 'L.H[,L.H...]', help: `Heads to switch off, as layer.head numbered from 0 (e.g. 0.1,2.3): ${which} Their output is zeroed before the `
+    + 'output projection (as TransformerLens zeroes hook_z), so every other head and the bias still count. On the '
+    + 'page, click a head of the Switch heads off grid.',
   ...extra,
 });
 

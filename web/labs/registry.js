@@ -9,7 +9,8 @@ import { translationLab } from './06_translation.js';
 import { writingLab } from './07_writing.js';
 import { inductionLab } from './08_induction.js';
 
-export const LABS = [alignmentLab, lookupLab, countLab, scaledLab, pretrainedLab, translationLab, writingLab, inductionLab];
+export const LABS = [alignmentLab, lookupLab, countLab, scaledLab, pretrainedLab, translationLab,
+  writingLab, inductionLab];
 
 /** The lab with this id, or undefined. */
 export const labById = (id) => LABS.find((lab) => lab.id === id);

@@ -20,7 +20,8 @@ export function filesByName(sources) {
   const byName = new Map();
   for (const s of sources) {
     const name = baseName(s.name);
-    if (byName.has(name)) throw new CheckpointError(`two files are named ${name}: give the files of one checkpoint folder`);
+    if (byName.has(name)) throw new CheckpointError(`two files are named ${name}: give the files of one `
+      + 'checkpoint folder');
     byName.set(name, s);
   }
   return byName;
@@ -36,7 +37,8 @@ export const SHARD_INDEX = 'model.safetensors.index.json';
  * The weights files every kind reads, in the order from_pretrained prefers them, with the format the
  * module's loadCheckpoint reads each in ('sharded': the index, and the shards it names).
  */
-export const WEIGHT_FILES = [['model.safetensors', 'safetensors'], [SHARD_INDEX, 'sharded'], ['pytorch_model.bin', 'bin']];
+export const WEIGHT_FILES = [['model.safetensors', 'safetensors'], [SHARD_INDEX, 'sharded'],
+  ['pytorch_model.bin', 'bin']];
 
 /** The weights among the files (model.safetensors first): {name, format, source, byName}, or null. */
 export function pickWeights(byName) {
@@ -53,10 +55,12 @@ export function pickWeights(byName) {
 export function shardNameProblem(name) {
   const quoted = `"${String(name).slice(0, 80)}"`;
   // 255 bytes of UTF-8, as file systems (and the module) count a name, not 255 UTF-16 units.
-  if (typeof name !== 'string' || !name.length || new TextEncoder().encode(name).length > 255) return 'a shard\'s name must be a file name of 1 to 255 bytes';
+  if (typeof name !== 'string' || !name.length || new TextEncoder().encode(name).length > 255) return 'a shard\'s name '
+    + 'must be a file name of 1 to 255 bytes';
   if (/[/\\]/.test(name)) return `shard ${quoted} names a folder: a shard is a plain file name beside the index`;
   if (name.startsWith('.')) return `shard ${quoted} is not a plain file name (it starts with a dot)`;
-  if (/[\u0000-\u001f\u007f:]/.test(name)) return `shard ${quoted} holds a control character or ':': not a plain file name`;
+  if (/[\u0000-\u001f\u007f:]/.test(name)) return `shard ${quoted} holds a control character or ':': not `
+    + 'a plain file name';
   if (!name.endsWith('.safetensors') || name === '.safetensors') return `shard ${quoted} is not a .safetensors file`;
   if (name === 'model.safetensors') return 'shard "model.safetensors" is the unsharded file\'s name, not a shard\'s';
   return null;
@@ -78,10 +82,12 @@ export function shardNames(indexText) {
     throw new CheckpointError(`${SHARD_INDEX}: not JSON (${error.message})`);
   }
   const map = index?.weight_map;
-  if (!map || typeof map !== 'object' || Array.isArray(map)) throw new CheckpointError(`${SHARD_INDEX}: has no "weight_map" object (tensor name -> shard file)`);
+  if (!map || typeof map !== 'object' || Array.isArray(map)) throw new CheckpointError(`${SHARD_INDEX}: has no `
+    + '"weight_map" object (tensor name -> shard file)');
   const names = new Set();
   for (const [tensor, shard] of Object.entries(map)) {
-    if (typeof shard !== 'string') throw new CheckpointError(`${SHARD_INDEX}: tensor "${tensor.slice(0, 80)}"'s shard must be a file name, got ${shard === null ? 'null' : typeof shard}`);
+    if (typeof shard !== 'string') throw new CheckpointError(`${SHARD_INDEX}: tensor "${tensor.slice(0, 80)}"'s shard `
+      + `must be a file name, got ${shard === null ? 'null' : typeof shard}`);
     if (names.has(shard)) continue;
     const problem = shardNameProblem(shard);
     if (problem) throw new CheckpointError(`${SHARD_INDEX}: ${problem}`);
@@ -103,7 +109,8 @@ export async function weightsToLoad(weights) {
   const index = await readSmallText(source, SHARD_INDEX, smallFileLimit(SHARD_INDEX));
   const shards = shardNames(index).map((name) => {
     const shard = byName.get(name);
-    if (!shard) throw new CheckpointError(`${SHARD_INDEX} names the shard ${name}, which is not among the files given (given: ${givenNames(byName)})`);
+    if (!shard) throw new CheckpointError(`${SHARD_INDEX} names the shard ${name}, which is not among the files given `
+      + `(given: ${givenNames(byName)})`);
     return { name, size: shard.size, read: shard.read };
   });
   return { format: 'safetensors', index, shards };
@@ -115,7 +122,8 @@ export async function weightsToLoad(weights) {
  * read with these limits and the Hub clients download with them, so a file that one refuses the other
  * never keeps.
  */
-const SMALL_FILE_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 20, 'generation_config.json': 1 << 20, [SHARD_INDEX]: 16 << 20 };
+const SMALL_FILE_BYTES = { 'config.json': 1 << 20, 'tokenizer_config.json': 1 << 20, 'generation_config.json': 1 << 20,
+  [SHARD_INDEX]: 16 << 20 };
 const TOKENIZER_FILE_BYTES = 64 << 20;
 export const smallFileLimit = (name) => SMALL_FILE_BYTES[name] ?? TOKENIZER_FILE_BYTES;
 
@@ -132,7 +140,8 @@ export const MAX_WEIGHT_BYTES = 3840 * 1024 * 1024;
 /** A small file's bytes, refused by name when it is larger than maxBytes. */
 export async function readSmallFile(source, name, maxBytes) {
   if (source.size > maxBytes) {
-    throw new CheckpointError(`${name} is ${source.size} bytes: too large for a ${name} (at most ${maxBytes}); is it the right file?`);
+    throw new CheckpointError(`${name} is ${source.size} bytes: too large for a ${name} (at most ${maxBytes}); is `
+      + 'it the right file?');
   }
   return source.read(0, source.size);
 }

@@ -75,7 +75,8 @@ export function stallWatch(seconds, outer = null) {
   const abort = () => controller.abort(outer.reason);
   outer?.addEventListener('abort', abort, { once: true });
   let bytes = 0, windowStart = 0;
-  const stalled = () => Object.assign(new Error(`less than ${STALL_BYTES} bytes arrived in ${seconds} s`), { name: 'StallError' });
+  const stalled = () => Object.assign(new Error(`less than ${STALL_BYTES} bytes arrived in ${seconds} s`),
+    { name: 'StallError' });
   const timer = setInterval(() => {
     if (bytes - windowStart < STALL_BYTES) controller.abort(stalled());
     windowStart = bytes;
@@ -108,8 +109,8 @@ export const fileLimit = (file) => (isWeightsFile(file) ? MAX_WEIGHT_BYTES : sma
 export function tooLargeMessage(id, file, bytes, { arrived = false } = {}) {
   const said = arrived ? `more than ${megabytes(bytes)} of ${file} arrived` : `${file} is ${megabytes(bytes)}`;
   return isWeightsFile(file)
-    ? `${id}: ${said}: its weights need at least that much memory, more than the ${megabytes(MAX_WEIGHT_BYTES)} a lab holds `
-      + '(a browser tab\'s WebAssembly memory beside its work); nothing of it was downloaded or kept'
+    ? `${id}: ${said}: its weights need at least that much memory, more than the ${megabytes(MAX_WEIGHT_BYTES)} a lab `
+      + `holds (a browser tab's WebAssembly memory beside its work); nothing of it was downloaded or kept`
     : `${id}: ${said}, more than a ${file} can be (at most ${megabytes(smallFileLimit(file))}); nothing of it was kept`;
 }
 
@@ -125,19 +126,25 @@ export function announcedSize({ status, headers }) {
 }
 
 /** The sentence for a shard whose size the Hub does not say: the shards' budget cannot be checked. */
-export const shardSizeUnknownMessage = (id, name) => `${id}: the Hub's answer for the shard ${name} gives no size (X-Linked-Size or Content-Length), `
-  + `so the shards cannot be summed against the memory a lab holds before they are downloaded; nothing of them was downloaded`;
+export const shardSizeUnknownMessage = (id, name) => `${id}: the Hub's answer for the shard ${name} gives no size `
+  + '(X-Linked-Size or Content-Length), so the shards cannot be summed against the memory a lab holds before they are '
+  + 'downloaded; nothing of them was downloaded';
 
 /** The sentence for a sharded model whose shards, summed before any is downloaded, pass a lab's memory. */
-export const shardsTooLargeMessage = (id, count, bytes) => `${id}: its ${count} shards (${SHARD_INDEX}) are ${megabytes(bytes)} in all: `
-  + `its weights need at least that much memory, more than the ${megabytes(MAX_WEIGHT_BYTES)} a lab holds `
-  + '(a browser tab\'s WebAssembly memory beside its work); nothing of them was downloaded or kept';
+export const shardsTooLargeMessage = (id, count, bytes) => `${id}: its ${count} shards (${SHARD_INDEX}) are `
+  + `${megabytes(bytes)} in all: its weights need at least that much memory, more than the `
+  + `${megabytes(MAX_WEIGHT_BYTES)} a lab holds (a browser tab's WebAssembly memory beside its work); nothing of them `
+  + 'was downloaded or kept';
 
-/** Seconds from an environment variable such as HF_HUB_DOWNLOAD_TIMEOUT (unset: the default) -> a number, or a thrown message. */
+/**
+ * Seconds from an environment variable such as HF_HUB_DOWNLOAD_TIMEOUT (unset: the default) -> a number,
+ * or a thrown message.
+ */
 export function secondsSetting(name, value, fallback) {
   if (value === undefined || value === '') return fallback;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`${name} must be a number of seconds above 0, got "${String(value).slice(0, 40)}"`);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`${name} must be a number of seconds above 0, got `
+    + `"${String(value).slice(0, 40)}"`);
   return seconds;
 }
 
@@ -153,7 +160,8 @@ export function parseEndpoint(text) {
 }
 
 /** {endpoint}/{id}/resolve/{revision}/{file}: where the Hub serves a file (redirecting large ones to its CDN). */
-export const hubFileUrl = (endpoint, id, revision, file) => `${endpoint}/${id}/resolve/${encodeURIComponent(revision)}/${file}`;
+export const hubFileUrl = (endpoint,
+  id, revision, file) => `${endpoint}/${id}/resolve/${encodeURIComponent(revision)}/${file}`;
 
 /**
  * A refused request as a sentence, from its status and the Hub's X-Error-Code header (what
@@ -165,16 +173,19 @@ export function hubRefusal({ id, endpoint, revision, file, status, errorCode, to
   switch (errorCode) {
     case 'EntryNotFound': return null;
     case 'RepoNotFound':
-      return `${id}: no such model on ${endpoint}, or a private one${token ? ' the token given cannot see' : `: give a token with access (${tokenWhere})`}`;
+      return `${id}: no such model on ${endpoint}, or a private `
+        + `one${token ? ' the token given cannot see' : `: give a token with access (${tokenWhere})`}`;
     case 'GatedRepo':
-      return `${id} is gated: accept its conditions on its page (${endpoint}/${id}) with your account, then give that account's token (${tokenWhere})`;
+      return `${id} is gated: accept its conditions on its page (${endpoint}/${id}) with your account, then give that `
+        + `account's token (${tokenWhere})`;
     case 'RevisionNotFound': return `${id} has no revision "${revision}" (a branch, tag or commit)`;
     case 'DisabledRepo': return `${id} has been disabled on the Hub: it cannot be downloaded`;
     default: break;
   }
   if (status === 404) return null;
   if (status === 401 || status === 403) {
-    return `${id}: the Hub refused ${file} (HTTP ${status}): a gated or private model needs a token with access (${tokenWhere})${token ? '; the one given has none' : ''}`;
+    return `${id}: the Hub refused ${file} (HTTP ${status}): a gated or private model needs a token with access `
+      + `(${tokenWhere})${token ? '; the one given has none' : ''}`;
   }
   return `${id}: the Hub answered HTTP ${status} for ${file}`;
 }

@@ -41,7 +41,8 @@ function shardsOf(id, indexText) {
  * config.json's text) -> what the core lacks for a model_type it knows and does not read (the module's), or ''.
  */
 export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '', unreadArchitecture = () => '' }) {
-  if (!(yield { fetch: 'config.json' })) throw new HubError(`${id}: no such model on ${endpoint} (config.json not found at revision ${revision})`);
+  if (!(yield { fetch: 'config.json' })) throw new HubError(`${id}: no such model on ${endpoint} (config.json not `
+    + `found at revision ${revision})`);
   const config = yield { text: 'config.json' };
   let modelType;
   try {
@@ -52,7 +53,8 @@ export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '', 
   const { kind, problem, lab: rightLab } = kindForLab(typeof modelType === 'string' ? modelType : null, lab,
     { what: 'it is', lacks: () => unreadArchitecture(config) });
   if (problem) throw wrongKind(HubError, `${id}: ${problem} (only its config.json was downloaded)`, rightLab);
-  // The kind's own check of config.json (the module's: the memory the model needs, model_memory.h), before any other file.
+  // The kind's own check of config.json (the module's: the memory the model needs, model_memory.h),
+  // before any other file.
   const why = checkConfig(kind.kind, config);
   if (why) throw new HubError(`${id}: ${why}; nothing of its weights was downloaded`);
 
@@ -75,7 +77,8 @@ export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '', 
       if (found) break;
       planned.length = mark; // a part of an alternative is not fetched
     }
-    if (!found) throw new HubError(`${id}: the model has no ${needWords(need)}, which a ${kind.title} checkpoint needs`);
+    if (!found) throw new HubError(`${id}: the model has no ${needWords(need)}, which a ${kind.title} `
+      + 'checkpoint needs');
   }
   for (const file of kind.files.optional) yield* sized(file);
   let weights = null, shards = [];
@@ -91,7 +94,8 @@ export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '', 
       let total = 0;
       for (const name of shards) {
         const bytes = yield { size: name };
-        if (bytes === null) throw new HubError(`${id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not have at revision ${revision}`);
+        if (bytes === null) throw new HubError(`${id}: ${SHARD_INDEX} names the shard ${name}, which the Hub does not `
+          + `have at revision ${revision}`);
         if (Number.isNaN(bytes)) throw new HubError(shardSizeUnknownMessage(id, name));
         planned.push({ file: name, bytes });
         total += bytes;
@@ -100,13 +104,15 @@ export function* hubPlan({ id, revision, endpoint, lab, checkConfig = () => '', 
     }
     break;
   }
-  if (!weights) throw new HubError(`${id}: the model has none of ${kind.files.weights.join(', ')} (the weights a ${kind.title} checkpoint is read from)`);
+  if (!weights) throw new HubError(`${id}: the model has none of ${kind.files.weights.join(', ')} (the weights a `
+    + `${kind.title} checkpoint is read from)`);
   yield { plan: planned.map(({ file, bytes }) => ({ file, bytes: Number.isFinite(bytes) ? bytes : 0 })) };
 
   const files = [];
   for (const { file } of planned) {
     if (!fetched.has(file) && !(yield { fetch: file })) {
-      throw new HubError(shards.includes(file) ? `${id}: ${SHARD_INDEX} names the shard ${file}, which the Hub does not have at revision ${revision}`
+      throw new HubError(shards.includes(file) ? `${id}: ${SHARD_INDEX} names the shard ${file}, which the Hub does `
+        + `not have at revision ${revision}`
         : `${id}: ${file} went away while it was fetched (the Hub had it a moment before)`);
     }
     files.push(file);

@@ -25,8 +25,8 @@
 // followed by fetch itself, and the model is kept under the id typed. A small file is capped at its
 // opener's limit while it arrives, and a weights file announced larger than a lab holds is refused
 // before its body (checkpoint_files.js: smallFileLimit, MAX_WEIGHT_BYTES).
-import { STALL_BYTES, STALL_SECONDS, announcedSize, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal, isRedirectLoop, isWeightsFile,
-  stallWatch, tooLargeMessage } from './hub_ids.js';
+import { STALL_BYTES, STALL_SECONDS, announcedSize, authorization, contentRange, fileLimit, hubFileUrl, hubRefusal,
+  isRedirectLoop, isWeightsFile, stallWatch, tooLargeMessage } from './hub_ids.js';
 import { HubError, drivePlan, hubPlan, keptModel } from './hub_plan.js';
 import { megabytes } from '../shared/megabytes.js';
 
@@ -54,7 +54,8 @@ const blobSource = (name, blob) => ({
 });
 
 async function openCache(caches) {
-  if (!caches) throw new HubError('this browser keeps no files for pages (no Cache Storage): open the checkpoint\'s folder instead');
+  if (!caches) throw new HubError('this browser keeps no files for pages (no Cache Storage): open the '
+    + 'checkpoint\'s folder instead');
   return caches.open(CACHE);
 }
 
@@ -69,10 +70,11 @@ async function sourcesOf(cache, url, files) {
  * Fetches one file into the cache -> true, or false when the Hub has no such file (404).
  * onProgress({file, bytes, total}) as it arrives.
  */
-async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0, ranged = false, partBytes = PART_BYTES,
-  stallSeconds = STALL_SECONDS }) {
+async function download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, announced = 0,
+  ranged = false, partBytes = PART_BYTES, stallSeconds = STALL_SECONDS }) {
   if (announced > fileLimit(file)) throw tooLarge(id, file, announced);
-  if (ranged && announced > 0) return downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size: announced, partBytes, stallSeconds });
+  if (ranged && announced > 0) return downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress,
+    fetch, size: announced, partBytes, stallSeconds });
   const url = hubFileUrl(endpoint, id, revision, file);
   const response = await request({ fetch, url, headers: authorization(token), signal, id, file, endpoint });
   if (!response.ok) return refused({ response, id, endpoint, revision, file, token });
@@ -82,7 +84,8 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
   // between the two requests (a new commit on the branch).
   if (announced && total && announced !== total) {
     await response.body.cancel();
-    throw new HubError(`${id}: ${file} changed size between two requests (${announced} bytes, then ${total}): the model was updated while it downloaded; nothing of it was kept: open it again`);
+    throw new HubError(`${id}: ${file} changed size between two requests (${announced} bytes, then ${total}): the `
+      + 'model was updated while it downloaded; nothing of it was kept: open it again');
   }
   if (total > fileLimit(file)) {
     await response.body.cancel();
@@ -93,19 +96,23 @@ async function download({ cache, endpoint, id, revision, file, token, signal, on
 }
 
 // A file's whole body into the cache as the file's entry (what storedModels() lists it as).
-const wholeTag = (endpoint, id, revision, file) => ({ [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) });
+const wholeTag = (endpoint,
+  id, revision, file) => ({ [ORIGIN_HEADER]: JSON.stringify({ endpoint, id, revision, file }) });
 const storeWhole = ({ cache, endpoint, id, revision, file, signal, onProgress, response, total }) => storeBody({
-  cache, key: hubFileUrl(endpoint, id, revision, file), response, headers: wholeTag(endpoint, id, revision, file), expected: total,
-  most: fileLimit(file), onBytes: (bytes) => onProgress({ file, bytes, total }),
-  failure: (what) => (what.tooMuch ? tooLarge(id, file, fileLimit(file), true) : failure(id, file, signal, what, 'nothing of it was kept')) });
+  cache, key: hubFileUrl(endpoint, id, revision, file), response, headers: wholeTag(endpoint, id, revision, file),
+  expected: total, most: fileLimit(file), onBytes: (bytes) => onProgress({ file, bytes, total }),
+  failure: (what) => (what.tooMuch ? tooLarge(id, file, fileLimit(file), true) : failure(id, file, signal, what,
+    'nothing of it was kept')) });
 
 // A download that went wrong, as a sentence: cancelled, storage full, broken off, or short.
 function failure(id, file, signal, { error, bytes, total }, kept, next = 'open it again') {
   if (signal?.aborted) return new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
   if (error?.name === 'QuotaExceededError') {
-    return new HubError(`not enough storage for ${id}'s ${file}${total ? ` (${megabytes(total)})` : ''}: remove a stored model below, or free space in the browser`);
+    return new HubError(`not enough storage for ${id}'s ${file}${total ? ` (${megabytes(total)})` : ''}: remove a `
+      + 'stored model below, or free space in the browser');
   }
-  if (error) return new HubError(`${id}: the download of ${file} broke off after ${megabytes(bytes)} (${error?.message ?? error}); ${kept}: ${next}`);
+  if (error) return new HubError(`${id}: the download of ${file} broke off after ${megabytes(bytes)} `
+    + `(${error?.message ?? error}); ${kept}: ${next}`);
   return new HubError(`${id}: the download of ${file} is not whole (${bytes} of ${total} bytes); ${kept}: ${next}`);
 }
 
@@ -127,7 +134,8 @@ async function storeBody({ cache, key, response, headers, expected, most = Infin
     },
   }));
   try {
-    await cache.put(key, new Response(counted, { headers: { 'content-type': 'application/octet-stream', ...headers } }));
+    await cache.put(key, new Response(counted,
+      { headers: { 'content-type': 'application/octet-stream', ...headers } }));
   } catch (error) {
     await cache.delete(key);
     throw fail({ error, bytes, total: expected, tooMuch });
@@ -145,7 +153,8 @@ const partKey = (url, i) => `${url}?attnlab-part=${i}`;
  * The weights in Range requests of partBytes (see the top of this file) -> true; false when the Hub has
  * no such file. size: the file's size, from the HEAD before the download.
  */
-async function downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size, partBytes, stallSeconds }) {
+async function downloadInParts({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch, size,
+  partBytes, stallSeconds }) {
   const url = hubFileUrl(endpoint, id, revision, file);
   const count = Math.ceil(size / partBytes);
   const tag = (part) => ({ [PART_HEADER]: JSON.stringify({ endpoint, id, revision, file, part }) });
@@ -161,8 +170,9 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
     for (let tries = 1; ; tries++) {
       const watch = stallWatch(stallSeconds, signal);
       try {
-        const whole = await downloadPart({ cache, url, id, revision, endpoint, file, token, signal: watch.signal, outer: signal, onProgress, fetch, size, begin, end, done,
-          tag: tag(i), key: partKey(url, i), progress: watch.progress });
+        const whole = await downloadPart({ cache, url, id, revision, endpoint, file, token, signal: watch.signal,
+          outer: signal, onProgress, fetch, size, begin, end, done, tag: tag(i), key: partKey(url, i),
+          progress: watch.progress });
         if (whole) return true;
         break;
       } catch (error) {
@@ -170,8 +180,9 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
         if (tries >= PART_TRIES) {
           // Marked for the list of kept models ("stalled"); the whole parts stay for the next open.
           await cache.put(partKey(url, STALLED_PART), new Response('', { headers: tag(STALLED_PART) }));
-          throw new HubError(`${id}: the download of ${file} stalled: less than ${STALL_BYTES} bytes arrived in ${stallSeconds} s, ${PART_TRIES} times; `
-            + `${megabytes(done)} that arrived whole are kept: open it again to go on from there`);
+          throw new HubError(`${id}: the download of ${file} stalled: less than ${STALL_BYTES} bytes arrived in `
+            + `${stallSeconds} s, ${PART_TRIES} times; ${megabytes(done)} that arrived whole are kept: open it again `
+            + 'to go on from there');
         }
       } finally {
         watch.stop();
@@ -182,7 +193,8 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
   const parts = [];
   for (let i = 0; i < count; i++) parts.push(await (await cache.match(partKey(url, i))).blob());
   try {
-    await cache.put(url, new Response(new Blob(parts), { headers: { 'content-type': 'application/octet-stream', ...wholeTag(endpoint, id, revision, file) } }));
+    await cache.put(url, new Response(new Blob(parts),
+      { headers: { 'content-type': 'application/octet-stream', ...wholeTag(endpoint, id, revision, file) } }));
   } catch (error) {
     await cache.delete(url);
     throw failure(id, file, signal, { error, bytes: size, total: size }, 'its parts are kept');
@@ -195,7 +207,8 @@ async function downloadInParts({ cache, endpoint, id, revision, file, token, sig
  * Bytes begin..end-1 of the weights into the cache as one part -> false; or true when the server sent
  * the whole file instead (then kept as the file). progress(bytes of this part) feeds the stall watch.
  */
-async function downloadPart({ cache, url, id, revision, endpoint, file, token, signal, outer, onProgress, fetch, size, begin, end, done, tag, key, progress }) {
+async function downloadPart({ cache, url, id, revision, endpoint, file, token, signal, outer, onProgress, fetch, size,
+  begin, end, done, tag, key, progress }) {
   const headers = { range: `bytes=${begin}-${end - 1}`, ...authorization(token) };
   const response = await request({ fetch, url, headers, signal, outer, id, file, endpoint });
   if (response.status === 200) {
@@ -210,7 +223,8 @@ async function downloadPart({ cache, url, id, revision, endpoint, file, token, s
     // The file changed between the HEAD and now (a new commit on the branch): its parts do not fit.
     await response.body?.cancel();
     await removeParts(cache, url);
-    throw new HubError(`${id}: ${file} changed size between two requests (${size} bytes, then ${range.size}): the model was updated while it downloaded; nothing of it was kept: open it again`);
+    throw new HubError(`${id}: ${file} changed size between two requests (${size} bytes, then ${range.size}): the `
+      + 'model was updated while it downloaded; nothing of it was kept: open it again');
   }
   if (response.status !== 206 || (range && range.first !== begin)) {
     await response.body?.cancel();
@@ -222,7 +236,8 @@ async function downloadPart({ cache, url, id, revision, endpoint, file, token, s
       onProgress({ file, bytes: done + bytes, total: size });
     },
     failure: (what) => (signal.aborted && !outer?.aborted ? signal.reason
-      : failure(id, file, outer, { ...what, bytes: done + what.bytes, total: size }, 'the parts that arrived whole are kept', 'open it again to go on from them')) });
+      : failure(id, file, outer, { ...what, bytes: done + what.bytes, total: size },
+        'the parts that arrived whole are kept', 'open it again to go on from them')) });
   return false;
 }
 
@@ -237,14 +252,17 @@ async function request({ fetch, url, headers, signal, outer = signal, id, file, 
   } catch (error) {
     if (signal?.aborted && !outer?.aborted) throw signal.reason; // a stall: the caller tries again
     if (outer?.aborted) throw new HubError(`cancelled: ${id} was not opened and nothing of ${file} was kept`);
-    if (isRedirectLoop(error)) throw new HubError(`${id}: ${file} redirects in a loop at ${endpoint}: is it a Hugging Face endpoint (Hub settings)?`);
-    throw new HubError(`cannot reach ${endpoint} for ${id} (${error.message}): a model opens offline only once it has been opened here with the network`);
+    if (isRedirectLoop(error)) throw new HubError(`${id}: ${file} redirects in a loop at ${endpoint}: is it a Hugging `
+      + 'Face endpoint (Hub settings)?');
+    throw new HubError(`cannot reach ${endpoint} for ${id} (${error.message}): a model opens offline only once it has `
+      + 'been opened here with the network');
   }
 }
 
 // A refused answer: the Hub's sentence, or false for a file it does not have.
 async function refused({ response, id, endpoint, revision, file, token }) {
-  const why = hubRefusal({ id, endpoint, revision, file, status: response.status, errorCode: response.headers.get('x-error-code'), token, tokenWhere: 'the Token field' });
+  const why = hubRefusal({ id, endpoint, revision, file, status: response.status,
+    errorCode: response.headers.get('x-error-code'), token, tokenWhere: 'the Token field' });
   await response.body?.cancel();
   if (why) throw new HubError(why);
   return false;
@@ -255,9 +273,9 @@ async function refused({ response, id, endpoint, revision, file, token }) {
  * onProgress -> {sources, kind, fromCache}. The files are those of the one plan (hub_plan.js), fetched
  * here into Cache Storage. Throws a HubError naming the id, the file and what to do.
  */
-export async function openFromHub({ id, revision = 'main', endpoint, token = null, lab, signal, onProgress = () => {}, onPlan = () => {},
-  caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES, stallSeconds = STALL_SECONDS, checkConfig = () => '',
-  unreadArchitecture = () => '' }) {
+export async function openFromHub({ id, revision = 'main', endpoint, token = null, lab, signal, onProgress = () => {},
+  onPlan = () => {}, caches = globalThis.caches, fetch = globalThis.fetch.bind(globalThis), partBytes = PART_BYTES,
+  stallSeconds = STALL_SECONDS, checkConfig = () => '', unreadArchitecture = () => '' }) {
   const cache = await openCache(caches);
   const url = (file) => hubFileUrl(endpoint, id, revision, file);
   const kept = (file) => cache.match(url(file));
@@ -275,12 +293,13 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
       return bytes;
     },
     plan: (files) => onPlan({ files, bytes: files.reduce((sum, f) => sum + f.bytes, 0) }),
-    fetch: async (file) => !!(await kept(file)) || download({ cache, endpoint, id, revision, file, token, signal, onProgress, fetch,
-      announced: announced.get(file) ?? 0, ranged: isWeightsFile(file), partBytes, stallSeconds }),
+    fetch: async (file) => !!(await kept(file)) || download({ cache, endpoint, id, revision, file, token, signal,
+      onProgress, fetch, announced: announced.get(file) ?? 0, ranged: isWeightsFile(file), partBytes, stallSeconds }),
     text,
   };
   try {
-    const { kind, files } = await drivePlan(hubPlan({ id, revision, endpoint, lab, checkConfig, unreadArchitecture }), io);
+    const { kind, files } = await drivePlan(hubPlan({ id, revision, endpoint, lab, checkConfig,
+      unreadArchitecture }), io);
     return { sources: await sourcesOf(cache, url, files), kind, fromCache: false };
   } catch (error) {
     // A model that did not arrive whole is not kept as a model; the weights' whole parts are (the next
@@ -295,7 +314,8 @@ export async function openFromHub({ id, revision = 'main', endpoint, token = nul
  * none, null when it has no such file; a refusal is its HubError.
  */
 async function headSize({ fetch, url, id, endpoint, revision, file, token, signal }) {
-  const response = await request({ fetch, url, headers: authorization(token), signal, id, file, endpoint, method: 'HEAD' });
+  const response = await request({ fetch, url, headers: authorization(token), signal, id, file, endpoint,
+    method: 'HEAD' });
   if (response.ok) return announcedSize(response) ?? NaN;
   return refused({ response, id, endpoint, revision, file, token }).then(() => null);
 }
@@ -321,7 +341,8 @@ export async function storedModels({ caches = globalThis.caches } = {}) {
     const o = whole ?? part;
     if (!o) continue;
     const key = JSON.stringify([o.endpoint, o.id, o.revision]);
-    const model = models.get(key) ?? { id: o.id, revision: o.revision, endpoint: o.endpoint, files: [], bytes: 0, partial: false, stalled: false };
+    const model = models.get(key) ?? { id: o.id, revision: o.revision, endpoint: o.endpoint, files: [], bytes: 0,
+      partial: false, stalled: false };
     if (whole) model.files.push(o.file);
     model.partial ||= !!part; // a download that broke off: its parts wait for the next open
     model.stalled ||= part?.part === STALLED_PART; // ... and it stopped because the Hub stopped sending
@@ -332,7 +353,8 @@ export async function storedModels({ caches = globalThis.caches } = {}) {
 }
 
 /** Removes a kept model's files (and, with parts, the parts of a download that broke off) -> how many were removed. */
-export async function removeStoredModel({ id, revision, endpoint }, { caches = globalThis.caches, parts: withParts = true } = {}) {
+export async function removeStoredModel({ id, revision, endpoint },
+  { caches = globalThis.caches, parts: withParts = true } = {}) {
   if (!caches) return 0;
   const cache = await caches.open(CACHE);
   let removed = 0;

@@ -20,15 +20,20 @@ export const needWords = (need) => need.map((files) => files.join(' + ')).join('
 export const WEIGHTS_WORDS = 'model.safetensors or pytorch_model.bin';
 
 /** A row's files -> {needs: [[alternative files]], optional, weights}. */
-export const kindFiles = (row) => ({ needs: row.files.required.map(parseNeed), optional: row.files.optional, weights: WEIGHT_NAMES });
+export const kindFiles = (row) => ({ needs: row.files.required.map(parseNeed), optional: row.files.optional,
+  weights: WEIGHT_NAMES });
 
 /** The first alternative of a need whose every file `has` (a name -> boolean), or null. */
 export const chosenAlternative = (need, has) => need.find((files) => files.every(has)) ?? null;
 
 /** "a, b, and c" ("a and b" for two). */
-const listWords = (items) => (items.length < 3 ? items.join(' and ') : `${items.slice(0, -1).join(', ')}, and ${items.at(-1)}`);
+const listWords = (items) => (items.length < 3 ? items.join(' and ') : `${items.slice(0, -1).join(', ')}, `
+  + `and ${items.at(-1)}`);
 
-/** What a kind's folder needs, in words: "config.json, tokenizer.json or vocab.json + merges.txt, and model.safetensors or pytorch_model.bin". */
+/**
+ * What a kind's folder needs, in words: "config.json, tokenizer.json or vocab.json + merges.txt, and
+ * model.safetensors or pytorch_model.bin".
+ */
 export const needsWords = (kind) => listWords([...kind.files.needs.map(needWords), WEIGHTS_WORDS]);
 
 /**

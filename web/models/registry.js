@@ -6,14 +6,17 @@
 // weights into the module, the same for every kind: a folder dropped on the wrong lab is named for what it
 // is ("a Marian model: open it in the Translation lab") instead of being refused for files it was never
 // meant to have. Adding a model kind: its rows in C++ (a new way of reading a tokenizer: a reader here).
-import { CheckpointError, filesByName, givenNames, pickWeights, readSmallFile, readSmallText, smallFileLimit, weightsToLoad } from './checkpoint_files.js';
-import { WEIGHTS_WORDS, chosenAlternative, kindFiles, labFileNames, needWords, needsWords, readWords } from './kind_files.js';
+import { CheckpointError, filesByName, givenNames, pickWeights, readSmallFile, readSmallText,
+  smallFileLimit, weightsToLoad } from './checkpoint_files.js';
+import { WEIGHTS_WORDS, chosenAlternative, kindFiles, labFileNames, needWords,
+  needsWords, readWords } from './kind_files.js';
 import { TOKENIZER_READERS } from './tokenizer_readers.js';
 import { MODEL_KIND_ROWS } from './model_kinds.generated.js';
 import { checkTokenizer } from '../tokenizers/tokenizer.js';
 
 export const MODEL_KINDS = MODEL_KIND_ROWS.map((row) => ({
-  kind: row.kind, title: row.title, modelTypes: row.modelTypes, lab: row.lab, tokenizer: row.tokenizer, binding: row.binding, files: kindFiles(row),
+  kind: row.kind, title: row.title, modelTypes: row.modelTypes, lab: row.lab, tokenizer: row.tokenizer,
+  binding: row.binding, files: kindFiles(row),
 }));
 
 /** The kinds a lab opens (its id: web/labs/registry.js's), in the registry's order. */
@@ -35,15 +38,18 @@ const titlesOf = (kinds, or = 'and') => kinds.map((k) => k.title).join(', ').rep
  */
 export function kindForLab(modelType, labId, { what = 'This folder holds', lacks = () => '' } = {}) {
   const here = labKinds(labId);
-  if (!here.length) throw new Error(`no lab '${labId}' opens checkpoints (labs: ${[...new Set(MODEL_KINDS.map((k) => k.lab.id))].join(', ')})`);
+  if (!here.length) throw new Error(`no lab '${labId}' opens checkpoints (labs: `
+    + `${[...new Set(MODEL_KINDS.map((k) => k.lab.id))].join(', ')})`);
   const kind = kindOfModelType(modelType);
   if (kind && kind.lab.id === labId) return { kind };
   const type = String(modelType).slice(0, 40);
-  if (kind) return { problem: `${what} a ${kind.title} model (config.json's model_type is "${type}"), not a ${titlesOf(here, 'or')} one`, lab: kind.lab };
+  if (kind) return { problem: `${what} a ${kind.title} model (config.json's model_type is "${type}"), not a `
+    + `${titlesOf(here, 'or')} one`, lab: kind.lab };
   if (modelType === null || modelType === undefined) return { kind: here[0] };
   const unread = lacks();
-  return { problem: `config.json's model_type is "${type}": ${unread ? `${unread}; ` : ''}the ${here[0].lab.title} lab reads ${titlesOf(here)} models `
-    + `(model_type ${here.flatMap((k) => k.modelTypes).map((t) => `"${t}"`).join(' or ')})` };
+  return { problem: `config.json's model_type is "${type}": ${unread ? `${unread}; ` : ''}the ${here[0].lab.title} lab `
+    + `reads ${titlesOf(here)} models (model_type `
+    + `${here.flatMap((k) => k.modelTypes).map((t) => `"${t}"`).join(' or ')})` };
 }
 
 /**
@@ -54,7 +60,10 @@ export const wrongKind = (ErrorClass, problem, lab) => (lab
   ? Object.assign(new ErrorClass(`${problem}: open it in the ${lab.title} lab.`), { lab })
   : new ErrorClass(`${problem}.`));
 
-/** config.json's text -> its model_type (null without one); a config that is not JSON is a CheckpointError naming it. */
+/**
+ * config.json's text -> its model_type (null without one); a config that is not JSON is a CheckpointError
+ * naming it.
+ */
 export function modelTypeOf(configText) {
   let parsed;
   try {
@@ -65,7 +74,10 @@ export function modelTypeOf(configText) {
   return typeof parsed?.model_type === 'string' ? parsed.model_type : null;
 }
 
-/** sources -> {kind, modelType} from config.json's model_type: kind null when no kind reads it, both null without a config.json. */
+/**
+ * sources -> {kind, modelType} from config.json's model_type: kind null when no kind reads it, both null
+ * without a config.json.
+ */
 export async function checkpointKind(sources) {
   const config = filesByName(sources).get('config.json');
   if (!config) return { kind: null, modelType: null };
@@ -90,7 +102,8 @@ export function pickKindFiles(kind, byName) {
   if (missing.length) {
     const hint = !weights && [...byName.keys()].some((n) => n.endsWith('.h5') || n.endsWith('.msgpack'))
       ? ' TensorFlow and Flax weights are not read here: the PyTorch ones (model.safetensors or pytorch_model.bin) are.' : '';
-    throw new CheckpointError(`A ${kind.title} checkpoint needs ${needsWords(kind)}; missing ${missing.join('; ')} (given: ${givenNames(byName)}).${hint}`);
+    throw new CheckpointError(`A ${kind.title} checkpoint needs ${needsWords(kind)}; missing ${missing.join('; ')} `
+      + `(given: ${givenNames(byName)}).${hint}`);
   }
   for (const f of kind.files.optional) if (byName.has(f) && !picked.has(f)) picked.set(f, byName.get(f));
   return { picked, weights };
@@ -120,7 +133,8 @@ export async function openCheckpoint(module, sources, { lab, onProgress, name } 
   if (problem) throw wrongKind(CheckpointError, problem, rightLab);
   const { picked, weights } = pickKindFiles(kind, byName);
   const reader = TOKENIZER_READERS[kind.tokenizer];
-  if (!reader) throw new Error(`the ${kind.title} row's tokenizer "${kind.tokenizer}" has no reader (web/models/tokenizer_readers.js: ${Object.keys(TOKENIZER_READERS).join(', ')})`);
+  if (!reader) throw new Error(`the ${kind.title} row's tokenizer "${kind.tokenizer}" has no reader `
+    + `(web/models/tokenizer_readers.js: ${Object.keys(TOKENIZER_READERS).join(', ')})`);
   let read;
   try {
     read = await reader.read(readerFiles(picked, config, name));
@@ -133,15 +147,20 @@ export async function openCheckpoint(module, sources, { lab, onProgress, name } 
   const { tokenizer } = read;
   if (tokenizer.size > model.config.vocabSize) {
     model.delete();
-    throw new CheckpointError(`${reader.named} has ${tokenizer.size} tokens but config.json's vocab_size is ${model.config.vocabSize}: they belong to different models`);
+    throw new CheckpointError(`${reader.named} has ${tokenizer.size} tokens but config.json's vocab_size is `
+      + `${model.config.vocabSize}: they belong to different models`);
   }
   // A decoder whose vocabulary is padded past its tokenizer's (Qwen2.5): the padded ids have no text, so
   // the writer, the bars and the lens never choose them.
   if (model.limitVocabulary && tokenizer.size < model.config.vocabSize) model.limitVocabulary(tokenizer.size);
-  const opened = { model, tokenizer, ...(read.options ? { options: read.options } : {}), summary: model.summary, files: [...picked.keys(), weights.name] };
+  const opened = { model, tokenizer, ...(read.options ? { options: read.options } : {}), summary: model.summary,
+    files: [...picked.keys(), weights.name] };
   return { kind, opened };
 }
 
-/** The files a lab's kinds read (its file picker's), and the same as a sentence's words ("Read: ..."): from the rows. */
+/**
+ * The files a lab's kinds read (its file picker's), and the same as a sentence's words ("Read: ..."):
+ * from the rows.
+ */
 export const labFiles = (labId) => labFileNames(labKinds(labId));
 export const labReads = (labId) => readWords(labKinds(labId));

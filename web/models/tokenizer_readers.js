@@ -12,7 +12,8 @@ import { HfTokenizer, parseConfigJson } from '../tokenizers/hf_tokenizer.js';
 const optionalText = async (files, name) => (files.has(name) ? files.text(name) : null);
 
 export const TOKENIZER_READERS = {
-  // BERT's vocab.txt, cased or not as config.json / tokenizer_config.json say (options.notes: where each setting came from).
+  // BERT's vocab.txt, cased or not as config.json / tokenizer_config.json say (options.notes: where each
+  // setting came from).
   wordpiece: {
     named: 'vocab.txt',
     async read(files) {
@@ -24,7 +25,8 @@ export const TOKENIZER_READERS = {
   sentencepiece: {
     named: 'vocab.json',
     async read(files) {
-      return { tokenizer: MarianTokenizer.fromFiles(await files.bytes('source.spm'), await files.bytes('target.spm'), await files.text('vocab.json')) };
+      return { tokenizer: MarianTokenizer.fromFiles(await files.bytes('source.spm'), await files.bytes('target.spm'),
+        await files.text('vocab.json')) };
     },
   },
   // @huggingface/tokenizers: tokenizer.json, or GPT-2's vocab.json + merges.txt; tokenizer_config.json and

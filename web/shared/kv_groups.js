@@ -8,7 +8,8 @@
  */
 export function kvGroups(heads, kvHeads) {
   if (!Number.isInteger(kvHeads) || kvHeads < 1 || kvHeads >= heads) return [];
-  if (heads % kvHeads) throw new Error(`model grid: ${heads} query heads cannot share ${kvHeads} key/value heads evenly`);
+  if (heads % kvHeads) throw new Error(`model grid: ${heads} query heads cannot share ${kvHeads} `
+    + 'key/value heads evenly');
   const g = heads / kvHeads;
   return Array.from({ length: kvHeads }, (_, kv) => ({ kv, heads: Array.from({ length: g }, (_, i) => kv * g + i) }));
 }

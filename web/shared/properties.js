@@ -53,7 +53,8 @@ export function parseProperty(prop, text) {
   if (prop.type === 'text') {
     if (!raw) return prop.default === '' ? { value: '' } : { error: `${prop.label} is empty` }; // an empty default: optional
     const length = characterCount(raw);
-    if (length > prop.maxLength) return { error: `${prop.label} is ${length.toLocaleString('en')} characters long: at most ${prop.maxLength.toLocaleString('en')}` };
+    if (length > prop.maxLength) return { error: `${prop.label} is ${length.toLocaleString('en')} characters long: at `
+      + `most ${prop.maxLength.toLocaleString('en')}` };
     return { value: raw };
   }
   if (prop.type === 'bool') {
@@ -90,7 +91,8 @@ export function checkProperty(prop, value) {
     if (prop.min !== undefined && low) {
       return { error: `${prop.label} must be ${prop.minExclusive ? 'above' : 'at least'} ${prop.min}, got ${value}` };
     }
-    if (prop.max !== undefined && value > prop.max) return { error: `${prop.label} must be at most ${prop.max}, got ${value}` };
+    if (prop.max !== undefined && value > prop.max) return { error: `${prop.label} must be at most `
+      + `${prop.max}, got ${value}` };
   }
   return { value };
 }

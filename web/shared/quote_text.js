@@ -5,7 +5,8 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** text with its control characters (C0, DEL, C1; a tab too unless keepTab) written as \xNN. */
 export function escapeControls(text, { keepTab = false } = {}) {
-  return String(text).replace(CONTROLS, (c) => (keepTab && c === '\t' ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return String(text).replace(CONTROLS,
+    (c) => (keepTab && c === '\t' ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 
 /** text -> "quoted", at most `max` characters of it, controls escaped: '"a\\x1b[31m…" (5,000 characters)'. */

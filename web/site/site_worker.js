@@ -61,7 +61,8 @@ const tell = (worker, message) => new Promise((resolve) => {
 });
 
 export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
-  if (globalThis.ATTNLAB_INLINE || location.protocol === 'file:') return { isolated: false, reason: REASONS.singleFile };
+  if (globalThis.ATTNLAB_INLINE || location.protocol === 'file:') return { isolated: false,
+    reason: REASONS.singleFile };
   let container;
   try {
     container = navigator.serviceWorker;
@@ -69,7 +70,8 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
     return { isolated: false, reason: REASONS.sandboxed }; // an opaque origin: the getter throws
   }
   // A host that sends the two headers itself (docs/hosting.md) isolates the page without a worker.
-  if (!container) return globalThis.crossOriginIsolated ? isolation() : { isolated: false, reason: REASONS.noServiceWorker };
+  if (!container) return globalThis.crossOriginIsolated ? isolation() : { isolated: false,
+    reason: REASONS.noServiceWorker };
   // A worker that is already active but does not control this page: the page was loaded past it (a
   // hard reload, Ctrl+Shift+R), and it will not take this page over. Start at once, without threads,
   // and say how to get them; the registration below still looks for a new version.
@@ -78,11 +80,13 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
   const deadline = new Promise((resolve) => setTimeout(() => resolve(null), INSTALL_WAIT_MS));
   let registration;
   try {
-    registration = await Promise.race([container.register(new URL('../../../sw.js', import.meta.url), { updateViaCache: 'none' }), deadline]);
+    registration = await Promise.race([container.register(new URL('../../../sw.js', import.meta.url),
+      { updateViaCache: 'none' }), deadline]);
   } catch (error) {
     return { isolated: globalThis.crossOriginIsolated === true, reason: REASONS.failed(error?.message ?? error) };
   }
-  if (!registration) return globalThis.crossOriginIsolated ? isolation() : { isolated: false, reason: REASONS.installing };
+  if (!registration) return globalThis.crossOriginIsolated ? isolation() : { isolated: false,
+    reason: REASONS.installing };
   watchForUpdates(registration, offerUpdate);
   if (bypassed) return { isolated: false, reason: REASONS.hardReload };
   if (globalThis.crossOriginIsolated) return isolation();

@@ -17,7 +17,8 @@ export class ChatError extends Error {
 }
 
 // transformers' SpecialTokensMixin.SPECIAL_TOKENS_ATTRIBUTES: what special_tokens_map holds.
-const SPECIAL_TOKEN_NAMES = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
+const SPECIAL_TOKEN_NAMES = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token',
+  'cls_token', 'mask_token'];
 const content = (value) => (typeof value === 'string' ? value : typeof value?.content === 'string' ? value.content : null);
 
 /** tokenizer_config.json's special tokens as a template sees them: {bos_token: "<s>", ...} (those it names). */
@@ -48,7 +49,8 @@ function budgeted(render) {
   const { evaluate, evaluateBlock } = Interpreter.prototype, set = Environment.prototype.set;
   let steps = 0, characters = 0, items = 0;
   const step = () => {
-    if (++steps > CHAT_BUDGET.steps) throw new ChatBudgetError(`it took more than ${CHAT_BUDGET.steps.toLocaleString('en')} steps`);
+    if (++steps > CHAT_BUDGET.steps) throw new ChatBudgetError('it took more than '
+      + `${CHAT_BUDGET.steps.toLocaleString('en')} steps`);
   };
   Interpreter.prototype.evaluate = function budgetedEvaluate(statement, environment) {
     step();
@@ -81,7 +83,8 @@ const boundedRange = (range) => (start, stop, step = 1) => {
   const [from, to] = stop === undefined ? [0, start] : [start, stop];
   const count = step === 0 ? 0 : Math.ceil((to - from) / step);
   if (count > CHAT_BUDGET.rangeItems) {
-    throw new ChatBudgetError(`range() of ${Number.isFinite(count) ? count.toLocaleString('en') : count} items, more than ${CHAT_BUDGET.rangeItems.toLocaleString('en')}`);
+    throw new ChatBudgetError(`range() of ${Number.isFinite(count) ? count.toLocaleString('en') : count} items, more `
+      + `than ${CHAT_BUDGET.rangeItems.toLocaleString('en')}`);
   }
   return range(start, stop, step);
 };
@@ -99,9 +102,11 @@ export function renderChat(template, messages, { addGenerationPrompt = true, spe
     throw new ChatError(`tokenizer_config.json's chat_template cannot be read: ${error.message}`);
   }
   try {
-    return budgeted(() => parsed.render({ messages, add_generation_prompt: addGenerationPrompt, tools: null, documents: null, ...specialTokens }));
+    return budgeted(() => parsed.render({ messages, add_generation_prompt: addGenerationPrompt, tools: null,
+      documents: null, ...specialTokens }));
   } catch (error) {
-    if (error instanceof ChatBudgetError) throw new ChatError(`tokenizer_config.json's chat_template was stopped: ${error.message}, far past what a chat needs`);
+    if (error instanceof ChatBudgetError) throw new ChatError(`tokenizer_config.json's chat_template was stopped: `
+      + `${error.message}, far past what a chat needs`);
     throw new ChatError(`tokenizer_config.json's chat_template refused the chat: ${error.message}`);
   }
 }
@@ -113,7 +118,8 @@ export function renderChat(template, messages, { addGenerationPrompt = true, spe
  */
 export function chatPrompt(tokenizer, question) {
   if (!tokenizer?.chatTemplate) {
-    throw new ChatError('this model has no chat template (tokenizer_config.json\'s chat_template): write a prompt instead');
+    throw new ChatError('this model has no chat template (tokenizer_config.json\'s chat_template): write '
+      + 'a prompt instead');
   }
   const text = renderChat(tokenizer.chatTemplate, [{ role: 'user', content: String(question) }],
     { addGenerationPrompt: true, specialTokens: specialTokensOf(tokenizer.config) });

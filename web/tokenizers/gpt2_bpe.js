@@ -38,18 +38,22 @@ const show = (value) => {
  * `files` names them as the user has them (vocab.json and merges.txt, or tokenizer.json).
  * -> merges as [[a, b]] in rank order.
  */
-export function checkBpe(vocab, merges, { byteLevel = false, files = { vocab: 'vocab.json', merges: 'merges.txt' } } = {}) {
+export function checkBpe(vocab, merges,
+  { byteLevel = false, files = { vocab: 'vocab.json', merges: 'merges.txt' } } = {}) {
   if (!vocab || typeof vocab !== 'object' || Array.isArray(vocab)) throw new Error(`${files.vocab} must hold an object {token: id}`);
   if (!Array.isArray(merges)) throw new Error(`${files.merges} must be a list of merges`);
   const tokens = [];
   for (const [token, id] of Object.entries(vocab)) {
-    if (!Number.isInteger(id) || id < 0) throw new Error(`${files.vocab}: the id of ${show(token)} must be a whole number, got ${show(id)}`);
-    if (tokens[id] !== undefined) throw new Error(`${files.vocab}: ${show(tokens[id])} and ${show(token)} have the same id ${id}: each token needs its own`);
+    if (!Number.isInteger(id) || id < 0) throw new Error(`${files.vocab}: the id of ${show(token)} must be a whole `
+      + `number, got ${show(id)}`);
+    if (tokens[id] !== undefined) throw new Error(`${files.vocab}: ${show(tokens[id])} and ${show(token)} have the `
+      + `same id ${id}: each token needs its own`);
     tokens[id] = token;
   }
   if (byteLevel) {
     for (const c of BYTE_TO_CHAR) {
-      if (!Object.hasOwn(vocab, c)) throw new Error(`${files.vocab} lacks the byte token ${JSON.stringify(c)}: is it a byte-level BPE (GPT-2) vocabulary?`);
+      if (!Object.hasOwn(vocab, c)) throw new Error(`${files.vocab} lacks the byte token ${JSON.stringify(c)}: is it a `
+        + 'byte-level BPE (GPT-2) vocabulary?');
     }
   }
   return merges.map((m, rank) => {
@@ -57,7 +61,8 @@ export function checkBpe(vocab, merges, { byteLevel = false, files = { vocab: 'v
     if (pair.length !== 2) throw new Error(`${files.merges}: merge ${rank + 1} must be two tokens, got ${show(m)}`);
     const [a, b] = pair;
     for (const token of [a, b, a + b]) {
-      if (!Object.hasOwn(vocab, token)) throw new Error(`${files.merges}: merge ${rank + 1} (${show(`${a} ${b}`)}) needs the token ${show(token)}, which ${files.vocab} lacks`);
+      if (!Object.hasOwn(vocab, token)) throw new Error(`${files.merges}: merge ${rank + 1} (${show(`${a} ${b}`)}) `
+        + `needs the token ${show(token)}, which ${files.vocab} lacks`);
     }
     return pair;
   });
@@ -79,12 +84,14 @@ export function gpt2TokenizerJson(vocabJson, mergesText) {
   return {
     version: '1.0',
     added_tokens: Object.hasOwn(vocab, END_OF_TEXT)
-      ? [{ id: vocab[END_OF_TEXT], content: END_OF_TEXT, single_word: false, lstrip: false, rstrip: false, normalized: true, special: true }] : [],
+      ? [{ id: vocab[END_OF_TEXT], content: END_OF_TEXT, single_word: false, lstrip: false, rstrip: false,
+        normalized: true, special: true }] : [],
     normalizer: null,
     pre_tokenizer: byteLevel,
     post_processor: { ...byteLevel, trim_offsets: false },
     decoder: byteLevel,
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges },
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '',
+      fuse_unk: false, byte_fallback: false, vocab, merges },
   };
 }
 
@@ -95,7 +102,8 @@ export function parseMerges(text) {
     const trimmed = line.replace(/\r$/, '');
     if (!trimmed || (i === 0 && trimmed.startsWith('#version'))) return;
     const pair = trimmed.split(' ');
-    if (pair.length !== 2) throw new Error(`merges.txt line ${i + 1} must be two tokens separated by a space, got ${JSON.stringify(trimmed.slice(0, 60))}`);
+    if (pair.length !== 2) throw new Error(`merges.txt line ${i + 1} must be two tokens separated by a space, got `
+      + `${JSON.stringify(trimmed.slice(0, 60))}`);
     merges.push(pair);
   });
   return merges;

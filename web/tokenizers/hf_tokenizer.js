@@ -44,7 +44,9 @@ function sizeProblem(text, vocabSize, file) {
   if (!Number.isInteger(vocabSize) || vocabSize <= 0) return '';
   const most = vocabSize * TOKENIZER_LIMITS.bytesPerToken + (4 << 20);
   return text.length > most
-    ? `${file} is ${text.length.toLocaleString('en')} characters long: for config.json's vocab_size of ${vocabSize.toLocaleString('en')} a tokenizer is at most ${most.toLocaleString('en')} (${TOKENIZER_LIMITS.bytesPerToken} a token and 4 MB)`
+    ? `${file} is ${text.length.toLocaleString('en')} characters long: for config.json's vocab_size of `
+      + `${vocabSize.toLocaleString('en')} a tokenizer is at most ${most.toLocaleString('en')} `
+      + `(${TOKENIZER_LIMITS.bytesPerToken} a token and 4 MB)`
     : '';
 }
 
@@ -57,7 +59,8 @@ function chainSteps(part, field, file) {
     const inner = p.type === 'Sequence' ? (field === 'normalizer' ? p.normalizers : p.pretokenizers) : null;
     if (Array.isArray(inner)) inner.forEach((q) => walk(q, depth + 1));
     else steps.push(p);
-    if (steps.length > TOKENIZER_LIMITS.chain) throw new Error(`${file}: its ${field} has more than ${TOKENIZER_LIMITS.chain} steps`);
+    if (steps.length > TOKENIZER_LIMITS.chain) throw new Error(`${file}: its ${field} has more than `
+      + `${TOKENIZER_LIMITS.chain} steps`);
   };
   walk(part, 0);
   return steps;
@@ -74,13 +77,16 @@ export function checkTokenizerJson(json, { file = 'tokenizer.json', vocabSize = 
   const entries = Array.isArray(vocab) ? vocab.length : vocab && typeof vocab === 'object' ? Object.keys(vocab).length : 0;
   const added = Array.isArray(json.added_tokens) ? json.added_tokens : [];
   const bound = Math.max(Number.isInteger(vocabSize) ? vocabSize : 0, entries + added.length);
-  if (entries > TOKENIZER_LIMITS.vocab) throw new Error(`${file}: its model.vocab has ${entries.toLocaleString('en')} entries: at most ${TOKENIZER_LIMITS.vocab.toLocaleString('en')} are read`);
+  if (entries > TOKENIZER_LIMITS.vocab) throw new Error(`${file}: its model.vocab has ${entries.toLocaleString('en')} `
+    + `entries: at most ${TOKENIZER_LIMITS.vocab.toLocaleString('en')} are read`);
   if (Number.isInteger(vocabSize) && vocabSize > 0 && entries > vocabSize) {
-    throw new Error(`${file}: its model.vocab has ${entries.toLocaleString('en')} entries but config.json's vocab_size is ${vocabSize.toLocaleString('en')}: they belong to different models`);
+    throw new Error(`${file}: its model.vocab has ${entries.toLocaleString('en')} entries but config.json's vocab_size `
+      + `is ${vocabSize.toLocaleString('en')}: they belong to different models`);
   }
   for (const [i, t] of added.entries()) {
     if (!Number.isInteger(t?.id) || t.id < 0 || t.id >= bound) {
-      throw new Error(`${file}: added_tokens[${i}]'s id ${JSON.stringify(t?.id)?.slice(0, 30)} is not a token id of this vocabulary (0 to ${(bound - 1).toLocaleString('en')})`);
+      throw new Error(`${file}: added_tokens[${i}]'s id ${JSON.stringify(t?.id)?.slice(0, 30)} is not a token id of `
+        + `this vocabulary (0 to ${(bound - 1).toLocaleString('en')})`);
     }
   }
   chainSteps(json.pre_tokenizer, 'pre_tokenizer', file);
@@ -91,7 +97,8 @@ export function checkTokenizerJson(json, { file = 'tokenizer.json', vocabSize = 
     const to = typeof step.content === 'string' ? step.content : '';
     growth *= Math.max(1, [...to].length / Math.max(1, step.pattern?.String !== undefined ? [...from].length : 1));
     if (growth > TOKENIZER_LIMITS.growth) {
-      throw new Error(`${file}: its normalizer's Replace steps could make a text more than ${TOKENIZER_LIMITS.growth} times longer`);
+      throw new Error(`${file}: its normalizer's Replace steps could make a text more than `
+        + `${TOKENIZER_LIMITS.growth} times longer`);
     }
   }
 }
@@ -109,12 +116,16 @@ export function parseTokenizerJson(source, file = 'tokenizer.json', vocabSize = 
     }
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${file} must hold an object with a "model"`);
-  if (!json.model || typeof json.model !== 'object') throw new Error(`${file} has no "model": is it a tokenizers library file?`);
+  if (!json.model || typeof json.model !== 'object') throw new Error(`${file} has no "model": is it a `
+    + 'tokenizers library file?');
   checkTokenizerJson(json, { file, vocabSize });
   return json;
 }
 
-/** A small JSON file's text (tokenizer_config.json, generation_config.json) -> object; null for none; an Error naming it. */
+/**
+ * A small JSON file's text (tokenizer_config.json, generation_config.json) -> object; null for none; an
+ * Error naming it.
+ */
 export function parseConfigJson(source, file) {
   if (source == null) return null;
   if (typeof source === 'object') return source;
@@ -134,12 +145,15 @@ export class HfTokenizer {
    * generationConfig: generation_config.json's (or null); modelConfig: config.json's (or null: its
    * bos_token_id and eos_token_id are the last word on BOS/EOS, as generate() falls back to them).
    */
-  constructor(json, { tokenizerConfig = null, generationConfig = null, modelConfig = null, file = 'tokenizer.json' } = {}) {
+  constructor(json, { tokenizerConfig = null, generationConfig = null, modelConfig = null,
+    file = 'tokenizer.json' } = {}) {
     // The library asks for all five parts; a file may leave out those it has none of.
-    const full = { normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null, added_tokens: [], ...json };
+    const full = { normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null,
+      added_tokens: [], ...json };
     if (full.model.type === 'BPE') {
       // Checked as the Rust library's builder does, so a broken file is named when the folder opens.
-      const merges = checkBpe(full.model.vocab, full.model.merges ?? [], { files: { vocab: `${file} (model.vocab)`, merges: `${file} (model.merges)` } });
+      const merges = checkBpe(full.model.vocab, full.model.merges ?? [],
+        { files: { vocab: `${file} (model.vocab)`, merges: `${file} (model.merges)` } });
       full.model = { ...full.model, merges };
     }
     try {
@@ -169,11 +183,13 @@ export class HfTokenizer {
     const ids = (value, where) => {
       const list = Array.isArray(value) ? value : value == null ? [] : [value];
       for (const id of list) {
-        if (!Number.isInteger(id) || id < 0 || id >= 2 ** 31) throw new Error(`${where} holds ${JSON.stringify(id)?.slice(0, 30)}, not a token id (a whole number 0 or more)`);
+        if (!Number.isInteger(id) || id < 0 || id >= 2 ** 31) throw new Error(`${where} holds `
+          + `${JSON.stringify(id)?.slice(0, 30)}, not a token id (a whole number 0 or more)`);
       }
       return list;
     };
-    this.bosId = idOf(this.config.bos_token) ?? ids(generationConfig?.bos_token_id, 'generation_config.json\'s bos_token_id')[0]
+    this.bosId = idOf(this.config.bos_token) ?? ids(generationConfig?.bos_token_id,
+      'generation_config.json\'s bos_token_id')[0]
       ?? ids(modelConfig?.bos_token_id, 'config.json\'s bos_token_id')[0] ?? null;
     // generate() stops at any of generation_config.json's eos_token_id (a number or a list), which
     // transformers takes over config.json's; tokenizer_config.json's eos_token joins them (a chat
@@ -189,7 +205,10 @@ export class HfTokenizer {
     this.chatTemplate = pickChatTemplate(this.config.chat_template);
   }
 
-  /** From the files' texts (or parsed objects): tokenizer.json, and tokenizer_config.json / generation_config.json / config.json where there. */
+  /**
+   * From the files' texts (or parsed objects): tokenizer.json, and tokenizer_config.json /
+   * generation_config.json / config.json where there.
+   */
   static fromFiles({ tokenizerJson, tokenizerConfig = null, generationConfig = null, modelConfig = null }) {
     const model = parseConfigJson(modelConfig, 'config.json');
     const vocabSize = Number.isInteger(model?.vocab_size) ? model.vocab_size : null;
@@ -207,7 +226,10 @@ export class HfTokenizer {
 
   get size() { return this.tokens.length; }
 
-  /** text -> {tokens, ids, texts (each token's own text)}; addSpecialTokens as transformers' add_special_tokens (BOS/EOS by the post-processor). */
+  /**
+   * text -> {tokens, ids, texts (each token's own text)}; addSpecialTokens as transformers'
+   * add_special_tokens (BOS/EOS by the post-processor).
+   */
   encode(text, { addSpecialTokens = true } = {}) {
     const { ids, tokens } = this.hf.encode(String(text), { add_special_tokens: addSpecialTokens });
     return { tokens, ids, texts: ids.map((id) => this.tokenText(id)) };
@@ -219,7 +241,9 @@ export class HfTokenizer {
     if (ids.length === 0) return '';  // the library refuses an empty list
     // transformers cleans up spaces before punctuation (" 's" -> "'s") only where tokenizer_config.json
     // asks (clean_up_tokenization_spaces); the library's default is to clean, which changes the text.
-    return this.hf.decode(ids, { skip_special_tokens: skipSpecialTokens, clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces ?? false });
+    return this.hf.decode(ids,
+      { skip_special_tokens: skipSpecialTokens,
+        clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces ?? false });
   }
 
   /** The id of a token (an unknown one: the unknown token's id, else the first EOS, as GPT-2's unk_token). */

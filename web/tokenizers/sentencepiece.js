@@ -53,7 +53,8 @@ class ProtoReader {
   }
 
   fail(what, at) {
-    return new ModelError(this.file, `not a SentencePiece model: at byte ${at} of ${this.bytes.length}, ${what} (a truncated or corrupt file?)`);
+    return new ModelError(this.file, `not a SentencePiece model: at byte ${at} of ${this.bytes.length}, ${what} (a `
+      + 'truncated or corrupt file?)');
   }
 
   /**
@@ -155,7 +156,8 @@ const TRAINER_DEFAULTS = {
   unkPiece: '<unk>', bosPiece: '<s>', eosPiece: '</s>', padPiece: '<pad>',
 };
 const NORMALIZER_DEFAULTS = {
-  name: '', precompiledCharsmap: new Uint8Array(0), addDummyPrefix: true, removeExtraWhitespaces: true, escapeWhitespaces: true,
+  name: '', precompiledCharsmap: new Uint8Array(0), addDummyPrefix: true, removeExtraWhitespaces: true,
+  escapeWhitespaces: true,
 };
 
 /** One message's known fields over its defaults; what names it in errors ("piece 12", "trainer_spec"). */
@@ -178,27 +180,34 @@ function readMessage(r, [start, end], table, defaults, what) {
  */
 export function parseModelProto(bytes, file = 'model.spm') {
   if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${file}: expected the file's bytes (a Uint8Array or ArrayBuffer)`);
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${file}: expected the file's bytes (a `
+    + 'Uint8Array or ArrayBuffer)');
   if (!bytes.length) throw new ModelError(file, 'the file is empty (0 bytes), not a SentencePiece model');
   const r = new ProtoReader(bytes, file);
   const seen = new Set();
-  const model = { pieces: [], trainerSpec: { ...TRAINER_DEFAULTS }, normalizerSpec: { ...NORMALIZER_DEFAULTS }, denormalizerSpec: null };
+  const model = { pieces: [], trainerSpec: { ...TRAINER_DEFAULTS }, normalizerSpec: { ...NORMALIZER_DEFAULTS },
+    denormalizerSpec: null };
   r.fields(0, bytes.length, (field, wire, value, at) => {
     if (field >= 1 && field <= 5 && field !== 4 && wire !== LEN) {
       throw r.fail(`ModelProto field ${field} has wire type ${wire}, not a message`, at);
     }
     seen.add(field);
-    if (field === 1) model.pieces.push(readMessage(r, value, PIECE_FIELDS, PIECE_DEFAULTS, `piece ${model.pieces.length}`));
+    if (field === 1) model.pieces.push(readMessage(r, value, PIECE_FIELDS, PIECE_DEFAULTS,
+      `piece ${model.pieces.length}`));
     else if (field === 2) model.trainerSpec = readMessage(r, value, TRAINER_FIELDS, TRAINER_DEFAULTS, 'trainer_spec');
-    else if (field === 3) model.normalizerSpec = readMessage(r, value, NORMALIZER_FIELDS, NORMALIZER_DEFAULTS, 'normalizer_spec');
-    else if (field === 5) model.denormalizerSpec = readMessage(r, value, NORMALIZER_FIELDS, NORMALIZER_DEFAULTS, 'denormalizer_spec');
+    else if (field === 3) model.normalizerSpec = readMessage(r, value, NORMALIZER_FIELDS, NORMALIZER_DEFAULTS,
+      'normalizer_spec');
+    else if (field === 5) model.denormalizerSpec = readMessage(r, value, NORMALIZER_FIELDS, NORMALIZER_DEFAULTS,
+      'denormalizer_spec');
     // 4: self_test_data, samples the trainer checked; not needed to encode.
   });
   // spm writes pieces, trainer_spec and normalizer_spec in that order, always all three. protobuf
   // itself cannot tell a file cut between two fields from a whole one, so a missing part is the sign.
-  const missing = [[1, 'pieces'], [2, 'trainer_spec'], [3, 'normalizer_spec']].filter(([f]) => !seen.has(f)).map(([, name]) => name);
+  const missing = [[1, 'pieces'], [2, 'trainer_spec'],
+    [3, 'normalizer_spec']].filter(([f]) => !seen.has(f)).map(([, name]) => name);
   if (missing.length) {
-    throw new ModelError(file, `not a complete SentencePiece model: it has no ${missing.join(', ')} (a truncated file, or not an .spm at all?)`);
+    throw new ModelError(file, `not a complete SentencePiece model: it has no ${missing.join(', ')} (a truncated file, `
+      + 'or not an .spm at all?)');
   }
   return model;
 }
@@ -264,9 +273,11 @@ export class Normalizer {
       const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
       const trieBytes = view.getUint32(0, true);
       if (trieBytes >= blob.length) {
-        throw new ModelError(file, `the normaliser's charsmap is broken: its trie is ${trieBytes} bytes long, but the charsmap only ${blob.length}`);
+        throw new ModelError(file, `the normaliser's charsmap is broken: its trie is ${trieBytes} bytes long, but the `
+          + `charsmap only ${blob.length}`);
       }
-      if (trieBytes < 4) throw new ModelError(file, `the normaliser's charsmap is broken: its trie is ${trieBytes} bytes long`);
+      if (trieBytes < 4) throw new ModelError(file, `the normaliser's charsmap is broken: its trie is `
+        + `${trieBytes} bytes long`);
       // set_array(..., size / unit_size): a trailing partial unit is ignored, as Darts does.
       this.trie = new Uint32Array(trieBytes >>> 2);
       for (let i = 0; i < this.trie.length; i++) this.trie[i] = view.getUint32(4 + 4 * i, true);
@@ -283,7 +294,8 @@ export class Normalizer {
   longestRule(bytes, pos) {
     const units = this.trie;
     const at = (i) => {
-      if (i >= units.length) throw new ModelError(this.file, `the normaliser's charsmap is broken: its trie points at unit ${i} of ${units.length}`);
+      if (i >= units.length) throw new ModelError(this.file, `the normaliser's charsmap is broken: its trie points at `
+        + `unit ${i} of ${units.length}`);
       return units[i];
     };
     // Units are uint32 in C++: ">>> 0" keeps our int32 bit operations unsigned, as they wrap there.
@@ -307,7 +319,8 @@ export class Normalizer {
    */
   replacement(offset) {
     const strings = this.replacements;
-    if (offset > strings.length) throw new ModelError(this.file, `the normaliser's charsmap is broken: a replacement at byte ${offset} of ${strings.length}`);
+    if (offset > strings.length) throw new ModelError(this.file, `the normaliser's charsmap is broken: a replacement `
+      + `at byte ${offset} of ${strings.length}`);
     let end = offset;
     while (end < strings.length && strings[end] !== 0) end++;
     return strings.subarray(offset, end);
@@ -406,7 +419,8 @@ export class SentencePieceModel {
     const modelType = proto.trainerSpec.modelType;
     if (modelType !== 1) {
       const name = MODEL_TYPES[modelType] ?? `model type ${modelType}`;
-      throw new ModelError(file, `a ${name} SentencePiece model; only unigram models are read (as Marian's opus-mt models are)`);
+      throw new ModelError(file, `a ${name} SentencePiece model; only unigram models are read (as Marian's `
+        + 'opus-mt models are)');
     }
     if (!proto.pieces.length) throw new ModelError(file, 'the model has no pieces');
 
@@ -423,18 +437,21 @@ export class SentencePieceModel {
     proto.pieces.forEach(({ piece, type }, id) => {
       const where = `piece ${id} (${JSON.stringify(piece)})`;
       if (!piece) throw new ModelError(file, `piece ${id} is empty`);
-      if (!(type >= 1 && type <= 6)) throw new ModelError(file, `${where} has type ${type}, which is none of NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE`);
+      if (!(type >= 1 && type <= 6)) throw new ModelError(file, `${where} has type ${type}, which is none of NORMAL, `
+        + 'UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE');
       const matchable = type === PieceType.NORMAL || type === PieceType.USER_DEFINED || type === PieceType.UNUSED;
       const map = matchable ? this.pieceIds : this.reservedIds;
       if (map.has(piece)) throw new ModelError(file, `${where} is already defined, as piece ${map.get(piece)}`);
       map.set(piece, id);
       if (type === PieceType.USER_DEFINED) userDefined.push(piece);
       if (type === PieceType.UNKNOWN) {
-        if (this.unkId >= 0) throw new ModelError(file, `${where} is a second unknown piece (the first is piece ${this.unkId})`);
+        if (this.unkId >= 0) throw new ModelError(file, `${where} is a second unknown piece (the first is `
+          + `piece ${this.unkId})`);
         this.unkId = id;
       }
       if (type === PieceType.BYTE) {
-        if (!proto.trainerSpec.byteFallback) throw new ModelError(file, `${where} is a byte piece, but byte_fallback is off`);
+        if (!proto.trainerSpec.byteFallback) throw new ModelError(file, `${where} is a byte piece, but `
+          + 'byte_fallback is off');
         const b = pieceToByte(piece);
         if (b < 0) throw new ModelError(file, `${where} is a byte piece not written <0xNN>`);
         bytesFound.add(b);
@@ -442,7 +459,8 @@ export class SentencePieceModel {
     });
     if (this.unkId < 0) throw new ModelError(file, 'the model has no unknown piece (type UNKNOWN, usually <unk>)');
     if (proto.trainerSpec.byteFallback && bytesFound.size !== 256) {
-      throw new ModelError(file, `byte_fallback is on but only ${bytesFound.size} of the 256 byte pieces <0x00>..<0xFF> are there`);
+      throw new ModelError(file, `byte_fallback is on but only ${bytesFound.size} of the 256 byte pieces `
+        + '<0x00>..<0xFF> are there');
     }
 
     // Scores as unigram::Model's constructor finds them: over NORMAL pieces, in float32. max starts at
@@ -469,7 +487,8 @@ export class SentencePieceModel {
 
     if (proto.trainerSpec.treatWhitespaceAsSuffix) {
       // "▁" at the end of pieces instead of the start: Marian never sets it; refuse rather than guess.
-      throw new ModelError(file, 'treat_whitespace_as_suffix is set; only models that put "▁" before a word (as Marian\'s) are read');
+      throw new ModelError(file, 'treat_whitespace_as_suffix is set; only models that put "▁" before a word (as '
+        + 'Marian\'s) are read');
     }
     this.normalizer = new Normalizer(proto.normalizerSpec, userDefined, file);
     // A denormalizer is applied to decoded text when the model carries one with rules (rare: trained
@@ -657,7 +676,8 @@ export class MarianTokenizer {
    */
   constructor(source, target, vocab) {
     if (!(source instanceof SentencePieceModel) || !(target instanceof SentencePieceModel)) {
-      throw new TypeError('MarianTokenizer: source and target must be SentencePieceModels (SentencePieceModel.fromBytes)');
+      throw new TypeError('MarianTokenizer: source and target must be SentencePieceModels '
+        + '(SentencePieceModel.fromBytes)');
     }
     this.source = source;
     this.target = target;
@@ -747,17 +767,20 @@ function readVocab(vocab) {
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     const what = Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v;
-    throw new Error(`vocab.json must be an object mapping each piece to its id ({"</s>": 0, "<unk>": 1, ...}), not ${what}`);
+    throw new Error('vocab.json must be an object mapping each piece to its id ({"</s>": 0, "<unk>": 1, '
+      + `...}), not ${what}`);
   }
   const map = v instanceof Map ? new Map(v) : new Map(Object.entries(v));
   for (const [piece, id] of map) {
     if (!Number.isInteger(id) || id < 0) {
-      throw new Error(`vocab.json: the id of ${JSON.stringify(piece)} is ${JSON.stringify(id)}, not a non-negative integer`);
+      throw new Error(`vocab.json: the id of ${JSON.stringify(piece)} is ${JSON.stringify(id)}, not a `
+        + 'non-negative integer');
     }
   }
   const missing = MARIAN_SPECIAL_TOKENS.filter((t) => !map.has(t));
   if (missing.length) {
-    throw new Error(`vocab.json has no ${missing.map((t) => JSON.stringify(t)).join(', ')} (of ${map.size} pieces): Marian needs "</s>", "<unk>" and "<pad>"`);
+    throw new Error(`vocab.json has no ${missing.map((t) => JSON.stringify(t)).join(', ')} (of ${map.size} pieces): `
+      + 'Marian needs "</s>", "<unk>" and "<pad>"');
   }
   return map;
 }

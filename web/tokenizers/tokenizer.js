@@ -17,7 +17,8 @@ export const TOKENIZER_INTERFACE = Object.freeze(['encode', 'decode', 'tokenToId
 export function checkTokenizer(tokenizer, kind = 'this model') {
   const missing = TOKENIZER_INTERFACE.filter((m) => typeof tokenizer?.[m] !== 'function');
   if (!Number.isInteger(tokenizer?.size)) missing.push('size');
-  if (missing.length) throw new TypeError(`the tokenizer of ${kind} lacks ${missing.join(', ')} (web/tokenizers/tokenizer.js)`);
+  if (missing.length) throw new TypeError(`the tokenizer of ${kind} lacks ${missing.join(', ')} `
+    + '(web/tokenizers/tokenizer.js)');
   return tokenizer;
 }
 

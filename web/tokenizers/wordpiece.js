@@ -189,7 +189,8 @@ function resolveOptions(options) {
   const tokenizeChineseChars = options.tokenizeChineseChars ?? true;
   const maxLength = options.maxLength ?? null;
   for (const [name, v] of Object.entries({ doLowerCase, stripAccents, tokenizeChineseChars })) {
-    if (typeof v !== 'boolean') throw new TypeError(`tokenizer option ${name} must be true or false, not ${JSON.stringify(v)}`);
+    if (typeof v !== 'boolean') throw new TypeError(`tokenizer option ${name} must be true or false, not `
+      + `${JSON.stringify(v)}`);
   }
   if (maxLength !== null && !(Number.isInteger(maxLength) && maxLength > 0)) {
     throw new TypeError(`tokenizer option maxLength must be a positive integer, not ${JSON.stringify(maxLength)}`);
@@ -235,10 +236,12 @@ export function tokenizerOptions(configJson, tokenizerConfigJson, name = null) {
     notes.doLowerCase = `tokenizer_config.json: do_lower_case ${doLowerCase}`;
   } else if (cased) {
     doLowerCase = false;
-    notes.doLowerCase = `the name "${cased}" says cased (${tc ? 'tokenizer_config.json has no do_lower_case' : 'no tokenizer_config.json'})`;
+    notes.doLowerCase = `the name "${cased}" says cased `
+      + `(${tc ? 'tokenizer_config.json has no do_lower_case' : 'no tokenizer_config.json'})`;
   } else {
     doLowerCase = true;
-    notes.doLowerCase = `default true, as BertTokenizer (${tc ? 'tokenizer_config.json has no do_lower_case' : 'no tokenizer_config.json'})`;
+    notes.doLowerCase = 'default true, as BertTokenizer '
+      + `(${tc ? 'tokenizer_config.json has no do_lower_case' : 'no tokenizer_config.json'})`;
   }
 
   let stripAccents = null;
@@ -280,7 +283,8 @@ export class WordPieceTokenizer {
    */
   constructor(tokens, options = {}) {
     if (!tokens.length || tokens.every((t) => t === '')) {
-      throw new Error('vocab.txt is empty: a BERT vocabulary lists one token per line ([PAD], [UNK], [CLS], [SEP], [MASK] and the word pieces)');
+      throw new Error('vocab.txt is empty: a BERT vocabulary lists one token per line ([PAD], [UNK], [CLS], [SEP], '
+        + '[MASK] and the word pieces)');
     }
     this.tokens = tokens.slice();
     // A token listed twice keeps its last line's id, as HF's load_vocab (a dict filled in file order).
@@ -288,11 +292,13 @@ export class WordPieceTokenizer {
     this.tokens.forEach((t, id) => this.vocab.set(t, id));
     const missing = REQUIRED_TOKENS.filter((t) => !this.vocab.has(t));
     if (missing.length) {
-      throw new Error(`vocab.txt has no ${missing.join(', ')} (of ${this.tokens.length} tokens): BERT needs [CLS], [SEP] and [UNK] on lines of their own`);
+      throw new Error(`vocab.txt has no ${missing.join(', ')} (of ${this.tokens.length} tokens): BERT needs [CLS], `
+        + '[SEP] and [UNK] on lines of their own');
     }
     this.options = resolveOptions(options);
     // Ids by string: they differ between vocabularies ([CLS] is 101 in bert-base-uncased, 2 in others).
-    this.specialIds = Object.fromEntries(SPECIAL_TOKENS.filter((t) => this.vocab.has(t)).map((t) => [t, this.vocab.get(t)]));
+    this.specialIds = Object.fromEntries(SPECIAL_TOKENS.filter((t) => this.vocab.has(t)).map((t) => [t,
+      this.vocab.get(t)]));
     // Typed "[MASK]" stays one token, as HF's added tokens: matched on the raw text, case-sensitive,
     // longest first, anywhere (also inside a word: "a[MASK]b" -> a [MASK] b).
     const specials = Object.keys(this.specialIds).sort((a, b) => b.length - a.length);
@@ -349,7 +355,10 @@ export class WordPieceTokenizer {
     }
     const max = this.options.maxLength;
     if (max !== null && tokens.length > max) {
-      throw new Error(`The text is ${tokens.length} tokens long with [CLS] and [SEP]${pair != null ? ' (both sentences)' : ''}, but this model reads at most ${max} (max_position_embeddings): shorten it by ${tokens.length - max} token${tokens.length - max === 1 ? '' : 's'}.`);
+      throw new Error(`The text is ${tokens.length} tokens long with [CLS] and `
+        + `[SEP]${pair != null ? ' (both sentences)' : ''}, but this model reads at most ${max} `
+        + `(max_position_embeddings): shorten it by ${tokens.length - max} `
+        + `token${tokens.length - max === 1 ? '' : 's'}.`);
     }
     return { tokens, ids: tokens.map((t) => this.tokenToId(t)), typeIds };
   }
@@ -374,4 +383,5 @@ export class WordPieceTokenizer {
 }
 
 // HF's clean_up_tokenization, in its order.
-const CLEAN_UP = [[' .', '.'], [' ?', '?'], [' !', '!'], [' ,', ','], [" ' ", "'"], [" n't", "n't"], [" 'm", "'m"], [" 's", "'s"], [" 've", "'ve"], [" 're", "'re"]];
+const CLEAN_UP = [[' .', '.'], [' ?', '?'], [' !', '!'], [' ,', ','], [" ' ", "'"], [" n't", "n't"], [" 'm", "'m"],
+  [" 's", "'s"], [" 've", "'ve"], [" 're", "'re"]];

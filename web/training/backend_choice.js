@@ -12,10 +12,14 @@
  * The defaults are a machine with no GPU.
  */
 export function backendRequest({ requested = 'auto', gpu = {} } = {}) {
-  return { requested, gpu: { attention: gpu.attention ?? null, reason: gpu.reason ?? 'no adapter', software: gpu.software ?? false } };
+  return { requested, gpu: { attention: gpu.attention ?? null, reason: gpu.reason ?? 'no adapter',
+    software: gpu.software ?? false } };
 }
 
-/** module: the loaded WASM module; request: a backendRequest; shape: {B, H, T, S, D} of the call. -> {backend: scalar | simd128 | webgpu, reason}. */
+/**
+ * module: the loaded WASM module; request: a backendRequest; shape: {B, H, T, S, D} of the call. ->
+ * {backend: scalar | simd128 | webgpu, reason}.
+ */
 export function chooseBackend(module, { requested, gpu }, shape) {
   const env = { simd128: module.cpuBackends.includes('simd128'), webgpu: !!gpu.attention, webgpuReason: gpu.reason };
   if (requested === 'auto' && gpu.attention && gpu.software) {

@@ -53,7 +53,8 @@ export function typedArrayBytes(item) {
 
 export class StepSeries {
   constructor({ maxPoints }) {
-    if (!(maxPoints >= 2 && maxPoints % 2 === 0)) throw new Error(`maxPoints must be an even number >= 2, got ${maxPoints}`);
+    if (!(maxPoints >= 2 && maxPoints % 2 === 0)) throw new Error('maxPoints must be an even number >= 2, '
+      + `got ${maxPoints}`);
     this.maxPoints = maxPoints;
     this.values = new Float32Array(maxPoints); // values[i]: the mean over steps i*every+1 .. (i+1)*every
     this.length = 0; // complete points

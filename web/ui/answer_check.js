@@ -37,7 +37,8 @@ export function readShape(text) {
     if (!/^\d{1,9}$/.test(part)) {
       const read = sizes.length ? `read ${sizes.join(', ')}, then ` : '';
       const what = part === '' ? 'an empty place between separators' : `${quote(part)}, which is not a whole number`;
-      return { error: `Could not read a shape from ${quote(given)}: ${read}${what}. Write the sizes separated by commas, e.g. (4, 10, 5).` };
+      return { error: `Could not read a shape from ${quote(given)}: ${read}${what}. Write the sizes separated by `
+        + 'commas, e.g. (4, 10, 5).' };
     }
     sizes.push(Number(part));
   }
@@ -64,7 +65,8 @@ export function readNumber(text) {
     if (fraction && Number(fraction[2]) !== 0) { value = Number(fraction[1]) / Number(fraction[2]); read = String(value); }
   }
   if (value === null || !Number.isFinite(value)) {
-    return { error: `Could not read a number from ${quote(given)}: write it with digits, e.g. 0.25, 1e-4, 10% or 1/10.` };
+    return { error: `Could not read a number from ${quote(given)}: write it with digits, e.g. 0.25, `
+      + '1e-4, 10% or 1/10.' };
   }
   return { value, read };
 }

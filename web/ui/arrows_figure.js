@@ -14,14 +14,17 @@ const SIDE = 260; // the plane, CSS px
 const PAD = 34; // room for the tips' labels
 
 function check(f) {
-  if (!(f.radius > 0) || !Array.isArray(f.arrows) || !f.arrows.length) throw new Error(`arrows figure: a positive radius and at least one arrow, got radius ${f.radius}, ${f.arrows?.length} arrows`);
-  for (const a of f.arrows) if (!Number.isFinite(a.x) || !Number.isFinite(a.y)) throw new Error(`arrows figure: arrow '${a.label}' is not finite (${a.x}, ${a.y})`);
+  if (!(f.radius > 0) || !Array.isArray(f.arrows) || !f.arrows.length) throw new Error('arrows figure: a positive '
+    + `radius and at least one arrow, got radius ${f.radius}, ${f.arrows?.length} arrows`);
+  for (const a of f.arrows) if (!Number.isFinite(a.x) || !Number.isFinite(a.y)) throw new Error('arrows figure: arrow '
+    + `'${a.label}' is not finite (${a.x}, ${a.y})`);
 }
 
 /** Where things go (CSS px): {width, height, cx, cy, scale (px per unit), tips: [{label, x, y}]}. */
 function arrowsLayout(f) {
   check(f);
-  const width = Math.max(SIDE + 2 * PAD + 40, Math.ceil((f.title ?? '').length * 7.2) + 8); // + 40: a label left or right of a tip
+  const width = Math.max(SIDE + 2 * PAD + 40,
+    Math.ceil((f.title ?? '').length * 7.2) + 8); // + 40: a label left or right of a tip
   const height = TITLE_H + SIDE + 2 * PAD;
   const cx = width / 2, cy = TITLE_H + PAD + SIDE / 2, scale = SIDE / 2 / f.radius;
   const tips = f.arrows.map((a) => ({ label: a.label, x: cx + a.x * scale, y: cy - a.y * scale }));
@@ -40,7 +43,8 @@ function arrow(ctx, x0, y0, x1, y1) {
 /** Draws the plane, sizing the canvas (CSS px x scale). Returns the layout. */
 function drawArrows(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const L = arrowsLayout(f);
-  const { ctx, colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX });
+  const { ctx, colors } = titledCanvas(canvas, L, scale,
+    { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX });
   // The axes and the circle of radius 1 (a unit-length pair ends on it).
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;
@@ -94,7 +98,8 @@ function drawArrows(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   ctx.globalAlpha = 1;
   if (canvas.dataset) {
     // Where each tip and the origin are drawn (CSS px): what a test measures the angles on.
-    canvas.dataset.tips = JSON.stringify(L.tips.map((t) => ({ label: t.label, x: Math.round(t.x * 10) / 10, y: Math.round(t.y * 10) / 10 })));
+    canvas.dataset.tips = JSON.stringify(L.tips.map((t) => ({ label: t.label, x: Math.round(t.x * 10) / 10,
+      y: Math.round(t.y * 10) / 10 })));
     canvas.dataset.origin = JSON.stringify({ x: L.cx, y: L.cy });
   }
   return L;

@@ -21,7 +21,8 @@ export function barsGeometry(f) {
   // Slanted labels take their width times sin 45° below the axis (an estimate: 0.6 em per character).
   const labelDrop = labels ? Math.ceil(Math.max(...labels.map((l) => l.length), 1) * (FONT_PX - 1) * 0.6 * Math.sin(SLANT)) + 6 : 0;
   // As wide as the board allows (f.room, CSS px: a phone), up to 520: its text stays at full size.
-  const L = { width: Math.max(240, Math.min(520, f.room ?? 520)), height: 190 + labelDrop, left: 58, right: 10, top: TITLE_H + 6, bottom: 38 + labelDrop };
+  const L = { width: Math.max(240, Math.min(520, f.room ?? 520)), height: 190 + labelDrop, left: 58, right: 10,
+    top: TITLE_H + 6, bottom: 38 + labelDrop };
   let lo = 0, hi = 0;
   for (const v of f.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   if (hi === lo) hi = lo + 1;
@@ -52,7 +53,8 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   for (let i = 0; i < n; i++) {
     const top = Math.min(y(f.values[i]), g.zeroY), h = Math.abs(y(f.values[i]) - g.zeroY);
     ctx.fillStyle = i === f.highlight ? colors.focus : colors.series[0];
-    ctx.fillRect(L.left + i * barW + (barW > 3 ? 0.5 : 0), top, Math.max(1, barW - (barW > 3 ? 1 : 0)), Math.max(h, 0.5));
+    ctx.fillRect(L.left + i * barW + (barW > 3 ? 0.5 : 0), top, Math.max(1, barW - (barW > 3 ? 1 : 0)),
+      Math.max(h, 0.5));
   }
   // the x labels, under the plot's bottom (below the lowest bar)
   ctx.fillStyle = colors.muted;
@@ -69,11 +71,13 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   } else {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    for (let i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) ctx.fillText(String(i), L.left + (i + 0.5) * barW, g.plotBottom + 3);
+    for (let i = 0; i < n; i += Math.max(1, Math.ceil(n / 10))) ctx.fillText(String(i), L.left + (i + 0.5) * barW,
+      g.plotBottom + 3);
   }
   canvas.dataset.xLabels = JSON.stringify(g.labels ?? []);
   // Where the bars are (CSS px), so a test can read each bar's height back from the pixels.
-  canvas.dataset.bars = JSON.stringify({ n, left: L.left, barW, zeroY: g.zeroY, lo, hi, top: y(hi), highlight: f.highlight ?? null });
+  canvas.dataset.bars = JSON.stringify({ n, left: L.left, barW, zeroY: g.zeroY, lo, hi, top: y(hi),
+    highlight: f.highlight ?? null });
   ctx.fillStyle = colors.text;
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   ctx.textAlign = 'left';

@@ -51,7 +51,8 @@ export class ControlsPanel {
     if (prop.type === 'choice') {
       input = document.createElement('select');
       for (const choice of prop.choices) {
-        input.append(Object.assign(document.createElement('option'), { value: String(choice.value), textContent: choice.label }));
+        input.append(Object.assign(document.createElement('option'),
+          { value: String(choice.value), textContent: choice.label }));
       }
     } else if (prop.type === 'bool') {
       input = Object.assign(document.createElement('input'), { type: 'checkbox' });
@@ -60,7 +61,8 @@ export class ControlsPanel {
       input.autocomplete = 'off';
       input.setAttribute('role', 'spinbutton');
     } else if (prop.slider) {
-      input = Object.assign(document.createElement('input'), { type: 'range', min: prop.min, max: prop.max, step: prop.step ?? 1 });
+      input = Object.assign(document.createElement('input'),
+        { type: 'range', min: prop.min, max: prop.max, step: prop.step ?? 1 });
     } else if (prop.type === 'text') {
       // No HTML maxlength: the browser would cut a long paste silently; the property's check refuses it
       // beside the field, saying how long it is and what the lab reads.
@@ -68,7 +70,8 @@ export class ControlsPanel {
       input.spellcheck = false;
     } else {
       // type=text with inputmode: a number field would hide what the user typed ("abc") from us.
-      input = Object.assign(document.createElement('input'), { type: 'text', inputMode: prop.type === 'int' ? 'numeric' : prop.type === 'heads' ? 'text' : 'decimal' });
+      input = Object.assign(document.createElement('input'),
+        { type: 'text', inputMode: prop.type === 'int' ? 'numeric' : prop.type === 'heads' ? 'text' : 'decimal' });
       if (prop.type === 'heads') input.size = 16; // a list of heads: 0.1,2.3,…
       input.autocomplete = 'off';
       input.spellcheck = false;
@@ -77,8 +80,10 @@ export class ControlsPanel {
     input.name = prop.name;
     // The help opens on click, tap and keyboard (a button, not a title tooltip that cannot be focused or
     // touched); the text stays the field's description for screen readers whether open or not.
-    const hint = Object.assign(document.createElement('span'), { className: 'visually-hidden', id: `${id}-help`, textContent: prop.help });
-    const help = Object.assign(document.createElement('button'), { type: 'button', className: 'help-icon', textContent: '?' });
+    const hint = Object.assign(document.createElement('span'),
+      { className: 'visually-hidden', id: `${id}-help`, textContent: prop.help });
+    const help = Object.assign(document.createElement('button'),
+      { type: 'button', className: 'help-icon', textContent: '?' });
     help.setAttribute('aria-label', `Help: ${prop.label}`);
     help.setAttribute('aria-expanded', 'false');
     help.setAttribute('aria-controls', `${id}-help`);
@@ -121,7 +126,8 @@ export class ControlsPanel {
   /** The − and + around a stepper's field -> {box, less, more}; step(±1) applies a step. */
   createStepper(prop, input, step) {
     const button = (text, delta, what) => {
-      const b = Object.assign(document.createElement('button'), { type: 'button', className: 'step-button', textContent: text });
+      const b = Object.assign(document.createElement('button'),
+        { type: 'button', className: 'step-button', textContent: text });
       b.setAttribute('aria-label', `${prop.label}: ${what}`);
       b.tabIndex = -1; // the field's arrow keys do the same from the keyboard: one Tab stop per setting
       b.addEventListener('click', () => step(delta));

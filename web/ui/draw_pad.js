@@ -11,11 +11,13 @@ export class DrawPad {
   constructor(container, { onDone, label = 'Draw a digit' }) {
     this.values = new Float32Array(SIDE * SIDE);
     this.onDone = onDone;
-    this.canvas = Object.assign(document.createElement('canvas'), { width: SIDE * SCALE, height: SIDE * SCALE, className: 'draw-pad' });
+    this.canvas = Object.assign(document.createElement('canvas'),
+      { width: SIDE * SCALE, height: SIDE * SCALE, className: 'draw-pad' });
     this.canvas.setAttribute('role', 'img');
     this.canvas.setAttribute('aria-label', `${label}: draw with the mouse, a pen or a finger`);
     this.canvas.style.touchAction = 'none';
-    const clear = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Clear', id: 'draw-clear' });
+    const clear = Object.assign(document.createElement('button'),
+      { type: 'button', textContent: 'Clear', id: 'draw-clear' });
     clear.addEventListener('click', () => this.clear());
     const box = Object.assign(document.createElement('div'), { className: 'draw-pad-box' });
     box.append(this.canvas, clear);

@@ -5,7 +5,8 @@
 export function renderEvaluation(container, model) {
   container.replaceChildren();
   if (!model) {
-    container.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'No evaluation yet: train a few steps.' }));
+    container.append(Object.assign(document.createElement('p'),
+      { className: 'muted', textContent: 'No evaluation yet: train a few steps.' }));
     return;
   }
   const list = document.createElement('dl');
@@ -30,11 +31,13 @@ export function renderEvaluation(container, model) {
     const meter = Object.assign(document.createElement('meter'), { min: 0, max: 1, value: head.mass });
     meter.setAttribute('aria-label', `${head.label} pattern mass`);
     li.append(Object.assign(document.createElement('span'), { textContent: head.label }), meter,
-      Object.assign(document.createElement('span'), { textContent: `${head.mass.toFixed(2)}${head.best ? ' ★ best' : ''}` }));
+      Object.assign(document.createElement('span'),
+        { textContent: `${head.mass.toFixed(2)}${head.best ? ' ★ best' : ''}` }));
     bars.append(li);
   }
   container.append(list, headline, bars);
   if (model.explanation) {
-    container.append(Object.assign(document.createElement('p'), { className: 'explanation', textContent: model.explanation }));
+    container.append(Object.assign(document.createElement('p'),
+      { className: 'explanation', textContent: model.explanation }));
   }
 }

@@ -44,8 +44,10 @@ export async function exportFigure(draw, format, stem, { title = '' } = {}) {
 /** Whether this browser can record a canvas to WebM, and if not, why. */
 export function webmSupport() {
   if (typeof MediaRecorder === 'undefined') return { ok: false, reason: 'this browser has no MediaRecorder' };
-  if (!HTMLCanvasElement.prototype.captureStream) return { ok: false, reason: 'this browser cannot capture a canvas stream' };
-  const type = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'].find((t) => MediaRecorder.isTypeSupported(t));
+  if (!HTMLCanvasElement.prototype.captureStream) return { ok: false,
+    reason: 'this browser cannot capture a canvas stream' };
+  const type = ['video/webm;codecs=vp9',
+    'video/webm;codecs=vp8', 'video/webm'].find((t) => MediaRecorder.isTypeSupported(t));
   if (!type) return { ok: false, reason: 'this browser cannot record WebM video' };
   return { ok: true, type };
 }

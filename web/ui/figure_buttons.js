@@ -14,7 +14,8 @@ export function addFigureButtons(container, { what, figure, message, idPrefix })
   box.setAttribute('role', 'group');
   box.setAttribute('aria-label', `Export ${what}`);
   for (const [format, { label, help }] of Object.entries(FIGURE_FORMATS)) {
-    const button = Object.assign(document.createElement('button'), { type: 'button', id: `${idPrefix}-${format}`, textContent: `⤓ ${label}` });
+    const button = Object.assign(document.createElement('button'),
+      { type: 'button', id: `${idPrefix}-${format}`, textContent: `⤓ ${label}` });
     button.title = `Download ${what} as ${help}`;
     button.setAttribute('aria-label', `Export ${what} as ${label}`);
     button.addEventListener('click', async () => {

@@ -6,7 +6,10 @@ import { themeColors } from './theme.js';
 export const FONT_PX = 12;
 export const TITLE_H = 20;
 
-/** `text`'s words in lines no wider than `width` CSS px in the context's font (a word wider than that keeps a line of its own). */
+/**
+ * `text`'s words in lines no wider than `width` CSS px in the context's font (a word wider than that
+ * keeps a line of its own).
+ */
 export function wordLines(ctx, text, width) {
   const lines = [];
   for (const word of text.split(' ')) {

@@ -67,6 +67,7 @@ const FIGURE_KINDS = {
 
 /** The kind of a figure, or a clear error naming the kinds there are. */
 export function figureKind(kind) {
-  if (!Object.hasOwn(FIGURE_KINDS, kind)) throw new Error(`unknown figure kind '${kind}' (known: ${Object.keys(FIGURE_KINDS).join(', ')})`);
+  if (!Object.hasOwn(FIGURE_KINDS, kind)) throw new Error(`unknown figure kind '${kind}' (known: `
+    + `${Object.keys(FIGURE_KINDS).join(', ')})`);
   return FIGURE_KINDS[kind];
 }

@@ -114,7 +114,8 @@ export class FigureBoard {
   asDrawn(view, forExport = false) {
     const pick = view.type.pick;
     if (!pick) return view.figure;
-    return pick.asDrawn(view.figure, { pinned: this.pinned(view), pointer: view.pointer, cursor: view.cursor, palette: view.palette, forExport });
+    return pick.asDrawn(view.figure,
+      { pinned: this.pinned(view), pointer: view.pointer, cursor: view.cursor, palette: view.palette, forExport });
   }
 
   /** The pick the figure shows: the user's, else the figure's own `selected`; null for none. */

@@ -67,7 +67,8 @@ function labelBox(L, i) {
 function drawGraph(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const ctx = canvas.getContext('2d');
   const L = graphLayout(ctx, f);
-  const { colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX, cssHeight: true });
+  const { colors } = titledCanvas(canvas, L, scale,
+    { title: f.title ?? '', titleH: TITLE_H, titleX: 4, fontPx: FONT_PX, cssHeight: true });
 
   const edgeColor = colors.series[0];
   const max = Math.max(1e-6, f.maxWeight ?? 1);

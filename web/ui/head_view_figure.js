@@ -84,9 +84,11 @@ function checkHeadView(f) {
   const { queries, keys } = headViewTokens(f);
   const T = queries.length, S = keys.length;
   const heads = f.heads ?? 1;
-  if (!Number.isInteger(heads) || heads < 1) throw new Error(`head view: heads must be a positive integer, got ${f.heads}`);
+  if (!Number.isInteger(heads) || heads < 1) throw new Error('head view: heads must be a positive '
+    + `integer, got ${f.heads}`);
   if (!f.weights || f.weights.length !== heads * T * S) {
-    throw new Error(`head view needs heads x T x S = ${heads} x ${T} x ${S} = ${heads * T * S} weights, got ${f.weights?.length}`);
+    throw new Error(`head view needs heads x T x S = ${heads} x ${T} x ${S} = ${heads * T * S} weights, got `
+      + `${f.weights?.length}`);
   }
   return { T, S, heads, queries, keys };
 }
@@ -111,7 +113,8 @@ function headViewLayout(ctx, f) {
   const colors = themeColors();
   ctx.font = `${FONT_PX}px ${colors.font}`;
   const labels = { query: queries.map((t) => fitLabel(ctx, t)), key: keys.map((t) => fitLabel(ctx, t)) };
-  const widths = { query: labels.query.map((t) => ctx.measureText(t).width), key: labels.key.map((t) => ctx.measureText(t).width) };
+  const widths = { query: labels.query.map((t) => ctx.measureText(t).width),
+    key: labels.key.map((t) => ctx.measureText(t).width) };
   const widestQuery = Math.max(24, ctx.measureText(titles.query).width, ...widths.query);
   const widestKey = Math.max(24, ctx.measureText(titles.key).width, ...widths.key);
   const rows = Math.max(T, S);
@@ -157,8 +160,8 @@ function headViewLayout(ctx, f) {
   }
   const captionTop = rowsTop + rows * ROW_H + 8;
   const height = Math.ceil(captionTop + captionLines.length * (FONT_PX + 4) + (captionLines.length ? 4 : 0));
-  return { width, height, T, S, heads, titles, rowsTop, rowH: ROW_H, queryTop, keyTop, query, key, labels, widths, queryRight, keyLeft,
-    legend, captionLines, captionTop };
+  return { width, height, T, S, heads, titles, rowsTop, rowH: ROW_H, queryTop, keyTop, query, key, labels, widths,
+    queryRight, keyLeft, legend, captionLines, captionTop };
 }
 
 /** The token label under (x, y) CSS px: {side: 'query' | 'key', index}, or null (the lines, the margins). */
@@ -177,7 +180,8 @@ function drawHeadView(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const ctx = canvas.getContext('2d');
   const L = headViewLayout(ctx, f);
   const { T, S, heads } = L;
-  const { colors } = titledCanvas(canvas, L, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: PAD, fontPx: FONT_PX });
+  const { colors } = titledCanvas(canvas, L, scale,
+    { title: f.title ?? '', titleH: TITLE_H, titleX: PAD, fontPx: FONT_PX });
 
   ctx.font = `${FONT_PX}px ${colors.font}`;
   // Legend: one line sample per head, drawn as the head's lines are.
@@ -304,7 +308,8 @@ function describeHeadViewToken(f, side, index, n = 3) {
     }
   }
   lines.sort((a, b) => b.w - a.w);
-  const text = lines.slice(0, n).map(({ h, q, k, w }) => `${heads > 1 ? `${headName(f, h)}: ` : ''}${titles.query} ${quote(queries[q])} → ${titles.key} ${quote(keys[k])}: ${w.toFixed(2)}`);
+  const text = lines.slice(0, n).map(({ h, q, k, w }) => `${heads > 1 ? `${headName(f, h)}: ` : ''}${titles.query} `
+    + `${quote(queries[q])} → ${titles.key} ${quote(keys[k])}: ${w.toFixed(2)}`);
   return text.join('; ') || `${titles[side]} ${quote((side === 'key' ? keys : queries)[index])}: no weights`;
 }
 
@@ -321,18 +326,22 @@ function describeHeadView(f) {
         if (Number.isFinite(w) && (!best || w > best.w)) best = { h, k, w };
       }
     }
-    if (best) strongest.push(`${quote(queries[q])} → ${quote(keys[best.k])} ${best.w.toFixed(2)}${heads > 1 ? ` (${headName(f, best.h)})` : ''}`);
+    if (best) strongest.push(`${quote(queries[q])} → ${quote(keys[best.k])} `
+      + `${best.w.toFixed(2)}${heads > 1 ? ` (${headName(f, best.h)})` : ''}`);
   }
-  const what = heads > 1 ? `${heads} heads overlaid (${Array.from({ length: heads }, (_, h) => headName(f, h)).join(', ')})` : 'one head';
+  const what = heads > 1 ? `${heads} heads overlaid `
+    + `(${Array.from({ length: heads }, (_, h) => headName(f, h)).join(', ')})` : 'one head';
   const side = f.side === 'key' ? 'key' : 'query';
   const column = side === 'key' ? keys : queries;
   const selected = Number.isInteger(f.selected) && f.selected >= 0 && f.selected < column.length
     ? ` Showing only the lines of ${titles[side]} ${quote(column[f.selected])}.` : '';
   const two = !!(f.queryTokens || f.keyTokens);
-  const shape = two ? `${T} ${titles.query} token${T === 1 ? '' : 's'} and ${S} ${titles.key} token${S === 1 ? '' : 's'}` : `${T} tokens`;
+  const shape = two ? `${T} ${titles.query} token${T === 1 ? '' : 's'} and ${S} ${titles.key} `
+    + `token${S === 1 ? '' : 's'}` : `${T} tokens`;
   const columns = two ? `${titles.query} tokens on the left, ${titles.key} tokens on the right` : 'queries on the left, keys on the right';
   return `Head view of ${shape}, ${what}: ${columns}, a line's opacity is its weight.${selected}`
-    + ` Each ${two ? `${titles.query} token's strongest ${titles.key} token` : 'query\'s strongest key'}: ${strongest.join('; ')}.`;
+    + ` Each ${two ? `${titles.query} token's strongest ${titles.key} token` : 'query\'s strongest key'}: `
+    + `${strongest.join('; ')}.`;
 }
 
 /**
@@ -346,8 +355,12 @@ export const headViewKind = {
   label: (f) => `${f.title}: ${describeHeadView(f)}`,
   pick: {
     /** The token the figure itself selects (the lab's answer), or null. */
-    selectedOf: (f) => (Number.isInteger(f.selected) ? { index: f.selected, side: f.side === 'key' ? 'key' : 'query' } : null),
-    /** The figure as drawn: the hovered token, else the keyboard's place, else the pick (only the pick when exported). */
+    selectedOf: (f) => (Number.isInteger(f.selected) ? { index: f.selected,
+      side: f.side === 'key' ? 'key' : 'query' } : null),
+    /**
+     * The figure as drawn: the hovered token, else the keyboard's place, else the pick (only the pick
+     * when exported).
+     */
     asDrawn(f, { pinned, pointer, cursor, forExport }) {
       const shown = forExport ? pinned : pointer ?? cursor ?? pinned;
       return { ...f, selected: shown?.index ?? null, side: shown?.side ?? 'query' };
@@ -355,7 +368,8 @@ export const headViewKind = {
     hit: hitHeadView,
     choose(pinned, hit) {
       const same = pinned && pinned.index === hit.index && pinned.side === hit.side;
-      return same ? { pick: null, detail: { token: null } } : { pick: { index: hit.index, side: hit.side }, detail: { token: hit.index, side: hit.side } };
+      return same ? { pick: null, detail: { token: null } } : { pick: { index: hit.index, side: hit.side },
+        detail: { token: hit.index, side: hit.side } };
     },
     release: { token: null }, // Escape lets the picked token go
     move(f, start, moving, down, right) {

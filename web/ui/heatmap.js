@@ -18,7 +18,8 @@ import { rasterizeColorbar, rasterizeHeatmap } from '../shared/heatmap_raster.js
 const colorbars = new Map();
 function colorbar(height, width, palette) {
   const key = `${height}x${width}:${palette}`;
-  if (!colorbars.has(key)) colorbars.set(key, new ImageData(rasterizeColorbar(height, width, { palette }).data, width, height));
+  if (!colorbars.has(key)) colorbars.set(key,
+    new ImageData(rasterizeColorbar(height, width, { palette }).data, width, height));
   return colorbars.get(key);
 }
 import { themeColors } from './theme.js';
@@ -32,7 +33,10 @@ const legendLabels = (model) => {
   return [legendTick(max), legendTick((min + max) / 2), legendTick(min)];
 };
 const GAP = 6;
-/** The size of every label of a heatmap (title one px more), whatever its cells' size: small cells thin the ticks out instead (issue 29: 11 px at least). */
+/**
+ * The size of every label of a heatmap (title one px more), whatever its cells' size: small cells thin
+ * the ticks out instead (issue 29: 11 px at least).
+ */
 const HEATMAP_FONT_PX = 12;
 
 /**
@@ -44,7 +48,8 @@ const HEATMAP_FONT_PX = 12;
 function titleLines(ctx, title, room) {
   if (!title) return [];
   // A whole number (a step count), not a decimal's digits ("weight > 0.1").
-  const width = (t) => ctx.measureText(t.replace(/(?<![\d.])\d+(?![\d.])/g, (d) => '0'.repeat(Math.max(6, d.length)))).width;
+  const width = (t) => ctx.measureText(t.replace(/(?<![\d.])\d+(?![\d.])/g,
+    (d) => '0'.repeat(Math.max(6, d.length)))).width;
   if (!(room < Infinity) || width(title) <= room) return [title];
   const dash = title.lastIndexOf(' — ');
   if (dash > 0 && width(title.slice(0, dash + 2)) <= room && width(title.slice(dash + 3)) <= room) return [title.slice(0, dash + 2), title.slice(dash + 3)];
@@ -104,7 +109,9 @@ function drawCells(ctx, image, x, y, width, height) {
  * Draws the heatmap onto `canvas`, sizing it: CSS size from the layout, backing store x `scale`
  * (devicePixelRatio on the page, 2 for the exported PNG). Returns the layout (CSS px).
  */
-export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'viridis', fontPx = HEATMAP_FONT_PX, focus = null, minPlotHeight = 130, bare = false, maxWidth } = {}) {
+export function drawHeatmap(canvas, model,
+  { cell = 20, scale = 1, palette = 'viridis', fontPx = HEATMAP_FONT_PX, focus = null, minPlotHeight = 130,
+    bare = false, maxWidth } = {}) {
   const ctx = canvas.getContext('2d');
   const font = fontPx;
   const layout = layoutFor(ctx, model, cell, font, minPlotHeight, bare, maxWidth);
@@ -266,7 +273,8 @@ export function drawHeatmap(canvas, model, { cell = 20, scale = 1, palette = 'vi
     if (selected) ctx.setLineDash([3, 2]);
     // Inside the selected cell's outline when the keyboard is on it.
     const inset = selected && selected.row === focus.row && selected.col === focus.col ? 5 : 1;
-    ctx.strokeRect(left + focus.col * cell + inset, top + focus.row * layout.cellH + inset, cell - 2 * inset, layout.cellH - 2 * inset);
+    ctx.strokeRect(left + focus.col * cell + inset, top + focus.row * layout.cellH + inset, cell - 2 * inset,
+      layout.cellH - 2 * inset);
     ctx.setLineDash([]);
   }
   return layout;
@@ -281,7 +289,8 @@ function selectedCell(model) {
 
 /** The figure's size in CSS px for this model, without drawing it. */
 let measuring = null;
-export function measureHeatmap(model, { cell = 20, fontPx = HEATMAP_FONT_PX, minPlotHeight = 130, bare = false, maxWidth } = {}) {
+export function measureHeatmap(model,
+  { cell = 20, fontPx = HEATMAP_FONT_PX, minPlotHeight = 130, bare = false, maxWidth } = {}) {
   measuring ??= document.createElement('canvas').getContext('2d');
   const layout = layoutFor(measuring, model, cell, fontPx, minPlotHeight, bare, maxWidth);
   return { width: layout.width, height: layout.height };
@@ -353,7 +362,8 @@ export class HeatmapView {
   /** How much the figure is scaled to fit its box (1 without a box). */
   fitScale() {
     if (!this.fit || !this.model) return 1;
-    const size = measureHeatmap(this.model, { cell: this.cell, minPlotHeight: this.minPlotHeight, bare: this.bare, maxWidth: this.maxWidth });
+    const size = measureHeatmap(this.model,
+      { cell: this.cell, minPlotHeight: this.minPlotHeight, bare: this.bare, maxWidth: this.maxWidth });
     // 0.25..3: below a quarter nothing is legible; above 3x the pixels only get bigger.
     return Math.max(0.25, Math.min(3, this.fit.width / size.width, this.fit.height / size.height));
   }
@@ -362,8 +372,8 @@ export class HeatmapView {
     if (!this.model) return;
     const fit = this.fitScale();
     this.layout = drawHeatmap(this.canvas, this.model, {
-      cell: this.cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus, minPlotHeight: this.minPlotHeight, bare: this.bare,
-      maxWidth: this.maxWidth,
+      cell: this.cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus,
+      minPlotHeight: this.minPlotHeight, bare: this.bare, maxWidth: this.maxWidth,
     });
     // The backing store is at devicePixelRatio x fit; the CSS box is the layout x fit.
     this.canvas.style.width = `${this.layout.width * fit}px`;

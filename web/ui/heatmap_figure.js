@@ -13,16 +13,20 @@ export const heatmapKind = {
     view.heatmap = new HeatmapView(view.node, { cell: f.cell ?? 5, label: f.title });
     view.canvas = view.heatmap.canvas;
     view.canvas.dataset.figure = f.id;
-    const pick = (cell) => { if (cell && view.figure?.picks) board.onPick(view.figure.id, { row: cell.row, col: cell.col }); };
+    const pick = (cell) => { if (cell && view.figure?.picks) board.onPick(view.figure.id,
+      { row: cell.row, col: cell.col }); };
     view.canvas.addEventListener('click', (e) => pick(cellAt(view.canvas, view.heatmap.layout, e.clientX, e.clientY)));
-    view.canvas.addEventListener('keydown', (e) => { if (e.key === 'Enter' && view.heatmap.focus) pick(view.heatmap.focus); });
-    board.addExport(view, (c, scale) => drawHeatmap(c, withTicks(view.figure), { cell: view.figure.cell ?? 5, scale, palette: view.heatmap.palette }));
+    view.canvas.addEventListener('keydown',
+      (e) => { if (e.key === 'Enter' && view.heatmap.focus) pick(view.heatmap.focus); });
+    board.addExport(view, (c, scale) => drawHeatmap(c, withTicks(view.figure),
+      { cell: view.figure.cell ?? 5, scale, palette: view.heatmap.palette }));
   },
   show(view, f, palette) {
     view.heatmap.cell = f.cell ?? 5; // a figure may size its cells to what it shows (a longer sentence: smaller)
     view.heatmap.show(withTicks(f), { palette });
     // Its name follows what it shows (a stepped layer or head): the title it was created with went stale.
-    view.canvas.setAttribute('aria-label', f.picks ? `${f.title}. Click a cell, or use the arrow keys and Enter, to open it.` : f.title);
+    view.canvas.setAttribute('aria-label', f.picks ? `${f.title}. Click a cell, or use the arrow keys and `
+      + 'Enter, to open it.' : f.title);
     view.canvas.style.cursor = f.picks ? 'pointer' : '';
   },
 };

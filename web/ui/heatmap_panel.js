@@ -44,9 +44,11 @@ export class HeatmapPanel {
     const bar = document.createElement('div');
     bar.className = 'toolbar full-only';
     const label = Object.assign(document.createElement('label'), { htmlFor: 'heatmap-select', textContent: 'Show' });
-    this.select = Object.assign(document.createElement('select'), { id: 'heatmap-select', title: 'Which attention map the large heatmap shows' });
+    this.select = Object.assign(document.createElement('select'),
+      { id: 'heatmap-select', title: 'Which attention map the large heatmap shows' });
     this.select.addEventListener('change', () => this.choose(this.select.value));
-    this.webmButton = Object.assign(document.createElement('button'), { type: 'button', id: 'export-webm', textContent: 'Export timeline (WebM)' });
+    this.webmButton = Object.assign(document.createElement('button'),
+      { type: 'button', id: 'export-webm', textContent: 'Export timeline (WebM)' });
     this.webmButton.title = 'Record the timeline of the large heatmap as a WebM video';
     this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'export-message' });
     this.message.setAttribute('role', 'status');
@@ -54,13 +56,16 @@ export class HeatmapPanel {
     this.choice = Object.assign(document.createElement('span'), { className: 'heatmap-choice' });
     this.choice.append(label, this.select);
     bar.append(this.choice);
-    addFigureButtons(bar, { what: 'the large heatmap', idPrefix: 'export', message: this.message, figure: () => this.figure() });
+    addFigureButtons(bar, { what: 'the large heatmap', idPrefix: 'export', message: this.message,
+      figure: () => this.figure() });
     bar.append(this.webmButton);
-    const tableLabel = Object.assign(document.createElement('label'), { className: 'inline-check', title: 'Show the large heatmap as a table of numbers' });
+    const tableLabel = Object.assign(document.createElement('label'),
+      { className: 'inline-check', title: 'Show the large heatmap as a table of numbers' });
     this.tableBox = Object.assign(document.createElement('input'), { type: 'checkbox', id: 'heatmap-table-toggle' });
     tableLabel.append(this.tableBox, document.createTextNode(' values as a table'));
     bar.append(tableLabel);
-    this.tableArea = Object.assign(document.createElement('div'), { id: 'heatmap-table', className: 'table-scroll', hidden: true });
+    this.tableArea = Object.assign(document.createElement('div'),
+      { id: 'heatmap-table', className: 'table-scroll', hidden: true });
     this.tableArea.tabIndex = 0; // a wide table scrolls: the keyboard must reach it
     this.tableArea.setAttribute('aria-label', 'Attention values as a table');
     this.tableBox.addEventListener('change', () => this.renderTable());
@@ -74,7 +79,8 @@ export class HeatmapPanel {
     this.container = container;
     // The figure first, its tools under it.
     container.append(this.extraBox, bar, this.message, this.tableArea);
-    const gridTitle = Object.assign(document.createElement('h3'), { className: 'full-only', textContent: 'Each head (click or press Enter on one to enlarge it)' });
+    const gridTitle = Object.assign(document.createElement('h3'),
+      { className: 'full-only', textContent: 'Each head (click or press Enter on one to enlarge it)' });
     this.grid = document.createElement('div');
     this.grid.className = 'head-grid full-only';
     this.grid.id = 'head-grid';
@@ -102,11 +108,14 @@ export class HeatmapPanel {
       this.shape = shape;
       this.grid.replaceChildren();
       // Thumbnails without ticks (they would be too small to read): click one to see it large.
-      // A lab of several layers names its heads (models.heads[i].label: "layer 1 head 0") and its large map (meanLabel).
+      // A lab of several layers names its heads (models.heads[i].label: "layer 1 head 0") and its large
+      // map (meanLabel).
       this.small = models.heads.map((m, h) => new HeatmapView(this.grid, {
-        cell: cellFor(rows, cols, 130, 3, 12), minPlotHeight: 60, bare: true, label: `Attention of ${m.label ?? `head ${h}`}`, onSelect: () => this.choose(`head-${h}`),
+        cell: cellFor(rows, cols, 130, 3, 12), minPlotHeight: 60, bare: true,
+        label: `Attention of ${m.label ?? `head ${h}`}`, onSelect: () => this.choose(`head-${h}`),
       }));
-      this.select.replaceChildren(new Option(models.meanLabel ?? 'head mean', 'mean'), ...models.heads.map((m, h) => new Option(m.label ?? `head ${h}`, `head-${h}`)));
+      this.select.replaceChildren(new Option(models.meanLabel ?? 'head mean', 'mean'),
+        ...models.heads.map((m, h) => new Option(m.label ?? `head ${h}`, `head-${h}`)));
       // One head is its own mean: no grid of heads to choose from.
       this.grid.hidden = this.gridTitle.hidden = this.choice.hidden = models.heads.length < 2;
       if (!this.select.querySelector(`option[value="${this.selected}"]`)) this.selected = 'mean';
@@ -163,7 +172,8 @@ export class HeatmapPanel {
     if (!this.models) return null;
     const model = this.pick(this.models);
     const cell = this.large.cell, palette = this.palette;
-    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }), stem: `${this.nameOf()}-${this.selected}`, title: model.title };
+    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }),
+      stem: `${this.nameOf()}-${this.selected}`, title: model.title };
   }
 
   async exportWebm() {
@@ -181,7 +191,8 @@ export class HeatmapPanel {
     setMessage(this.message, `Recording ${count} snapshots…`, 'info');
     try {
       const cell = this.large.cell, palette = this.palette;
-      const blob = await recordWebm(count, (canvas, i) => drawHeatmap(canvas, this.pick(this.modelsAt(i)), { cell, scale: 2, palette }));
+      const blob = await recordWebm(count,
+        (canvas, i) => drawHeatmap(canvas, this.pick(this.modelsAt(i)), { cell, scale: 2, palette }));
       download(blob, `${this.nameOf()}-${this.selected}-timeline.webm`);
       setMessage(this.message, `Saved ${this.nameOf()}-${this.selected}-timeline.webm (${count} frames).`, 'info');
     } catch (error) {

@@ -8,12 +8,14 @@ export function renderHeatmapTable(container, model) {
   const table = document.createElement('table');
   table.className = 'heatmap-table';
   table.append(Object.assign(document.createElement('caption'), {
-    textContent: `${model.title}: rows are ${model.yTitle}, columns ${model.xTitle}; each cell is the attention weight.`,
+    textContent: `${model.title}: rows are ${model.yTitle}, columns ${model.xTitle}; each cell is the `
+      + 'attention weight.',
   }));
   const head = document.createElement('tr');
   head.append(Object.assign(document.createElement('td'), { className: 'corner' }));
   for (let c = 0; c < model.cols; c++) {
-    const th = Object.assign(document.createElement('th'), { scope: 'col', textContent: model.xTicks?.[c] ?? String(c) });
+    const th = Object.assign(document.createElement('th'),
+      { scope: 'col', textContent: model.xTicks?.[c] ?? String(c) });
     if (model.xNames?.[c]) th.title = model.xNames[c];
     head.append(th);
   }
@@ -22,11 +24,13 @@ export function renderHeatmapTable(container, model) {
   const tbody = document.createElement('tbody');
   for (let r = 0; r < model.rows; r++) {
     const tr = document.createElement('tr');
-    const th = Object.assign(document.createElement('th'), { scope: 'row', textContent: model.yTicks?.[r] ?? String(r) });
+    const th = Object.assign(document.createElement('th'),
+      { scope: 'row', textContent: model.yTicks?.[r] ?? String(r) });
     if (model.yNames?.[r]) th.title = model.yNames[r];
     tr.append(th);
     for (let c = 0; c < model.cols; c++) {
-      tr.append(Object.assign(document.createElement('td'), { textContent: model.values[r * model.cols + c].toFixed(2) }));
+      tr.append(Object.assign(document.createElement('td'),
+        { textContent: model.values[r * model.cols + c].toFixed(2) }));
     }
     tbody.append(tr);
   }

@@ -52,18 +52,20 @@ function whatTheLabsDo(labs) {
   const opens = labs.filter((l) => !l.trainer && l.open).length;
   const computes = labs.length - trains - opens;
   const parts = [
-    trains && `${counted(trains, 'lab trains', 'labs train')} a small attention model in your browser and draw${trains === 1 ? 's' : ''} what it learns`,
+    trains && `${counted(trains, 'lab trains', 'labs train')} a small attention model in your browser and `
+      + `draw${trains === 1 ? 's' : ''} what it learns`,
     computes && `${counted(computes, 'computes', 'compute')} attention step by step on inputs you edit`,
-    opens && `${counted(opens, 'opens', 'open')} a pretrained model and show${opens === 1 ? 's' : ''} every layer and head at work`,
+    opens && `${counted(opens, 'opens', 'open')} a pretrained model and show${opens === 1 ? 's' : ''} every layer `
+      + 'and head at work',
   ].filter(Boolean);
   const text = `${parts.join('; ')}.`;
   return text[0].toUpperCase() + text.slice(1);
 }
 
 // What leaves this machine: only a model the student asks the Hub for (web/models/hub_ids.js's endpoint).
-const PRIVACY = 'Everything is computed on this machine, offline included. What you type and the files you open stay here: '
-  + 'nothing is uploaded. The one request the page makes is the one you ask for: a model opened by its Hugging Face Hub id '
-  + 'is downloaded from huggingface.co, then kept in this browser.';
+const PRIVACY = 'Everything is computed on this machine, offline included. What you type and the files you open stay '
+  + 'here: nothing is uploaded. The one request the page makes is the one you ask for: a model opened by its Hugging '
+  + 'Face Hub id is downloaded from huggingface.co, then kept in this browser.';
 
 /** The lab's key figure in miniature, from its declaration (lab.thumbnail: {kind, label}). */
 function drawThumbnail(canvas, lab) {
@@ -92,7 +94,8 @@ export function labNavigation(lab, next) {
   const top = el('nav', { className: 'lab-nav full-only' });
   top.setAttribute('aria-label', 'Labs');
   top.append(el('a', { href: '?', textContent: '← All labs', id: 'nav-home' }),
-    el('span', { className: 'lab-nav-here' }, el('strong', { textContent: lab.title }), el('span', { className: 'lab-nav-subtitle', textContent: ` — ${lab.subtitle}` })));
+    el('span', { className: 'lab-nav-here' }, el('strong', { textContent: lab.title }),
+      el('span', { className: 'lab-nav-subtitle', textContent: ` — ${lab.subtitle}` })));
   const bottom = el('nav', { className: 'lab-nav lab-nav-next full-only' });
   bottom.setAttribute('aria-label', 'Next lab');
   if (next) bottom.append(el('a', { href: linkTo(next), textContent: `Next: ${next.title} →`, id: 'nav-next' }));

@@ -31,7 +31,8 @@ function imagesLayout(ctx, f) {
   const width = Math.ceil(Math.max(imagesW, Math.min(titleW, Math.max(f.room ?? titleW, imagesW, 120)), 120));
   const lines = wordLines(ctx, f.title ?? '', width - 4); // a single image's title wraps instead of being cut
   const titleH = TITLE_H + (lines.length - 1) * (FONT_PX + 4);
-  return { columns, rows, side, captionH, gap, pairGap, cellW: cellWide, cellH, width, titleH, lines, height: titleH + rows * cellH };
+  return { columns, rows, side, captionH, gap, pairGap, cellW: cellWide, cellH, width, titleH, lines,
+    height: titleH + rows * cellH };
 }
 
 function cellOrigin(layout, i) {

@@ -41,7 +41,8 @@ class MatrixFigure {
     this.title = el('h3', { className: 'matrix-title' });
     this.row = el('div', { className: 'matrix-row' });
     this.note = el('p', { className: 'matrix-note muted' });
-    this.explain = el('p', { className: 'matrix-explain muted', textContent: 'Hover or focus a cell to see how it is computed.' });
+    this.explain = el('p', { className: 'matrix-explain muted',
+      textContent: 'Hover or focus a cell to see how it is computed.' });
     this.explain.setAttribute('role', 'status');
     this.node.append(this.title, this.row, this.note, this.explain);
     this.tables = new Map(); // item id -> {table, cells[r][c], sums[r], shape}
@@ -87,7 +88,8 @@ class MatrixFigure {
         td.dataset.col = c;
         let input = null;
         if (item.editable) {
-          input = el('input', { type: 'text', inputMode: 'decimal', className: 'matrix-input', autocomplete: 'off', spellcheck: false });
+          input = el('input', { type: 'text', inputMode: 'decimal', className: 'matrix-input', autocomplete: 'off',
+            spellcheck: false });
           input.setAttribute('aria-label', `${item.label}, row ${item.rowNames[r]}, column ${item.colNames[c]}`);
           input.addEventListener('change', () => this.edited(item.id, r, c, input));
           input.addEventListener('focus', () => this.hover(item.id, r, c));
@@ -172,7 +174,8 @@ class MatrixFigure {
     const explained = invalid ? { text: `Not changed: ${this.tables.get(id).cells[r][c].input.title}. Type a number.` } : item.explain?.(r, c);
     const value = item.values[r * item.cols + c];
     this.explain.textContent = explained?.text
-      ?? `${item.label}, row ${item.rowNames[r]}, column ${item.colNames[c]}: ${fmt(value)}${item.editable ? ' (type a number to change it)' : ''}`;
+      ?? `${item.label}, row ${item.rowNames[r]}, column ${item.colNames[c]}: `
+        + `${fmt(value)}${item.editable ? ' (type a number to change it)' : ''}`;
     for (const [mid, what, i, j] of explained?.from ?? []) {
       const table = at(mid);
       if (!table) continue;

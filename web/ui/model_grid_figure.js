@@ -45,7 +45,8 @@ function checkModelGrid(f) {
     throw new Error(`model grid: layers, heads and tokens must be positive, got ${layers} x ${heads} x ${T} x ${S}`);
   }
   if (!f.attentions || f.attentions.length !== layers * heads * T * S) {
-    throw new Error(`model grid needs L x H x T x S = ${layers} x ${heads} x ${T} x ${S} = ${layers * heads * T * S} attentions, got ${f.attentions?.length}`);
+    throw new Error(`model grid needs L x H x T x S = ${layers} x ${heads} x ${T} x ${S} = ${layers * heads * T * S} `
+      + `attentions, got ${f.attentions?.length}`);
   }
   return { L: layers, H: heads, T, S, queries, keys };
 }
@@ -80,14 +81,17 @@ function modelGridLayout(f) {
   const height = Math.ceil(Math.max(top + gridH, bar.y + bar.h) + PAD + 4);
   const cells = [];
   for (let l = 0; l < L; l++) {
-    for (let h = 0; h < H; h++) cells.push({ layer: l, head: h, x: left + h * stepX, y: top + l * (cellH + GAP), w: cellW, h: cellH });
+    for (let h = 0; h < H; h++) cells.push({ layer: l, head: h, x: left + h * stepX, y: top + l * (cellH + GAP),
+      w: cellW, h: cellH });
   }
-  // Each group's bracket spans its heads' columns (their "Head h" headings included: they can be wider than a thumbnail).
+  // Each group's bracket spans its heads' columns (their "Head h" headings included: they can be wider
+  // than a thumbnail).
   const groupBoxes = groups.map(({ kv, heads }) => {
     const x = left + heads[0] * stepX, w = (heads.length - 1) * stepX + Math.max(cellW, stepX - GAP);
     return { kv, heads, x, y: TITLE_H, w, h: GROUP_H };
   });
-  return { width, height, cellW, cellH, stepX, stepY: cellH + GAP, gap: GAP, left, top, layers: L, heads: H, T, S, cells, bar, groups: groupBoxes };
+  return { width, height, cellW, cellH, stepX, stepY: cellH + GAP, gap: GAP, left, top, layers: L, heads: H, T, S,
+    cells, bar, groups: groupBoxes };
 }
 
 /** The thumbnail under (x, y) CSS px: {layer, head}, or null (the gaps and margins). */
@@ -102,8 +106,10 @@ function hitModelGrid(layout, x, y) {
 function modelGridCell(layout, x, y) {
   const hit = hitModelGrid(layout, x, y);
   if (!hit) return null;
-  const key = Math.min(layout.S - 1, Math.floor(((x - layout.left - hit.head * layout.stepX) * layout.S) / layout.cellW));
-  const query = Math.min(layout.T - 1, Math.floor(((y - layout.top - hit.layer * layout.stepY) * layout.T) / layout.cellH));
+  const key = Math.min(layout.S - 1,
+    Math.floor(((x - layout.left - hit.head * layout.stepX) * layout.S) / layout.cellW));
+  const query = Math.min(layout.T - 1,
+    Math.floor(((y - layout.top - hit.layer * layout.stepY) * layout.T) / layout.cellH));
   return { ...hit, query, key };
 }
 
@@ -160,7 +166,8 @@ function thumbnail(atlas, layer, head, T, S) {
 function drawModelGrid(canvas, f, scale = globalThis.devicePixelRatio || 1) {
   const layout = modelGridLayout(f);
   const { layers: L, heads: H, T, S, cellW, cellH } = layout;
-  const { ctx, colors } = titledCanvas(canvas, layout, scale, { title: f.title ?? '', titleH: TITLE_H, titleX: PAD, fontPx: FONT_PX });
+  const { ctx, colors } = titledCanvas(canvas, layout, scale,
+    { title: f.title ?? '', titleH: TITLE_H, titleX: PAD, fontPx: FONT_PX });
   const palette = f.palette ?? 'viridis';
   // Column and row labels.
   ctx.font = `${FONT_PX}px ${colors.font}`;
@@ -287,10 +294,12 @@ function describeModelGrid(f) {
   const over = two ? `of ${T} ${query} token${T === 1 ? '' : 's'} over ${S} ${key} token${S === 1 ? '' : 's'}` : `over ${T} tokens`;
   const inEach = two ? `rows are ${query} tokens and columns ${key} tokens` : 'rows are queries and columns keys';
   const groups = kvGroups(H, f.kvHeads);
-  const shared = groups.length ? ` Key/value heads shared: ${groups.map((g) => `heads ${g.heads.join(', ')} read K/V ${g.kv}`).join('; ')}.` : '';
-  return `Model view: ${L} layer${L > 1 ? 's' : ''} x ${H} head${H > 1 ? 's' : ''} of attention ${over}, one heatmap per head `
-    + `(rows: layers, columns: heads; in each, ${inEach}).${shared}${selected}${off}`
-    + ` Most focused: ${name(most)} (mean strongest weight ${most.value.toFixed(2)}); most spread: ${name(least)} (${least.value.toFixed(2)}).`
+  const shared = groups.length ? ' Key/value heads shared: '
+    + `${groups.map((g) => `heads ${g.heads.join(', ')} read K/V ${g.kv}`).join('; ')}.` : '';
+  return `Model view: ${L} layer${L > 1 ? 's' : ''} x ${H} head${H > 1 ? 's' : ''} of attention ${over}, one heatmap `
+    + `per head (rows: layers, columns: heads; in each, ${inEach}).${shared}${selected}${off} Most focused: `
+    + `${name(most)} (mean strongest weight ${most.value.toFixed(2)}); most spread: ${name(least)} `
+    + `(${least.value.toFixed(2)}).`
     + (f.toggles ? ' Click a heatmap, or use the arrow keys and Enter, to switch its head off or on.' : ' Click a heatmap, or use the arrow keys and Enter, to pick a head.');
 }
 
@@ -305,9 +314,11 @@ export const modelGridKind = {
   pick: {
     selectedOf: (f) => f.selected ?? null,
     /** The figure as drawn: the pick outlined, the keyboard's place dashed (not when exported). */
-    asDrawn: (f, { pinned, cursor, palette, forExport }) => ({ ...f, palette: f.palette ?? palette, selected: pinned, focus: forExport ? null : cursor }),
+    asDrawn: (f, { pinned, cursor, palette, forExport }) => ({ ...f, palette: f.palette ?? palette, selected: pinned,
+      focus: forExport ? null : cursor }),
     hit: hitModelGrid,
-    choose: (pinned, hit) => ({ pick: { layer: hit.layer, head: hit.head }, detail: { layer: hit.layer, head: hit.head } }),
+    choose: (pinned, hit) => ({ pick: { layer: hit.layer, head: hit.head },
+      detail: { layer: hit.layer, head: hit.head } }),
     move(f, start, moving, down, right) {
       return !start ? { layer: 0, head: 0 } : {
         layer: Math.max(0, Math.min(f.layers - 1, start.layer + (moving ? down : 0))),
@@ -316,7 +327,8 @@ export const modelGridKind = {
     },
     cursorTip(f, L, c, picked) {
       const cell = L.cells[c.layer * f.heads + c.head];
-      return { text: `Layer ${c.layer}, head ${c.head}${picked ? ' (selected)' : ' · Enter picks it'}`, x: cell.x + cell.w, y: cell.y + cell.h };
+      return { text: `Layer ${c.layer}, head ${c.head}${picked ? ' (selected)' : ' · Enter picks it'}`,
+        x: cell.x + cell.w, y: cell.y + cell.h };
     },
     /** Hover names the thumbnail's cell under the pointer and its weight. */
     hover(f, L, x, y) {
@@ -325,7 +337,8 @@ export const modelGridKind = {
       const { queries, keys } = modelGridTokens(f);
       const T = queries.length, S = keys.length;
       const w = f.attentions[((cell.layer * f.heads + cell.head) * T + cell.query) * S + cell.key];
-      return { text: `Layer ${cell.layer}, head ${cell.head} · ${f.queryTitle ?? 'query'} '${queries[cell.query]}' → ${f.keyTitle ?? 'key'} '${keys[cell.key]}': ${Number(w).toFixed(2)}` };
+      return { text: `Layer ${cell.layer}, head ${cell.head} · ${f.queryTitle ?? 'query'} '${queries[cell.query]}' `
+        + `→ ${f.keyTitle ?? 'key'} '${keys[cell.key]}': ${Number(w).toFixed(2)}` };
     },
   },
 };

@@ -15,7 +15,8 @@ export class Notices {
     box.setAttribute('role', kind === 'error' ? 'alert' : 'status');
     box.dataset.key = key;
     const message = Object.assign(document.createElement('p'), { textContent: text });
-    const close = Object.assign(document.createElement('button'), { type: 'button', className: 'notice-close', textContent: '×', title: 'Dismiss' });
+    const close = Object.assign(document.createElement('button'),
+      { type: 'button', className: 'notice-close', textContent: '×', title: 'Dismiss' });
     close.setAttribute('aria-label', 'Dismiss this notice');
     close.addEventListener('click', () => this.dismiss(key));
     box.append(message, close);

@@ -1,8 +1,8 @@
 // The panel of a lab that opens the user's own files (lab.open: a pretrained checkpoint): a model by its
 // Hub id (kept in the browser for offline use; the models kept, with their size and a Remove button),
 // a folder picker, a files picker and a drop zone (a dropped folder is walked for its files), a progress
-// bar while the worker downloads or reads them (with Cancel), and what was opened or why not. The files go to the worker as File
-// objects: the page never reads them, so a 440 MB checkpoint costs the page nothing.
+// bar while the worker downloads or reads them (with Cancel), and what was opened or why not. The files
+// go to the worker as File objects: the page never reads them, so a 440 MB checkpoint costs the page nothing.
 import { el } from './el.js';
 import { DEFAULT_ENDPOINT, parseEndpoint, parseModelId, revisionProblem } from '../models/hub_ids.js';
 import { SHARD_INDEX } from '../models/checkpoint_files.js';
@@ -13,7 +13,10 @@ import { megabyteFigure, megabytes } from '../shared/megabytes.js';
 const filesRead = (files) => files.filter((f) => f !== SHARD_INDEX)
   .map((f) => (f === 'model.safetensors' ? `${f} (or ${SHARD_INDEX} and its shards)` : f)).join(', ');
 
-/** Every File under a dropped DataTransfer (folders walked, one level of nesting is what HF folders have, any depth works). */
+/**
+ * Every File under a dropped DataTransfer (folders walked, one level of nesting is what HF folders have,
+ * any depth works).
+ */
 async function droppedFiles(dataTransfer) {
   const entries = [...(dataTransfer.items ?? [])].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
   if (!entries.length) return { files: [...(dataTransfer.files ?? [])], name: '' };
@@ -57,18 +60,22 @@ export class OpenPanel {
     const filesButton = el('button', { type: 'button', id: 'open-files-button', textContent: 'Choose files…' });
     folderButton.addEventListener('click', () => this.folderInput.click());
     filesButton.addEventListener('click', () => this.filesInput.click());
-    this.folderInput.addEventListener('change', () => this.chosen([...this.folderInput.files], folderOf([...this.folderInput.files])));
+    this.folderInput.addEventListener('change',
+      () => this.chosen([...this.folderInput.files], folderOf([...this.folderInput.files])));
     this.filesInput.addEventListener('change', () => this.chosen([...this.filesInput.files], ''));
     this.progress = el('progress', { id: 'open-progress', max: 1, value: 0, hidden: true });
     this.progress.setAttribute('aria-label', 'Reading the checkpoint');
-    this.status = el('p', { className: 'inline-message open-status', id: 'open-status', textContent: 'No checkpoint is open yet.' });
+    this.status = el('p', { className: 'inline-message open-status', id: 'open-status',
+      textContent: 'No checkpoint is open yet.' });
     this.status.setAttribute('role', 'status');
     this.zone = el('div', { className: 'drop-zone', id: 'open-drop' },
-      el('p', { textContent: 'Drop a checkpoint folder or its files here, or' }), el('div', { className: 'open-buttons' }, folderButton, filesButton),
+      el('p', { textContent: 'Drop a checkpoint folder or its files here, or' }),
+      el('div', { className: 'open-buttons' }, folderButton, filesButton),
       el('p', { className: 'muted', textContent: `Files read: ${filesRead(spec.files)}.` }));
-    this.node = el('section', { className: 'panel open-panel', id: 'panel-open' }, el('h2', { textContent: spec.title }),
-      el('p', { className: 'section-text', textContent: spec.text }), this.hub.node, this.zone, this.folderInput, this.filesInput, this.progress,
-      this.hub.cancel, this.status, this.hub.stored);
+    this.node = el('section', { className: 'panel open-panel', id: 'panel-open' },
+      el('h2', { textContent: spec.title }), el('p', { className: 'section-text', textContent: spec.text }),
+      this.hub.node, this.zone, this.folderInput, this.filesInput, this.progress, this.hub.cancel, this.status,
+      this.hub.stored);
     this.node.dataset.state = 'empty';
     for (const type of ['dragenter', 'dragover']) {
       this.zone.addEventListener(type, (e) => {
@@ -88,16 +95,21 @@ export class OpenPanel {
   // The Hub row: an id (the lab's example to start with), Open; under "Hub settings" the endpoint (a
   // mirror) and a token for gated or private models, which stays in this tab's memory only.
   buildHub(spec, { onHub, onCancel, onRemove }) {
-    const id = el('input', { type: 'text', id: 'hub-id', value: spec.hubExample ?? '', spellcheck: false, autocomplete: 'off' });
+    const id = el('input', { type: 'text', id: 'hub-id', value: spec.hubExample ?? '', spellcheck: false,
+      autocomplete: 'off' });
     id.setAttribute('aria-label', 'Hugging Face Hub model id');
     const open = el('button', { type: 'submit', id: 'hub-open', textContent: 'Open from the Hub' });
     const endpoint = el('input', { type: 'url', id: 'hub-endpoint', value: DEFAULT_ENDPOINT, spellcheck: false });
     endpoint.setAttribute('aria-label', 'Hub endpoint');
-    const token = el('input', { type: 'password', id: 'hub-token', autocomplete: 'off', placeholder: 'hf_… (only for gated or private models)' });
+    const token = el('input',
+      { type: 'password', id: 'hub-token', autocomplete: 'off',
+        placeholder: 'hf_… (only for gated or private models)' });
     token.setAttribute('aria-label', 'Hub token');
     const settings = el('details', { className: 'hub-settings' }, el('summary', { textContent: 'Hub settings' }),
-      el('label', { textContent: 'Endpoint ' }, endpoint), el('label', { textContent: 'Token (kept in this tab only) ' }, token));
-    const form = el('form', { className: 'hub-row', id: 'hub-form' }, el('label', { htmlFor: 'hub-id', textContent: 'Hub id ' }), id, open);
+      el('label', { textContent: 'Endpoint ' }, endpoint),
+      el('label', { textContent: 'Token (kept in this tab only) ' }, token));
+    const form = el('form', { className: 'hub-row', id: 'hub-form' },
+      el('label', { htmlFor: 'hub-id', textContent: 'Hub id ' }), id, open);
     // Other models this lab reads, one click from the field (a datalist is invisible on a phone). A
     // suggestion is a Hub id, or {id, size} with its download's size ("257 MB"), said beside it. With
     // sizes, the example is listed too: its size is worth knowing before Open.
@@ -123,7 +135,8 @@ export class OpenPanel {
       const at = id.value.lastIndexOf('@');
       const badRevision = !parsed && at > 0 && parseModelId(id.value.slice(0, at)) ? revisionProblem(id.value.trim().slice(at + 1)) : null;
       if (badRevision) return this.failed(`'${id.value.slice(0, 60)}': the ${badRevision}.`, false);
-      if (!parsed) return this.failed(`'${id.value.slice(0, 60)}' is not a Hub model id: ORG/NAME or NAME, optionally @REVISION (e.g. ${spec.hubExample}).`, false);
+      if (!parsed) return this.failed(`'${id.value.slice(0, 60)}' is not a Hub model id: ORG/NAME or NAME, optionally `
+        + `@REVISION (e.g. ${spec.hubExample}).`, false);
       if (!base) return this.failed(`'${endpoint.value.slice(0, 60)}' is not an http(s) address for the Hub endpoint.`, false);
       // Ask the browser to keep what is downloaded (not evicted under storage pressure); no prompt in most browsers.
       globalThis.navigator?.storage?.persist?.().catch?.(() => {});
@@ -143,7 +156,8 @@ export class OpenPanel {
         this.submitHub();
       }
     });
-    return { node: el('div', { className: 'hub' }, form, ...(suggestions ? [suggestions] : []), settings), cancel, stored, form, id, endpoint };
+    return { node: el('div', { className: 'hub' }, form, ...(suggestions ? [suggestions] : []), settings), cancel,
+      stored, form, id, endpoint };
   }
 
   /** A link's model: the id (and endpoint) filled in. */
@@ -162,7 +176,8 @@ export class OpenPanel {
     const list = this.hub.stored;
     list.replaceChildren();
     if (!models.length) {
-      list.append(el('p', { className: 'muted', textContent: 'No model is kept in this browser yet: one opened from the Hub is, for offline use.' }));
+      list.append(el('p', { className: 'muted', textContent: 'No model is kept in this browser yet: one opened from '
+        + 'the Hub is, for offline use.' }));
       return;
     }
     list.append(el('p', { textContent: 'Kept in this browser (they open with no network):' }));
@@ -174,14 +189,16 @@ export class OpenPanel {
       remove.setAttribute('aria-label', `Remove ${m.id} from this browser`);
       const name = `${m.id}${m.revision === 'main' ? '' : `@${m.revision}`}`;
       const size = !m.partial ? `${megabytes(m.bytes)} `
-        : `${m.stalled ? 'stalled: the Hub stopped sending; ' : ''}${megabytes(m.bytes)} downloaded so far (Open goes on from there) `;
+        : `${m.stalled ? 'stalled: the Hub stopped sending; ' : ''}${megabytes(m.bytes)} downloaded so far (Open `
+          + 'goes on from there) ';
       // A download that stopped: Open, beside it, goes on from its parts.
       const resume = m.partial ? el('button', { type: 'button', textContent: 'Open' }) : null;
       if (resume) {
         resume.dataset.resume = JSON.stringify({ model: name, endpoint: m.endpoint });
         resume.setAttribute('aria-label', `Open ${m.id}, going on from what was downloaded`);
       }
-      ul.append(el('li', {}, el('span', { textContent: `${name}${where}: ${size}` }), ...(resume ? [resume, ' '] : []), remove));
+      ul.append(el('li', {}, el('span', { textContent: `${name}${where}: ${size}` }),
+        ...(resume ? [resume, ' '] : []), remove));
     }
     list.append(ul);
   }
@@ -199,10 +216,12 @@ export class OpenPanel {
     this.hub.cancel.hidden = !downloading;
     if (downloading) {
       const all = planned ? ` (${megabytes(planned)} in all, kept in this browser)` : '';
-      this.status.textContent = `Downloading ${downloading}: ${megabyteFigure(bytes)}${total ? ` of ${megabyteFigure(total)}` : ''} MB…${all}`;
+      this.status.textContent = `Downloading ${downloading}: `
+        + `${megabyteFigure(bytes)}${total ? ` of ${megabyteFigure(total)}` : ''} MB…${all}`;
       return;
     }
-    this.status.textContent = total ? `Reading the weights: ${megabyteFigure(bytes)} of ${megabyteFigure(total)} MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';
+    this.status.textContent = total ? `Reading the weights: ${megabyteFigure(bytes)} of ${megabyteFigure(total)} `
+      + `MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';
   }
 
   opened(summary) {
@@ -216,7 +235,10 @@ export class OpenPanel {
     this.node.dataset.heapBytes = String(summary.heapBytes ?? '');
   }
 
-  /** openIn: {id, title} of the lab that opens a checkpoint of another kind: its name in the message becomes a link there. */
+  /**
+   * openIn: {id, title} of the lab that opens a checkpoint of another kind: its name in the message
+   * becomes a link there.
+   */
   failed(message, hadModel, openIn = null) {
     this.node.dataset.state = hadModel ? 'open' : 'empty';
     this.progress.hidden = true;

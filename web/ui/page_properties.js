@@ -10,21 +10,26 @@ export function pageProperties(lab) {
     { name: 'autoplay', type: 'bool', default: false, effect: 'page', label: 'Autoplay',
       help: 'Start training as soon as the model is built (and the lab is on screen).' },
     { name: 'controls', type: 'choice', default: 'full', effect: 'page', label: 'Controls',
-      choices: [{ value: 'full', label: 'all controls' }, { value: 'min', label: 'play, step, reset, heatmap and loss only' }],
+      choices: [{ value: 'full', label: 'all controls' },
+        { value: 'min', label: 'play, step, reset, heatmap and loss only' }],
       help: 'min: only play / pause / step / reset, the main heatmap and the loss curve.' },
     { name: 'theme', type: 'choice', default: 'auto', effect: 'page', label: 'Theme',
-      choices: [{ value: 'auto', label: 'follow the system' }, { value: 'light', label: 'light' }, { value: 'dark', label: 'dark' }],
+      choices: [{ value: 'auto', label: 'follow the system' }, { value: 'light', label: 'light' },
+        { value: 'dark', label: 'dark' }],
       help: 'Colour theme; auto follows the system setting.' },
     { name: 'hide', type: 'names', default: [], effect: 'page', label: 'Hide',
       names: lab.properties.map((p) => p.name),
       help: 'Controls to hide, by property name, comma separated (classroom mode).' },
     { name: 'answers', type: 'bool', default: true, effect: 'page', label: 'Answers',
-      help: 'Check a student\'s answer to each question and then explain it (false: the questions only, for a class working them out).' },
+      help: 'Check a student\'s answer to each question and then explain it (false: the questions only, for a class '
+        + 'working them out).' },
     { name: 'questions', type: 'bool', default: true, effect: 'page', label: 'Questions',
-      help: 'Show the notebooks\' questions and the "predict, then run" question before Play (false: none, for a lecture).' },
+      help: 'Show the notebooks\' questions and the "predict, then run" question before Play (false: '
+        + 'none, for a lecture).' },
     { name: 'show', type: 'names', default: [], effect: 'page', label: 'Show',
       names: lab.panels ?? [],
-      help: `Only these parts of the lab, comma separated, e.g. one section for a slide (${(lab.panels ?? []).join(', ')}).` },
+      help: 'Only these parts of the lab, comma separated, e.g. one section for a slide '
+        + `(${(lab.panels ?? []).join(', ')}).` },
     // A lab that opens a checkpoint: the model the link shares (opened at once when this browser keeps
     // it; else filled in, for the student to open), and the Hub it comes from when not the default.
     ...(lab.open ? [

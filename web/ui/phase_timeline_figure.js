@@ -62,7 +62,8 @@ function legendEntries(ctx, f, width, top, colors) {
   x = MARGIN.left;
   y += LEGEND_ROW;
   for (let i = 0; i < f.layers * f.heads; i++) {
-    add(`head ${Math.floor(i / f.heads)}.${i % f.heads}`, headColor(f, i), LAYER_DASH[Math.floor(i / f.heads) % LAYER_DASH.length]);
+    add(`head ${Math.floor(i / f.heads)}.${i % f.heads}`, headColor(f, i),
+      LAYER_DASH[Math.floor(i / f.heads) % LAYER_DASH.length]);
   }
   return { entries: out, bottom: y + LEGEND_ROW };
 }
@@ -114,7 +115,8 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
   ctx.textBaseline = 'alphabetic';
   L.title.forEach((line, i) => ctx.fillText(line, 8, 16 + i * TITLE_LINE));
   drawLegend(ctx, L, colors);
-  f.panes.forEach((pane, i) => drawPane(ctx, f, pane, L.panes[i], L.paneTitles[i], L, colors, i === f.panes.length - 1));
+  f.panes.forEach((pane, i) => drawPane(ctx, f, pane, L.panes[i], L.paneTitles[i], L, colors,
+    i === f.panes.length - 1));
   if (f.marker) {
     const x = Math.round(L.px(f.marker.step)) + 0.5;
     const top = L.panes[0].y, bottom = L.panes.at(-1).y + L.panes.at(-1).h;
@@ -138,8 +140,9 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
     ctx.fillText(f.marker.label, left, top + 12);
   }
   // Where the panes are (CSS px; the canvas holds `scale` pixels a CSS px), for a test reading the pixels back.
-  canvas.dataset.layout = JSON.stringify({ scale, panes: L.panes.map((p, i) => ({ ...p, yMin: f.panes[i].yMin, yMax: f.panes[i].yMax })),
-    xMax: L.xMax, markerX: f.marker ? L.px(f.marker.step) : null, lineColor: seriesColor(f.panes[0].series[0], colors, f) });
+  canvas.dataset.layout = JSON.stringify({ scale,
+    panes: L.panes.map((p, i) => ({ ...p, yMin: f.panes[i].yMin, yMax: f.panes[i].yMax })), xMax: L.xMax,
+    markerX: f.marker ? L.px(f.marker.step) : null, lineColor: seriesColor(f.panes[0].series[0], colors, f) });
   return L;
 }
 
@@ -161,7 +164,10 @@ function drawLegend(ctx, L, colors) {
   }
 }
 
-/** A head's colour: its place in its layer (head h of every layer shares one; the layer's line style tells them apart). */
+/**
+ * A head's colour: its place in its layer (head h of every layer shares one; the layer's line style tells
+ * them apart).
+ */
 const headColor = (f, i) => HEAD_COLORS[(i % f.heads) % HEAD_COLORS.length];
 
 function seriesColor(s, colors, f) {
@@ -170,12 +176,14 @@ function seriesColor(s, colors, f) {
 }
 
 function drawPane(ctx, f, pane, rect, titleLines, L, colors, last) {
-  const py = (y) => rect.y + rect.h - ((Math.min(pane.yMax, Math.max(pane.yMin, y)) - pane.yMin) / (pane.yMax - pane.yMin || 1)) * rect.h;
+  const py = (y) => rect.y + rect.h - ((Math.min(pane.yMax,
+    Math.max(pane.yMin, y)) - pane.yMin) / (pane.yMax - pane.yMin || 1)) * rect.h;
   ctx.font = PANE_TITLE_FONT(colors);
   ctx.fillStyle = colors.text;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'alphabetic';
-  titleLines.forEach((line, i) => ctx.fillText(line, rect.x, rect.y - 4 - (titleLines.length - 1 - i) * PANE_TITLE_LINE));
+  titleLines.forEach((line, i) => ctx.fillText(line, rect.x,
+    rect.y - 4 - (titleLines.length - 1 - i) * PANE_TITLE_LINE));
   ctx.font = `11px ${colors.font}`;
   ctx.lineWidth = 1;
   ctx.strokeStyle = colors.grid;
@@ -263,7 +271,8 @@ export const phaseTimelineKind = {
   /** What the figure shows, for a screen reader: the last point's values and the phase change. */
   label(f) {
     if (!f.steps.length) return `${f.title}: no steps yet`;
-    return `${f.title}. ${f.marker ? `Marked: ${f.marker.label}. ` : 'No phase change yet. '}Last point: ${valuesAt(f, f.steps.length - 1)}.`;
+    return `${f.title}. ${f.marker ? `Marked: ${f.marker.label}. ` : 'No phase change yet. '}Last point: `
+      + `${valuesAt(f, f.steps.length - 1)}.`;
   },
   textAt(f, layout, x, y) {
     if (!f.steps.length || x < MARGIN.left || x > layout.width - MARGIN.right) return '';

@@ -2,10 +2,11 @@
 // questions, `questions: [{number, text, ask, answer}]` (the notebook's numbering and wording), and every
 // lab asks one "predict, then run" question before its main action (`lab.predict(values)`): a training
 // lab's under Play (panels/transport.js), or under a section's figures (`lab.predictIn: 'section:<id>'`,
-// above them with `lab.predictAboveFigures`; section_panel.js). `ask` takes a choice, a number or a shape (answer_check.js judges it); the
-// student's answer is judged right or wrong with its reason beside the Check button, in a live region,
-// and only then does the explanation (`answer`) open. Page settings: answers=false shows the questions
-// alone, with nothing to check, for a class working them out; questions=false shows none.
+// above them with `lab.predictAboveFigures`; section_panel.js). `ask` takes a choice, a number or a shape
+// (answer_check.js judges it); the student's answer is judged right or wrong with its reason beside the
+// Check button, in a live region, and only then does the explanation (`answer`) open. Page settings:
+// answers=false shows the questions alone, with nothing to check, for a class working them out;
+// questions=false shows none.
 import { el } from './el.js';
 import { judgeAnswer } from './answer_check.js';
 
@@ -27,7 +28,8 @@ export function questionsBlock(questions, { answers = true, shown = true } = {})
       const key = JSON.stringify(list);
       if (key === shownKey) return;
       shownKey = key;
-      node.replaceChildren(el('h3', { textContent: list.length > 1 ? 'Questions from the notebook' : 'A question from the notebook' }),
+      node.replaceChildren(el('h3',
+        { textContent: list.length > 1 ? 'Questions from the notebook' : 'A question from the notebook' }),
         ...list.map((q) => questionNode(q, { answers })));
       node.hidden = !list.length;
     },
@@ -49,7 +51,8 @@ function questionNode(q, { answers = true, heading = null, onJudged = () => {} }
   const id = questionId(q.number);
   const textId = `${id}-text`;
   const node = el('div', { className: 'question', id },
-    el('p', { id: textId }, ...(heading ? [el('strong', { textContent: `${heading} ` })] : [el('strong', { textContent: `${q.number} ` })]), q.text));
+    el('p', { id: textId }, ...(heading ? [el('strong', { textContent: `${heading} ` })] : [el('strong',
+      { textContent: `${q.number} ` })]), q.text));
   if (!answers || !q.ask) return node;
   const explanation = el('details', { className: 'answer', hidden: true },
     el('summary', { textContent: 'Why: the explanation' }), el('p', { textContent: q.answer }));
@@ -60,7 +63,8 @@ function questionNode(q, { answers = true, heading = null, onJudged = () => {} }
   // A heading's question (the prediction, under Play or a section's figures) is its own prompt: the
   // choices' legend is for screen readers only.
   const { control, given } = answerControl(q.ask, id, textId, { quietLegend: !!heading });
-  const form = el('form', { className: `question-ask ${q.ask.kind}` }, control, el('div', { className: 'question-verdict' }, check, feedback));
+  const form = el('form', { className: `question-ask ${q.ask.kind}` }, control,
+    el('div', { className: 'question-verdict' }, check, feedback));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const verdict = judgeAnswer(q.ask, given());
@@ -87,13 +91,17 @@ function questionNode(q, { answers = true, heading = null, onJudged = () => {} }
 function answerControl(ask, id, textId, { quietLegend = false } = {}) {
   if (ask.kind === 'choice') {
     const name = `${id}-choice`;
-    const inputs = ask.choices.map((c, i) => el('input', { type: 'radio', name, value: String(i), id: `${name}-${i}` }));
-    const fieldset = el('fieldset', { className: 'question-choices' }, el('legend', { textContent: ask.prompt, className: quietLegend ? 'visually-hidden' : '' }),
+    const inputs = ask.choices.map((c, i) => el('input',
+      { type: 'radio', name, value: String(i), id: `${name}-${i}` }));
+    const fieldset = el('fieldset', { className: 'question-choices' },
+      el('legend', { textContent: ask.prompt, className: quietLegend ? 'visually-hidden' : '' }),
       ...ask.choices.map((c, i) => el('label', { htmlFor: `${name}-${i}` }, inputs[i], ` ${c.label}`)));
     fieldset.setAttribute('aria-describedby', textId);
-    return { control: fieldset, given: () => { const i = inputs.findIndex((input) => input.checked); return i < 0 ? undefined : i; } };
+    return { control: fieldset,
+      given: () => { const i = inputs.findIndex((input) => input.checked); return i < 0 ? undefined : i; } };
   }
-  const input = el('input', { type: 'text', id: `${id}-input`, className: 'question-input', autocomplete: 'off', spellcheck: false });
+  const input = el('input',
+    { type: 'text', id: `${id}-input`, className: 'question-input', autocomplete: 'off', spellcheck: false });
   input.setAttribute('aria-describedby', textId);
   if (ask.kind === 'number') input.inputMode = 'decimal';
   input.placeholder = ask.kind === 'shape' ? 'e.g. (4, 10, 5)' : 'e.g. 0.25';

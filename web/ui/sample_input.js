@@ -10,7 +10,8 @@ export class SampleInput {
     this.form.noValidate = true;
     this.fieldsBox = document.createElement('div');
     this.fieldsBox.className = 'sample-fields';
-    const button = Object.assign(document.createElement('button'), { type: 'submit', textContent: 'Predict', id: 'inspect-submit' });
+    const button = Object.assign(document.createElement('button'),
+      { type: 'submit', textContent: 'Predict', id: 'inspect-submit' });
     this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'inspect-message' });
     this.message.setAttribute('role', 'alert');
     this.form.append(this.fieldsBox, button, this.message);
@@ -33,7 +34,8 @@ export class SampleInput {
     for (const f of fields) {
       const id = `inspect-${f.name}`;
       const label = Object.assign(document.createElement('label'), { htmlFor: id, textContent: f.label });
-      const input = Object.assign(document.createElement('input'), { type: 'text', id, name: f.name, placeholder: f.placeholder, title: f.help, autocomplete: 'off' });
+      const input = Object.assign(document.createElement('input'),
+        { type: 'text', id, name: f.name, placeholder: f.placeholder, title: f.help, autocomplete: 'off' });
       input.spellcheck = false;
       input.value = old.get(f.name) ?? '';
       const help = Object.assign(document.createElement('small'), { id: `${id}-help`, textContent: f.help });

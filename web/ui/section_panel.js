@@ -20,23 +20,27 @@ export class SectionPanel {
    * button (start or pause); onDrawn() when the user finished a drawing or edited a matrix cell (a
    * section with input: 'drawing' or 'edits').
    */
-  constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {}, answers = true, questions: questionsShown = true, predict: predictShown = questionsShown }) {
+  constructor({ lab, section, onInput, onAction, onPlay = () => {}, onUserInput = () => {}, onPick = () => {},
+    answers = true, questions: questionsShown = true, predict: predictShown = questionsShown }) {
     this.lab = lab;
     this.section = section;
-    this.node = el('section', { className: `panel lab-section${section.fullOnly ? ' full-only' : ''}`, id: `section-${section.id}` },
+    this.node = el('section',
+      { className: `panel lab-section${section.fullOnly ? ' full-only' : ''}`, id: `section-${section.id}` },
       el('h2', { textContent: section.title }), el('p', { className: 'section-text', textContent: section.text }));
     this.node.dataset.section = section.id;
     const props = section.properties.map((name) => lab.properties.find((p) => p.name === name));
     // Its buttons and settings are for the full page: controls=min (a slide) shows the figures alone.
     const row = el('div', { className: 'section-controls full-only' });
-    this.controls = new ControlsPanel(row, props, { grouped: false, onInput, onCommit: (name, parsed) => onInput(name, parsed, true) });
+    this.controls = new ControlsPanel(row, props,
+      { grouped: false, onInput, onCommit: (name, parsed) => onInput(name, parsed, true) });
     this.buttons = new Map(); // action id -> button
     // The buttons wrap as one group (they belong together: play, step, show all, ...).
     const actions = el('div', { className: 'section-actions' });
     // The section's buttons first (its main action: ▶ Play, a new draw), then its settings.
     if (section.actions?.length) row.prepend(actions);
     for (const action of section.actions ?? []) {
-      const button = el('button', { type: 'button', textContent: action.label, title: action.title, id: `action-${action.id}` });
+      const button = el('button',
+        { type: 'button', textContent: action.label, title: action.title, id: `action-${action.id}` });
       if (action.play) {
         button.setAttribute('aria-pressed', 'false');
         button.addEventListener('click', () => onPlay(action));
@@ -54,12 +58,15 @@ export class SectionPanel {
     this.message = el('p', { className: 'inline-message' });
     this.message.setAttribute('role', 'status');
     this.node.append(row);
-    if (section.input === 'drawing') this.pad = new DrawPad(this.node, { onDone: onUserInput, label: section.inputLabel ?? 'Draw a digit' });
-    if (section.input === 'tensor') this.tensorInput = new TensorInput(this.node, { onDone: onUserInput, label: section.inputLabel ?? 'Your tensor', id: `${section.id}-tensor` });
+    if (section.input === 'drawing') this.pad = new DrawPad(this.node,
+      { onDone: onUserInput, label: section.inputLabel ?? 'Draw a digit' });
+    if (section.input === 'tensor') this.tensorInput = new TensorInput(this.node,
+      { onDone: onUserInput, label: section.inputLabel ?? 'Your tensor', id: `${section.id}-tensor` });
     this.node.append(this.status);
     // Figures left from the last input that worked, while the input now is refused (a compute error, or
     // a setting in error): dimmed, with this note, until a good result replaces them (issue 29).
-    this.staleNote = el('p', { className: 'inline-message stale-note', textContent: 'Not updated: fix the input above. The figures below show the last input that worked.' });
+    this.staleNote = el('p', { className: 'inline-message stale-note', textContent: 'Not updated: fix the input above. '
+      + 'The figures below show the last input that worked.' });
     this.staleNote.hidden = true;
     this.failed = false;
     this.inputRefused = false;
@@ -85,7 +92,8 @@ export class SectionPanel {
       const change = Object.fromEntries(Object.entries(map).filter(([k]) => Number.isInteger(detail[k])).map(([k, name]) => [name, detail[k]]));
       if (Object.keys(change).length) onPick((v) => ({ ...v, ...change }));
     };
-    this.board = new FigureBoard(this.node, { stem: `${lab.id}-${section.id}`, message: this.message, onEdit, onPick: pick });
+    this.board = new FigureBoard(this.node,
+      { stem: `${lab.id}-${section.id}`, message: this.message, onEdit, onPick: pick });
     this.node.append(this.message);
     // The lab's "predict, then run" question where the lab asks it in this section (lab.predictIn: the
     // Lookup's first figure is too tall to have anything above it on a phone): under the figures, or
@@ -170,7 +178,8 @@ export class SectionPanel {
     // The answer to a button of this section (Mask a word's guesses): brought into view as far as the
     // button stays in view (issue 38). Only the first answer, and only soon after the press: a result
     // that comes later, for another reason, leaves the page where the student put it.
-    if (this.pressed && performance.now() - this.pressed.at < 10000) keepInView(this.pressed.button, this.board.box, Infinity);
+    if (this.pressed && performance.now() - this.pressed.at < 10000) keepInView(this.pressed.button,
+      this.board.box, Infinity);
     this.pressed = null;
   }
 
@@ -181,7 +190,8 @@ export class SectionPanel {
     if (this.tensorInput) {
       // The refusal beside the Check button too, and no earlier "✓ Matches" left on the figures: the
       // figures stay (dimmed), without the verdict of an input that is no longer the one given (issue 38).
-      const asked = this.tensorInput.showVerdict({ status: 'bad', text: message, version: this.tensorInput.value.version });
+      const asked = this.tensorInput.showVerdict({ status: 'bad', text: message,
+        version: this.tensorInput.value.version });
       if (this.result?.check) {
         this.result = { ...this.result, check: null };
         this.redraw(this.palette);
@@ -205,7 +215,8 @@ export class SectionPanel {
     // From the Check button down (the verdict is under it), as far towards the step as that stays in view.
     keepInView(this.tensorInput.check.parentNode, figure);
     const box = figure?.getBoundingClientRect();
-    if (box && (box.top > window.innerHeight - 40 || box.bottom < 40)) this.tensorInput.offerJump(verdict.label, figure, box.top > 0);
+    if (box && (box.top > window.innerHeight - 40 || box.bottom < 40)) this.tensorInput.offerJump(verdict.label,
+      figure, box.top > 0);
   }
 
   /** A setting the section depends on shows an error (its figures cannot follow it), or no longer does. */
@@ -274,6 +285,7 @@ function keepInView(anchor, target, most = 16 * 12) {
   if (!target) return;
   const t = target.getBoundingClientRect();
   const wanted = Math.min(t.height, most); // its title and first lines (most: how much of it to bring)
-  if (t.top + wanted > height - margin) window.scrollBy(0, Math.max(0, Math.min(t.top + wanted - height + margin, a.top - margin)));
+  if (t.top + wanted > height - margin) window.scrollBy(0,
+    Math.max(0, Math.min(t.top + wanted - height + margin, a.top - margin)));
   else if (t.top < margin) window.scrollBy(0, -Math.max(0, Math.min(margin - t.top, height - margin - a.bottom)));
 }

@@ -21,7 +21,8 @@ function multiply(m, n) {
 }
 
 const TEXT_ANCHOR = { left: 'start', start: 'start', center: 'middle', right: 'end', end: 'end' };
-const BASELINE = { middle: 'central', top: 'hanging', hanging: 'hanging', bottom: 'text-after-edge', alphabetic: 'alphabetic' };
+const BASELINE = { middle: 'central', top: 'hanging', hanging: 'hanging', bottom: 'text-after-edge',
+  alphabetic: 'alphabetic' };
 
 class SvgContext2D {
   constructor(canvas) {
@@ -79,11 +80,13 @@ class SvgContext2D {
 
   // ---- shapes ----
   fillRect(x, y, w, h) {
-    this.parts.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" fill="${escape(this.state.fillStyle)}"${this.transformAttribute()}/>`);
+    this.parts.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" `
+      + `fill="${escape(this.state.fillStyle)}"${this.transformAttribute()}/>`);
   }
 
   strokeRect(x, y, w, h) {
-    this.parts.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" fill="none"${this.strokeAttributes()}${this.transformAttribute()}/>`);
+    this.parts.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" `
+      + `fill="none"${this.strokeAttributes()}${this.transformAttribute()}/>`);
   }
 
   strokeAttributes() {
@@ -99,7 +102,8 @@ class SvgContext2D {
   arc(x, y, r, start, end) {
     if (Math.abs(end - start) >= 2 * Math.PI - 1e-9) {
       // A full circle as two half arcs (one SVG arc cannot start and end at the same point).
-      this.path += `M${num(x + r)} ${num(y)}A${num(r)} ${num(r)} 0 1 1 ${num(x - r)} ${num(y)}A${num(r)} ${num(r)} 0 1 1 ${num(x + r)} ${num(y)}`;
+      this.path += `M${num(x + r)} ${num(y)}A${num(r)} ${num(r)} 0 1 1 ${num(x - r)} ${num(y)}A${num(r)} ${num(r)} 0 1 `
+        + `1 ${num(x + r)} ${num(y)}`;
       return;
     }
     const sx = x + r * Math.cos(start), sy = y + r * Math.sin(start);
@@ -109,16 +113,19 @@ class SvgContext2D {
   }
 
   stroke() {
-    if (this.path) this.parts.push(`<path d="${this.path}" fill="none"${this.strokeAttributes()}${this.transformAttribute()}/>`);
+    if (this.path) this.parts.push(`<path d="${this.path}" `
+      + `fill="none"${this.strokeAttributes()}${this.transformAttribute()}/>`);
   }
 
   fill() {
-    if (this.path) this.parts.push(`<path d="${this.path}" fill="${escape(this.state.fillStyle)}"${this.transformAttribute()}/>`);
+    if (this.path) this.parts.push(`<path d="${this.path}" `
+      + `fill="${escape(this.state.fillStyle)}"${this.transformAttribute()}/>`);
   }
 
   clip() {
     const id = `clip-${this.canvas.id}-${++this.clipCount}`;
-    this.parts.push(`<clipPath id="${id}"><path d="${this.path}"${this.transformAttribute()}/></clipPath><g clip-path="url(#${id})">`);
+    this.parts.push(`<clipPath id="${id}"><path d="${this.path}"${this.transformAttribute()}/></clipPath><g `
+      + `clip-path="url(#${id})">`);
     this.state.openGroups += 1;
   }
 
@@ -146,8 +153,9 @@ class SvgContext2D {
     // and a file of hundreds of MB: past MAX_RECT_PIXELS it is one embedded PNG, drawn unsmoothed.
     if (source.width * source.height > MAX_RECT_PIXELS && typeof source.toDataURL === 'function') {
       const t = this.state.transform.every((v, i) => v === IDENTITY[i]) ? '' : ` transform="matrix(${this.state.transform.map(num).join(' ')})"`;
-      this.parts.push(`<image x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" preserveAspectRatio="none" `
-        + `style="image-rendering: pixelated" href="${source.toDataURL('image/png')}"${t}/>`);
+      this.parts.push(`<image x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" `
+        + 'preserveAspectRatio="none" style="image-rendering: pixelated" '
+        + `href="${source.toDataURL('image/png')}"${t}/>`);
       return;
     }
     const data = source.getContext('2d').getImageData(0, 0, source.width, source.height).data;
@@ -166,8 +174,8 @@ class SvgContext2D {
         while (end < width && data[(r * width + end) * 4] === data[o] && data[(r * width + end) * 4 + 1] === data[o + 1]
           && data[(r * width + end) * 4 + 2] === data[o + 2]) end++;
         if (pw > 1) end = c + 1; // an image of wide pixels (heatmap cells) keeps one rect per cell
-        rects.push(`<rect x="${num(x + c * pw)}" y="${num(y + r * ph)}" width="${num((end - c) * pw)}" height="${num(ph)}" `
-          + `fill="rgb(${data[o]},${data[o + 1]},${data[o + 2]})"/>`);
+        rects.push(`<rect x="${num(x + c * pw)}" y="${num(y + r * ph)}" width="${num((end - c) * pw)}" `
+          + `height="${num(ph)}" fill="rgb(${data[o]},${data[o + 1]},${data[o + 2]})"/>`);
         c = end;
       }
     }
@@ -194,7 +202,8 @@ export class SvgCanvas {
   /** The SVG document text, sized like the canvas. */
   toSvg() {
     const title = this.title ? `<title>${escape(this.title)}</title>` : '';
-    return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="${SVG_NS}" width="${this.width}" height="${this.height}" `
-      + `viewBox="0 0 ${this.width} ${this.height}">${title}${this.context.parts.join('')}</svg>\n`;
+    return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="${SVG_NS}" width="${this.width}" `
+      + `height="${this.height}" viewBox="0 0 ${this.width} `
+      + `${this.height}">${title}${this.context.parts.join('')}</svg>\n`;
   }
 }

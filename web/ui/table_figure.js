@@ -27,7 +27,8 @@ export const tableKind = {
     const head = document.createElement('thead');
     const top = document.createElement('tr');
     const corner = Object.assign(document.createElement('th'), { textContent: f.corner ?? '', scope: 'col' });
-    top.append(corner, ...f.columns.map((c) => Object.assign(document.createElement('th'), { textContent: c.text, title: c.title ?? '', scope: 'col' })));
+    top.append(corner, ...f.columns.map((c) => Object.assign(document.createElement('th'),
+      { textContent: c.text, title: c.title ?? '', scope: 'col' })));
     head.append(top);
     const body = document.createElement('tbody');
     for (const row of f.rows) {

@@ -16,7 +16,8 @@ export class TensorInput {
     this.version = 0;
     this.text = el('textarea', { id: `${id}-text`, rows: 4, spellcheck: false, className: 'tensor-paste',
       placeholder: 'tensor([[0.3314, 0.3274, ...]])' });
-    this.file = el('input', { type: 'file', id: `${id}-file`, accept: '.pt,.pth,application/octet-stream', className: 'visually-hidden' });
+    this.file = el('input', { type: 'file', id: `${id}-file`, accept: '.pt,.pth,application/octet-stream',
+      className: 'visually-hidden' });
     const fileLabel = el('label', { htmlFor: `${id}-file`, className: 'button-like', textContent: 'Open a .pt…' });
     this.check = el('button', { type: 'button', id: `${id}-check`, textContent: 'Check' });
     this.message = el('p', { className: 'inline-message build-verdict', id: `${id}-verdict` });
@@ -27,7 +28,8 @@ export class TensorInput {
     this.asked = false;
     this.message.setAttribute('role', 'status');
     this.caption = el('label', { htmlFor: `${id}-text`, textContent: label, id: `${id}-caption` });
-    parent.append(el('div', { className: 'tensor-input' }, this.caption, this.text, el('div', { className: 'tensor-input-buttons' }, this.check, fileLabel, this.file), this.message, this.jump));
+    parent.append(el('div', { className: 'tensor-input' }, this.caption, this.text,
+      el('div', { className: 'tensor-input-buttons' }, this.check, fileLabel, this.file), this.message, this.jump));
     this.check.addEventListener('click', () => {
       this.value = { text: this.text.value, version: ++this.version };
       this.say('', '');

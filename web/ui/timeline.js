@@ -12,14 +12,19 @@ export class Timeline {
     this.live = true;
     const row = document.createElement('div');
     row.className = 'timeline';
-    const label = Object.assign(document.createElement('label'), { htmlFor: 'timeline-slider', textContent: 'Training timeline' });
-    this.slider = Object.assign(document.createElement('input'), { type: 'range', id: 'timeline-slider', min: '0', max: '0', step: '1', value: '0' });
+    const label = Object.assign(document.createElement('label'),
+      { htmlFor: 'timeline-slider', textContent: 'Training timeline' });
+    this.slider = Object.assign(document.createElement('input'),
+      { type: 'range', id: 'timeline-slider', min: '0', max: '0', step: '1', value: '0' });
     this.slider.title = 'Scrub through the attention snapshots taken during training';
     this.output = Object.assign(document.createElement('output'), { id: 'timeline-step', htmlFor: 'timeline-slider' });
-    const liveLabel = Object.assign(document.createElement('label'), { className: 'inline-check', title: 'Always show the newest snapshot' });
-    this.liveBox = Object.assign(document.createElement('input'), { type: 'checkbox', id: 'timeline-live', checked: true });
+    const liveLabel = Object.assign(document.createElement('label'),
+      { className: 'inline-check', title: 'Always show the newest snapshot' });
+    this.liveBox = Object.assign(document.createElement('input'),
+      { type: 'checkbox', id: 'timeline-live', checked: true });
     liveLabel.append(this.liveBox, document.createTextNode(' live'));
-    this.replayButton = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Replay', id: 'timeline-replay' });
+    this.replayButton = Object.assign(document.createElement('button'),
+      { type: 'button', textContent: 'Replay', id: 'timeline-replay' });
     this.replayButton.title = 'Play the snapshots from the first step (the diagonal appearing)';
     row.append(label, this.slider, this.output, liveLabel, this.replayButton);
     container.append(row);
@@ -55,7 +60,8 @@ export class Timeline {
 
   render() {
     this.slider.value = String(this.index);
-    this.output.textContent = this.count ? `step ${this.stepOf(this.index)} (${this.index + 1} of ${this.count} snapshots)` : 'no snapshots yet';
+    this.output.textContent = this.count ? `step ${this.stepOf(this.index)} (${this.index + 1} of `
+      + `${this.count} snapshots)` : 'no snapshots yet';
   }
 
   /** Steps through the snapshots at about 10 per second (at once under reduced motion). */

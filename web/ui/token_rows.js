@@ -19,7 +19,8 @@ export function renderTokenRows(container, model) {
         const mark = Object.assign(document.createElement('span'), { className: 'wrong-mark', textContent: '✗' });
         mark.setAttribute('aria-hidden', 'true');
         const text = Object.assign(document.createElement('span'), { textContent: token.text });
-        td.append(mark, text, Object.assign(document.createElement('span'), { className: 'visually-hidden', textContent: ' (wrong)' }));
+        td.append(mark, text, Object.assign(document.createElement('span'),
+          { className: 'visually-hidden', textContent: ' (wrong)' }));
       } else {
         td.textContent = token.text;
       }
@@ -27,6 +28,7 @@ export function renderTokenRows(container, model) {
     }
     table.append(tr);
   }
-  const summary = Object.assign(document.createElement('p'), { className: 'token-summary', textContent: model.summary });
+  const summary = Object.assign(document.createElement('p'),
+    { className: 'token-summary', textContent: model.summary });
   container.append(table, summary);
 }

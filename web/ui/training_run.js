@@ -18,7 +18,8 @@ export class TrainingRun {
     this.targetSteps = m.steps;
     this.running = false;
     this.stepsPerSecond = 0;
-    this.snapshots = new ThinningList({ maxCount: HISTORY_BUDGET.snapshots, maxBytes: HISTORY_BUDGET.snapshotBytes, sizeOf: typedArrayBytes });
+    this.snapshots = new ThinningList({ maxCount: HISTORY_BUDGET.snapshots, maxBytes: HISTORY_BUDGET.snapshotBytes,
+      sizeOf: typedArrayBytes });
     this.losses = new StepSeries({ maxPoints: HISTORY_BUDGET.seriesPoints });
     this.accuracies = new StepSeries({ maxPoints: HISTORY_BUDGET.seriesPoints });
     this.evaluations = new ThinningList({ maxCount: HISTORY_BUDGET.evaluations });

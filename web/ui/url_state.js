@@ -22,7 +22,8 @@ export function toQuery(lab, values) {
     if (isRelevant(prop, values)) params.set(prop.name, String(values[prop.name]));
   }
   for (const prop of pageProperties(lab)) {
-    if (prop.name in values && !isPageDefault(prop, values[prop.name])) params.set(prop.name, pageText(prop, values[prop.name]));
+    if (prop.name in values && !isPageDefault(prop, values[prop.name])) params.set(prop.name,
+      pageText(prop, values[prop.name]));
   }
   return `?${params}`;
 }
@@ -42,7 +43,8 @@ export const ECHO_CHARS = 40;
 
 /** A user's text as a notice quotes it: at most ECHO_CHARS characters, control characters shown escaped. */
 export function echo(text) {
-  const plain = String(text).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const plain = String(text).replace(/[\u0000-\u001f\u007f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return plain.length > ECHO_CHARS ? `${plain.slice(0, ECHO_CHARS - 1)}…` : plain;
 }
 
@@ -82,8 +84,10 @@ export function fromQuery(lab, search) {
   const problems = [];
   const byName = new Map(table.map((p) => [p.name, p]));
   const link = linkParameters(search);
-  if (link.cutChars) problems.push(`The link is ${link.length.toLocaleString('en')} characters long: only its first ${MAX_LINK_CHARS.toLocaleString('en')} were read.`);
-  if (link.cutParameters) problems.push(`The link has more than ${MAX_LINK_PARAMETERS} parameters: only the first ${MAX_LINK_PARAMETERS} were read.`);
+  if (link.cutChars) problems.push(`The link is ${link.length.toLocaleString('en')} characters long: only its first `
+    + `${MAX_LINK_CHARS.toLocaleString('en')} were read.`);
+  if (link.cutParameters) problems.push(`The link has more than ${MAX_LINK_PARAMETERS} parameters: only the first `
+    + `${MAX_LINK_PARAMETERS} were read.`);
   const unknown = [];
   for (const [name, all] of link.byName) { // a renamed setting appended below is visited too
     if (name === 'lab') continue;
@@ -101,7 +105,8 @@ export function fromQuery(lab, search) {
       if (unknown.length <= UNKNOWN_NAMED) problems.push(`Unknown parameter '${echo(name)}' was ignored.`);
       continue;
     }
-    if (all.length > 1) problems.push(`'${echo(name)}' is given ${all.length} times; the last one counts (${echo(text)}).`);
+    if (all.length > 1) problems.push(`'${echo(name)}' is given ${all.length} times; the last one counts `
+      + `(${echo(text)}).`);
     const parsed = parseProperty(prop, text);
     const error = parsed.error && text.length > ECHO_CHARS ? parsed.error.replaceAll(text, echo(text)) : parsed.error;
     // A list with some unknown names keeps the known ones; anything else invalid keeps the default.
@@ -109,7 +114,8 @@ export function fromQuery(lab, search) {
     else if (error) problems.push(`${error}; using the default ${prop.default === '' ? '(none)' : prop.default}.`);
     if ('value' in parsed) values[name] = parsed.value;
   }
-  if (unknown.length > UNKNOWN_NAMED) problems.push(`${(unknown.length - UNKNOWN_NAMED).toLocaleString('en')} more unknown parameters were ignored.`);
+  if (unknown.length > UNKNOWN_NAMED) problems.push(`${(unknown.length - UNKNOWN_NAMED).toLocaleString('en')} more `
+    + 'unknown parameters were ignored.');
   // What a change implies (a task brings its step count), unless the link says otherwise.
   const given = Object.fromEntries(Object.entries(values).filter(([name]) => link.byName.has(name)));
   let implied = values;

@@ -25,20 +25,30 @@ export class WeightsPanel {
     panel.append(Object.assign(document.createElement('h2'), { id: 'weights-title', textContent: 'Weights' }));
     const text = Object.assign(document.createElement('p'), {
       className: 'muted', id: 'weights-help',
-      textContent: help ?? 'Load the model you trained in the course notebook (torch.save(model.state_dict(), "model.pt"), or a .safetensors), or one saved from this lab; or save this model\'s weights. You can also drop a file here.',
+      textContent: help ?? 'Load the model you trained in the course notebook (torch.save(model.state_dict(), '
+        + '"model.pt"), or a .safetensors), or one saved from this lab; or save this model\'s weights. You can also '
+        + 'drop a file here.',
     });
-    this.input = Object.assign(document.createElement('input'), { type: 'file', id: 'weights-file', accept: '.safetensors,.pt,.pth,.bin,application/octet-stream', className: 'visually-hidden' });
+    this.input = Object.assign(document.createElement('input'),
+      { type: 'file', id: 'weights-file', accept: '.safetensors,.pt,.pth,.bin,application/octet-stream',
+        className: 'visually-hidden' });
     this.input.setAttribute('aria-describedby', 'weights-help');
     // The label is the visible button: it opens the picker by click, Enter or Space (see styles.css).
-    const importLabel = Object.assign(document.createElement('label'), { htmlFor: 'weights-file', className: 'button-like', id: 'weights-import', textContent: 'Import weights…' });
-    this.exportButton = Object.assign(document.createElement('button'), { type: 'button', id: 'weights-export', textContent: 'Export weights' });
+    const importLabel = Object.assign(document.createElement('label'),
+      { htmlFor: 'weights-file', className: 'button-like', id: 'weights-import', textContent: 'Import weights…' });
+    this.exportButton = Object.assign(document.createElement('button'),
+      { type: 'button', id: 'weights-export', textContent: 'Export weights' });
     this.exportButton.title = 'Download this model\'s weights as a .safetensors file with PyTorch\'s names';
     this.message = Object.assign(document.createElement('p'), { className: 'inline-message', id: 'weights-message' });
     this.message.setAttribute('role', 'status');
     // A notebook's model beside the lab's run, which it leaves as it is (panels/compare.js).
-    this.compareInput = Object.assign(document.createElement('input'), { type: 'file', id: 'compare-file', accept: this.input.accept, className: 'visually-hidden' });
-    const compareLabel = Object.assign(document.createElement('label'), { htmlFor: 'compare-file', className: 'button-like', id: 'weights-compare', textContent: 'Compare beside this run…' });
-    compareLabel.title = 'Show a model you trained in the notebook beside this lab\'s run: its attention and its accuracy; this run is not changed';
+    this.compareInput = Object.assign(document.createElement('input'),
+      { type: 'file', id: 'compare-file', accept: this.input.accept, className: 'visually-hidden' });
+    const compareLabel = Object.assign(document.createElement('label'),
+      { htmlFor: 'compare-file', className: 'button-like', id: 'weights-compare',
+        textContent: 'Compare beside this run…' });
+    compareLabel.title = 'Show a model you trained in the notebook beside this lab\'s run: its attention and its '
+      + 'accuracy; this run is not changed';
     const buttons = Object.assign(document.createElement('div'), { className: 'weights-buttons' });
     buttons.append(this.input, importLabel, this.exportButton);
     if (onCompare) buttons.append(this.compareInput, compareLabel);
@@ -72,7 +82,8 @@ export class WeightsPanel {
   // Every path ends in a result or a message: never a "Reading…" that stays.
   async read(file, { compare = false } = {}) {
     if (file.size > this.maxBytes) {
-      this.say(`${file.name} is ${megabytes(file.size)}: a weights file for this lab is at most ${megabytes(this.maxBytes)}. Nothing was loaded; the current model is kept.`, 'error');
+      this.say(`${file.name} is ${megabytes(file.size)}: a weights file for this lab is at most `
+        + `${megabytes(this.maxBytes)}. Nothing was loaded; the current model is kept.`, 'error');
       return;
     }
     this.say(`Reading ${file.name}…`);
@@ -80,7 +91,8 @@ export class WeightsPanel {
     try {
       bytes = new Uint8Array(await file.arrayBuffer());
     } catch (error) {
-      this.say(`${file.name} could not be read (${error?.message ?? error}). Nothing was loaded; the current model is kept.`, 'error');
+      this.say(`${file.name} could not be read (${error?.message ?? error}). Nothing was loaded; the `
+        + 'current model is kept.', 'error');
       return;
     }
     (compare ? this.onCompare : this.onFile)(bytes, file.name);

@@ -8,9 +8,10 @@
 // forward keeps q, k, v and the weights on the GPU, and backward works from them, so a training step
 // uploads q, k, v and dOut once. Each `call` (a name; default 'step') has its own buffers and its own
 // resident forward, so a model that calls attention more than once a step, or a page section that
-// runs the kernel between a training step's forward and backward, never overwrites another's tensors. Each call reads its results back with exactly one mapAsync. Buffers
-// live in named slots that are reused while the sizes fit and grow when they do not; pipelines are
-// made once per (shader, workgroup size). Calls are queued: a second call waits for the first.
+// runs the kernel between a training step's forward and backward, never overwrites another's tensors.
+// Each call reads its results back with exactly one mapAsync. Buffers live in named slots that are reused
+// while the sizes fit and grow when they do not; pipelines are made once per (shader, workgroup size).
+// Calls are queued: a second call waits for the first.
 import { SHADERS } from './shaders.generated.js';
 import { requestAttentionDevice } from './device.js';
 import { BufferPool } from './buffer_pool.js';
@@ -239,7 +240,8 @@ export class WebGpuAttention {
     return this._serial(() => this._forward(args ?? {}));
   }
 
-  async _forward({ B, H, T, S, D, scale, q, k, v, mask, maskStrideB = 0, maskStrideH = 0, readWeights = true, call = 'step' }) {
+  async _forward({ B, H, T, S, D, scale, q, k, v, mask, maskStrideB = 0, maskStrideH = 0,
+    readWeights = true, call = 'step' }) {
     const slot = (name) => (call === 'step' ? name : `${call}:${name}`);
     for (const [name, value] of Object.entries({ B, H, T, S, D })) checkDim(name, value);
     const qN = B * H * T * D;
@@ -252,7 +254,8 @@ export class WebGpuAttention {
     if (hasMask) {
       checkArray('mask', mask);
       for (const [name, stride] of [['maskStrideB', maskStrideB], ['maskStrideH', maskStrideH]]) {
-        if (!Number.isInteger(stride) || stride < 0) throw new WebGpuError(`${name} must be a non-negative integer, got ${stride}`);
+        if (!Number.isInteger(stride) || stride < 0) throw new WebGpuError(`${name} must be a non-negative `
+          + `integer, got ${stride}`);
       }
       const needed = (B - 1) * maskStrideB + (H - 1) * maskStrideH + T * S;
       if (mask.length < needed) {
@@ -294,7 +297,8 @@ export class WebGpuAttention {
 
   async _backward({ dOut, dWeights, call = 'step' }) {
     const resident = this._resident.get(call);
-    if (!resident) throw new WebGpuError(call === 'step' ? 'backward needs a forward first' : `backward of call '${call}' needs a forward of that call first`);
+    if (!resident) throw new WebGpuError(call === 'step' ? 'backward needs a forward first' : 'backward of call '
+      + `'${call}' needs a forward of that call first`);
     const { B, H, T, S, D, scale } = resident;
     const slot = (name) => (call === 'step' ? name : `${call}:${name}`);
     const qN = B * H * T * D;
@@ -316,8 +320,10 @@ export class WebGpuAttention {
     const steps = [
       ['attention_backward_dscores', [params, vBuf, weights, dOutBuf, dWeightsBuf, dScores], B * H * T],
       ['attention_backward_dq', [params, kBuf, dScores, dQ], Math.ceil(qN / this.workgroupSize)],
-      ['attention_backward_transposed', [params, dScores, qBuf, dK], Math.ceil(kvN / this.workgroupSize)],  // dK = dS^T Q
-      ['attention_backward_transposed', [params, weights, dOutBuf, dV], Math.ceil(kvN / this.workgroupSize)],  // dV = W^T dO
+      ['attention_backward_transposed', [params, dScores, qBuf, dK], Math.ceil(kvN / this.workgroupSize)],
+       // dK = dS^T Q
+      ['attention_backward_transposed', [params, weights, dOutBuf, dV],
+        Math.ceil(kvN / this.workgroupSize)],  // dV = W^T dO
     ];
     const pipelines = await Promise.all(steps.map(([name]) => this._pipeline(name)));
     const encoder = this.device.createCommandEncoder({ label: 'attnlab attention backward' });

@@ -16,7 +16,8 @@ import { embed, linear } from './plain_math.js';
 import { formatNumber, shapeText } from './judge.js';
 
 // Two sequences with more 2s than 4s, two without (one with neither digit), so every step has something to show.
-export const FIXED_INPUT = [[2, 4, 2, 1, 9, 6, 3, 0, 5, 2], [4, 4, 1, 2, 0, 7, 8, 3, 9, 4], [2, 2, 2, 4, 5, 5, 1, 1, 0, 6], [7, 3, 9, 0, 1, 8, 6, 5, 3, 7]];
+export const FIXED_INPUT = [[2, 4, 2, 1, 9, 6, 3, 0, 5, 2], [4, 4, 1, 2, 0, 7, 8, 3, 9, 4],
+  [2, 2, 2, 4, 5, 5, 1, 1, 0, 6], [7, 3, 9, 0, 1, 8, 6, 5, 3, 7]];
 const B = FIXED_INPUT.length, S = 10, E = 5, HIDDEN = 200;
 
 export const attentionModelBuild = {
@@ -50,7 +51,8 @@ export const attentionModelBuild = {
     { name: 'keys', label: '3. Keys', code: 'model.WK(model.embed(x))', shape: [B, S, E] },
     { name: 'values', label: '4. Values', code: 'model.values(model.embed(x))', shape: [B, S, 1] },
     { name: 'attention', label: '5. Attention', code: 'model.attention(model.embed(x))', shape: [B, 1, S] },
-    { name: 'weighted', label: '6. Attention-weighted values', code: "torch.einsum('bij,bjk->bik', att, vals)[:, 0, :]", shape: [B, 1] },
+    { name: 'weighted', label: '6. Attention-weighted values',
+      code: "torch.einsum('bij,bjk->bik', att, vals)[:, 0, :]", shape: [B, 1] },
     { name: 'forward', label: '7. forward', code: 'model(x)', shape: [B, 1] },
   ],
   compute(x, p) {
@@ -79,26 +81,33 @@ export const attentionModelBuild = {
     const hidden = linear(weighted, B, 1, p['nn.0.weight'], p['nn.0.bias'], HIDDEN).map((v) => Math.max(v, 0));
     const forward = linear(hidden, B, HIDDEN, p['nn.2.weight'], p['nn.2.bias'], 1).map((v) => 1 / (1 + Math.exp(-v)));
     const y = FIXED_INPUT.map((r) => (r.filter((d) => d === 2).length > r.filter((d) => d === 4).length ? 1 : 0));
-    return { batch: Float64Array.from(ids), batchY: Float64Array.from(y), embedding, keys, values, attention, weighted, forward };
+    return { batch: Float64Array.from(ids), batchY: Float64Array.from(y), embedding, keys, values, attention,
+      weighted, forward };
   },
 };
 
 /** make_batch is random: its output is checked against its rule, not against numbers. -> {ok, message}. */
 function judgeBatch(theirs) {
-  if (theirs.length !== 2) return { ok: false, message: `make_batch returns two tensors, X and y; ${theirs.length} ${theirs.length === 1 ? 'was' : 'were'} given. Paste what print(X, y) shows.` };
+  if (theirs.length !== 2) return { ok: false, message: `make_batch returns two tensors, X and y; ${theirs.length} `
+    + `${theirs.length === 1 ? 'was' : 'were'} given. Paste what print(X, y) shows.` };
   const [X, y] = theirs;
-  if (X.shape.length !== 2 || X.shape[1] !== S) return { ok: false, message: `X has shape ${shapeText(X.shape)}; it should be (N, 10): N sequences of 10 digits.` };
+  if (X.shape.length !== 2 || X.shape[1] !== S) return { ok: false, message: `X has shape ${shapeText(X.shape)}; it `
+    + 'should be (N, 10): N sequences of 10 digits.' };
   const N = X.shape[0];
-  if (y.shape.join() !== `${N},1`) return { ok: false, message: `y has shape ${shapeText(y.shape)}; for ${N} sequences it should be (${N}, 1).` };
+  if (y.shape.join() !== `${N},1`) return { ok: false, message: `y has shape ${shapeText(y.shape)}; for ${N} sequences `
+    + `it should be (${N}, 1).` };
   for (let i = 0; i < X.data.length; i++) {
     const d = X.data[i];
-    if (!Number.isInteger(d) || d < 0 || d > 9) return { ok: false, message: `X[${Math.floor(i / S)}, ${i % S}] is ${formatNumber(d)}: the digits are integers 0 to 9 (torch.randint(0, 10, ...)).` };
+    if (!Number.isInteger(d) || d < 0 || d > 9) return { ok: false, message: `X[${Math.floor(i / S)}, ${i % S}] is `
+      + `${formatNumber(d)}: the digits are integers 0 to 9 (torch.randint(0, 10, ...)).` };
   }
   for (let n = 0; n < N; n++) {
     const row = Array.from(X.data.subarray(n * S, (n + 1) * S));
     const twos = row.filter((d) => d === 2).length, fours = row.filter((d) => d === 4).length;
     const want = twos > fours ? 1 : 0;
-    if (y.data[n] !== want) return { ok: false, message: `Row ${n} has ${twos} two${twos === 1 ? '' : 's'} and ${fours} four${fours === 1 ? '' : 's'}: y[${n}] should be ${want}, yours is ${formatNumber(y.data[n])}.` };
+    if (y.data[n] !== want) return { ok: false, message: `Row ${n} has ${twos} two${twos === 1 ? '' : 's'} and `
+      + `${fours} four${fours === 1 ? '' : 's'}: y[${n}] should be ${want}, yours is ${formatNumber(y.data[n])}.` };
   }
-  return { ok: true, message: `Matches the rule: X ${shapeText(X.shape)} of digits 0 to 9, y ${shapeText(y.shape)} is 1 exactly where a row has more 2s than 4s (${N} rows checked).` };
+  return { ok: true, message: `Matches the rule: X ${shapeText(X.shape)} of digits 0 to 9, y ${shapeText(y.shape)} is `
+    + `1 exactly where a row has more 2s than 4s (${N} rows checked).` };
 }

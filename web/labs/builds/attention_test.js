@@ -20,12 +20,14 @@ export const attentionTestBuild = {
   module: 'AttentionTest',
   title: 'AttentionTest (notebook 02)',
   input: {
-    img: { ...images(B, 37), shape: [B, 1, P], python: `((torch.arange(${B * P}) * 37 % 256) / 256).reshape(${B}, 1, ${P})` },
+    img: { ...images(B, 37), shape: [B, 1, P], python: `((torch.arange(${B * P}) * 37 % 256) / `
+      + `256).reshape(${B}, 1, ${P})` },
     image_database: (() => {
       const one = images(N, 29);
       const data = new Float64Array(B * N * P);
       for (let b = 0; b < B; b++) data.set(one.data, b * N * P);
-      return { shape: [B, N, P], data, python: `((torch.arange(${N * P}) * 29 % 256) / 256).reshape(${N}, ${P}).unsqueeze(0).expand(${B}, ${N}, ${P})` };
+      return { shape: [B, N, P], data, python: `((torch.arange(${N * P}) * 29 % 256) / 256).reshape(${N}, `
+        + `${P}).unsqueeze(0).expand(${B}, ${N}, ${P})` };
     })(),
   },
   stateDict: {
@@ -40,8 +42,8 @@ export const attentionTestBuild = {
     'mha_model.load_state_dict(state_dict)',
     'mha_model.eval()',
     'output, attn_output_weights = mha_model(img, image_database)'],
-  notes: ['The retrieval has 1,568 numbers: print() abbreviates it ("..."), so save it with torch.save(output, "retrieval.pt") '
-    + 'or print after torch.set_printoptions(profile="full").'],
+  notes: ['The retrieval has 1,568 numbers: print() abbreviates it ("..."), so save it with torch.save(output, '
+    + '"retrieval.pt") or print after torch.set_printoptions(profile="full").'],
   hint: 'Did your model load this state_dict and get this img and image_database?',
   steps: [
     { name: 'query', code: 'self.img_mlp(img)', shape: [B, 1, E] },

@@ -16,7 +16,8 @@ import { inputPython, modelPython, stateDictData } from './registry.js';
  *   hint             the sentence a wrong number ends with (default: the build's)
  *   the rest (needsModel, refreshWhileTraining, questions) is the section's own.
  */
-export function buildCheckSection(build, { id = 'build', property = 'checkStep', title, text, params = null, modelLine = null, hint = build.hint, ...rest }) {
+export function buildCheckSection(build,
+  { id = 'build', property = 'checkStep', title, text, params = null, modelLine = null, hint = build.hint, ...rest }) {
   const stepOf = (name) => build.steps.find((s) => s.name === name) ?? build.steps[0];
   const label = (step, i) => step.label ?? `${i + 1}. ${step.name}`;
   const fixed = stateDictData(build);
@@ -42,30 +43,40 @@ export function buildCheckSection(build, { id = 'build', property = 'checkStep',
       }
       return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name, inputVersion: input?.version };
     },
-    /** The verdict beside the Check button: {status ('' when nothing was given), text, figure (the step's tensor's id), label, version (of the input)}. */
+    /**
+     * The verdict beside the Check button: {status ('' when nothing was given), text, figure (the step's
+     * tensor's id), label, version (of the input)}.
+     */
     verdict(r) {
       if (!r.check) return { status: '', text: '', version: r.inputVersion };
       const step = stepOf(r.checkStep);
-      return { status: r.check.ok ? 'ok' : 'bad', text: r.check.text, figure: `${id}-${step.name}`, label: label(step, build.steps.indexOf(step)), version: r.inputVersion };
+      return { status: r.check.ok ? 'ok' : 'bad', text: r.check.text, figure: `${id}-${step.name}`,
+        label: label(step, build.steps.indexOf(step)), version: r.inputVersion };
     },
     /** The paste box's caption, from the values (it follows the step chosen even while the last paste is refused). */
     inputCaption(values) {
       const i = build.steps.indexOf(stepOf(values[property]));
       const step = build.steps[i];
-      return `Paste or open yours below: ${label(step, i)}, ${step.code}, shape ${shapeText(step.shape)}${step.note ? ` (${step.note})` : ''}.`;
+      return `Paste or open yours below: ${label(step, i)}, ${step.code}, shape `
+        + `${shapeText(step.shape)}${step.note ? ` (${step.note})` : ''}.`;
     },
     figures(r) {
-      const figures = [{ kind: 'code', id: `${id}-input`, title: 'The fixed input, to paste in your notebook', lines: inputPython(build) }];
+      const figures = [{ kind: 'code', id: `${id}-input`, title: 'The fixed input, to paste in your notebook',
+        lines: inputPython(build) }];
       const model = modelPython(build);
       const what = build.stateDict ? 'The module\'s weights and the call' : 'The call';
-      if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`, title: `${what} (define ${build.module} first)`, lines: model });
-      for (const note of build.notes) figures.push({ kind: 'text', id: `${id}-note-${build.notes.indexOf(note)}`, text: note });
+      if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`,
+        title: `${what} (define ${build.module} first)`, lines: model });
+      for (const note of build.notes) figures.push({ kind: 'text',
+        id: `${id}-note-${build.notes.indexOf(note)}`, text: note });
       build.steps.forEach((step, i) => {
         const checked = step.name === r.checkStep && r.check;
         const shown = step.shown ?? step.shape;
-        const extra = step.extra ? { label: step.extra.label, shape: step.extra.shape, values: r.tensors[step.extra.key], integer: step.extra.integer } : null;
-        figures.push({ kind: 'tensor', id: `${id}-${step.name}`, title: `${label(step, i)}: ${step.code}`, shape: shown, values: r.tensors[step.name],
-          integer: !!step.integer, extra, status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '' });
+        const extra = step.extra ? { label: step.extra.label, shape: step.extra.shape,
+          values: r.tensors[step.extra.key], integer: step.extra.integer } : null;
+        figures.push({ kind: 'tensor', id: `${id}-${step.name}`, title: `${label(step, i)}: ${step.code}`, shape: shown,
+          values: r.tensors[step.name], integer: !!step.integer, extra,
+          status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '' });
       });
       if (modelLine) figures.push({ kind: 'text', id: `${id}-source`, text: modelLine(r) });
       return figures;
@@ -75,7 +86,8 @@ export function buildCheckSection(build, { id = 'build', property = 'checkStep',
 
 /** The lab's property that picks which step of `build` the student's tensor is (declared once, in the lab's table). */
 export const buildStepProperty = (build, { name = 'checkStep', section = 'build', help }) => ({
-  name, type: 'choice', default: build.steps[0].name, label: 'Step', page: true, effect: 'view', group: 'Explore', section,
-  choices: build.steps.map((s, i) => ({ value: s.name, label: s.label ?? `${i + 1}. ${s.name}` })),
-  help: help ?? `Which step of ${build.module} (notebook ${build.notebook.slice(0, 2)}) your pasted or opened tensor is: it is compared with the lab's tensor of that step.`,
+  name, type: 'choice', default: build.steps[0].name, label: 'Step', page: true, effect: 'view', group: 'Explore',
+  section, choices: build.steps.map((s, i) => ({ value: s.name, label: s.label ?? `${i + 1}. ${s.name}` })),
+  help: help ?? `Which step of ${build.module} (notebook ${build.notebook.slice(0, 2)}) your pasted or opened tensor `
+    + `is: it is compared with the lab's tensor of that step.`,
 });

@@ -22,7 +22,8 @@ export const crossAttnClassifierBuild = {
   input: {
     // Tokens 1..9, as make_batch's torch.randint(1, V, ...) gives them.
     key_tokens: idPattern([B, T], { mul: 7, mod: 9, offset: 1 }),
-    value_tokens: { ...idPattern([B, T], { mul: 7, mod: 9, offset: 1 }), python: 'key_tokens  # the copy task: values = keys' },
+    value_tokens: { ...idPattern([B, T], { mul: 7, mod: 9, offset: 1 }),
+      python: 'key_tokens  # the copy task: values = keys' },
   },
   stateDict: {
     'tok_emb.weight': table(VOCAB, 7, 17),
@@ -35,7 +36,8 @@ export const crossAttnClassifierBuild = {
     'out.weight': pattern([VOCAB, E], { mul: 3, mod: 17, shift: 8, scale: 8 }),
     'out.bias': pattern([VOCAB], { mul: 5, mod: 7, shift: 3, scale: 16 }),
   },
-  model: [`model = CrossAttnSeqClassifier(vocab_size=${VOCAB}, d_model=${E}, num_heads=${H}, max_in_len=${T}, max_out_len=${T})`,
+  model: [`model = CrossAttnSeqClassifier(vocab_size=${VOCAB}, d_model=${E}, num_heads=${H}, max_in_len=${T}, `
+    + `max_out_len=${T})`,
     'model.load_state_dict(state_dict)',
     'model.eval()',
     `logits, attn_w = model(key_tokens, value_tokens, ${T})`,
@@ -49,8 +51,8 @@ export const crossAttnClassifierBuild = {
     `q_heads = (Q @ W_q.T + b_q).reshape(${B}, ${T}, ${H}, ${D}).transpose(1, 2)`,
     `k_heads = (K @ W_k.T + b_k).reshape(${B}, ${T}, ${H}, ${D}).transpose(1, 2)`,
     `v_heads = (V @ W_v.T + b_v).reshape(${B}, ${T}, ${H}, ${D}).transpose(1, 2)`],
-  notes: ['nn.MultiheadAttention keeps its per-head queries, keys and values inside: the lines above make them from in_proj_weight '
-    + '(it divides the queries by √4 itself, after this step).'],
+  notes: ['nn.MultiheadAttention keeps its per-head queries, keys and values inside: the lines above make them from '
+    + 'in_proj_weight (it divides the queries by √4 itself, after this step).'],
   hint: 'Did your model load this state_dict and get these key_tokens, value_tokens and out_len?',
   steps: [
     { name: 'K', code: 'tok_emb(key_tokens) + in_pos_emb(in_pos)[None, :, :]', shape: [B, T, E] },

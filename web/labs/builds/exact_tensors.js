@@ -23,7 +23,8 @@ export function idPattern(shape, { mul, mod, offset = 0 }) {
   const data = new Float64Array(n);
   for (let i = 0; i < n; i++) data[i] = ((i * mul) % mod) + offset;
   const plus = offset ? ` + ${offset}` : '';
-  return { shape, data, integer: true, python: `(torch.arange(${n}) * ${mul} % ${mod}${plus}).reshape(${shape.join(', ')})` };
+  return { shape, data, integer: true, python: `(torch.arange(${n}) * ${mul} % `
+    + `${mod}${plus}).reshape(${shape.join(', ')})` };
 }
 
 /** A literal tensor (small integer inputs, as a notebook would type them). */
@@ -44,6 +45,7 @@ export function causalMask(T) {
 /** flat data of `shape` -> nested arrays (the JSON records' tensors). */
 export function nestedList(data, shape) {
   let at = 0;
-  const nest = (depth) => (depth === shape.length ? data[at++] : Array.from({ length: shape[depth] }, () => nest(depth + 1)));
+  const nest = (depth) => (depth === shape.length ? data[at++] : Array.from({ length: shape[depth] },
+    () => nest(depth + 1)));
   return nest(0);
 }

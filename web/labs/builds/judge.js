@@ -36,16 +36,21 @@ const same = (a, b, tol) => a === b || (Number.isNaN(a) && Number.isNaN(b))
  * printed: the numbers came from a print (4 decimals). hint: the build's sentence for a wrong number.
  */
 export function judgeStep(step, theirs, expected, { printed, hint = '' }) {
-  if (step.rule) return { shape: theirs[0]?.shape ?? null, expected_shape: step.shape, first_difference: null, ...step.rule(theirs) };
-  const verdict = (fields) => ({ shape: theirs.length === 1 ? theirs[0].shape : null, expected_shape: step.shape, first_difference: null, ...fields });
+  if (step.rule) return { shape: theirs[0]?.shape ?? null, expected_shape: step.shape, first_difference: null,
+    ...step.rule(theirs) };
+  const verdict = (fields) => ({ shape: theirs.length === 1 ? theirs[0].shape : null, expected_shape: step.shape,
+    first_difference: null, ...fields });
   if (theirs.length !== 1) {
-    return verdict({ ok: false, message: `${theirs.length} tensors were given; this step is one tensor of shape ${shapeText(step.shape)}.` });
+    return verdict({ ok: false, message: `${theirs.length} tensors were given; this step is one tensor of shape `
+      + `${shapeText(step.shape)}.` });
   }
   const [tensor] = theirs;
   if (tensor.shape.join() !== step.shape.join()) {
     const rearranged = tensor.data.length === expected.length;
-    return verdict({ ok: false, message: `Shape ${shapeText(tensor.shape)}; the lab's ${step.code} is ${shapeText(step.shape)}.`
-      + (rearranged ? ' The same number of values in another arrangement: check the order of the dimensions (a transpose, or a reshape without one).' : '') });
+    return verdict({ ok: false, message: `Shape ${shapeText(tensor.shape)}; the lab's ${step.code} is `
+      + `${shapeText(step.shape)}.`
+      + (rearranged ? ' The same number of values in another arrangement: check the order of the dimensions (a '
+        + 'transpose, or a reshape without one).' : '') });
   }
   const tol = printed ? TOLERANCE.printed : TOLERANCE.saved;
   for (let i = 0; i < expected.length; i++) {
@@ -54,15 +59,19 @@ export function judgeStep(step, theirs, expected, { printed, hint = '' }) {
     const index = indexOf(i, step.shape);
     return verdict({ ok: false, first_difference: { index, yours, expected: want },
       message: `The shape ${shapeText(step.shape)} is right; the numbers first differ at [${index.join(', ')}]: `
-        + `yours ${formatNumber(yours)}, the lab's ${formatNumber(want)}.${maskHint(yours, want)}${hint ? ` ${hint}` : ''}` });
+        + `yours ${formatNumber(yours)}, the lab's `
+        + `${formatNumber(want)}.${maskHint(yours, want)}${hint ? ` ${hint}` : ''}` });
   }
-  return verdict({ ok: true, message: `Matches: shape ${shapeText(step.shape)}, all ${expected.length} numbers within ${printed ? '1e-4 (a print\'s 4 decimals)' : '1e-5'} of the lab's.` });
+  return verdict({ ok: true, message: `Matches: shape ${shapeText(step.shape)}, all ${expected.length} numbers within `
+    + `${printed ? '1e-4 (a print\'s 4 decimals)' : '1e-5'} of the lab's.` });
 }
 
 /** What a difference at a masked position says: the mask was not applied, or applied the wrong way round. */
 function maskHint(yours, want) {
-  if (want === -Infinity && yours !== -Infinity) return ' The lab\'s is -inf there, a masked position: was masked_fill(mask == 0, float(\'-inf\')) applied (and printed after it)?';
-  if (yours === -Infinity && want !== -Infinity) return ' Yours is -inf where the lab\'s position is not masked: is the mask inverted (mask == 0 keeps the zeros of torch.tril out)?';
+  if (want === -Infinity && yours !== -Infinity) return ' The lab\'s is -inf there, a masked position: was '
+    + 'masked_fill(mask == 0, float(\'-inf\')) applied (and printed after it)?';
+  if (yours === -Infinity && want !== -Infinity) return ' Yours is -inf where the lab\'s position is not masked: is '
+    + 'the mask inverted (mask == 0 keeps the zeros of torch.tril out)?';
   return '';
 }
 

@@ -103,7 +103,8 @@ function joinHeads(x, B, T, H, D) {
 export function multiheadAttention(p, prefix, query, key, value, B, T, S, E, H) {
   const D = E / H;
   const W = p[`${prefix}in_proj_weight`], bias = p[`${prefix}in_proj_bias`];
-  const part = (x, rows, i) => linear(x, rows, E, W.subarray(i * E * E, (i + 1) * E * E), bias.subarray(i * E, (i + 1) * E), E);
+  const part = (x, rows, i) => linear(x, rows, E, W.subarray(i * E * E, (i + 1) * E * E),
+    bias.subarray(i * E, (i + 1) * E), E);
   const q = splitHeads(part(query, B * T, 0), B, T, H, D);
   const k = splitHeads(part(key, B * S, 1), B, S, H, D);
   const v = splitHeads(part(value, B * S, 2), B, S, H, D);

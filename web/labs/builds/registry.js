@@ -11,7 +11,8 @@ import { attentionModelBuild } from './attention_model.js';
 import { nestedList } from './exact_tensors.js';
 
 // In the course's order of the labs (web/labs/registry.js).
-export const BUILDS = [crossAttnClassifierBuild, attentionTestBuild, attentionModelBuild, simpleAttentionBuild, selfAttentionBuild];
+export const BUILDS = [crossAttnClassifierBuild, attentionTestBuild, attentionModelBuild, simpleAttentionBuild,
+  selfAttentionBuild];
 
 export const buildByName = (name) => BUILDS.find((b) => b.name === name);
 
@@ -37,7 +38,8 @@ export const referenceSteps = (build, params = stateDictData(build)) => build.co
 
 /** The record `attnlab check --list --json` prints for one build (docs/cli.md). */
 export function listRecord(build) {
-  const tensors = (table) => Object.fromEntries(Object.entries(table).map(([name, t]) => [name, nestedList(t.data, t.shape)]));
+  const tensors = (table) => Object.fromEntries(Object.entries(table).map(([name, t]) => [name,
+    nestedList(t.data, t.shape)]));
   return {
     lab: build.lab,
     name: build.name,

@@ -20,7 +20,8 @@ export const selfAttentionBuild = {
   title: 'SelfAttention (notebook 03)',
   input: {
     x: pattern([B, T, E], { mul: 7, mod: 13, shift: 6, scale: 4 }),
-    mask: { ...causalMask(T), shape: [B, T, T], python: `torch.tril(torch.ones(${T}, ${T})).reshape(${B}, ${T}, ${T})` },
+    mask: { ...causalMask(T), shape: [B, T, T], python: `torch.tril(torch.ones(${T}, `
+      + `${T})).reshape(${B}, ${T}, ${T})` },
   },
   stateDict: {
     'query.weight': weight(5, 11), 'query.bias': bias(3, 7),
@@ -31,9 +32,11 @@ export const selfAttentionBuild = {
     'self_attention.load_state_dict(state_dict)',
     'self_attention.eval()  # dropout off: the notebook never calls eval(), so its own figure has dropout on',
     'output, attention_weights = self_attention(x, mask)'],
-  notes: ['Call eval() first. SelfAttention drops 10% of the attention weights (nn.Dropout(0.1)) in train mode, and scales the rest by 1/0.9; '
-    + 'a new module is in train mode, and the notebook never calls eval(), so its own heatmap changes from run to run. In eval mode dropout does nothing.',
-  'energy here is what softmax gets: after masked_fill, so -inf above the diagonal (a print before the mask has numbers there).'],
+  notes: ['Call eval() first. SelfAttention drops 10% of the attention weights (nn.Dropout(0.1)) in train mode, and '
+    + 'scales the rest by 1/0.9; a new module is in train mode, and the notebook never calls eval(), so its own '
+    + 'heatmap changes from run to run. In eval mode dropout does nothing.',
+  'energy here is what softmax gets: after masked_fill, so -inf above the diagonal (a print before the mask '
+    + 'has numbers there).'],
   hint: 'Did your module load this state_dict, run in eval mode, and get this x and mask?',
   steps: [
     { name: 'Q', code: 'self.query(x)', shape: [B, T, E] },

@@ -25,8 +25,10 @@ export const simpleAttentionBuild = {
   model: ['import math  # the notebook\'s SimpleAttention calls math.sqrt, and the notebook never imports math',
     `attention = SimpleAttention(${D})`,
     'output, attention_weights = attention(query, key, value, mask)'],
-  notes: ['The notebook never imports math: SimpleAttention(4) fails with NameError: name \'math\' is not defined until you run import math.',
-    'The mask is 1 where a query may look (on and below the diagonal): masked_fill(mask == 0, ...) puts -inf above it, and softmax gives those keys weight 0.'],
+  notes: ['The notebook never imports math: SimpleAttention(4) fails with NameError: name \'math\' is not defined '
+    + 'until you run import math.',
+    'The mask is 1 where a query may look (on and below the diagonal): masked_fill(mask == 0, ...) puts -inf above it, '
+      + 'and softmax gives those keys weight 0.'],
   hint: 'Did you give your module this query, key, value and mask?',
   steps: [
     { name: 'scores', code: 'torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(4)', shape: [B, T, T] },

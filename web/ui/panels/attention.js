@@ -8,8 +8,10 @@ import { el } from '../el.js';
 export function attentionPanel(page) {
   const { lab } = page;
   const texts = lab.attentionPanel ?? {};
-  const help = el('p', { className: 'muted attention-help', textContent: `${texts.help ?? 'Rows are the queries, columns the keys. Bright = much weight.'} Hover a cell, or focus the map and use the arrow keys.` });
-  const node = el('section', { className: 'panel attention' }, el('h2', { textContent: texts.title ?? 'Attention on a fixed sample' }));
+  const help = el('p', { className: 'muted attention-help',
+    textContent: `${texts.help ?? 'Rows are the queries, columns the keys. Bright = much weight.'} Hover a cell, or focus the map and use the arrow keys.` });
+  const node = el('section', { className: 'panel attention' },
+    el('h2', { textContent: texts.title ?? 'Attention on a fixed sample' }));
   const timeline = new Timeline(node, {
     onShow: () => page.schedule('snapshot'),
     stepOf: (i) => page.run?.snapshots.at(i)?.step ?? 0,
@@ -19,7 +21,8 @@ export function attentionPanel(page) {
   const heatmapBox = el('div', { className: 'heatmap-area' });
   // The heatmap right under the title; under it the timeline that replays it, then how to read it.
   node.append(heatmapBox, timelineNode, help);
-  const modelsFor = (snapshot) => lab.views.heatmaps(page.run.config, page.run.sample, snapshot, ` — step ${snapshot.step}`);
+  const modelsFor = (snapshot) => lab.views.heatmaps(page.run.config, page.run.sample, snapshot,
+    ` — step ${snapshot.step}`);
   const heatmaps = new HeatmapPanel(heatmapBox, {
     modelsAt: (i) => modelsFor(page.run.snapshots.at(i)),
     snapshotCount: () => page.run?.snapshots.length ?? 0,

@@ -41,18 +41,23 @@ export function comparePanel(page) {
     const sameSample = !compared.ownSample;
     intro.textContent = `${compared.name}: ${compared.what}. `
       + (sameSample ? 'Both models answer the same fixed sample; their evaluations use fresh held-out data.'
-        : 'Its settings differ from this run\'s, so it answers a sample of its own settings; the evaluations use fresh held-out data.');
+        : 'Its settings differ from this run\'s, so it answers a sample of its own settings; the evaluations use '
+          + 'fresh held-out data.');
     run.heading.textContent = `This lab's run, step ${page.run.step}`;
     theirs.heading.textContent = `Your model (${compared.name})`;
     const mean = (models) => models?.mean ?? null;
-    const runModel = snapshot && lab.views.heatmaps ? mean(lab.views.heatmaps(page.run.config, page.run.sample, snapshot, ' — this run')) : null;
-    const yourModel = lab.views.heatmaps ? mean(lab.views.heatmaps(compared.config, compared.sample, compared.snapshot, ' — your model')) : null;
+    const runModel = snapshot && lab.views.heatmaps ? mean(lab.views.heatmaps(page.run.config, page.run.sample,
+      snapshot, ' — this run')) : null;
+    const yourModel = lab.views.heatmaps ? mean(lab.views.heatmaps(compared.config, compared.sample, compared.snapshot,
+      ' — your model')) : null;
     run.map.figure.hidden = !runModel;
     theirs.map.figure.hidden = !yourModel;
     if (runModel) run.map.show(runModel, { palette });
     if (yourModel) theirs.map.show(yourModel, { palette });
-    if (run.figures && snapshot) run.figures.show(lab.views.retrievalFigures(page.run.config, snapshot, null, ' — this run', 'compare-run'), { palette });
-    if (theirs.figures) theirs.figures.show(lab.views.retrievalFigures(compared.config, compared.snapshot, null, ' — your model', 'compare-yours'), { palette });
+    if (run.figures && snapshot) run.figures.show(lab.views.retrievalFigures(page.run.config, snapshot, null,
+      ' — this run', 'compare-run'), { palette });
+    if (theirs.figures) theirs.figures.show(lab.views.retrievalFigures(compared.config, compared.snapshot, null,
+      ' — your model', 'compare-yours'), { palette });
     renderEvaluation(run.evaluation, lab.views.evaluation(page.run.config, page.run.evaluations.at(-1)));
     renderEvaluation(theirs.evaluation, lab.views.evaluation(compared.config, compared.evaluation));
   }

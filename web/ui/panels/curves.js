@@ -16,23 +16,27 @@ export function curvesPanel(page) {
   accChart.canvas.id = 'chart-accuracy';
   const chartMessage = el('p', { className: 'inline-message', id: 'chart-export-message' });
   chartMessage.setAttribute('role', 'status');
-  for (const [box, chart, what, id] of [[lossBox, lossChart, 'the loss chart', 'loss'], [accBox, accChart, 'the accuracy chart', 'accuracy']]) {
+  for (const [box, chart, what, id] of [[lossBox, lossChart, 'the loss chart', 'loss'],
+    [accBox, accChart, 'the accuracy chart', 'accuracy']]) {
     const bar = el('div', { className: 'figure-toolbar full-only' });
     box.append(bar);
-    addFigureButtons(bar, { what, idPrefix: `export-${id}`, message: chartMessage, figure: () => chartFigure(chart, id) });
+    addFigureButtons(bar, { what, idPrefix: `export-${id}`, message: chartMessage,
+      figure: () => chartFigure(chart, id) });
   }
   const evaluationBox = el('div', { id: 'evaluation', className: 'full-only' });
   // The lowest training loss so far, for labs whose notebook prints it (lab.metrics.loss.lowest: its words).
   const lowest = el('p', { id: 'lowest-loss', className: 'chart-note' });
   lowest.hidden = !lab.metrics.loss.lowest;
-  const node = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts, lowest, chartMessage,
-    el('h3', { className: 'full-only', textContent: lab.metrics.evaluationTitle }), evaluationBox);
+  const node = el('section', { className: 'panel metrics-panel' }, el('h2', { textContent: 'Learning curves' }), charts,
+    lowest, chartMessage, el('h3',
+      { className: 'full-only', textContent: lab.metrics.evaluationTitle }), evaluationBox);
 
   /** A chart as an exportable figure: the spec on screen, at the size on screen. */
   function chartFigure(chart, id) {
     if (!chart.spec || !page.run) return null;
     const spec = chart.spec, size = chart.size();
-    return { draw: (canvas, scale) => drawChart(canvas, spec, { ...size, scale }), stem: `${id}-${lab.figureStem(page.run.config)}-step${page.run.step}`, title: spec.title };
+    return { draw: (canvas, scale) => drawChart(canvas, spec, { ...size, scale }),
+      stem: `${id}-${lab.figureStem(page.run.config)}-step${page.run.step}`, title: spec.title };
   }
 
   function drawCharts() {
@@ -44,7 +48,8 @@ export function curvesPanel(page) {
     const lossOf = m.loss.evaluation, accuracyOf = m.accuracy.evaluation;
     const references = (metric) => (last ? metric.references(last, run.config) : [])
       .map((r) => ({ label: r.label, kind: 'dashed', y: r.y }));
-    const lossMax = Math.max(0.1, ...run.losses.head(20), ...evals.map(lossOf), ...references(m.loss).map((r) => r.y * 1.1));
+    const lossMax = Math.max(0.1, ...run.losses.head(20), ...evals.map(lossOf),
+      ...references(m.loss).map((r) => r.y * 1.1));
     lossChart.draw({
       title: m.loss.title, xTitle: 'training step', yTitle: m.loss.yTitle, xMax, yMin: 0, yMax: Math.min(lossMax, 50),
       series: [
@@ -58,9 +63,11 @@ export function curvesPanel(page) {
       { label: m.evaluationLabel, kind: 'points', points: evals.map((e) => ({ x: e.step, y: accuracyOf(e) })) },
       ...references(m.accuracy),
     ];
-    accChart.draw({ title: m.accuracy.title, xTitle: 'training step', yTitle: m.accuracy.yTitle, xMax, yMin: 0, yMax: 1, series });
+    accChart.draw({ title: m.accuracy.title, xTitle: 'training step', yTitle: m.accuracy.yTitle, xMax, yMin: 0,
+      yMax: 1, series });
     if (m.loss.lowest) {
-      lowest.textContent = run.lowestLoss ? `${m.loss.lowest}: ${run.lowestLoss.value.toPrecision(4)} (training batch of step ${run.lowestLoss.step})` : '';
+      lowest.textContent = run.lowestLoss ? `${m.loss.lowest}: ${run.lowestLoss.value.toPrecision(4)} (training batch `
+        + `of step ${run.lowestLoss.step})` : '';
     }
   }
 
@@ -76,7 +83,8 @@ export function curvesPanel(page) {
     },
     render(dirty) {
       if (dirty.has('charts')) drawCharts();
-      if (dirty.has('evaluation')) renderEvaluation(evaluationBox, lab.views.evaluation(page.run.config, page.run.evaluations.at(-1)));
+      if (dirty.has('evaluation')) renderEvaluation(evaluationBox,
+        lab.views.evaluation(page.run.config, page.run.evaluations.at(-1)));
     },
   };
 }

@@ -9,8 +9,10 @@ import { el } from '../el.js';
 export function inspectPanel(page) {
   const { lab } = page;
   const inspectRows = el('div', { id: 'inspect-results' });
-  const node = el('section', { className: 'panel inspect-panel full-only' }, el('h2', { textContent: 'Try your own input' }),
-    el('p', { className: 'muted', textContent: 'The current model predicts your sequence at once; its attention is drawn below.' }));
+  const node = el('section', { className: 'panel inspect-panel full-only' },
+    el('h2', { textContent: 'Try your own input' }),
+    el('p', { className: 'muted', textContent: 'The current model predicts your sequence at once; its '
+      + 'attention is drawn below.' }));
   const sampleInput = new SampleInput(node, { onSubmit: (fields) => inspect(fields) });
   node.append(inspectRows);
   const inspectMap = new HeatmapView(node, { cell: 20, label: 'Attention for your input' });
@@ -19,7 +21,9 @@ export function inspectPanel(page) {
   inspectMessage.setAttribute('role', 'status');
   const inspectBar = el('div', { className: 'figure-toolbar' });
   inspectMap.figure.append(inspectBar, inspectMessage);
-  addFigureButtons(inspectBar, { what: 'the heatmap of your input', idPrefix: 'export-inspect', message: inspectMessage, figure: () => inspectFigure() });
+  addFigureButtons(inspectBar,
+    { what: 'the heatmap of your input', idPrefix: 'export-inspect', message: inspectMessage,
+      figure: () => inspectFigure() });
   let inspection = null; // the worker's last answer: {sample, result}
 
   function inspect(fields) {
@@ -41,7 +45,8 @@ export function inspectPanel(page) {
   function inspectFigure() {
     if (!inspectMap.model) return null;
     const model = inspectMap.model, cell = inspectMap.cell, palette = inspectMap.palette;
-    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }), stem: `attention-${lab.figureStem(page.run.config)}-your-input`, title: model.title };
+    return { draw: (canvas, scale) => drawHeatmap(canvas, model, { cell, scale, palette }),
+      stem: `attention-${lab.figureStem(page.run.config)}-your-input`, title: model.title };
   }
 
   return {
@@ -72,7 +77,8 @@ export function inspectPanel(page) {
       if (!inspection || !run) return;
       const sample = lab.views.sampleOf(run.config, inspection.sample);
       renderTokenRows(inspectRows, lab.views.tokenRows(run.config, sample, inspection.result));
-      inspectMap.show(lab.views.heatmaps(run.config, sample, inspection.result, ' — your input').mean, { palette: page.applied.palette });
+      inspectMap.show(lab.views.heatmaps(run.config, sample, inspection.result, ' — your input').mean,
+        { palette: page.applied.palette });
     },
   };
 }

@@ -23,7 +23,8 @@ export function openPanel(page) {
   });
   page.client.send('hubStored');
   // A link's model: filled in; opened at once (no network) when this browser keeps it.
-  const linked = page.draft.model ? { ...parseModelId(page.draft.model), endpoint: parseEndpoint(page.draft.hub || DEFAULT_ENDPOINT) } : null;
+  const linked = page.draft.model ? { ...parseModelId(page.draft.model),
+    endpoint: parseEndpoint(page.draft.hub || DEFAULT_ENDPOINT) } : null;
   if (linked) view.fill(page.draft.model, linked.endpoint);
   let linkChecked = false;
   const openLinkedIfKept = (models) => {
@@ -34,13 +35,15 @@ export function openPanel(page) {
   return {
     node: view.node,
     handles(m) {
-      if (m.type === 'open-progress' && m.lab === lab.id) view.reading(m.bytes, m.total, m.tensor, m.downloading, m.planned);
+      if (m.type === 'open-progress' && m.lab === lab.id) view.reading(m.bytes, m.total, m.tensor,
+        m.downloading, m.planned);
       else if (m.type === 'opened' && m.lab === lab.id) view.opened(m.summary);
       else if (m.type === 'hub-stored') {
         view.storedModels(m.models);
         openLinkedIfKept(m.models);
       }
-      else if (m.type === 'error' && (m.request === 'open' || m.request === 'openHub')) view.failed(m.message, !!page.opened, m.openIn ?? null);
+      else if (m.type === 'error' && (m.request === 'open' || m.request === 'openHub')) view.failed(m.message,
+        !!page.opened, m.openIn ?? null);
       else if (m.type === 'error' && (m.request === 'hubStored' || m.request === 'hubRemove')) view.storedModels([]);
       else return false;
       return true;

@@ -6,8 +6,9 @@ import { el } from '../el.js';
 export function rowsPanel(page) {
   const { lab } = page;
   const rowsBox = el('div', { id: 'results' });
-  const node = el('section', { className: 'panel results-panel full-only' }, el('h2', { textContent: 'Prediction on the fixed sample' }),
-    el('p', { className: 'muted', textContent: 'As the notebook prints it. Wrong tokens are marked ✗ and underlined.' }), rowsBox);
+  const node = el('section', { className: 'panel results-panel full-only' },
+    el('h2', { textContent: 'Prediction on the fixed sample' }), el('p', { className: 'muted',
+      textContent: 'As the notebook prints it. Wrong tokens are marked ✗ and underlined.' }), rowsBox);
   return {
     node,
     parts: { rows: ['snapshot', 'palette'] },

@@ -64,7 +64,8 @@ export function sectionPanel(page, section) {
     const values = page.sectionValues();
     asked = { request: ++requests, values };
     if (!view.result) view.waiting('Computing…');
-    page.client.send('section', { lab: lab.id, section: section.id, values, input, backend: page.applied.backend, request: asked.request });
+    page.client.send('section',
+      { lab: lab.id, section: section.id, values, input, backend: page.applied.backend, request: asked.request });
   }
 
   function answered(m) {

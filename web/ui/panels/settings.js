@@ -25,14 +25,19 @@ function costEstimate(lab, values, measured) {
   const rate = (measured.stepsPerSecond * measured.flops) / flops;
   const pace = rate >= 10 ? `${Math.round(rate)} steps/s` : rate >= 1 ? `${rate.toFixed(1)} steps/s` : `${(1 / rate).toFixed(1)} s per step`;
   if (flops === measured.flops) return `About ${work} per training step: ${pace} at most on this computer (measured).`;
-  return `About ${work} per training step: roughly ${pace} at most on this computer (scaled from the current model's measured pace).`;
+  return `About ${work} per training step: roughly ${pace} at most on this computer (scaled from the current `
+    + `model's measured pace).`;
 }
 
-/** What a click on a preset does, true of every preset the lab has (One query's "Solve it by hand" loads a model, it does not train). */
+/**
+ * What a click on a preset does, true of every preset the lab has (One query's "Solve it by hand" loads a
+ * model, it does not train).
+ */
 function presetsText(presets) {
   const loading = presets.filter((p) => p.weights).map((p) => `“${p.label}”`);
   if (!loading.length) return 'One click sets up, resets and trains a classic experiment.';
-  return `One click sets up, resets and trains a classic experiment; ${loading.join(', ')} loads a finished model instead, to train on or not.`;
+  return `One click sets up, resets and trains a classic experiment; ${loading.join(', ')} loads a finished model `
+    + 'instead, to train on or not.';
 }
 
 export function settingsPanel(page) {
@@ -54,8 +59,9 @@ export function settingsPanel(page) {
     });
     presetButtons.append(button);
   }
-  const presets = lab.presets.length ? el('section', { className: 'panel presets full-only' }, el('h2', { textContent: 'Presets' }),
-    el('p', { className: 'muted', textContent: presetsText(lab.presets) }), presetButtons, presetText) : '';
+  const presets = lab.presets.length ? el('section', { className: 'panel presets full-only' },
+    el('h2', { textContent: 'Presets' }), el('p', { className: 'muted', textContent: presetsText(lab.presets) }),
+    presetButtons, presetText) : '';
 
   const controlsBox = el('section', { className: 'panel settings full-only' }, el('h2', { textContent: 'Settings' }));
   // A section's own properties sit in the section.
@@ -65,10 +71,12 @@ export function settingsPanel(page) {
     onCommit: (name, parsed) => page.fieldInput(name, parsed, true),
   });
   const pendingText = el('p', { id: 'pending-text' });
-  const applyButton = el('button', { type: 'button', id: 'apply-reset', className: 'primary', textContent: 'Apply & reset' });
+  const applyButton = el('button',
+    { type: 'button', id: 'apply-reset', className: 'primary', textContent: 'Apply & reset' });
   applyButton.title = 'Rebuild the model with these settings and start from step 0';
   const undoButton = el('button', { type: 'button', id: 'undo-changes', textContent: 'Keep the current model' });
-  const pending = el('div', { className: 'pending', id: 'pending', hidden: true }, pendingText, applyButton, undoButton);
+  const pending = el('div', { className: 'pending', id: 'pending', hidden: true }, pendingText,
+    applyButton, undoButton);
   pending.setAttribute('role', 'status');
   // What the settings cost, before the model is built (refresh).
   const costText = el('p', { id: 'cost-estimate', className: 'muted cost-estimate' });

@@ -23,7 +23,8 @@ export function transportPanel(page) {
   // A finished run offers its replay (the timeline's, from step 0) beside Play: the pattern formed once
   // while the student watched, or too fast to see. Disabled, not hidden, until then: nothing moves when
   // it is offered, and it says from the start that a run can be watched again.
-  const replayButton = page.has('attention') ? el('button', { type: 'button', id: 'replay-run', className: 'full-only', textContent: '↺ Replay' }) : null;
+  const replayButton = page.has('attention') ? el('button',
+    { type: 'button', id: 'replay-run', className: 'full-only', textContent: '↺ Replay' }) : null;
   if (replayButton) replayButton.title = 'Play the attention snapshots again, from step 0 to the end of the run';
   const speedBox = el('div', { className: 'speed full-only' });
   const controls = new ControlsPanel(speedBox, lab.properties.filter((p) => TRANSPORT_PROPERTIES.includes(p.name)), {
@@ -45,8 +46,10 @@ export function transportPanel(page) {
   const asked = lab.predict && (lab.predictIn ?? 'transport') === 'transport' && mode.questions !== false && !mode.embed;
   const prediction = asked ? predictionBlock(lab, { answers: mode.answers !== false }) : null;
   const node = el('section', { className: 'panel transport', ariaLabel: 'Training' },
-    el('div', { className: 'transport-buttons' }, playButton, stepButton, resetButton, ...(replayButton ? [replayButton] : []), speedBox),
-    el('div', { className: 'transport-progress' }, progressBar, progressText), refusal, ...(prediction ? [prediction.node] : []));
+    el('div', { className: 'transport-buttons' }, playButton, stepButton, resetButton,
+      ...(replayButton ? [replayButton] : []), speedBox),
+    el('div', { className: 'transport-progress' }, progressBar, progressText), refusal,
+    ...(prediction ? [prediction.node] : []));
   playButton.addEventListener('click', () => page.togglePlay());
   replayButton?.addEventListener('click', () => page.replayRun());
   stepButton.addEventListener('click', () => page.client.send('step', { count: 1 }));

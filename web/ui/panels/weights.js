@@ -35,7 +35,8 @@ export function weightsPanel(page) {
     importName = name;
     importPreset = preset;
     notices.dismiss('weights');
-    const [not, kept] = compare ? ['was not compared', 'this run is unchanged'] : ['was not loaded', 'the current model is kept'];
+    const [not, kept] = compare ? ['was not compared', 'this run is unchanged'] : ['was not loaded',
+      'the current model is kept'];
     let patch;
     try {
       patch = lab.weights.valuesFromFile(isTorchFile(bytes) ? await peek(bytes, name) : parseSafetensors(bytes));
@@ -73,7 +74,8 @@ export function weightsPanel(page) {
   function peek(bytes, name) {
     const request = `peek-${++peeks}`;
     return new Promise((resolve, reject) => {
-      waiting.set(request, (m) => (m.error ? reject(new Error(m.error)) : resolve({ tensors: m.tensors, metadata: m.metadata })));
+      waiting.set(request, (m) => (m.error ? reject(new Error(m.error)) : resolve({ tensors: m.tensors,
+        metadata: m.metadata })));
       page.client.send('peekWeights', { bytes, name, request });
     });
   }
