@@ -30,6 +30,10 @@ test('lookup: no pace promised before a run; after one, the measured pace (withi
   const rates = await page.evaluate(() => window.__rates);
   assert.ok(rates.length > 0, 'the status showed a rate while training');
   const shown = rates.at(-1);
+  // The estimate is redrawn from the run's measured steps on the render after the last state: wait for
+  // it (a busy machine drew 'done' a frame before it), then read it.
+  await page.waitForFunction(() => /steps\/s at most on this computer \(measured\)/.test(document.getElementById('cost-estimate').textContent),
+    null, { timeout: 15000 }).catch(() => {});
   const after = await page.textContent('#cost-estimate');
   const promised = Number(/: (\d+) steps\/s at most on this computer \(measured\)/.exec(after)?.[1]);
   assert.ok(promised > 0, `a measured pace: ${after}`);
