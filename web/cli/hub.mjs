@@ -397,7 +397,9 @@ export async function resolveModelFolder(model,
   const hub = new Hub({ id, revision, env, cache });
   const snapshotFile = (file) => path.join(repoDir(cache, id), 'snapshots', hub.commit, file);
   await drivePlan(hubPlan({ id, revision, endpoint: hub.endpoint, lab, checkConfig, unreadArchitecture }), {
-    size: (file) => hub.size(file),
+    // A file the snapshot already holds (config.json, just fetched) is sized on disk, as the page's client
+    // sizes its kept copies: no second request for it.
+    size: async (file) => (await stat(snapshotFile(file)).catch(() => null))?.size ?? hub.size(file),
     plan: () => {}, // each file's own progress line says its size
     fetch: (file) => hub.fetchFile(file),
     text: (file) => readFile(snapshotFile(file), 'utf8'),

@@ -14,7 +14,7 @@
 // The plan's result: {kind, files (every file kept, in the order fetched), weights (its weights file),
 // shards (the shards' names, [] unless sharded)}.
 import { CheckpointError, MAX_WEIGHT_BYTES, SHARD_INDEX, shardNames } from './checkpoint_files.js';
-import { needWords } from './kind_files.js';
+import { chosenAlternative, needWords } from './kind_files.js';
 import { MODEL_KINDS, kindForLab, kindOfModelType, labKinds, modelTypeOf, wrongKind } from './registry.js';
 import { shardSizeUnknownMessage, shardsTooLargeMessage } from './hub_ids.js';
 
@@ -155,21 +155,17 @@ export async function keptModel(lab, { has, text }) {
 
 // A kind's files in a store when they make it whole, else null.
 async function wholeFiles(kind, has, text) {
+  // Which of the kind's files (besides the weights) are there, asked once each; then the opener's rule
+  // for a need's alternatives (kind_files.js: chosenAlternative), so a store and a folder agree.
+  const there = new Set();
+  for (const f of new Set([...kind.files.needs.flat(2), ...kind.files.optional])) if (await has(f)) there.add(f);
   const files = [];
   for (const need of kind.files.needs) {
-    let chosen = null;
-    for (const alternative of need) {
-      let all = true;
-      for (const f of alternative) all &&= await has(f);
-      if (all) {
-        chosen = alternative;
-        break;
-      }
-    }
+    const chosen = chosenAlternative(need, (f) => there.has(f));
     if (!chosen) return null;
     files.push(...chosen.filter((f) => !files.includes(f)));
   }
-  for (const f of kind.files.optional) if (await has(f)) files.push(f);
+  files.push(...kind.files.optional.filter((f) => there.has(f) && !files.includes(f)));
   const weights = await firstWeights(kind, has, text);
   return weights ? [...files, ...weights] : null;
 }
