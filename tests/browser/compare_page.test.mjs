@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openPage, paletteValue, readHeatmap, startLab } from './support.mjs';
+import { openPage, paletteValue, readHeatmap, startLab, waitDrawn } from './support.mjs';
 import { PALETTES } from '../../web/shared/palette.js';
 import { REPO_ROOT, loadAttnLabNode } from '../../web/node_loader.mjs';
 import { readWeightsFile } from '../../web/io/weights_file.js';
@@ -46,6 +46,8 @@ test('One query: the notebook\'s model beside the run: the CLI\'s evaluation, th
   const { page, problems } = await openPage(lab, '?lab=count&steps=40&speed=max&backend=simd');
   await page.click('#play');
   await page.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout: 60000 });
+  // The run's last frame first: 'done' can come a frame before the figures of its last step are drawn.
+  await waitDrawn(page);
   const before = { step: await page.textContent('#progress-text'), heatmap: await readHeatmap(page, '#heatmap-main') };
   const file = path.join(FIXTURES, 'count_model.pt');
   await page.setInputFiles('#compare-file', file);
@@ -71,6 +73,7 @@ test('One query: the notebook\'s model beside the run: the CLI\'s evaluation, th
   got.forEach((g, i) => assert.ok(Math.abs(g - want[i]) <= 0.02, `cell ${i}: ${g} vs ${want[i]}`)); // the scale is 0..1
   // The run is as it was: its step, its figure; its own column shows it.
   assert.equal(await page.textContent('#progress-text'), before.step);
+  await waitDrawn(page);
   assert.deepEqual(await readHeatmap(page, '#heatmap-main'), before.heatmap);
   assert.match(await page.textContent('#compare .compare-run h3'), /^This lab's run, step 40$/);
   await page.waitForSelector('#compare-run-evaluation [data-metric="accuracy"]');
