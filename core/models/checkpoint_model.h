@@ -58,7 +58,8 @@ class CheckpointModel : public StagedForward {
 
   // ---- heads switched off in every later pass (head_ablation.h): the heads the model's lab shows,
   // [ablation_layers(), ablation_heads()] of them. "" or what is wrong with the list (the one before stays).
-  std::string ablate_heads(const std::vector<LayerHead>& heads) { return ablation_.set(heads, ablation_layers(), ablation_heads()); }
+  // A decoder refuses: its heads are an argument of each pass (decoder.h, intervention.h).
+  virtual std::string ablate_heads(const std::vector<LayerHead>& heads) { return ablation_.set(heads, ablation_layers(), ablation_heads()); }
   const HeadAblation& ablation() const { return ablation_; }
   virtual int ablation_layers() const = 0;
   virtual int ablation_heads() const = 0;

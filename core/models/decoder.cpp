@@ -221,8 +221,11 @@ std::string Decoder::check_step(std::int32_t id) const {
   return {};
 }
 
-void Decoder::embed(const std::int32_t* ids, int n) {
+void Decoder::embed(const std::int32_t* ids, int n, const Intervention& intervention) {
   const int L = s_.n_layer, E = s_.n_embd;
+  pass_ = intervention;
+  ++pass_count_;
+  if (pass_.capture) pass_.capture->clear();
   past_ = int(tokens_.size());
   n_ = n;
   tokens_.insert(tokens_.end(), ids, ids + n);
@@ -231,9 +234,11 @@ void Decoder::embed(const std::int32_t* ids, int n) {
   attention_.assign(std::size_t(L), {});
   RowMatrix& x = residual_[0];
   x.resize(n, E);
-  for (int t = 0; t < n; ++t) {
-    embedding_row(ids[t], x.row(t).data());
-    if (s_.positions == DecoderPositions::learned) x.row(t) += pos_.row(past_ + t);
+  for (int t = 0; t < n; ++t) embedding_row(ids[t], x.row(t).data());
+  keep("hook_embed", {n, E}, x.data());
+  if (s_.positions == DecoderPositions::learned) {
+    keep("hook_pos_embed", {n, E}, pos_.row(past_).data());
+    for (int t = 0; t < n; ++t) x.row(t) += pos_.row(past_ + t);
   }
   // Token t (position past + t) sees keys 0 .. past + t.
   mask_.clear();
@@ -248,13 +253,130 @@ void Decoder::embed(const std::int32_t* ids, int n) {
   projected_ = false;
 }
 
-void Decoder::begin_forward(const std::int32_t* ids, int T) {
+void Decoder::begin_forward(const std::int32_t* ids, int T, const Intervention& intervention) {
   tokens_.clear();
   cache_.reset(s_.n_layer, 1, s_.n_kv_head, s_.head_dim, s_.n_positions);
-  embed(ids, T);
+  embed(ids, T, intervention);
 }
 
-void Decoder::begin_step(std::int32_t id) { embed(&id, 1); }
+void Decoder::begin_step(std::int32_t id, const Intervention& intervention) { embed(&id, 1, intervention); }
+
+std::string Decoder::ablate_heads(const std::vector<LayerHead>& heads) {
+  if (heads.empty()) return {};
+  return "a decoder switches heads off in one pass at a time: give them to the pass (forward, the writer, the head "
+         "roles), not to the model";
+}
+
+std::string Decoder::check_intervention(const Intervention& iv, int T) const {
+  for (const LayerHead& h : iv.heads_off.heads())
+    if (h.layer >= s_.n_layer || h.head >= s_.n_head) return "head " + layer_head_text(h) + " is not in this model";
+  for (const ActivationPatch& p : iv.patches) {
+    const std::string where = std::string(patch_site_name(p.site)) + " patch at layer " + std::to_string(p.layer);
+    if (p.layer < 0 || p.layer >= s_.n_layer) return where + ": this model's layers are 0 to " + std::to_string(s_.n_layer - 1);
+    if (p.position < -1 || p.position >= T) return where + ": row " + std::to_string(p.position) + " is not in a pass of " + std::to_string(T) + " tokens";
+    const bool per_head = p.site == PatchSite::z || p.site == PatchSite::pattern;
+    if (p.head < -1 || p.head >= s_.n_head || (!per_head && p.head != -1))
+      return where + ": head " + std::to_string(p.head) + (per_head ? " is not in the layer" : " (only z and pattern patches name a head)");
+    if (!p.source) return where + ": no activation to put in place";
+  }
+  return {};
+}
+
+std::vector<float> Decoder::head_rows(const float* heads, std::size_t head_stride, int n, int Hh, int D) {
+  std::vector<float> rows(std::size_t(n) * Hh * D);
+  for (int h = 0; h < Hh; ++h)
+    for (int t = 0; t < n; ++t)
+      std::copy_n(heads + h * head_stride + std::size_t(t) * D, D, rows.data() + (std::size_t(t) * Hh + h) * D);
+  return rows;
+}
+
+void Decoder::keep(const std::string& name, std::vector<int> shape, const float* values) const {
+  if (pass_.capture) pass_.capture->put(name, std::move(shape), values);
+}
+
+void Decoder::keep_norm(const std::string& prefix, ConstMatrixRef x, ConstMatrixRef normalized) const {
+  if (!pass_.capture) return;
+  // TransformerLens's hook_scale: sqrt(mean of the squares + eps), of x centred for LayerNorm; its
+  // hook_normalized: the norm's output for LayerNorm (weight and bias applied), x / scale for RMSNorm.
+  const int n = int(x.rows()), E = int(x.cols());
+  std::vector<float> scale(static_cast<std::size_t>(n));
+  RowMatrix before_weight(n, E);
+  for (int t = 0; t < n; ++t) {
+    double mean = 0.0, squares = 0.0;
+    if (s_.norm == DecoderNorm::layer_norm) mean = double(x.row(t).sum()) / E;
+    for (int e = 0; e < E; ++e) squares += (x(t, e) - mean) * (x(t, e) - mean);
+    scale[std::size_t(t)] = float(std::sqrt(squares / E + s_.norm_eps));
+    for (int e = 0; e < E; ++e) before_weight(t, e) = float((x(t, e) - mean) / scale[std::size_t(t)]);
+  }
+  keep(prefix + ".hook_scale", {n, 1}, scale.data());
+  if (s_.norm == DecoderNorm::layer_norm) {
+    const RowMatrix out = normalized;
+    keep(prefix + ".hook_normalized", {n, E}, out.data());
+  } else {
+    keep(prefix + ".hook_normalized", {n, E}, before_weight.data());
+  }
+}
+
+void Decoder::patch_rows(PatchSite site, int layer, float* rows, int width) const {
+  // Row t of the pass is position past + t: the source (a whole pass's activation) is read there.
+  const int D = s_.head_dim;
+  for (const ActivationPatch& p : pass_.patches) {
+    if (p.site != site || p.layer != layer) continue;
+    for (int t = 0; t < n_; ++t) {
+      if (p.position != -1 && p.position != past_ + t) continue;
+      float* to = rows + std::size_t(t) * width;
+      const float* from = p.source + std::size_t(past_ + t) * width;
+      if (site == PatchSite::z && p.head != -1) std::copy_n(from + std::size_t(p.head) * D, D, to + std::size_t(p.head) * D);
+      else std::copy_n(from, width, to);
+    }
+  }
+}
+
+void Decoder::patch_pattern(int layer, float* weights, RowMatrix& merged) const {
+  const int n = n_, S = past_ + n_, H = s_.n_head, D = s_.head_dim, G = s_.group();
+  for (const ActivationPatch& p : pass_.patches) {
+    if (p.site != PatchSite::pattern || p.layer != layer) continue;
+    for (int h = 0; h < H; ++h) {
+      if (p.head != -1 && p.head != h) continue;
+      for (int t = 0; t < n; ++t) {
+        if (p.position != -1 && p.position != past_ + t) continue;
+        const std::size_t at = (std::size_t(h) * n + t) * S;
+        std::copy_n(p.source + (std::size_t(h) * S + past_ + t) * S, S, weights + at);  // the source: [H, S, S]
+        // z = pattern v again for this row, with this pass's values (head h reads key/value head h / G).
+        std::vector<double> z(std::size_t(D), 0.0);
+        for (int s = 0; s < S; ++s) {
+          const float* v = cache_.values(layer) + std::size_t(h / G) * cache_.stride() + std::size_t(s) * D;
+          for (int d = 0; d < D; ++d) z[std::size_t(d)] += double(weights[at + s]) * v[d];
+        }
+        for (int d = 0; d < D; ++d) merged(t, h * D + d) = float(z[std::size_t(d)]);
+      }
+    }
+  }
+}
+
+void Decoder::keep_scores(int layer) const {
+  if (!pass_.capture) return;
+  // q k^T / sqrt(D) with the causal mask's -inf (TransformerLens's hook_attn_scores; the kernel keeps
+  // only the softmax, so the scores are computed here, for the cache alone).
+  const int n = n_, S = past_ + n_, H = s_.n_head, D = s_.head_dim, G = s_.group();
+  const float scale = 1.0f / std::sqrt(float(D));
+  std::vector<float> scores(std::size_t(H) * n * S);
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < n; ++t)
+      for (int s = 0; s < S; ++s) {
+        float& out = scores[(std::size_t(h) * n + t) * S + s];
+        if (s > past_ + t) {
+          out = -std::numeric_limits<float>::infinity();
+          continue;
+        }
+        const float* q = q_.data() + (std::size_t(h) * n + t) * D;
+        const float* k = cache_.keys(layer) + std::size_t(h / G) * cache_.stride() + std::size_t(s) * D;
+        float dot = 0.0f;
+        for (int d = 0; d < D; ++d) dot += q[d] * k[d];
+        out = dot * scale;
+      }
+  keep(block_hook(layer, "attn.hook_attn_scores"), {H, n, S}, scores.data());
+}
 
 void Decoder::truncate(int length) {
   if (length >= cached()) return;
@@ -265,8 +387,12 @@ void Decoder::truncate(int length) {
 void Decoder::project(int layer) {
   const Block& b = blocks_[std::size_t(layer)];
   const int n = n_, E = s_.n_embd, H = s_.n_head, Hkv = s_.n_kv_head, D = s_.head_dim, QD = s_.q_width(), KD = s_.kv_width();
+  RowMatrix& x = residual_[std::size_t(layer)];
+  patch_rows(PatchSite::resid_pre, layer, x.data(), E);
+  keep(block_hook(layer, "hook_resid_pre"), {n, E}, x.data());
   RowMatrix a(n, E), q, k, v;
-  normalize(b.attn_norm, residual_[std::size_t(layer)], a);
+  normalize(b.attn_norm, x, a);
+  keep_norm(block_hook(layer, "ln1"), x, a);
   // q, k, v as three column ranges: of the fused product ([0, HD) q, then Hkv D of k, then of v), or
   // each its own.
   const float *qs, *ks, *vs;
@@ -290,40 +416,68 @@ void Decoder::project(int layer) {
   split_heads(qs, qs_row, n, H, D, q_.data(), std::size_t(n) * D);
   split_heads(ks, ks_row, n, Hkv, D, cache_.key(layer, 0, 0, past_), cache_.stride());
   split_heads(vs, vs_row, n, Hkv, D, cache_.value(layer, 0, 0, past_), cache_.stride());
+  if (pass_.capture) {
+    keep(block_hook(layer, "attn.hook_q"), {n, H, D}, head_rows(q_.data(), std::size_t(n) * D, n, H, D).data());
+    keep(block_hook(layer, "attn.hook_k"), {n, Hkv, D}, head_rows(cache_.key(layer, 0, 0, past_), cache_.stride(), n, Hkv, D).data());
+    keep(block_hook(layer, "attn.hook_v"), {n, Hkv, D}, head_rows(cache_.value(layer, 0, 0, past_), cache_.stride(), n, Hkv, D).data());
+  }
   if (s_.positions == DecoderPositions::rotary) {
     for (int h = 0; h < H; ++h)
       for (int t = 0; t < n; ++t) rotary_.apply(q_.data() + (std::size_t(h) * n + t) * D, past_ + t);
     for (int h = 0; h < Hkv; ++h)
       for (int t = 0; t < n; ++t) rotary_.apply(cache_.key(layer, 0, h, past_ + t), past_ + t);
+    if (pass_.capture) {
+      keep(block_hook(layer, "attn.hook_rot_q"), {n, H, D}, head_rows(q_.data(), std::size_t(n) * D, n, H, D).data());
+      keep(block_hook(layer, "attn.hook_rot_k"), {n, Hkv, D}, head_rows(cache_.key(layer, 0, 0, past_), cache_.stride(), n, Hkv, D).data());
+    }
   }
+  keep_scores(layer);
 }
 
 void Decoder::finish_layer(int layer, const float* weights, const float* context) {
   const Block& b = blocks_[std::size_t(layer)];
   const int n = n_, E = s_.n_embd, H = s_.n_head, D = s_.head_dim, S = past_ + n_;
-  attention_[std::size_t(layer)].assign(weights, weights + std::size_t(H) * n * S);
+  std::vector<float>& pattern = attention_[std::size_t(layer)];
+  pattern.assign(weights, weights + std::size_t(H) * n * S);
   RowMatrix merged, projected(n, E);
   merge_heads(context, 1, n, H, D, merged);
-  ablation_.apply(layer, merged, D);  // heads switched off: their z zeroed before W_o
+  patch_pattern(layer, pattern.data(), merged);  // a head's pattern replaced: its z again from it
+  keep(block_hook(layer, "attn.hook_pattern"), {H, n, S}, pattern.data());
+  patch_rows(PatchSite::z, layer, merged.data(), H * D);
+  pass_.heads_off.apply(layer, merged, D);  // heads switched off: their z zeroed before W_o
+  keep(block_hook(layer, "attn.hook_z"), {n, H, D}, merged.data());
   b.out.forward(merged, projected);
+  patch_rows(PatchSite::attn_out, layer, projected.data(), E);
+  keep(block_hook(layer, "hook_attn_out"), {n, E}, projected.data());
   RowMatrix& x = residual_[std::size_t(layer) + 1];
   x = residual_[std::size_t(layer)] + projected;
-  RowMatrix m(n, E), inner(n, s_.n_inner);
+  keep(block_hook(layer, "hook_resid_mid"), {n, E}, x.data());
+  const int F = s_.n_inner;
+  RowMatrix m(n, E), inner(n, F);
   normalize(b.ffn_norm, x, m);
+  keep_norm(block_hook(layer, "ln2"), x, m);
   b.up.forward(m, inner);
   if (s_.mlp == DecoderMlp::gelu_new) {
+    keep(block_hook(layer, "mlp.hook_pre"), {n, F}, inner.data());
     gelu_tanh_forward(inner, inner);
   } else {
-    RowMatrix gate(n, s_.n_inner);
+    RowMatrix gate(n, F);
     b.gate.forward(m, gate);
+    keep(block_hook(layer, "mlp.hook_pre"), {n, F}, gate.data());
+    keep(block_hook(layer, "mlp.hook_pre_linear"), {n, F}, inner.data());
     silu_gate_forward(gate, inner);
     inner.swap(gate);
   }
+  keep(block_hook(layer, "mlp.hook_post"), {n, F}, inner.data());
   b.down.forward(inner, projected);
+  patch_rows(PatchSite::mlp_out, layer, projected.data(), E);
+  keep(block_hook(layer, "hook_mlp_out"), {n, E}, projected.data());
   x += projected;
+  keep(block_hook(layer, "hook_resid_post"), {n, E}, x.data());
   if (layer + 1 == s_.n_layer) {
     final_.resize(n, E);
     normalize(out_norm_, x, final_);
+    keep_norm("ln_final", x, final_);
   }
 }
 
@@ -357,13 +511,56 @@ std::string Decoder::check_pending() const {
   return {};
 }
 
-void Decoder::forward(Backend backend, const std::int32_t* ids, int T) {
-  begin_forward(ids, T);
+Decoder::SavedPass Decoder::save_pass() const { return {tokens_, cache_, residual_, attention_, final_, n_}; }
+
+void Decoder::restore_pass(const SavedPass& saved) {
+  tokens_ = saved.tokens, cache_ = saved.cache, residual_ = saved.residual, attention_ = saved.attention, final_ = saved.final;
+  past_ = 0, n_ = saved.n, next_layer_ = s_.n_layer, projected_ = false;
+  pass_ = Intervention{};
+  ++pass_count_;
+}
+
+std::string Decoder::check_rerun(int layer, int from) const {
+  if (!computed() || past_ != 0) return "no prompt's pass to run again: run the prompt first";
+  if (layer < 0 || layer >= s_.n_layer) return "layer " + std::to_string(layer) + " is not in this model";
+  if (from < 0 || from >= n_) return "row " + std::to_string(from) + " is not in the pass";
+  return {};
+}
+
+void Decoder::begin_rerun(int layer, int from, const Intervention& intervention) {
+  const int T = n_, n = T - from;
+  pass_ = intervention;
+  ++pass_count_;
+  if (pass_.capture) pass_.capture->clear();
+  // Layer `layer`'s input for the rows run again; the layers after it are computed for them.
+  RowMatrix x = residual_[std::size_t(layer)].bottomRows(n);
+  residual_[std::size_t(layer)] = std::move(x);
+  past_ = from, n_ = n;
+  mask_.clear();
+  if (n > 1) {
+    mask_.assign(std::size_t(n) * T, 0.0f);
+    for (int t = 0; t < n; ++t)
+      for (int s = from + t + 1; s < T; ++s) mask_[std::size_t(t) * T + s] = -std::numeric_limits<float>::infinity();
+  }
+  // The cache's rows from.. are written again for the layers run (the rows stay in place: no move).
+  cache_.truncate(from);
+  cache_.extend(n);
+  next_layer_ = layer;
+  projected_ = false;
+}
+
+void Decoder::rerun(Backend backend, int layer, int from, const Intervention& intervention) {
+  begin_rerun(layer, from, intervention);
   run_staged(backend, *this);
 }
 
-void Decoder::step(Backend backend, std::int32_t id) {
-  begin_step(id);
+void Decoder::forward(Backend backend, const std::int32_t* ids, int T, const Intervention& intervention) {
+  begin_forward(ids, T, intervention);
+  run_staged(backend, *this);
+}
+
+void Decoder::step(Backend backend, std::int32_t id, const Intervention& intervention) {
+  begin_step(id, intervention);
   run_staged(backend, *this);
 }
 
@@ -460,6 +657,43 @@ std::vector<float> Decoder::logits(int t) const {
   const RowVector x = final_.row(t);
   unembed_rows(s_.weights, unembedding(), s_.vocab_size, s_.n_embd, x.data(), out.data());
   std::fill(out.begin() + writable_, out.end(), -std::numeric_limits<float>::infinity());  // ids no tokenizer writes
+  return out;
+}
+
+std::vector<float> Decoder::unembedding_row(int v) const {
+  std::vector<float> row(std::size_t(s_.n_embd));
+  const std::size_t at = std::size_t(v) * s_.n_embd;
+  const void* U = unembedding();
+  if (s_.weights == WeightFormat::f32) std::copy_n(static_cast<const float*>(U) + at, s_.n_embd, row.data());
+  else if (s_.weights == WeightFormat::bf16) widen_row<Bf16Rows>(static_cast<const std::uint16_t*>(U) + at, s_.n_embd, row.data());
+  else widen_row<F16Rows>(static_cast<const std::uint16_t*>(U) + at, s_.n_embd, row.data());
+  return row;
+}
+
+double Decoder::logit_difference(int t, int a, int b) const {
+  const RowVector x = final_.row(t);
+  const std::vector<float> ua = unembedding_row(a), ub = unembedding_row(b);
+  double diff = 0.0;
+  for (int e = 0; e < s_.n_embd; ++e) diff += double(x[e]) * (double(ua[std::size_t(e)]) - double(ub[std::size_t(e)]));
+  return diff;
+}
+
+std::vector<float> Decoder::attention_output_bias(int layer) const {
+  const PackedLinear& out = blocks_[std::size_t(layer)].out;
+  if (!s_.out_bias) return std::vector<float>(std::size_t(s_.n_embd), 0.0f);
+  return std::vector<float>(out.bias_data(), out.bias_data() + s_.n_embd);
+}
+
+std::vector<float> Decoder::head_output(int layer, int head, const float* z_row) const {
+  // Through the packed projection with every other head's z zero; the projection's bias taken off
+  // again (it is added once per layer, not per head: attention_output_bias).
+  const int H = s_.n_head, D = s_.head_dim, E = s_.n_embd;
+  RowMatrix z = RowMatrix::Zero(1, H * D), y(1, E);
+  std::copy_n(z_row + std::size_t(head) * D, D, z.data() + std::size_t(head) * D);
+  blocks_[std::size_t(layer)].out.forward(z, y);
+  std::vector<float> out(static_cast<std::size_t>(E));
+  const std::vector<float> bias = attention_output_bias(layer);
+  for (int e = 0; e < E; ++e) out[std::size_t(e)] = y(0, e) - bias[std::size_t(e)];
   return out;
 }
 

@@ -16,8 +16,10 @@
 //
 // A pass runs in stages around the attention kernel (staged_forward.h): begin_forward(ids) starts from
 // an empty cache (the prompt), begin_step(id) appends one token; each layer is then one attention call.
-// forward() and step() run the calls on a CPU backend. The last pass's attention, residual stream
-// (before Norm_out, for the logit lens) and final states are kept for the views.
+// forward() and step() run the calls on a CPU backend. Each pass takes its intervention (intervention.h:
+// heads switched off, activations replaced, activations captured under TransformerLens's hook names),
+// which holds for that pass only. The last pass's attention, residual stream (before Norm_out, for the
+// logit lens) and final states are kept for the views.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,7 @@
 #include "checkpoint_model.h"
 #include "decoder_names.h"
 #include "decoder_spec.h"
+#include "intervention.h"
 #include "kv_cache.h"
 #include "named_tensors.h"
 
@@ -68,23 +71,51 @@ class Decoder : public CheckpointModel {
   bool set_linear_weight_16(const std::string& canonical, const std::uint16_t* w, const std::string& dtype) override;
   // The bytes the weights take in memory (the page's and the benchmarks' figure).
   std::uint64_t weight_bytes() const;
-  // Heads switched off (ablate_heads): the self-attention's, [n_layer, n_head].
+  // Heads switched off: the self-attention's, [n_layer, n_head], given to each pass (Intervention).
   int ablation_layers() const override { return s_.n_layer; }
   int ablation_heads() const override { return s_.n_head; }
+  std::string ablate_heads(const std::vector<LayerHead>& heads) override;
 
   // ---- passes
   // "" or what is wrong with the prompt (ids in [0, V), 1 <= T <= n_positions).
   std::string check_prompt(const std::int32_t* ids, int T) const;
   // "" or why the cache cannot take one more token `id` (a pass under way, no prompt yet, n_positions full).
   std::string check_step(std::int32_t id) const;
-  void begin_forward(const std::int32_t* ids, int T);  // a checked prompt, from an empty cache
-  void begin_step(std::int32_t id);                    // a checked token after the cache
+  // "" or what is wrong with an intervention for a pass of T tokens: a patch's layer, row or head out of
+  // range, or without its source. Heads switched off were checked by their HeadAblation::set.
+  std::string check_intervention(const Intervention& intervention, int T) const;
+  // A checked prompt, from an empty cache; a checked token after the cache. The intervention (checked)
+  // holds for this pass; its patches' sources and its capture must outlive it.
+  void begin_forward(const std::int32_t* ids, int T, const Intervention& intervention = {});
+  void begin_step(std::int32_t id, const Intervention& intervention = {});
   bool next_call(AttentionForward& call) override;
   void finish_call(const float* weights, const float* context) override;
   std::string check_pending() const override;
   bool computed() const { return n_ > 0 && next_layer_ == s_.n_layer; }  // the pass is finished
-  void forward(Backend backend, const std::int32_t* ids, int T);
-  void step(Backend backend, std::int32_t id);
+  // Passes begun so far: a reader of the cache (the writer) knows whether another pass ran since its own.
+  std::uint64_t pass_count() const { return pass_count_; }
+  // ---- patching's reruns (circuits.h): a patch at layer l, row p of a whole prompt's pass changes only
+  // rows p.. of layers l.. (a causal model's rows never read later ones), so a patched run is the saved
+  // pass with those alone computed again.
+  struct SavedPass {
+    std::vector<std::int32_t> tokens;
+    KvCache cache;
+    std::vector<RowMatrix> residual;
+    std::vector<std::vector<float>> attention;
+    RowMatrix final;
+    int n = 0;
+  };
+  // The last pass (a computed prompt's, from position 0) as it is; restore_pass makes it the last again.
+  SavedPass save_pass() const;
+  void restore_pass(const SavedPass& saved);
+  // "" or why the last pass cannot be rerun from `layer` at row `from`.
+  std::string check_rerun(int layer, int from) const;
+  // Begins rows from.. of the last pass again at `layer` with `intervention` (checked for the whole
+  // pass's rows); the rows before `from`, and every layer before `layer`, are the last pass's.
+  void begin_rerun(int layer, int from, const Intervention& intervention);
+  void rerun(Backend backend, int layer, int from, const Intervention& intervention);
+  void forward(Backend backend, const std::int32_t* ids, int T, const Intervention& intervention = {});
+  void step(Backend backend, std::int32_t id, const Intervention& intervention = {});
   // Forgets the cache's tokens from `length` on (a writer going back); the last pass's views stay.
   void truncate(int length);
   // The ids a tokenizer can write are [0, n): Qwen2.5's vocab_size is padded past its tokenizer's, and a
@@ -107,6 +138,18 @@ class Decoder : public CheckpointModel {
   std::vector<float> logits(int t) const;
   // Any residual row [E] through Norm_out and the unembedding (the logit lens) -> logits [V].
   std::vector<float> unembed(const float* residual) const;
+  // logit(a) - logit(b) at row t of the last pass (two rows of the unembedding, not V): the circuits'
+  // metric (circuits.h). a and b checked by the caller.
+  double logit_difference(int t, int a, int b) const;
+  // Unembedding row v as float32 [E] (the attribution's direction W_U[a] - W_U[b]).
+  std::vector<float> unembedding_row(int v) const;
+  // The final norm's weight and bias (bias empty for RMSNorm), and each layer's output projection bias
+  // (zeros without one): what the attribution splits the logits by.
+  const std::vector<float>& final_norm_weight() const { return out_norm_.weight; }
+  const std::vector<float>& final_norm_bias() const { return out_norm_.bias; }
+  std::vector<float> attention_output_bias(int layer) const;
+  // Head h's output z_h W_O[h] [E] for a row z [H D] of hook_z (no bias): one head's part of hook_attn_out.
+  std::vector<float> head_output(int layer, int head, const float* z_row) const;
 
  private:
   struct Norm {
@@ -123,9 +166,17 @@ class Decoder : public CheckpointModel {
   Norm make_norm() const;
   void normalize(const Norm& norm, ConstMatrixRef x, MatrixRef y) const;
   void index_tensors();
-  void embed(const std::int32_t* ids, int n);
+  void embed(const std::int32_t* ids, int n, const Intervention& intervention);
   void project(int layer);
   void finish_layer(int layer, const float* weights, const float* context);
+  // The pass's intervention at one site: the patches' rows put in place ([n, width] rows; z: [n, H D]).
+  void patch_rows(PatchSite site, int layer, float* rows, int width) const;
+  void patch_pattern(int layer, float* weights, RowMatrix& merged) const;
+  void keep(const std::string& name, std::vector<int> shape, const float* values) const;
+  void keep_norm(const std::string& prefix, ConstMatrixRef x, ConstMatrixRef normalized) const;
+  void keep_scores(int layer) const;
+  // Heads [Hh, n, D] laid out as rows [n, Hh, D] (TransformerLens's q, k, v, z order).
+  static std::vector<float> head_rows(const float* heads, std::size_t head_stride, int n, int Hh, int D);
 
   bool holds_16_bit(const std::string& dtype) const;
   void embedding_row(int id, float* out) const;  // tok[id] as float32 [E]
@@ -151,6 +202,8 @@ class Decoder : public CheckpointModel {
   RowMatrix final_;  // Norm_out of the last residual [n, E]
   int next_layer_ = 0;
   bool projected_ = false;
+  Intervention pass_;  // the pass's own (begin_forward / begin_step)
+  std::uint64_t pass_count_ = 0;
   int writable_ = 0;  // limit_vocabulary's n (set to V when built)
 };
 

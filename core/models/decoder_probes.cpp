@@ -38,7 +38,7 @@ double next_token_loss(const std::vector<float>& z, int target) {
 
 }  // namespace
 
-std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t seed, HeadRoles& out) {
+std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t seed, const HeadAblation& heads_off, HeadRoles& out) {
   out = HeadRoles{};
   const DecoderSpec& c = model.spec();
   if (n < 2) return "the repeated sequence needs at least 2 random tokens, got " + std::to_string(n);
@@ -49,22 +49,26 @@ std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t see
   DecoderSpec writable = c;
   writable.vocab_size = model.writable_vocabulary();
   out.tokens = repeated_random_tokens(writable, n, seed);
-  model.forward(backend, out.tokens.data(), T);
+  Intervention off;
+  off.heads_off = heads_off;
+  model.forward(backend, out.tokens.data(), T, off);
   const int L = c.n_layer, H = c.n_head;
   out.layers = L, out.heads = H;
   out.previous.assign(std::size_t(L) * H, 0.0f);
   out.first.assign(std::size_t(L) * H, 0.0f);
   out.induction.assign(std::size_t(L) * H, 0.0f);
+  out.duplicate.assign(std::size_t(L) * H, 0.0f);
   for (int l = 0; l < L; ++l) {
     const std::vector<float>& a = model.attention(l);  // [H, T, T]
     for (int h = 0; h < H; ++h) {
       auto at = [&](int t, int s) { return double(a[(std::size_t(h) * T + t) * T + s]); };
-      double previous = 0.0, first = 0.0, induction = 0.0;
+      double previous = 0.0, first = 0.0, induction = 0.0, duplicate = 0.0;
       for (int t = 1; t < T; ++t) previous += at(t, t - 1), first += at(t, 0);
-      for (int t = 1 + n; t <= 2 * n; ++t) induction += at(t, t - n + 1);
+      for (int t = 1 + n; t <= 2 * n; ++t) induction += at(t, t - n + 1), duplicate += at(t, t - n);
       out.previous[std::size_t(l) * H + h] = float(previous / (T - 1));
       out.first[std::size_t(l) * H + h] = float(first / (T - 1));
       out.induction[std::size_t(l) * H + h] = float(induction / n);
+      out.duplicate[std::size_t(l) * H + h] = float(duplicate / n);
     }
   }
   // Predicting r[1..n-1]: from positions 1 .. n-1 in the first copy, 1+n .. 2n-1 in the second.

@@ -8,6 +8,8 @@
 //   first      mean over t = 1 .. T-1 of a[t, 0]                 (the "attention sink")
 //   induction  mean over t in the second copy (1+n .. 2n) of a[t, t-n+1]: from each token to the token
 //              after its first occurrence (Olsson et al. 2022)
+//   duplicate  mean over t in the second copy of a[t, t-n]: from each token to its own first occurrence
+//              (TransformerLens's duplicate-token head)
 // and the model's mean next-token loss predicting r[1..n-1] inside the first copy and again inside the
 // second (an induction circuit lowers the second).
 //
@@ -30,13 +32,13 @@ std::vector<std::int32_t> repeated_random_tokens(const DecoderSpec& c, int n, st
 struct HeadRoles {
   int layers = 0, heads = 0;
   std::vector<std::int32_t> tokens;             // [bos] + r + r
-  std::vector<float> previous, first, induction;  // [L, H]
+  std::vector<float> previous, first, induction, duplicate;  // [L, H]
   float first_copy_loss = 0.0f, second_copy_loss = 0.0f;
 };
 
-// "" and the scores (the model runs the sequence: its last pass is that), or why not (n < 2, or the
-// sequence longer than n_positions).
-std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t seed, HeadRoles& out);
+// "" and the scores (the model runs the sequence with `heads_off` switched off: its last pass is that),
+// or why not (n < 2, or the sequence longer than n_positions).
+std::string head_roles(Decoder& model, Backend backend, int n, std::uint64_t seed, const HeadAblation& heads_off, HeadRoles& out);
 
 struct LensCell {
   int id;

@@ -17,7 +17,9 @@ std::string check_writing(const WritingSettings& s) {
   return {};
 }
 
-bool same_heads(const std::vector<LayerHead>& a, const std::vector<LayerHead>& b) {
+bool same_heads(const HeadAblation& x, const HeadAblation& y) {
+  const std::vector<LayerHead>& a = x.heads();
+  const std::vector<LayerHead>& b = y.heads();
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const LayerHead& x, const LayerHead& y) {
            return x.layer == y.layer && x.head == y.head;
          });
@@ -35,14 +37,15 @@ std::string Writer::begin(Backend backend, const std::int32_t* ids, int T, const
   if (!error.empty()) return error;
   error = model_.check_prompt(ids, T);
   if (!error.empty()) return error;
+  error = model_.check_intervention(off(settings), T);
+  if (!error.empty()) return error;
   backend_ = backend;
   settings_ = settings;
   prompt_.assign(ids, ids + T);
   steps_.clear();
   first_changed_ = 0;
   restart_rng();
-  ablated_ = model_.ablation().heads();
-  model_.forward(backend, ids, T);
+  run_prompt();
   prompt_logits_ = logits_ = model_.logits(T - 1);
   stop_.clear();
   update_stop();
@@ -71,20 +74,21 @@ void Writer::update_stop() {
 std::string Writer::resume(const WritingSettings& settings, int keep) {
   if (stop_ == "not begun") return "begin writing first";
   std::string error = check_writing(settings);
+  if (error.empty()) error = model_.check_intervention(off(settings), int(prompt_.size()));
   if (!error.empty()) return error;
   int kept = written();
   if (!same_draws(settings, settings_)) kept = std::min(kept, std::max(0, keep));
   kept = std::min(kept, settings.max_new_tokens);
-  if (!same_heads(ablated_, model_.ablation().heads())) {
-    // Other heads are off: every pass changes, the prompt's first.
-    ablated_ = model_.ablation().heads();
-    model_.forward(backend_, prompt_.data(), int(prompt_.size()));
-    prompt_logits_ = logits_ = model_.logits(int(prompt_.size()) - 1);
-    kept = 0;
-  }
+  const bool heads_changed = !same_heads(settings.heads_off, settings_.heads_off);
   const bool keep_logits = settings_.keep_logits;  // what begin() asked for: every step has them or none
   settings_ = settings;
   settings_.keep_logits = keep_logits;
+  if (heads_changed) {
+    // Other heads are off: every pass changes, the prompt's first.
+    run_prompt();
+    prompt_logits_ = logits_ = model_.logits(int(prompt_.size()) - 1);
+    kept = 0;
+  }
   if (kept < written()) {
     // The next token's logits: those the first forgotten step was drawn from (kept with it, or the
     // pass of the last step kept run again).
@@ -107,17 +111,32 @@ std::vector<std::int32_t> Writer::fed_text() const {
   return text;
 }
 
+Intervention Writer::off(const WritingSettings& settings) {
+  Intervention intervention;
+  intervention.heads_off = settings.heads_off;
+  return intervention;
+}
+
+void Writer::run_prompt() {
+  model_.forward(backend_, prompt_.data(), int(prompt_.size()), off(settings_));
+  last_pass_ = model_.pass_count();
+}
+
 void Writer::restore_cache() {
   const std::vector<std::int32_t> text = fed_text();
   const std::vector<std::int32_t>& held = model_.tokens();
-  const bool prefix = model_.computed() && held.size() >= text.size() && std::equal(text.begin(), text.end(), held.begin());
+  // The cache is the writer's own when no other pass ran since its last (another pass may have run the
+  // same tokens with other heads off: then it is not).
+  const bool ours = model_.computed() && model_.pass_count() == last_pass_;
+  const bool prefix = ours && held.size() >= text.size() && std::equal(text.begin(), text.end(), held.begin());
   if (prefix && held.size() > text.size()) {
     // One token back and through the cache again: its pass gives the logits after it, as it did.
     model_.truncate(int(text.size()) - 1);
-    model_.step(backend_, text.back());
+    model_.step(backend_, text.back(), off(settings_));
   } else if (!prefix) {
-    model_.forward(backend_, text.data(), int(text.size()));
+    model_.forward(backend_, text.data(), int(text.size()), off(settings_));
   }
+  last_pass_ = model_.pass_count();
   logits_ = model_.logits(model_.pass_length() - 1);
 }
 
@@ -138,8 +157,10 @@ bool Writer::next(WritingStep& step) {
   if (settings_.keep_logits) step.logits = logits_;
   // Fed back (its row, and the next logits) while the text has room.
   if (step.position < c.n_positions) {
-    if (!(model_.computed() && model_.tokens() == fed_text())) restore_cache();  // another pass ran between steps
-    model_.step(backend_, step.id);
+    // Another pass ran between steps (the head roles, the logit lens): the writer's text back first.
+    if (model_.pass_count() != last_pass_ || model_.tokens() != fed_text()) restore_cache();
+    model_.step(backend_, step.id, off(settings_));
+    last_pass_ = model_.pass_count();
     const int S = model_.cached(), H = c.n_head;
     for (int l = 0; l < c.n_layer; ++l) {
       const std::vector<float>& a = model_.attention(l);  // [H, 1, S]

@@ -33,6 +33,8 @@ struct WritingSettings {
   // The ids that end the text (Llama 3's generation_config.json names three: <|end_of_text|>, <|eom_id|>,
   // <|eot_id|>; a chat template's turn end is one): empty, the spec's eos_token_id alone.
   std::vector<int> eos_ids;
+  // Heads switched off in every pass the writer runs (checked against the model by begin and resume).
+  HeadAblation heads_off;
   int top = 10;              // how many of the distribution's most likely tokens each step keeps
   bool keep_logits = false;  // keep each step's logits [V] (the page's bars; the CLI has no need)
 };
@@ -55,8 +57,8 @@ class Writer {
   // Goes on with `settings` (checked: "" or what is wrong): when their sampling or seed differ from the
   // writer's, the steps past the first `keep` are forgotten; steps past max_new_tokens are too. The
   // stop reason is then that of the steps kept.
-  // Heads switched off in the model since the writing began or last resumed (ablate_heads) change
-  // every pass: then nothing is kept, and the prompt runs again.
+  // Other heads switched off (settings.heads_off) change every pass: then nothing is kept, and the
+  // prompt runs again.
   std::string resume(const WritingSettings& settings, int keep);
   // Writes one token: false (and nothing changes) once done().
   bool next();
@@ -83,6 +85,8 @@ class Writer {
   // Makes the model's cache hold fed_text() (a truncation and a step, or one pass), and logits_ the
   // logits after it.
   void restore_cache();
+  void run_prompt();
+  static Intervention off(const WritingSettings& settings);  // the settings' heads, for one pass
 
   Decoder& model_;
   Backend backend_ = Backend::scalar;
@@ -90,7 +94,7 @@ class Writer {
   Rng rng_;
   std::vector<std::int32_t> prompt_;
   std::vector<float> prompt_logits_, logits_;
-  std::vector<LayerHead> ablated_;  // the heads off in the passes written so far
+  std::uint64_t last_pass_ = 0;  // the model's pass_count() after the writer's last pass
   std::vector<WritingStep> steps_;
   int first_changed_ = 0;
   std::string stop_ = "not begun";

@@ -45,6 +45,13 @@ std::unique_ptr<Model> load(const std::string& kind, const std::string& folder) 
 
 const std::vector<std::string> kCases = {"none", "l0h1", "l1h0", "l0h0_l1h1"};
 
+// A decoder's heads go with each pass (intervention.h).
+Intervention off_in_pass(const std::vector<LayerHead>& heads) {
+  Intervention iv;
+  REQUIRE(iv.heads_off.set(heads, 2, 2) == "");
+  return iv;
+}
+
 std::vector<LayerHead> heads_of(const std::string& c) {
   const auto pairs = tensor_i(reference(), c + ".heads");
   std::vector<LayerHead> out;
@@ -104,14 +111,15 @@ TEST_CASE("head ablation: GPT-2's logits and greedy continuation match PyTorch w
   for (const std::string& c : kCases) {
     for (Backend backend : {Backend::scalar, Backend::simd128}) {
       SUBCASE((c + " " + backend_name(backend)).c_str()) {
-        REQUIRE(model->ablate_heads(heads_of(c)) == "");
-        model->forward(backend, ids.data(), T);
+        const Intervention off = off_in_pass(heads_of(c));
+        model->forward(backend, ids.data(), T, off);
         expect_close("gpt2." + c + ".logits", all_logits(*model));
         // Greedy through the one writer (the CLI's and the page's), cached steps.
         WritingSettings s;
         s.sampling.temperature = 0;
         s.max_new_tokens = 12;
         s.stop_at_eos = true;
+        s.heads_off = off.heads_off;
         Writing w;
         REQUIRE(generate(*model, backend, ids.data(), T, s, w) == "");
         const auto want = tensor_i(reference(), "gpt2." + c + ".greedy.ids");
@@ -119,24 +127,27 @@ TEST_CASE("head ablation: GPT-2's logits and greedy continuation match PyTorch w
         // The whole text's logits in one pass, as PyTorch's recompute.
         std::vector<std::int32_t> full(ids.begin(), ids.end());
         full.insert(full.end(), want.begin(), want.end() - 1);
-        model->forward(backend, full.data(), int(full.size()));
+        model->forward(backend, full.data(), int(full.size()), off);
         expect_close("gpt2." + c + ".greedy.logits", all_logits(*model));
       }
     }
   }
 }
 
-TEST_CASE("head ablation: switching every head back on gives the bits of a model that never had any off; the writer starts again") {
+TEST_CASE("head ablation: a decoder's heads hold for one pass; the next pass without them gives the bits of a model that never had any off; the writer starts again") {
   auto model = load<Gpt2Model>("gpt2", "gpt2_tiny/hub");
   auto fresh = load<Gpt2Model>("gpt2", "gpt2_tiny/hub");
   const auto ids = tensor_i(load_fixture("gpt2_tiny_reference.safetensors"), "prompt.input_ids");
   const int T = int(ids.size());
-  REQUIRE(model->ablate_heads({{0, 1}}) == "");
-  model->forward(Backend::simd128, ids.data(), T);
-  REQUIRE(model->ablate_heads({}) == "");
+  model->forward(Backend::simd128, ids.data(), T, off_in_pass({{0, 1}}));
+  const std::vector<float> off = all_logits(*model);
   model->forward(Backend::simd128, ids.data(), T);
   fresh->forward(Backend::simd128, ids.data(), T);
   CHECK(all_logits(*model) == all_logits(*fresh));
+  CHECK(off != all_logits(*fresh));
+  // The model itself takes no heads: no section can leave them off for another.
+  CHECK(model->ablate_heads({{0, 1}}) ==
+        "a decoder switches heads off in one pass at a time: give them to the pass (forward, the writer, the head roles), not to the model");
 
   // The page's writer: heads switched off between steps forget what was written, and it is written again.
   WritingSettings s;
@@ -149,7 +160,7 @@ TEST_CASE("head ablation: switching every head back on gives the bits of a model
   for (const auto& step : writer.steps()) before.push_back(step.id);
   CHECK(std::vector<std::int32_t>(before.begin(), before.end()) == tensor_i(reference(), "gpt2.none.greedy.ids"));
   writer.take_first_changed();
-  REQUIRE(model->ablate_heads(heads_of("l1h0")) == "");
+  s.heads_off = off_in_pass(heads_of("l1h0")).heads_off;
   REQUIRE(writer.write_to(s, 12) == "");
   CHECK(writer.take_first_changed() == 0);
   std::vector<std::int32_t> after;

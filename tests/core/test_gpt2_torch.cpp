@@ -197,14 +197,14 @@ TEST_CASE("gpt2: sampling (temperature, top-k, top-p) follows its formula and a 
 TEST_CASE("gpt2: head roles and the logit lens match the script's") {
   auto model = hub_model();
   HeadRoles roles;
-  REQUIRE(head_roles(*model, Backend::scalar, 20, 7, roles) == "");
+  REQUIRE(head_roles(*model, Backend::scalar, 20, 7, {}, roles) == "");
   const auto ids = tensor_i(reference(), "roles.input_ids");
   CHECK(roles.tokens == std::vector<std::int32_t>(ids.begin(), ids.end()));
   expect_close("roles.previous", roles.previous);
   expect_close("roles.first", roles.first);
   expect_close("roles.induction", roles.induction);
   expect_close("roles.loss", {roles.first_copy_loss, roles.second_copy_loss});
-  CHECK(head_roles(*model, Backend::scalar, 30, 7, roles) == "1 + 2 x 30 tokens: this model has position embeddings for 48");
+  CHECK(head_roles(*model, Backend::scalar, 30, 7, {}, roles) == "1 + 2 x 30 tokens: this model has position embeddings for 48");
 
   const auto prompt = tensor_i(reference(), "prompt.input_ids");
   model->forward(Backend::scalar, prompt.data(), int(prompt.size()));

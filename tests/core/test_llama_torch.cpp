@@ -149,7 +149,7 @@ TEST_CASE("llama and qwen2: cached steps give PyTorch's full recompute, greedy w
     // random tokens are drawn from those and the padded ids take no probability (the script's roles).
     REQUIRE(model->limit_vocabulary(407) == "");
     HeadRoles roles;
-    REQUIRE(head_roles(*model, Backend::simd128, 20, 7, roles) == "");
+    REQUIRE(head_roles(*model, Backend::simd128, 20, 7, {}, roles) == "");
     const auto ids = tensor_i(reference(kind), "roles.input_ids");
     CHECK(roles.tokens == std::vector<std::int32_t>(ids.begin(), ids.end()));
     expect_close(kind, "roles.previous", roles.previous);

@@ -143,7 +143,7 @@ TEST_CASE("writer: other passes between steps (head roles, a pass over the text)
   REQUIRE(writer.begin(Backend::scalar, kPrompt.data(), int(kPrompt.size()), s) == "");
   REQUIRE(writer.write_to(s, 5) == "");
   HeadRoles roles;
-  REQUIRE(head_roles(*model, Backend::scalar, 8, 7, roles) == "");  // the model's cache is the probe's now
+  REQUIRE(head_roles(*model, Backend::scalar, 8, 7, {}, roles) == "");  // the model's cache is the probe's now
   REQUIRE(writer.write_to(s, 9) == "");
   std::vector<std::int32_t> text = kPrompt;
   for (const WritingStep& step : writer.steps()) text.push_back(step.id);

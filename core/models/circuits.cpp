@@ -1,0 +1,168 @@
+#include "circuits.h"
+
+#include <cmath>
+
+namespace attnlab {
+
+namespace {
+
+// c . g in double, c [E] a residual part.
+double dot(const float* c, const std::vector<double>& g) {
+  double sum = 0.0;
+  for (std::size_t e = 0; e < g.size(); ++e) sum += double(c[e]) * g[e];
+  return sum;
+}
+
+const CachedActivation& cached(const ActivationCache& cache, const std::string& name) {
+  static const CachedActivation none;
+  const CachedActivation* a = cache.find(name);
+  return a ? *a : none;
+}
+
+bool is_per_head(PatchSite site) { return site == PatchSite::z || site == PatchSite::pattern; }
+
+std::string check_ids(const Decoder& model, const std::vector<std::int32_t>& ids, const char* which) {
+  const std::string error = model.check_prompt(ids.data(), int(ids.size()));
+  return error.empty() ? error : std::string(which) + ": " + error;
+}
+
+}  // namespace
+
+std::string check_answers(const Decoder& model, int answer, int wrong) {
+  const int V = model.writable_vocabulary();
+  for (int id : {answer, wrong})
+    if (id < 0 || id >= V)
+      return "answer token id " + std::to_string(id) + " is outside the vocabulary the tokenizer writes [0, " + std::to_string(V) + ")";
+  if (answer == wrong) return "the answer and the wrong answer are the same token (" + std::to_string(answer) + "): their difference is 0";
+  return {};
+}
+
+std::string attribute_logits(Decoder& model, Backend backend, const std::vector<std::int32_t>& ids, int answer, int wrong,
+                             LogitAttribution& out, ActivationCache* cache) {
+  out = LogitAttribution{};
+  std::string error = check_ids(model, ids, "the prompt");
+  if (error.empty()) error = check_answers(model, answer, wrong);
+  if (!error.empty()) return error;
+  ActivationCache own;
+  ActivationCache& c = cache ? *cache : own;
+  Intervention capture;
+  capture.capture = &c;
+  const int T = int(ids.size());
+  model.forward(backend, ids.data(), T, capture);
+
+  const DecoderSpec& s = model.spec();
+  const int L = s.n_layer, H = s.n_head, D = s.head_dim, E = s.n_embd, t = T - 1;
+  const bool layer_norm = s.norm == DecoderNorm::layer_norm;
+  // g = centre(w * d) / scale: centring a part and dotting it with w * d is dotting it with the centred
+  // w * d (the mean of c times the sum of w * d, taken off either side).
+  const std::vector<float> ua = model.unembedding_row(answer), ub = model.unembedding_row(wrong);
+  const std::vector<float>& w = model.final_norm_weight();
+  const double scale = cached(c, "ln_final.hook_scale").values[std::size_t(t)];
+  std::vector<double> g(static_cast<std::size_t>(E));
+  double mean = 0.0;
+  for (int e = 0; e < E; ++e) g[std::size_t(e)] = double(w[std::size_t(e)]) * (double(ua[std::size_t(e)]) - double(ub[std::size_t(e)]));
+  for (double x : g) mean += x / E;
+  for (double& x : g) x = (layer_norm ? x - mean : x) / scale;
+
+  const auto row = [&](const std::string& name) { return cached(c, name).values.data() + std::size_t(t) * E; };
+  out.layers = L, out.heads = H;
+  out.embed = dot(row("hook_embed"), g);
+  if (s.positions == DecoderPositions::learned) out.pos_embed = dot(row("hook_pos_embed"), g);
+  out.head.assign(std::size_t(L) * H, 0.0);
+  out.attn_bias.assign(std::size_t(L), 0.0);
+  out.mlp.assign(std::size_t(L), 0.0);
+  for (int l = 0; l < L; ++l) {
+    const float* z = cached(c, block_hook(l, "attn.hook_z")).values.data() + std::size_t(t) * H * D;
+    for (int h = 0; h < H; ++h) out.head[std::size_t(l) * H + h] = dot(model.head_output(l, h, z).data(), g);
+    out.attn_bias[std::size_t(l)] = dot(model.attention_output_bias(l).data(), g);
+    out.mlp[std::size_t(l)] = dot(row(block_hook(l, "hook_mlp_out")), g);
+  }
+  const std::vector<float>& b = model.final_norm_bias();
+  for (std::size_t e = 0; e < b.size(); ++e) out.constant += double(b[e]) * (double(ua[e]) - double(ub[e]));
+  out.total = out.embed + out.pos_embed + out.constant;
+  for (double x : out.head) out.total += x;
+  for (int l = 0; l < L; ++l) out.total += out.attn_bias[std::size_t(l)] + out.mlp[std::size_t(l)];
+  out.logit_diff = model.logit_difference(t, answer, wrong);
+  return {};
+}
+
+std::string check_patching_pair(const Decoder& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupt) {
+  std::string error = check_ids(model, clean, "the clean prompt");
+  if (error.empty()) error = check_ids(model, corrupt, "the corrupted prompt");
+  if (!error.empty()) return error;
+  if (clean.size() != corrupt.size())
+    return "the clean prompt is " + std::to_string(clean.size()) + " tokens and the corrupted one " + std::to_string(corrupt.size()) +
+           ": patching puts one run's activations in the other's places, so both must have the same number of tokens";
+  return {};
+}
+
+int patching_passes(const Decoder& model, int T, const std::vector<PatchSite>& sites) {
+  int cells = 0;
+  for (PatchSite site : sites) cells += model.spec().n_layer * (is_per_head(site) ? model.spec().n_head : T);
+  return cells + 2;  // and the clean and corrupted runs
+}
+
+std::string ActivationPatcher::begin(Decoder& model, Backend backend, const std::vector<std::int32_t>& clean,
+                                     const std::vector<std::int32_t>& corrupt, int answer, int wrong) {
+  model_ = nullptr;
+  std::string error = check_patching_pair(model, clean, corrupt);
+  if (error.empty()) error = check_answers(model, answer, wrong);
+  if (!error.empty()) return error;
+  const int T = int(clean.size());
+  Intervention capture;
+  capture.capture = &clean_;
+  model.forward(backend, clean.data(), T, capture);
+  clean_diff_ = model.logit_difference(T - 1, answer, wrong);
+  model.forward(backend, corrupt.data(), T);
+  corrupt_diff_ = model.logit_difference(T - 1, answer, wrong);
+  corrupted_ = model.save_pass();
+  if (!(std::fabs(clean_diff_ - corrupt_diff_) > 1e-6))
+    return "the clean and corrupted prompts give the same logit difference (" + std::to_string(clean_diff_) +
+           "): patching has nothing to bring back; corrupt a token the answer depends on";
+  model_ = &model, backend_ = backend, corrupt_ = corrupt, answer_ = answer, wrong_ = wrong;
+  return {};
+}
+
+std::vector<double> ActivationPatcher::row(PatchSite site, int layer) {
+  const int T = tokens(), cols = is_per_head(site) ? model_->spec().n_head : T;
+  const CachedActivation& from = cached(clean_, patch_site_hook(site, layer));
+  std::vector<double> out(static_cast<std::size_t>(cols));
+  for (int k = 0; k < cols; ++k) {
+    Intervention patch;
+    ActivationPatch p;
+    p.site = site, p.layer = layer, p.source = from.values.data();
+    if (is_per_head(site)) p.head = k;  // every position of one head
+    else p.position = k;
+    patch.patches.push_back(p);
+    // The corrupted pass again from this layer, for the rows from the patched one on (every row for a
+    // head's: it patches them all); the rest is the corrupted run's, unchanged by the patch.
+    model_->restore_pass(corrupted_);
+    model_->rerun(backend_, layer, is_per_head(site) ? 0 : k, patch);
+    const double patched = model_->logit_difference(model_->pass_length() - 1, answer_, wrong_);
+    out[std::size_t(k)] = (patched - corrupt_diff_) / (clean_diff_ - corrupt_diff_);
+  }
+  return out;
+}
+
+std::string patch_activations(Decoder& model, Backend backend, const std::vector<std::int32_t>& clean,
+                              const std::vector<std::int32_t>& corrupt, int answer, int wrong, const std::vector<PatchSite>& sites,
+                              ActivationPatching& out) {
+  out = ActivationPatching{};
+  ActivationPatcher patcher;
+  const std::string error = patcher.begin(model, backend, clean, corrupt, answer, wrong);
+  if (!error.empty()) return error;
+  out.clean_diff = patcher.clean_diff(), out.corrupt_diff = patcher.corrupt_diff();
+  for (PatchSite site : sites) {
+    PatchingGrid grid;
+    grid.site = site;
+    grid.rows = model.spec().n_layer, grid.cols = is_per_head(site) ? model.spec().n_head : patcher.tokens();
+    for (int l = 0; l < grid.rows; ++l) {
+      const std::vector<double> row = patcher.row(site, l);
+      grid.values.insert(grid.values.end(), row.begin(), row.end());
+    }
+    out.grids.push_back(std::move(grid));
+  }
+  return {};
+}
+
+}  // namespace attnlab
