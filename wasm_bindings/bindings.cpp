@@ -125,7 +125,12 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_distribution", &RawDecoder::_distribution)
       .function("_chance", &RawDecoder::_chance)
       .function("_head_roles", &RawDecoder::_head_roles)
-      .function("_logit_lens", &RawDecoder::_logit_lens);
+      .function("_logit_lens", &RawDecoder::_logit_lens)
+      .function("_capture", &RawDecoder::_capture)
+      .function("_attribute", &RawDecoder::_attribute)
+      .function("_patch_begin", &RawDecoder::_patch_begin)
+      .function("_patch_row", &RawDecoder::_patch_row)
+      .function("_patch_clean_cache", &RawDecoder::_patch_clean_cache);
 
   auto raw_self_attention = class_<RawSelfAttention, base<RawLayer>>("_RawSelfAttention");
   raw_self_attention

@@ -96,8 +96,7 @@ std::string _check_config(const std::string& kind, const std::string& config_jso
 
 std::string _unread_architecture(const std::string& config_json) { return unread_architecture(config_json); }
 
-std::string RawCheckpoint::_ablate_heads(const val& pairs) {
-  if (!model()) return "no model is loaded";
+std::string read_head_pairs(const val& pairs, int layers, int heads_per_layer, HeadAblation& out) {
   if (!pairs.isArray()) return "the heads to switch off must be an array [layer, head, layer, head, ...]";
   const std::size_t n = pairs["length"].as<std::size_t>();
   if (n % 2 != 0) return "the heads to switch off must come in pairs [layer, head, ...], got " + std::to_string(n) + " numbers";
@@ -108,7 +107,15 @@ std::string RawCheckpoint::_ablate_heads(const val& pairs) {
     if (!(x >= 0 && x < 1e6 && x == std::floor(x))) return "a layer or head number must be a whole number 0 or more (item " + std::to_string(i) + ")";
     (i % 2 == 0 ? heads[i / 2].layer : heads[i / 2].head) = int(x);
   }
-  return model()->ablate_heads(heads);
+  return out.set(heads, layers, heads_per_layer);
+}
+
+std::string RawCheckpoint::_ablate_heads(const val& pairs) {
+  if (!model()) return "no model is loaded";
+  HeadAblation heads;
+  const std::string error = read_head_pairs(pairs, model()->ablation_layers(), model()->ablation_heads(), heads);
+  if (!error.empty()) return error;
+  return model()->ablate_heads(heads.heads());
 }
 
 }  // namespace attnlab::wasm

@@ -23,6 +23,10 @@ namespace attnlab::wasm {
 
 using emscripten::val;
 
+// [layer, head, layer, head, ...] from JS -> "" and the heads (checked against layers x heads_per_layer),
+// or what is wrong.
+std::string read_head_pairs(const val& pairs, int layers, int heads_per_layer, HeadAblation& out);
+
 class RawCheckpoint {
  public:
   explicit RawCheckpoint(std::string kind) : kind_(std::move(kind)) {}

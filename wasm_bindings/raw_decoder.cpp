@@ -3,6 +3,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "models/circuits.h"
 #include "models/decoder_probes.h"
 #include "raw_api.h"
 
@@ -51,30 +52,41 @@ std::string RawDecoder::read_ids(const val& ids, std::vector<std::int32_t>& out)
   return decoder()->check_prompt(out.data(), int(out.size()));
 }
 
-std::string RawDecoder::_forward(const val& ids, int backend) {
+std::string RawDecoder::read_heads(const val& heads, Intervention& out) const {
+  if (heads.isUndefined() || heads.isNull()) return {};
+  return read_head_pairs(heads, decoder()->spec().n_layer, decoder()->spec().n_head, out.heads_off);
+}
+
+std::string RawDecoder::_forward(const val& ids, int backend, const val& heads) {
   std::vector<std::int32_t> i;
+  Intervention off;
   std::string error = read_ids(ids, i);
   if (error.empty()) error = check_backend(backend);
+  if (error.empty()) error = read_heads(heads, off);
   if (!error.empty()) return error;
-  decoder()->forward(Backend(backend), i.data(), int(i.size()));
+  decoder()->forward(Backend(backend), i.data(), int(i.size()), off);
   return {};
 }
 
-std::string RawDecoder::_begin_forward(const val& ids) {
+std::string RawDecoder::_begin_forward(const val& ids, const val& heads) {
   std::vector<std::int32_t> i;
+  Intervention off;
   std::string error = read_ids(ids, i);
+  if (error.empty()) error = read_heads(heads, off);
   if (!error.empty()) return error;
-  decoder()->begin_forward(i.data(), int(i.size()));
+  decoder()->begin_forward(i.data(), int(i.size()), off);
   return {};
 }
 
-std::string RawDecoder::_step(double id, int backend) {
+std::string RawDecoder::_step(double id, int backend, const val& heads) {
   if (!decoder()) return "no model is loaded";
   if (!(id == std::floor(id)) || id < 0 || id > 2e9) return "the token id must be a whole number, got " + std::to_string(id);
+  Intervention off;
   std::string error = check_backend(backend);
   if (error.empty()) error = decoder()->check_step(std::int32_t(id));
+  if (error.empty()) error = read_heads(heads, off);
   if (!error.empty()) return error;
-  decoder()->step(Backend(backend), std::int32_t(id));
+  decoder()->step(Backend(backend), std::int32_t(id), off);
   return {};
 }
 
@@ -100,9 +112,10 @@ val RawDecoder::_rotary_speeds() const {
 
 namespace {
 
-// {temperature, topK, topP, maxNewTokens, seed, stopAtEos, eosIds, top, keepLogits} (any left out: the default)
-// -> "" and the settings, or what is wrong.
-std::string read_writing_settings(const val& settings, WritingSettings& s) {
+// {temperature, topK, topP, maxNewTokens, seed, stopAtEos, eosIds, top, keepLogits, headsOff} (any left
+// out: the default; headsOff [layer, head, ...] checked against the model's layers x heads) -> "" and the
+// settings, or what is wrong.
+std::string read_writing_settings(const val& settings, const DecoderSpec& spec, WritingSettings& s) {
   if (settings.typeOf().as<std::string>() != "object" || settings.isNull())
     return "the settings must be an object {temperature, topK, topP, maxNewTokens, seed, stopAtEos, top, keepLogits}";
   double temperature, top_k, top_p, max_new, seed, top;
@@ -139,6 +152,11 @@ std::string read_writing_settings(const val& settings, WritingSettings& s) {
       s.eos_ids.push_back(int(x));
     }
   }
+  const val heads = settings["headsOff"];
+  if (!heads.isUndefined() && !heads.isNull()) {
+    const std::string error = read_head_pairs(heads, spec.n_layer, spec.n_head, s.heads_off);
+    if (!error.empty()) return "headsOff: " + error;
+  }
   return {};
 }
 
@@ -160,7 +178,7 @@ std::string RawDecoder::_begin_writing(const val& ids, const val& settings, int 
   if (error.empty()) error = check_backend(backend);
   if (!error.empty()) return error;
   WritingSettings s;
-  error = read_writing_settings(settings, s);
+  error = read_writing_settings(settings, decoder()->spec(), s);
   if (!error.empty()) return error;
   auto writer = std::make_unique<Writer>(*decoder());
   error = writer->begin(Backend(backend), i.data(), int(i.size()), s);
@@ -173,7 +191,7 @@ val RawDecoder::_write_to(const val& settings, int count) {
   if (!writer_) return error_record("begin writing first");
   if (count < 0) return error_record("count must be 0 or more");
   WritingSettings s;
-  std::string error = read_writing_settings(settings, s);
+  std::string error = read_writing_settings(settings, decoder()->spec(), s);
   if (error.empty()) error = writer_->write_to(s, count);
   if (!error.empty()) return error_record(error);
   val out = val::object();
@@ -230,13 +248,15 @@ val RawDecoder::_chance(int step, double temperature, int top_k, double top_p, i
   return val(next_token_distribution(z->data(), int(z->size()), s)[std::size_t(id)]);
 }
 
-val RawDecoder::_head_roles(int n, double seed, int backend) {
+val RawDecoder::_head_roles(int n, double seed, int backend, const val& heads) {
   if (!decoder()) return error_record("no model is loaded");
   if (!whole(seed)) return error_record("seed must be a whole number in [0, 2^53)");
+  Intervention off;
   std::string error = check_backend(backend);
+  if (error.empty()) error = read_heads(heads, off);
   if (!error.empty()) return error_record(error);
   HeadRoles r;
-  error = head_roles(*decoder(), Backend(backend), n, std::uint64_t(seed), r);
+  error = head_roles(*decoder(), Backend(backend), n, std::uint64_t(seed), off.heads_off, r);
   if (!error.empty()) return error_record(error);
   val out = val::object();
   out.set("layers", r.layers);
@@ -247,9 +267,116 @@ val RawDecoder::_head_roles(int n, double seed, int backend) {
   out.set("previous", floats_of(r.previous));
   out.set("first", floats_of(r.first));
   out.set("induction", floats_of(r.induction));
+  out.set("duplicate", floats_of(r.duplicate));
   out.set("firstCopyLoss", r.first_copy_loss);
   out.set("secondCopyLoss", r.second_copy_loss);
   return out;
+}
+
+namespace {
+
+val doubles_of(const std::vector<double>& v) {
+  return val::global("Float64Array").new_(val(emscripten::typed_memory_view(v.size(), v.data())));
+}
+
+val cache_record(const ActivationCache& cache) {
+  val out = val::array();
+  for (const CachedActivation& a : cache.entries()) {
+    val entry = val::object();
+    entry.set("name", a.name);
+    val shape = val::array();
+    for (int d : a.shape) shape.call<void>("push", d);
+    entry.set("shape", shape);
+    entry.set("values", floats_of(a.values));
+    out.call<void>("push", entry);
+  }
+  return out;
+}
+
+bool whole_id(const val& v, int& out) {
+  if (!v.isNumber()) return false;
+  const double x = v.as<double>();
+  if (!whole(x) || x > 2e9) return false;
+  out = int(x);
+  return true;
+}
+
+}  // namespace
+
+val RawDecoder::_capture(const val& ids, int backend, const val& heads) {
+  std::vector<std::int32_t> i;
+  Intervention iv;
+  std::string error = read_ids(ids, i);
+  if (error.empty()) error = check_backend(backend);
+  if (error.empty()) error = read_heads(heads, iv);
+  if (!error.empty()) return error_record(error);
+  ActivationCache cache;
+  iv.capture = &cache;
+  decoder()->forward(Backend(backend), i.data(), int(i.size()), iv);
+  return cache_record(cache);
+}
+
+val RawDecoder::_attribute(const val& ids, const val& answer, const val& wrong, int backend) {
+  if (!decoder()) return error_record("no model is loaded");
+  std::vector<std::int32_t> i;
+  std::string error = check_array("ids", ids);
+  if (error.empty()) error = to_int32s("ids", ids, i);
+  if (error.empty()) error = check_backend(backend);
+  int a = -1, b = -1;
+  if (error.empty() && !(whole_id(answer, a) && whole_id(wrong, b))) error = "the answer and the wrong answer must be token ids";
+  if (!error.empty()) return error_record(error);
+  LogitAttribution r;
+  error = attribute_logits(*decoder(), Backend(backend), i, a, b, r);
+  if (!error.empty()) return error_record(error);
+  val out = val::object();
+  out.set("layers", r.layers);
+  out.set("heads", r.heads);
+  out.set("embed", r.embed);
+  out.set("posEmbed", r.pos_embed);
+  out.set("head", doubles_of(r.head));
+  out.set("attnBias", doubles_of(r.attn_bias));
+  out.set("mlp", doubles_of(r.mlp));
+  out.set("constant", r.constant);
+  out.set("total", r.total);
+  out.set("logitDiff", r.logit_diff);
+  return out;
+}
+
+val RawDecoder::_patch_begin(const val& clean, const val& corrupt, const val& answer, const val& wrong, int backend) {
+  patcher_.reset();
+  if (!decoder()) return error_record("no model is loaded");
+  std::vector<std::int32_t> c, k;
+  std::string error = check_array("clean", clean);
+  if (error.empty()) error = to_int32s("clean", clean, c);
+  if (error.empty()) error = check_array("corrupt", corrupt);
+  if (error.empty()) error = to_int32s("corrupt", corrupt, k);
+  if (error.empty()) error = check_backend(backend);
+  int a = -1, b = -1;
+  if (error.empty() && !(whole_id(answer, a) && whole_id(wrong, b))) error = "the answer and the wrong answer must be token ids";
+  if (!error.empty()) return error_record(error);
+  auto patcher = std::make_unique<ActivationPatcher>();
+  error = patcher->begin(*decoder(), Backend(backend), c, k, a, b);
+  if (!error.empty()) return error_record(error);
+  patcher_ = std::move(patcher);
+  val out = val::object();
+  out.set("cleanDiff", patcher_->clean_diff());
+  out.set("corruptDiff", patcher_->corrupt_diff());
+  out.set("tokens", patcher_->tokens());
+  return out;
+}
+
+val RawDecoder::_patch_row(const std::string& site, int layer) {
+  if (!patcher_ || !decoder()) return error_record("begin patching first");
+  PatchSite s;
+  if (!patch_site_from_name(site, s)) return error_record("no patching site '" + site + "' (resid_pre, z, pattern, attn_out, mlp_out)");
+  if (layer < 0 || layer >= decoder()->spec().n_layer)
+    return error_record("layer " + std::to_string(layer) + " is not in this model (0 to " + std::to_string(decoder()->spec().n_layer - 1) + ")");
+  return doubles_of(patcher_->row(s, layer));
+}
+
+val RawDecoder::_patch_clean_cache() const {
+  if (!patcher_) return error_record("begin patching first");
+  return cache_record(patcher_->clean_cache());
 }
 
 val RawDecoder::_logit_lens() const {

@@ -149,14 +149,14 @@ test('attnlab says what it has: no arguments prints the usage; --help and labs l
   assert.equal(bare.stderr, '');
   const help = attnlab('--help');
   assert.equal(bare.stdout, help.stdout, 'no arguments: the same usage as --help');
-  for (const name of ['check', 'attention', 'pretrained', 'translate', 'generate', 'heads']) {
+  for (const name of ['check', 'attention', 'pretrained', 'translate', 'generate', 'attribute', 'patch', 'heads']) {
     assert.match(help.stdout, new RegExp(`^       attnlab ${name} \\.\\.\\.$`, 'm'), `--help lists attnlab ${name}`);
     assert.match(help.stdout, new RegExp(`\\(attnlab ${name} --help\\)`), `--help says where ${name}'s flags are`);
   }
   const labs = attnlab('labs');
   assert.equal(labs.code, 0);
   assert.doesNotMatch(labs.stdout, /on the page only/);
-  assert.match(labs.stdout, /^writing +Writing .*\[no training: attnlab generate --help, attnlab heads --help\]$/m);
+  assert.match(labs.stdout, /^writing +Writing .*\[no training: attnlab generate --help, attnlab attribute --help, attnlab patch --help, attnlab heads --help\]$/m);
   // attnlab check, a command of no one lab: each build on its lab's line (the scaled lab has two).
   assert.match(labs.stdout, /^scaled +Scaled .*\[check your build: attnlab check --build simple-attention, attnlab check --build self-attention\]$/m);
   for (const build of BUILDS) {

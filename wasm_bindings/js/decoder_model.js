@@ -11,16 +11,40 @@ import { runStagedCalls } from './staged_calls.js';
  * CLI's and the page's. Shapes: H heads, E = n_embd, L layers, V the vocabulary. new Decoder(raw, title):
  * title is the kind's row's (GPT-2, Llama, ...).
  */
+/** [{layer, head}] -> [layer, head, ...] for the binding (undefined: none). */
+function pairsOf(heads) {
+  if (heads === undefined || heads === null) return null;
+  if (!Array.isArray(heads)) throw new AttnLabError('heads must be an array of {layer, head}');
+  return heads.flatMap((h) => [h?.layer, h?.head]);
+}
+
+/** The writer's settings with headsOff [{layer, head}] as the binding reads it. */
+function writingSettings(settings) {
+  if (settings?.headsOff === undefined) return settings;
+  return { ...settings, headsOff: pairsOf(settings.headsOff) };
+}
+
 export class Decoder extends CheckpointModel {
-  /** The prompt's ids -> one pass on a CPU backend (the cache holds them). */
-  forward(ids, { backend } = {}) { check(this.raw._forward(ids, this.#cpu(backend))); }
+  /**
+   * The prompt's ids -> one pass on a CPU backend (the cache holds them). heads: [{layer, head}] switched
+   * off in this pass alone (their z zeroed, as TransformerLens zeroes hook_z); a decoder keeps no heads
+   * of its own between passes (core/models/intervention.h).
+   */
+  forward(ids, { backend, heads } = {}) { check(this.raw._forward(ids, this.#cpu(backend), pairsOf(heads))); }
   /** forward() with every layer's attention call run by `attention` (the page's kernel; staged_calls.js). */
-  async forwardWith(ids, attention) {
-    check(this.raw._begin_forward(ids));
+  async forwardWith(ids, attention, { heads } = {}) {
+    check(this.raw._begin_forward(ids, pairsOf(heads)));
     return (await runStagedCalls(this.raw, attention, check)).last;
   }
   /** One more token through the cache (its attention row is then attention(l) [H, 1, S]). */
-  step(id, { backend } = {}) { check(this.raw._step(checkInteger('id', id, { min: 0 }), this.#cpu(backend))); }
+  step(id, { backend, heads } = {}) {
+    check(this.raw._step(checkInteger('id', id, { min: 0 }), this.#cpu(backend), pairsOf(heads)));
+  }
+  /** A decoder's heads go with each pass (forward's, the writer's and headRoles' `heads`). */
+  ablateHeads() {
+    throw new AttnLabError('a decoder switches heads off in one pass at a time: give them to the pass '
+      + '(forward, the writer\'s headsOff, headRoles), not to the model');
+  }
   #cpu(backend) {
     const code = backendCode(backend);
     if (code === BACKEND_CODES.webgpu) throw new AttnLabError('A decoder writes on scalar or simd128; WebGPU runs the prompt through forwardWith(ids, attention)');
@@ -51,9 +75,13 @@ export class Decoder extends CheckpointModel {
    * Starts writing after the prompt `ids`: {temperature (0: greedy), topK (0: none), topP (1: none),
    * maxNewTokens, seed, stopAtEos, eosIds (the ids that end the text: the tokenizer's eosIds; left out,
    * config.json's eos_token_id), top (how many of each step's likeliest tokens to keep), keepLogits
-   * (each step keeps the logits it was drawn from: distribution({step}) for any step)}.
+   * (each step keeps the logits it was drawn from: distribution({step}) for any step), headsOff
+   * ([{layer, head}] switched off in every pass the writer runs; other heads in writeTo's settings write
+   * the text again from the prompt)}.
    */
-  beginWriting(ids, settings = {}, { backend } = {}) { check(this.raw._begin_writing(ids, settings, this.#cpu(backend))); }
+  beginWriting(ids, settings = {}, { backend } = {}) {
+    check(this.raw._begin_writing(ids, writingSettings(settings), this.#cpu(backend)));
+  }
   /** The next token: {id, probability, position, top: [{id, probability, logit}], attention [L*H*(position+1)]}, or null when done. */
   nextToken() { return this.raw._next_token(); }
   /**
@@ -63,7 +91,7 @@ export class Decoder extends CheckpointModel {
    * steps from there on are stale), stopReason}.
    */
   writeTo(count, settings = {}) {
-    const out = this.raw._write_to(settings, checkInteger('count', count, { min: 0 }));
+    const out = this.raw._write_to(writingSettings(settings), checkInteger('count', count, { min: 0 }));
     check(out.error);
     return out;
   }
@@ -97,10 +125,52 @@ export class Decoder extends CheckpointModel {
     for (let s = this.nextToken(); s; s = this.nextToken()) steps.push(s);
     return { ids: steps.map((s) => s.id), steps, stopReason: this.stopReason };
   }
-  /** Head roles on [eos] + r + r (core/models/decoder_probes.h): {layers, heads, tokens, previous, first, induction [L*H], firstCopyLoss, secondCopyLoss}. */
-  headRoles({ n = 20, seed = 0, backend } = {}) {
-    const out = this.raw._head_roles(checkInteger('n', n, { min: 2 }), checkInteger('seed', seed, { min: 0 }), this.#cpu(backend));
+  /**
+   * Head roles on [eos] + r + r (core/models/decoder_probes.h), with `heads` switched off: {layers, heads,
+   * tokens, previous, first, induction, duplicate [L*H], firstCopyLoss, secondCopyLoss}.
+   */
+  headRoles({ n = 20, seed = 0, backend, heads } = {}) {
+    const out = this.raw._head_roles(checkInteger('n', n, { min: 2 }), checkInteger('seed', seed, { min: 0 }),
+      this.#cpu(backend), pairsOf(heads));
     check(out.error);
+    return out;
+  }
+
+  // ---- circuits (core/models/circuits.h, issue 44)
+  /**
+   * One pass over `ids` with every activation kept: [{name, shape, values}] under TransformerLens's hook
+   * names (blocks.0.attn.hook_z, ...), in the order the pass reached them (core/models/activation_cache.h).
+   */
+  capture(ids, { backend, heads } = {}) {
+    const out = this.raw._capture(ids, this.#cpu(backend), pairsOf(heads));
+    if (!Array.isArray(out)) check(out.error);
+    return out;
+  }
+  /**
+   * Direct logit attribution of logit(answer) - logit(wrong) at the prompt's last position: {layers,
+   * heads, embed, posEmbed, head [L*H], attnBias [L], mlp [L], constant, total, logitDiff}.
+   */
+  attribute(ids, answer, wrong, { backend } = {}) {
+    const out = this.raw._attribute(ids, answer, wrong, this.#cpu(backend));
+    check(out.error);
+    return out;
+  }
+  /** Activation patching, a row at a time: -> {cleanDiff, corruptDiff, tokens}. */
+  beginPatching(clean, corrupt, answer, wrong, { backend } = {}) {
+    const out = this.raw._patch_begin(clean, corrupt, answer, wrong, this.#cpu(backend));
+    check(out.error);
+    return out;
+  }
+  /** Layer `layer`'s normalised cells of a site ('resid_pre', 'z', 'pattern', 'attn_out', 'mlp_out'): Float64Array. */
+  patchRow(site, layer) {
+    const out = this.raw._patch_row(String(site), checkInteger('layer', layer, { min: 0 }));
+    if (!(out instanceof Float64Array)) check(out.error);
+    return out;
+  }
+  /** The clean run's activations of the patching begun (as capture() gives them). */
+  patchedCleanCache() {
+    const out = this.raw._patch_clean_cache();
+    if (!Array.isArray(out)) check(out.error);
     return out;
   }
   /** The last pass's logit lens: [layer 0..L][position] -> {id, probability}. */

@@ -9,7 +9,7 @@
 //   sets), meta, help}. 'heads': layer.head[,layer.head...] (web/labs/head_list.js); whether they fit the
 //   model is checked once it is open.
 import { parseHeadList } from '../labs/head_list.js';
-import { characterCount } from '../shared/properties.js';
+import { characterCount, parseProperty } from '../shared/properties.js';
 
 export class UsageError extends Error {}
 
@@ -44,6 +44,7 @@ export function specOf(prop) {
   if (prop.type === 'text') return { ...spec, maxLength: prop.maxLength, meta: prop.meta ?? '"..."' };
   if (prop.type === 'path') return { ...spec, meta: prop.meta ?? 'FILE' };
   if (prop.type === 'heads') return { ...spec, meta: prop.meta ?? 'L.H[,L.H...]' };
+  if (prop.type === 'names') return { ...spec, meta: prop.meta ?? prop.names.join(',') };
   throw new Error(`property ${prop.name}: type ${prop.type} has no flag`);
 }
 
@@ -73,6 +74,12 @@ export function parseValue(name, spec, raw) {
     const parsed = parseHeadList(raw);
     if (parsed.error) throw new UsageError(`${name}: ${parsed.error}`);
     if (parsed.value === '') throw new UsageError(`${name} needs at least one head, as layer.head (e.g. 0.1)`);
+    return parsed.value;
+  }
+  if (spec.type === 'names') {
+    const parsed = parseProperty({ ...spec.prop, label: name }, raw);
+    if (parsed.error) throw new UsageError(parsed.error);
+    if (!parsed.value.length) throw new UsageError(`${name} needs at least one of ${spec.prop.names.join(', ')}`);
     return parsed.value;
   }
   if (spec.type === 'text') {

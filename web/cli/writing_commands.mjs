@@ -6,8 +6,8 @@
 //              --seed that reproduces the run), print the prompt's tokens and ids, the written ids and
 //              text with each token's probability and the likeliest alternatives; --json adds every
 //              layer's and head's attention over the prompt and each written token's attention row.
-//   heads      the head-role scores (core/models/decoder_probes.h): previous-token, first-token and
-//              induction per layer and head on [eos] + r + r, and the loss on each copy.
+//   heads      the head-role scores (core/models/decoder_probes.h): previous-token, first-token,
+//              induction and duplicate-token per layer and head on [eos] + r + r, and the loss on each copy.
 // Their flags are the Writing lab's settings, declared once in web/labs/07_writing.js (its `commands`),
 // with the page's names, ranges and defaults. Exit codes as every command's: 2 for a bad flag or input,
 // one line.
@@ -15,7 +15,7 @@
 // generate --json writes its record in pieces as the writer goes (one attention row at a time), so that
 // a 1,024-token run on gpt2 never holds its record (about 2 GB of JSON) in memory: the fields come in
 // the order they are known, the prompt's attention before the steps and `generated` last.
-import { applyAblation } from '../labs/head_list.js';
+import { passHeads } from '../labs/head_list.js';
 import { cpuKernel } from '../backends.js';
 import { tokenLabels } from '../labs/token_labels.js';
 import { tokenAsText } from '../labs/visible_text.js';
@@ -89,14 +89,15 @@ export async function runGenerate(values, module, write) {
     const lastRows = [];
     const steps = [];
     const attnLabError = (error) => (error.name === 'AttnLabError' ? new WritingInputError(error.message) : error);
+    let headsOff;
     try {
-      applyAblation(model, values.ablate ?? '');
+      headsOff = passHeads(model, values.ablate ?? '');
     } catch (error) {
       throw new WritingInputError(error.message);
     }
     try {
       // The text ends at any of the tokenizer's end ids (generation_config.json's list, the chat turn's end).
-      model.beginWriting(prompt.ids, { ...settings, ...writingEnds(tokenizer) },
+      model.beginWriting(prompt.ids, { ...settings, ...writingEnds(tokenizer), headsOff },
         { backend: cpuKernel(values.backend, module.cpuBackends) });
     } catch (error) {
       throw attnLabError(error);
@@ -207,17 +208,18 @@ export async function runHeads(values, module) {
     }
     const grid = (flat) => Array.from({ length: L }, (_, l) => Array.from(flat.subarray(l * H, (l + 1) * H)));
     const record = { n, seed, layers: L, heads: H, tokens: r.tokens,
-      previous: grid(r.previous), first: grid(r.first), induction: grid(r.induction),
+      previous: grid(r.previous), first: grid(r.first), induction: grid(r.induction), duplicate: grid(r.duplicate),
       loss: { firstCopy: r.firstCopyLoss, secondCopy: r.secondCopyLoss } };
     if (values.json) return [JSON.stringify(record)];
     const lines = [`head roles on [eos] + ${n} random tokens (seed ${seed}) repeated: ${L} layers x ${H} heads `
       + '(numbered from 0)',
       `loss on the first copy ${r.firstCopyLoss.toFixed(4)}, on the second ${r.secondCopyLoss.toFixed(4)}`,
-      'layer head  previous  first  induction'];
+      'layer head  previous  first  induction  duplicate'];
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
         lines.push(`${String(l).padStart(5)} ${String(h).padStart(4)}  ${record.previous[l][h].toFixed(4).padStart(8)} `
-          + ` ${record.first[l][h].toFixed(4)}  ${record.induction[l][h].toFixed(4).padStart(9)}`);
+          + ` ${record.first[l][h].toFixed(4)}  ${record.induction[l][h].toFixed(4).padStart(9)}  `
+          + `${record.duplicate[l][h].toFixed(4).padStart(9)}`);
       }
     }
     return lines;

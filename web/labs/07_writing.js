@@ -9,6 +9,7 @@ import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
 import { writingPrediction } from './07_writing_predict.js';
 import { rotaryOf } from './07_writing_rotary.js';
+import { PATCH_SITE_NAMES } from './circuits.js';
 
 const INTRO = 'A language model writing: GPT-2, or a Llama or Qwen 2 (SmolLM2, TinyLlama, Qwen2.5), reads your prompt '
   + 'and adds one token at a time. Each time it gives every possible next token a probability (the bars) and one is '
@@ -20,6 +21,9 @@ const INTRO = 'A language model writing: GPT-2, or a Llama or Qwen 2 (SmolLM2, T
 // What a decoder's folder holds: the registry's rows of this lab's kinds (web/models/registry.js).
 const DECODER_FOLDER = labReads('writing');
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
+const cacheOption = { name: 'cache', type: 'path', help: 'Write the (clean) run\'s activations under TransformerLens\'s '
+  + 'hook names: FILE.safetensors (float32, the masked scores -inf) or FILE.json (-inf as null); docs/circuits.md has '
+  + 'the Python that reads it.' };
 
 const properties = [
   view({ name: 'text', type: 'text', default: 'The quick brown fox', maxLength: 2000, label: 'Prompt', section: 'write',
@@ -81,6 +85,26 @@ const properties = [
   view({ name: 'roleHead', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1,
     label: 'Head', section: 'roles', help: 'The head opened on the repeated sequence.' }),
   ablateProperty('the decoder\'s self-attention heads.', { section: 'ablate' }),
+  // Circuits (issue 44, web/labs/circuits.js): the indirect-object template of Wang et al. (2022), the pair
+  // ARENA and TransformerLens's demos start from; the corrupted twin names the other person second.
+  view({ name: 'clean', type: 'text', default: 'When Mary and John went to the store, John gave a drink to',
+    maxLength: 2000, label: 'Clean prompt', section: 'circuits',
+    help: 'The prompt whose answer you want to explain: the attribution splits its logit difference into the parts '
+      + 'that wrote it, and patching copies its activations into the corrupted run.' }),
+  view({ name: 'corrupt', type: 'text', default: 'When Mary and John went to the store, Mary gave a drink to',
+    maxLength: 2000, label: 'Corrupted prompt', section: 'circuits',
+    help: 'The same prompt with the clue changed (here: who gave the drink), split into as many tokens as the '
+      + 'clean one, so that each activation has the same place in both runs.' }),
+  view({ name: 'answer', type: 'text', default: 'Mary', maxLength: 100, label: 'Answer', section: 'circuits',
+    help: 'The word the clean prompt should continue with: one token after a space (" Mary"). The metric is '
+      + 'logit(answer) − logit(wrong) at the last position.' }),
+  view({ name: 'wrong', type: 'text', default: 'John', maxLength: 100, label: 'Wrong answer', section: 'circuits',
+    help: 'The word it should not: one token after a space.' }),
+  view({ name: 'what', type: 'names', names: PATCH_SITE_NAMES, default: ['resid_pre', 'z'], label: 'Patch', item: 'patching site',
+    section: 'circuits', help: 'Which activations to patch, one grid each (TransformerLens\'s hook names): resid_pre '
+      + '(the residual entering a layer, by position), z (a head\'s output, every position), pattern (a head\'s '
+      + 'attention), attn_out and mlp_out (what a layer\'s attention and MLP add, by position). Each cell is one run '
+      + 'of the corrupted prompt (from the patched layer and position on): on gpt2, resid_pre and z take seconds.' }),
   { ...backendProperty('The CPU kernel that runs the model (a decoder writes one token at a time through its key/value '
     + 'cache, on SIMD128 or scalar; WebGPU falls back to SIMD128).'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps and the head-role '
@@ -95,7 +119,8 @@ export const writingLab = defineLab({
   beyond: 'a decoder-only model (GPT-2, Llama, Qwen 2) writing token by token',
   summary: 'Open a GPT-2, Llama or Qwen 2 (gpt2, SmolLM2, TinyLlama, Qwen2.5, a fine-tune) by its Hub id or from your '
     + 'disk and watch it write: the next-token probabilities, temperature, top-k and top-p, the attention of every '
-    + 'head as each token is written, head roles and the logit lens.',
+    + 'head as each token is written, head roles, the logit lens, and which heads carry an answer (direct logit '
+    + 'attribution and activation patching).',
   thumbnail: {
     label: 'Causal self-attention while writing: each token looks back, never ahead',
     cells: () => [[1, 0, 0, 0, 0], [0.6, 0.4, 0, 0, 0], [0.3, 0.5, 0.2, 0, 0], [0.4, 0.1, 0.3, 0.2, 0],
@@ -150,7 +175,7 @@ export const writingLab = defineLab({
   },
   sections: SECTIONS,
   panels: ['open', 'section:write', 'section:attention', 'section:rotary', 'section:roles', 'section:lens',
-    'section:ablate'],
+    'section:ablate', 'section:circuits'],
   // The first screen (issue 29): the main figure (the next-token bars) and the main action (Play) in view
   // at 1280x800 and 390x844 (tests/browser/first_screen.test.mjs). Once a checkpoint is open, the open
   // panel steps down under the stage (lab_page.js).
@@ -178,6 +203,23 @@ export const writingLab = defineLab({
         commandOptions.png('the attention heatmap of the whole text (the prompt\'s rows, then each written token\'s; '
           + 'the last layer, its heads averaged)'),
       ],
+    },
+    {
+      name: 'attribute', module: '../cli/circuits_commands.mjs',
+      about: 'direct logit attribution on a decoder (GPT-2, Llama, Qwen 2): logit(--answer) − logit(--wrong) after '
+        + '--text split into what each head, each layer\'s attention bias, each MLP and the embeddings wrote into the '
+        + 'residual stream (TransformerLens\'s decompose_resid and apply_ln_to_stack), the parts\' sum beside the '
+        + 'model\'s own difference.',
+      properties: ['text', 'answer', 'wrong', 'backend'],
+      options: [commandOptions.model(DECODER_FOLDER), commandOptions.json(), cacheOption],
+    },
+    {
+      name: 'patch', module: '../cli/circuits_commands.mjs',
+      about: 'activation patching on a decoder (GPT-2, Llama, Qwen 2): run --corrupt with one activation of the --clean '
+        + 'run put in its place, for every layer and position (or head) of each site in --what; each cell (patched − '
+        + 'corrupted) / (clean − corrupted) of logit(--answer) − logit(--wrong) (TransformerLens\'s patching.py).',
+      properties: ['clean', 'corrupt', 'answer', 'wrong', 'what', 'backend'],
+      options: [commandOptions.model(DECODER_FOLDER), commandOptions.json(), cacheOption],
     },
     {
       name: 'heads', module: '../cli/writing_commands.mjs',

@@ -17,7 +17,7 @@
 // a moved slider redraws the bars at once, without running the model again. Changing a setting keeps
 // the tokens already shown and forgets those written past them (the writer's resume).
 import { logitChange, offText, switchGrid, topHeads } from './ablation_figures.js';
-import { applyAblation, heads as headsOf, headListText } from './head_list.js';
+import { headListText, passHeads } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
 import { idsAsText, tokenAsText, visibleToken } from './visible_text.js';
@@ -25,6 +25,7 @@ import { chatPrompt } from '../tokenizers/chat_template.js';
 import { kvGroups } from '../shared/kv_groups.js';
 import { rotary } from './07_writing_rotary.js';
 import { writingEnds } from '../tokenizers/tokenizer.js';
+import { circuits } from './07_writing_circuits.js';
 
 // The CPU kernel the model writes on (the backend setting; scalar where the module has no SIMD128).
 const cpuOf = (ctx) => cpuKernel(ctx.backend, ctx.module?.cpuBackends);
@@ -52,11 +53,11 @@ export function writing(ctx, v) {
   const { model, tokenizer } = opened;
   const c = model.config;
   // The text ends at any of the tokenizer's end ids (Llama 3's three, a chat turn's end).
-  const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens, ...writingEnds(tokenizer) };
   // Heads switched off change every pass, the prompt's first: the writing begins again with them.
   const ablate = v.ablate ?? '';
+  const settings = { ...settingsOf(v), maxNewTokens: v.maxNewTokens, ...writingEnds(tokenizer),
+    headsOff: passHeads(model, ablate) };
   const key = JSON.stringify([chat ? { chat } : text, backend, ablate]);
-  applyAblation(model, ablate);
   if (opened.writing?.key !== key) {
     const prompt = chat ? chatPrompt(tokenizer, chat) : tokenizer.encode(text);
     if (!prompt.ids.length) throw new Error('Type a prompt: it has no tokens.');
@@ -310,13 +311,10 @@ const roles = {
     if (opened.roles?.key !== key) {
       // The whole model's roles; then the loss on the repeated half again with its top induction heads
       // switched off (what an induction head is for); then the heads the page has off, as they were.
-      model.ablateHeads([]);
       const r = model.headRoles({ n, seed: v.roleSeed, backend });
       const attention = Array.from({ length: c.layers }, (_, l) => model.attention(l));
       const inductionHeads = topHeads(r.induction, c.heads, INDUCTION_K);
-      model.ablateHeads(inductionHeads);
-      const without = model.headRoles({ n, seed: v.roleSeed, backend });
-      model.ablateHeads(headsOf(v.ablate ?? ''));
+      const without = model.headRoles({ n, seed: v.roleSeed, backend, heads: inductionHeads });
       opened.roles = { key, n, r, attention, inductionHeads,
         withoutInduction: { firstCopyLoss: without.firstCopyLoss, secondCopyLoss: without.secondCopyLoss } };
     }
@@ -386,7 +384,7 @@ const lens = {
     const key = JSON.stringify([w.key, ids]);
     if (opened.lens?.key !== key) {
       // One pass over the text shown (the writer puts its own text back in the cache when it writes on).
-      opened.model.forward(ids, { backend: cpuOf(ctx) });
+      opened.model.forward(ids, { backend: cpuOf(ctx), heads: passHeads(opened.model, v.ablate ?? '') });
       opened.lens = { key, cells: opened.model.logitLens() };
     }
     const t = (id) => tokenAsText(opened.tokenizer, id);
@@ -439,11 +437,10 @@ function switchResult(ctx, v) {
     return Array.from(z, (x, id) => ({ id, logit: x,
       probability: Math.exp(x - max) / sum })).sort((a, b) => b.logit - a.logit || a.id - b.id).slice(0, k);
   };
-  model.ablateHeads([]);
+  const heads = passHeads(model, ablate);
   model.forward(ids, { backend });
   const whole = model.logits();
-  applyAblation(model, ablate);
-  model.forward(ids, { backend }); // the writer puts its own text back in the cache when it writes on
+  model.forward(ids, { backend, heads }); // the writer puts its own text back in the cache when it writes on
   const off = model.logits();
   const attention = new Float32Array(c.layers * c.heads * ids.length * ids.length);
   for (let l = 0; l < c.layers; l++) attention.set(model.attention(l), l * c.heads * ids.length * ids.length);
@@ -497,4 +494,4 @@ const switchOff = {
   },
 };
 
-export const SECTIONS = [write, views, rotary, roles, lens, switchOff];
+export const SECTIONS = [write, views, rotary, roles, lens, switchOff, circuits];

@@ -73,7 +73,19 @@ export const ablateProperty = (which, extra = {}) => ({
 });
 
 /**
- * Switches off the heads `text` names in an open model (a Bert, Marian or Decoder; its ablateHeads is in
+ * The heads `text` names for the passes of an open decoder (its forward's, the writer's headsOff and
+ * headRoles' `heads`: a decoder takes its heads with each pass, core/models/intervention.h), checked
+ * against its layers and heads; a list that does not fit throws the core's words, named as the field is.
+ */
+export function passHeads(model, text) {
+  const list = heads(text);
+  const problem = checkRange(list, model.config);
+  if (problem) throw new Error(`Heads switched off: ${problem}`);
+  return list;
+}
+
+/**
+ * Switches off the heads `text` names in an open model (a Bert or Marian; its ablateHeads is in
  * wasm_bindings/js/checkpoint_model.js); a list that does not fit the model throws the core's words, named
  * as the field is ('Heads switched off: head 2.0: this model's layers are 0 to 1').
  */

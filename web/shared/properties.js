@@ -7,7 +7,8 @@
 //   input for int and number), stepper? (an int field with − and + that apply at once), maxOf?
 //   (a stepper's largest value for the open checkpoint: its summary -> a number), label, help,
 //   effect: 'reset' | 'live' | 'view' | 'page', when?: (values) => bool}
-//   'names' is a comma-separated list drawn from `names` (e.g. controls to hide).
+//   'names' is a comma-separated list drawn from `names` (e.g. controls to hide; `item` says what one is,
+//   'control' unless given).
 //   'heads' is a list of heads as layer.head, numbered from 0 (web/labs/head_list.js; '' for none).
 //   effect says what a change does: 'reset' rebuilds the model (it asks first), 'live' changes a running
 //   session, 'view' only redraws, 'page' sets up the page around the lab (embed mode, theme).
@@ -79,7 +80,7 @@ function parseNames(prop, raw) {
   const unknown = given.filter((n) => !prop.names.includes(n));
   if (!unknown.length) return { value: known };
   const quoted = unknown.map((n) => `'${n}'`).join(', ');
-  return { value: known, error: `${prop.label}: no control named ${quoted} (names: ${prop.names.join(', ')})` };
+  return { value: known, error: `${prop.label}: no ${prop.item ?? 'control'} named ${quoted} (names: ${prop.names.join(', ')})` };
 }
 
 /** A value of the right type -> {value} or {error} for its range. */

@@ -5,6 +5,7 @@
 // model: {rows, cols, values (rows x cols, row-major), title, xTitle, yTitle, xTicks, yTicks,
 //         xNames?, yNames?, tokens?, range? ([min, max], default [0, 1]), palette? (the model's own
 //         scale, e.g. 'diverging' for signed values), cellText? (a string per cell, written in it),
+//         valueName? (what the tooltip calls a cell's value: 'weight' unless given),
 //         marks? (true per cell: outlined, so a marked cell shows without relying on colour),
 //         blank? (true per cell: drawn grey, no value), selected? ({row, col}: the cell the figure
 //         stands for, outlined thick in the focus colour as the model view outlines its selected head;
@@ -407,14 +408,14 @@ export class HeatmapView {
     this.redraw();
   }
 
-  /** Tooltip text for one cell: (query, key, token, weight). */
+  /** Tooltip text for one cell: (query, key, token, weight), the value named by the model's valueName. */
   describe({ row, col }, event) {
     const m = this.model;
     const weight = m.values[row * m.cols + col];
     const query = m.yNames?.[row] ?? `query ${row}`;
     const key = m.xNames?.[col] ?? `key ${col}`;
     const token = m.tokens ? `, token ${m.tokens[col]}` : '';
-    this.tooltip.textContent = `${query} · ${key}${token} · weight ${weight.toFixed(3)}`;
+    this.tooltip.textContent = `${query} · ${key}${token} · ${m.valueName ?? 'weight'} ${weight.toFixed(3)}`;
     this.tooltip.hidden = false;
     const box = this.figure.getBoundingClientRect();
     const canvasBox = this.canvas.getBoundingClientRect();

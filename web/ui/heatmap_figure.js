@@ -2,7 +2,8 @@
 // brings them, drawn by a HeatmapView (its own tooltip, keyboard and colour bar), exported as every
 // figure is: the page's drawing at 2x, or as SVG.
 //   {kind: 'heatmap', id, ...the heatmap model of heatmap.js, cell? (CSS px, default 5), picks? ({row: name, col:
-//    name}: a click on a cell, or Enter on the keyboard's cell, tells the lab {row, col}: the Writing lab's head-role grid)}
+//    name}: a click on a cell, or Enter on the keyboard's cell, tells the lab {row, col}: the Writing lab's head-role grid),
+//    label? (the canvas's accessible name when it says more than the drawn title)}
 import { HeatmapView, cellAt, drawHeatmap } from './heatmap.js';
 
 const withTicks = (f) => ({ xTicks: [], yTicks: [], ...f });
@@ -25,8 +26,9 @@ export const heatmapKind = {
     view.heatmap.cell = f.cell ?? 5; // a figure may size its cells to what it shows (a longer sentence: smaller)
     view.heatmap.show(withTicks(f), { palette });
     // Its name follows what it shows (a stepped layer or head): the title it was created with went stale.
-    view.canvas.setAttribute('aria-label', f.picks ? `${f.title}. Click a cell, or use the arrow keys and `
-      + 'Enter, to open it.' : f.title);
+    const name = f.label ?? f.title;  // label: a longer name for a screen reader than the drawn title
+    view.canvas.setAttribute('aria-label', f.picks ? `${name}. Click a cell, or use the arrow keys and `
+      + 'Enter, to open it.' : name);
     view.canvas.style.cursor = f.picks ? 'pointer' : '';
   },
 };
