@@ -16,7 +16,7 @@ const { tensors: ref, metadata } = parseSafetensors(readFileSync(path.join(FIXTU
 const CLEAN = metadata['gpt2.clean.text'], CORRUPT = metadata['gpt2.corrupt.text'];
 const ANSWER = metadata['gpt2.answer.text'].trim(), WRONG = metadata['gpt2.wrong.text'].trim();
 const L = 2, H = 2, T = ref['gpt2.clean.ids'].data.length;
-const QUERY = `?lab=writing&clean=${encodeURIComponent(CLEAN)}&corrupt=${encodeURIComponent(CORRUPT)}`
+const QUERY = `?lab=writing&circuits=true&clean=${encodeURIComponent(CLEAN)}&corrupt=${encodeURIComponent(CORRUPT)}`
   + `&answer=${ANSWER}&wrong=${WRONG}&what=resid_pre,z,pattern,attn_out,mlp_out`;
 
 let lab;

@@ -87,6 +87,10 @@ const properties = [
   ablateProperty('the decoder\'s self-attention heads.', { section: 'ablate' }),
   // Circuits (issue 44, web/labs/circuits.js): the indirect-object template of Wang et al. (2022), the pair
   // ARENA and TransformerLens's demos start from; the corrupted twin names the other person second.
+  // Opt-in: patching is a pass per cell (gpt2: about 12 s for the default grids), so the section runs when asked.
+  view({ name: 'circuits', type: 'bool', default: false, label: 'Find the circuit', section: 'circuits',
+    help: 'Run the attribution and the patching grids on the pair below (on gpt2 about 12 s for resid_pre and z, '
+      + 'one thread); they run again when the pair, the answers or the grids change.' }),
   view({ name: 'clean', type: 'text', default: 'When Mary and John went to the store, John gave a drink to',
     maxLength: 2000, label: 'Clean prompt', section: 'circuits',
     help: 'The prompt whose answer you want to explain: the attribution splits its logit difference into the parts '

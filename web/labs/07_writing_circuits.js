@@ -24,12 +24,13 @@ export const circuits = {
     + 'so each part\'s share can be read off (direct logit attribution). Which activations does the answer need? Run '
     + 'the corrupted prompt, copy one activation in from the clean run, and see how much of the clean answer comes '
     + 'back: 1 all of it, 0 none (activation patching).',
-  properties: ['clean', 'corrupt', 'answer', 'wrong', 'what'],
-  dependsOn: ['clean', 'corrupt', 'answer', 'wrong', 'what', 'backend'],
+  properties: ['circuits', 'clean', 'corrupt', 'answer', 'wrong', 'what'],
+  dependsOn: ['circuits', 'clean', 'corrupt', 'answer', 'wrong', 'what', 'backend'],
   needsOpen: true,
   async compute(ctx, v) {
     const opened = ctx.opened;
     if (!opened) throw new Error('Open a checkpoint first (above).');
+    if (!v.circuits) return { off: true };
     const { model, tokenizer } = opened;
     const backend = cpuOf(ctx);
     const key = JSON.stringify([v.clean, v.corrupt, v.answer, v.wrong, v.what, backend]);
@@ -43,6 +44,10 @@ export const circuits = {
     return { L, H, ...opened.circuits };
   },
   figures(r) {
+    if (r.off) {
+      return [{ kind: 'text', id: 'circuits-off', text: 'Tick Find the circuit to split the clean prompt\'s answer '
+        + 'into its parts and patch the corrupted run (a pass of the model per grid cell).' }];
+    }
     const a = r.attribution, p = r.patching;
     const heads = Array.from({ length: r.H }, (_, h) => `head ${h}`);
     const layers = Array.from({ length: r.L }, (_, l) => `layer ${l}`);
