@@ -14,6 +14,7 @@
 #include "models/checkpoint_loader.h"
 #include "models/circuits.h"
 #include "models/decoder.h"
+#include "models/decoder_probes.h"
 #include "test_support.h"
 
 using namespace attnlab;
@@ -236,6 +237,25 @@ TEST_CASE("circuits: a patched cell rerun from its layer and row gives the bits 
       model->restore_pass(corrupted);
       CHECK(model->check_rerun(L, 0) == "layer 2 is not in this model");
       CHECK(model->check_rerun(0, T) == "row 11 is not in the pass");
+    }
+  }
+}
+
+TEST_CASE("head roles: the duplicate-token score is the second copy's attention to its own first occurrence, n back") {
+  auto model = load(kModels[0]);
+  HeadRoles roles;
+  const int n = 8;
+  REQUIRE(head_roles(*model, Backend::scalar, n, 7, {}, roles) == "");
+  const int T = 1 + 2 * n, H = model->spec().n_head;
+  for (int l = 0; l < model->spec().n_layer; ++l) {
+    const std::vector<float>& a = model->attention(l);  // the roles' pass: [H, T, T]
+    for (int h = 0; h < H; ++h) {
+      double sum = 0.0;
+      for (int t = 1 + n; t <= 2 * n; ++t) {
+        CHECK(roles.tokens[std::size_t(t)] == roles.tokens[std::size_t(t - n)]);  // the same token, n back
+        sum += a[(std::size_t(h) * T + t) * T + (t - n)];
+      }
+      CHECK(roles.duplicate[std::size_t(l) * H + h] == doctest::Approx(sum / n).epsilon(1e-6));
     }
   }
 }

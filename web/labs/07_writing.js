@@ -72,9 +72,10 @@ const properties = [
     help: 'Which pair of a head\'s dimensions (i and i + D/2, as Hugging Face\'s Llama pairs them): pair 0 turns '
       + 'fastest (1 radian a token), the last slowest.' }),
   view({ name: 'role', type: 'choice', default: 'induction', label: 'Score', section: 'roles',
-    help: 'Which score the grid shows: previous-token, first-token (the "attention sink") or induction.',
+    help: 'Which score the grid shows: previous-token, first-token (the "attention sink"), induction, or '
+      + 'duplicate-token (attention to the same token\'s earlier occurrence).',
     choices: [{ value: 'induction', label: 'induction' }, { value: 'previous', label: 'previous token' },
-      { value: 'first', label: 'first token (sink)' }] }),
+      { value: 'first', label: 'first token (sink)' }, { value: 'duplicate', label: 'duplicate token' }] }),
   view({ name: 'roleTokens', type: 'int', default: 0, min: 0, max: 1000, label: 'Random tokens', section: 'roles',
     help: 'Tokens in each copy of the random sequence (0: min(50, (n_positions − 1) / 2), as attnlab heads).' }),
   view({ name: 'roleSeed', type: 'int', default: 0, min: 0, max: 4294967295, label: 'Sequence seed', section: 'roles',

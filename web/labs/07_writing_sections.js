@@ -286,6 +286,8 @@ const ROLES = {
     + 'often rests there' },
   induction: { label: 'induction', what: 'mean attention from each token of the second copy to the token after its '
     + 'first occurrence: the head that lets the model repeat' },
+  duplicate: { label: 'duplicate-token', what: 'mean attention from each token of the second copy to its own first '
+    + 'occurrence (TransformerLens\'s duplicate-token head): it notices a token has come before' },
 };
 
 const roles = {
@@ -325,7 +327,8 @@ const roles = {
       L: c.layers, H: c.heads, n, layer, head, S,
       tokens: Array.from(r.tokens).map((id) => tokenAsText(opened.tokenizer, id)),
       previous: Float32Array.from(r.previous), first: Float32Array.from(r.first),
-      induction: Float32Array.from(r.induction), firstCopyLoss: r.firstCopyLoss, secondCopyLoss: r.secondCopyLoss,
+      induction: Float32Array.from(r.induction), duplicate: Float32Array.from(r.duplicate),
+      firstCopyLoss: r.firstCopyLoss, secondCopyLoss: r.secondCopyLoss,
       inductionHeads, withoutInduction, headAttention: attention[layer].slice(head * S * S, (head + 1) * S * S),
     };
   },
@@ -453,7 +456,7 @@ function switchResult(ctx, v) {
     wholeTop: softmaxTop(whole, 10).map((t) => ({ ...t, text: text(t.id) })),
     chosen: { id: chosen.id, text: text(chosen.id), logitBefore: chosen.logit, logitAfter: off[chosen.id] },
     roles: roles ? { previous: Float32Array.from(roles.previous), first: Float32Array.from(roles.first),
-      induction: Float32Array.from(roles.induction) } : null };
+      induction: Float32Array.from(roles.induction), duplicate: Float32Array.from(roles.duplicate) } : null };
 }
 
 const switchOff = {
