@@ -229,7 +229,6 @@ void Decoder::embed(const std::int32_t* ids, int n, const Intervention& interven
   past_ = int(tokens_.size());
   n_ = n;
   tokens_.insert(tokens_.end(), ids, ids + n);
-  const int S = past_ + n;
   residual_.assign(std::size_t(L) + 1, RowMatrix());
   attention_.assign(std::size_t(L), {});
   RowMatrix& x = residual_[0];
@@ -240,6 +239,11 @@ void Decoder::embed(const std::int32_t* ids, int n, const Intervention& interven
     keep("hook_pos_embed", {n, E}, pos_.row(past_).data());
     for (int t = 0; t < n; ++t) x.row(t) += pos_.row(past_ + t);
   }
+  start_rows(0);
+}
+
+void Decoder::start_rows(int first_layer) {
+  const int n = n_, S = past_ + n_;
   // Token t (position past + t) sees keys 0 .. past + t.
   mask_.clear();
   if (n > 1) {
@@ -247,9 +251,10 @@ void Decoder::embed(const std::int32_t* ids, int n, const Intervention& interven
     for (int t = 0; t < n; ++t)
       for (int s = past_ + t + 1; s < S; ++s) mask_[std::size_t(t) * S + s] = -std::numeric_limits<float>::infinity();
   }
+  // The cache's rows past .. S-1 are (re)written by the layers run; rows before them stay in place.
   cache_.truncate(past_);
   cache_.extend(n);
-  next_layer_ = 0;
+  next_layer_ = first_layer;
   projected_ = false;
 }
 
@@ -536,17 +541,7 @@ void Decoder::begin_rerun(int layer, int from, const Intervention& intervention)
   RowMatrix x = residual_[std::size_t(layer)].bottomRows(n);
   residual_[std::size_t(layer)] = std::move(x);
   past_ = from, n_ = n;
-  mask_.clear();
-  if (n > 1) {
-    mask_.assign(std::size_t(n) * T, 0.0f);
-    for (int t = 0; t < n; ++t)
-      for (int s = from + t + 1; s < T; ++s) mask_[std::size_t(t) * T + s] = -std::numeric_limits<float>::infinity();
-  }
-  // The cache's rows from.. are written again for the layers run (the rows stay in place: no move).
-  cache_.truncate(from);
-  cache_.extend(n);
-  next_layer_ = layer;
-  projected_ = false;
+  start_rows(layer);
 }
 
 void Decoder::rerun(Backend backend, int layer, int from, const Intervention& intervention) {

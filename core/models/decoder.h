@@ -167,6 +167,8 @@ class Decoder : public CheckpointModel {
   void normalize(const Norm& norm, ConstMatrixRef x, MatrixRef y) const;
   void index_tensors();
   void embed(const std::int32_t* ids, int n, const Intervention& intervention);
+  // The pass's rows past .. past+n-1 from `first_layer` on: their causal mask, their cache rows.
+  void start_rows(int first_layer);
   void project(int layer);
   void finish_layer(int layer, const float* weights, const float* context);
   // The pass's intervention at one site: the patches' rows put in place ([n, width] rows; z: [n, H D]).

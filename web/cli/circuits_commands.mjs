@@ -41,11 +41,11 @@ const fixed = (x, width = 9) => x.toFixed(4).padStart(width);
 
 /** `attnlab attribute`: its lines (--json: the record on one line, then a {"cache"} line with --cache). */
 export async function runAttribute(values, module) {
+  if (values.cache) cacheFormat(values.cache);  // a --cache of another format is refused before the model is read
   const { state } = await openCommandCheckpoint(writingLab, values, module, CircuitsCommandError);
   const { model, tokenizer } = state;
   try {
     const backend = cpuKernel(values.backend, module.cpuBackends);
-    if (values.cache) cacheFormat(values.cache);
     const r = await asInput(() => attributionRecord(model, tokenizer, values.text, values.answer, values.wrong,
       { backend }));
     const lines = [];
@@ -74,11 +74,11 @@ export async function runAttribute(values, module) {
 
 /** `attnlab patch`: its lines (--json: the record on one line). */
 export async function runPatch(values, module) {
+  if (values.cache) cacheFormat(values.cache);  // a --cache of another format is refused before the model is read
   const { state } = await openCommandCheckpoint(writingLab, values, module, CircuitsCommandError);
   const { model, tokenizer } = state;
   try {
     const backend = cpuKernel(values.backend, module.cpuBackends);
-    if (values.cache) cacheFormat(values.cache);
     const r = await asInput(() => patchingRecord(model, tokenizer, values.clean, values.corrupt, values.answer,
       values.wrong, { sites: values.what, backend, keepCache: Boolean(values.cache) }));
     const { cache, ...record } = r;
