@@ -369,6 +369,7 @@ val RawDecoder::_patch_row(const std::string& site, int layer) {
   if (!patcher_ || !decoder()) return error_record("begin patching first");
   PatchSite s;
   if (!patch_site_from_name(site, s)) return error_record("no patching site '" + site + "' (resid_pre, z, pattern, attn_out, mlp_out)");
+  if (const std::string error = check_patch_site(*decoder(), s); !error.empty()) return error_record(error);
   if (layer < 0 || layer >= decoder()->spec().n_layer)
     return error_record("layer " + std::to_string(layer) + " is not in this model (0 to " + std::to_string(decoder()->spec().n_layer - 1) + ")");
   return doubles_of(patcher_->row(s, layer));

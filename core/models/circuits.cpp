@@ -56,11 +56,14 @@ std::string attribute_logits(Decoder& model, Backend backend, const std::vector<
   // g = centre(w * d) / scale: centring a part and dotting it with w * d is dotting it with the centred
   // w * d (the mean of c times the sum of w * d, taken off either side).
   const std::vector<float> ua = model.unembedding_row(answer), ub = model.unembedding_row(wrong);
+  // Without a final norm (TransformerLens's normalization_type None) the residual is unembedded as it is:
+  // scale 1, weight 1.
   const std::vector<float>& w = model.final_norm_weight();
-  const double scale = cached(c, "ln_final.hook_scale").values[std::size_t(t)];
+  const double scale = s.has_norm() ? cached(c, "ln_final.hook_scale").values[std::size_t(t)] : 1.0;
   std::vector<double> g(static_cast<std::size_t>(E));
   double mean = 0.0;
-  for (int e = 0; e < E; ++e) g[std::size_t(e)] = double(w[std::size_t(e)]) * (double(ua[std::size_t(e)]) - double(ub[std::size_t(e)]));
+  for (int e = 0; e < E; ++e)
+    g[std::size_t(e)] = (w.empty() ? 1.0 : double(w[std::size_t(e)])) * (double(ua[std::size_t(e)]) - double(ub[std::size_t(e)]));
   for (double x : g) mean += x / E;
   for (double& x : g) x = (layer_norm ? x - mean : x) / scale;
 
@@ -75,10 +78,12 @@ std::string attribute_logits(Decoder& model, Backend backend, const std::vector<
     const float* z = cached(c, block_hook(l, "attn.hook_z")).values.data() + std::size_t(t) * H * D;
     for (int h = 0; h < H; ++h) out.head[std::size_t(l) * H + h] = dot(model.head_output(l, h, z).data(), g);
     out.attn_bias[std::size_t(l)] = dot(model.attention_output_bias(l).data(), g);
-    out.mlp[std::size_t(l)] = dot(row(block_hook(l, "hook_mlp_out")), g);
+    if (s.has_mlp()) out.mlp[std::size_t(l)] = dot(row(block_hook(l, "hook_mlp_out")), g);  // 0 attention only
   }
   const std::vector<float>& b = model.final_norm_bias();
   for (std::size_t e = 0; e < b.size(); ++e) out.constant += double(b[e]) * (double(ua[e]) - double(ub[e]));
+  const std::vector<float>& b_U = model.output_bias();
+  if (!b_U.empty()) out.constant += double(b_U[std::size_t(answer)]) - double(b_U[std::size_t(wrong)]);
   out.total = out.embed + out.pos_embed + out.constant;
   for (double x : out.head) out.total += x;
   for (int l = 0; l < L; ++l) out.total += out.attn_bias[std::size_t(l)] + out.mlp[std::size_t(l)];
@@ -93,6 +98,12 @@ std::string check_patching_pair(const Decoder& model, const std::vector<std::int
   if (clean.size() != corrupt.size())
     return "the clean prompt is " + std::to_string(clean.size()) + " tokens and the corrupted one " + std::to_string(corrupt.size()) +
            ": patching puts one run's activations in the other's places, so both must have the same number of tokens";
+  return {};
+}
+
+std::string check_patch_site(const Decoder& model, PatchSite site) {
+  if (site == PatchSite::mlp_out && !model.spec().has_mlp())
+    return "this model is attention only: it has no MLP, so there is no hook_mlp_out to patch";
   return {};
 }
 

@@ -9,7 +9,9 @@
 // fixed, so with the scale of the whole x from the same run (ln_final.hook_scale) and d = W_U[answer] -
 // W_U[wrong]:
 //   part(c) = (centre(c) / scale) . (w * d)        centre: c - mean(c) for LayerNorm, c for RMSNorm
-//   constant = b . d                               (the LayerNorm's bias; 0 for RMSNorm)
+//   constant = b . d (+ b_U[answer] - b_U[wrong])  (the LayerNorm's bias; 0 for RMSNorm; the unembedding's
+//                                                  bias where the model has one, TransformerLens's b_U)
+// (no final norm: scale 1 and w 1).
 // and the parts and the constant add up to the model's own logit difference.
 //
 // Patching: the corrupted prompt runs again with one activation taken from the clean run (a site of
@@ -61,6 +63,8 @@ struct ActivationPatching {
 };
 
 // "" or why the pair cannot be patched (a prompt the model refuses, or different lengths).
+// "" or why `site` is not in this model (mlp_out in an attention-only one).
+std::string check_patch_site(const Decoder& model, PatchSite site);
 std::string check_patching_pair(const Decoder& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupt);
 
 // Patching one grid row at a time (the page's worker runs a row, then reads its messages, so Stop

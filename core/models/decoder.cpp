@@ -14,9 +14,10 @@
 namespace attnlab {
 
 std::string check_decoder_spec(const DecoderSpec& s) {
-  if (s.vocab_size < 1 || s.n_embd < 1 || s.n_layer < 1 || s.n_head < 1 || s.n_kv_head < 1 || s.head_dim < 1 || s.n_inner < 1 ||
-      s.n_positions < 1)
+  if (s.vocab_size < 1 || s.n_embd < 1 || s.n_layer < 1 || s.n_head < 1 || s.n_kv_head < 1 || s.head_dim < 1 ||
+      (s.has_mlp() && s.n_inner < 1) || s.n_positions < 1)
     return "every size of a decoder must be 1 or more";
+  if (s.tied_unembedding && s.output_bias) return "a tied unembedding has no bias of its own";
   if (s.n_head % s.n_kv_head != 0)
     return std::to_string(s.n_head) + " query heads cannot share " + std::to_string(s.n_kv_head) + " key/value heads evenly";
   if (s.positions == DecoderPositions::rotary && s.head_dim % 2 != 0)
@@ -30,6 +31,7 @@ std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& s, const Deco
   std::vector<DecoderTensorShape> out = {{names.name(T::token_embd) + ".weight", {s.vocab_size, E}, false}};
   if (s.positions == DecoderPositions::learned) out.push_back({names.name(T::pos_embd) + ".weight", {s.n_positions, E}, false});
   auto norm = [&](const std::string& name) {
+    if (!s.has_norm()) return;
     out.push_back({name + ".weight", {E}, false});
     if (s.norm == DecoderNorm::layer_norm) out.push_back({name + ".bias", {E}, false});
   };
@@ -48,6 +50,7 @@ std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& s, const Deco
       linear(T::attn_v, l, E, KD, s.qkv_bias);
     }
     linear(T::attn_out, l, QD, E, s.out_bias);
+    if (!s.has_mlp()) continue;
     norm(names.name(T::ffn_norm, l));
     if (s.mlp == DecoderMlp::gated_silu) linear(T::ffn_gate, l, E, F, s.mlp_bias);
     linear(T::ffn_up, l, E, F, s.mlp_bias);
@@ -55,6 +58,7 @@ std::vector<DecoderTensorShape> decoder_tensors(const DecoderSpec& s, const Deco
   }
   norm(names.name(T::output_norm));
   if (!s.tied_unembedding) out.push_back({names.name(T::output) + ".weight", {s.vocab_size, E}, false});
+  if (s.output_bias) out.push_back({names.name(T::output) + ".bias", {s.vocab_size}, false});
   return out;
 }
 
@@ -87,12 +91,14 @@ Decoder::Decoder(const DecoderSpec& spec, const DecoderNames& names) : s_(spec),
     if (fused) b.qkv = PackedLinear(E, QD + 2 * KD, w);
     else b.q = PackedLinear(E, QD, w), b.k = PackedLinear(E, KD, w), b.v = PackedLinear(E, KD, w);
     b.out = PackedLinear(QD, E, w);
+    if (!s_.has_mlp()) continue;
     b.ffn_norm = make_norm();
     b.up = PackedLinear(E, F, w);
     if (gated) b.gate = PackedLinear(E, F, w);
     b.down = PackedLinear(F, E, w);
   }
   out_norm_ = make_norm();
+  if (s_.output_bias) output_bias_.assign(std::size_t(s_.vocab_size), 0.0f);
   writable_ = s_.vocab_size;
   index_tensors();
 }
@@ -106,6 +112,7 @@ std::string Decoder::limit_vocabulary(int n) {
 
 Decoder::Norm Decoder::make_norm() const {
   // PyTorch's initial weights (1s, and 0s for LayerNorm's bias): what a checkpoint then overwrites.
+  if (!s_.has_norm()) return {};
   Norm n{std::vector<float>(std::size_t(s_.n_embd), 1.0f), {}};
   if (s_.norm == DecoderNorm::layer_norm) n.bias.assign(std::size_t(s_.n_embd), 0.0f);
   return n;
@@ -113,12 +120,14 @@ Decoder::Norm Decoder::make_norm() const {
 
 void Decoder::normalize(const Norm& norm, ConstMatrixRef x, MatrixRef y) const {
   if (s_.norm == DecoderNorm::layer_norm) layer_norm_forward(x, norm.weight.data(), norm.bias.data(), s_.norm_eps, y);
-  else rms_norm_forward(x, norm.weight.data(), s_.norm_eps, y);
+  else if (s_.norm == DecoderNorm::rms_norm) rms_norm_forward(x, norm.weight.data(), s_.norm_eps, y);
+  else y = x;
 }
 
 void Decoder::index_tensors() {
   using T = DecoderTensor;
   auto norm = [this](const std::string& name, Norm& n) {
+    if (n.weight.empty()) return;  // no norm
     tensors_.tensor(name + ".weight", n.weight.data());
     if (!n.bias.empty()) tensors_.tensor(name + ".bias", n.bias.data());
   };
@@ -141,6 +150,7 @@ void Decoder::index_tensors() {
       linear(T::attn_v, l, b.v, s_.qkv_bias);
     }
     linear(T::attn_out, l, b.out, s_.out_bias);
+    if (!s_.has_mlp()) continue;
     norm(names_.name(T::ffn_norm, l), b.ffn_norm);
     linear(T::ffn_up, l, b.up, s_.mlp_bias);
     if (s_.mlp == DecoderMlp::gated_silu) linear(T::ffn_gate, l, b.gate, s_.mlp_bias);
@@ -148,6 +158,7 @@ void Decoder::index_tensors() {
   }
   norm(names_.name(T::output_norm), out_norm_);
   if (!s_.tied_unembedding && s_.weights == WeightFormat::f32) tensors_.tensor(names_.name(T::output) + ".weight", output_.data());
+  if (s_.output_bias) tensors_.tensor(names_.name(T::output) + ".bias", output_bias_.data());
 }
 
 float* Decoder::storage(const std::string& canonical) { return tensors_.storage(canonical); }
@@ -181,7 +192,8 @@ bool Decoder::set_linear_weight_16(const std::string& canonical, const std::uint
 std::uint64_t Decoder::weight_bytes() const {
   const std::uint64_t E = s_.n_embd, F = s_.n_inner, QD = s_.q_width(), KD = s_.kv_width();
   const std::uint64_t wide = s_.weights == WeightFormat::f32 ? 4 : 2;
-  const std::uint64_t matrices = std::uint64_t(s_.n_layer) * (E * (QD + 2 * KD) + QD * E + (s_.mlp == DecoderMlp::gated_silu ? 3 : 2) * E * F) +
+  const std::uint64_t mlp_matrices = s_.mlp == DecoderMlp::gated_silu ? 3 : s_.has_mlp() ? 2 : 0;
+  const std::uint64_t matrices = std::uint64_t(s_.n_layer) * (E * (QD + 2 * KD) + QD * E + mlp_matrices * E * F) +
                                  std::uint64_t(s_.vocab_size) * E * (s_.tied_unembedding ? 1 : 2);
   return wide * matrices;
 }
@@ -300,7 +312,8 @@ void Decoder::keep(const std::string& name, std::vector<int> shape, const float*
 }
 
 void Decoder::keep_norm(const std::string& prefix, ConstMatrixRef x, ConstMatrixRef normalized) const {
-  if (!pass_.capture) return;
+  // A model without norms has no ln hooks (TransformerLens's normalization_type None).
+  if (!pass_.capture || !s_.has_norm()) return;
   // TransformerLens's hook_scale: sqrt(mean of the squares + eps), of x centred for LayerNorm; its
   // hook_normalized: the norm's output for LayerNorm (weight and bias applied), x / scale for RMSNorm.
   const int n = int(x.rows()), E = int(x.cols());
@@ -456,15 +469,30 @@ void Decoder::finish_layer(int layer, const float* weights, const float* context
   keep(block_hook(layer, "hook_attn_out"), {n, E}, projected.data());
   RowMatrix& x = residual_[std::size_t(layer) + 1];
   x = residual_[std::size_t(layer)] + projected;
-  keep(block_hook(layer, "hook_resid_mid"), {n, E}, x.data());
-  const int F = s_.n_inner;
+  if (s_.has_mlp()) {
+    keep(block_hook(layer, "hook_resid_mid"), {n, E}, x.data());
+    add_mlp(layer, x);
+  }
+  keep(block_hook(layer, "hook_resid_post"), {n, E}, x.data());
+  if (layer + 1 == s_.n_layer) {
+    final_.resize(n, E);
+    normalize(out_norm_, x, final_);
+    keep_norm("ln_final", x, final_);
+  }
+}
+
+void Decoder::add_mlp(int layer, RowMatrix& x) {
+  const Block& b = blocks_[std::size_t(layer)];
+  const int n = n_, E = s_.n_embd, F = s_.n_inner;
+  RowMatrix projected(n, E);
   RowMatrix m(n, E), inner(n, F);
   normalize(b.ffn_norm, x, m);
   keep_norm(block_hook(layer, "ln2"), x, m);
   b.up.forward(m, inner);
-  if (s_.mlp == DecoderMlp::gelu_new) {
+  if (s_.mlp == DecoderMlp::gelu_new || s_.mlp == DecoderMlp::gelu) {
     keep(block_hook(layer, "mlp.hook_pre"), {n, F}, inner.data());
-    gelu_tanh_forward(inner, inner);
+    if (s_.mlp == DecoderMlp::gelu) gelu_forward(inner, inner);
+    else gelu_tanh_forward(inner, inner);
   } else {
     RowMatrix gate(n, F);
     b.gate.forward(m, gate);
@@ -478,12 +506,6 @@ void Decoder::finish_layer(int layer, const float* weights, const float* context
   patch_rows(PatchSite::mlp_out, layer, projected.data(), E);
   keep(block_hook(layer, "hook_mlp_out"), {n, E}, projected.data());
   x += projected;
-  keep(block_hook(layer, "hook_resid_post"), {n, E}, x.data());
-  if (layer + 1 == s_.n_layer) {
-    final_.resize(n, E);
-    normalize(out_norm_, x, final_);
-    keep_norm("ln_final", x, final_);
-  }
 }
 
 bool Decoder::next_call(AttentionForward& call) {
@@ -651,6 +673,7 @@ std::vector<float> Decoder::logits(int t) const {
   std::vector<float> out(std::size_t(s_.vocab_size));
   const RowVector x = final_.row(t);
   unembed_rows(s_.weights, unembedding(), s_.vocab_size, s_.n_embd, x.data(), out.data());
+  add_output_bias(out);
   std::fill(out.begin() + writable_, out.end(), -std::numeric_limits<float>::infinity());  // ids no tokenizer writes
   return out;
 }
@@ -670,6 +693,7 @@ double Decoder::logit_difference(int t, int a, int b) const {
   const std::vector<float> ua = unembedding_row(a), ub = unembedding_row(b);
   double diff = 0.0;
   for (int e = 0; e < s_.n_embd; ++e) diff += double(x[e]) * (double(ua[std::size_t(e)]) - double(ub[std::size_t(e)]));
+  if (s_.output_bias) diff += double(output_bias_[std::size_t(a)]) - double(output_bias_[std::size_t(b)]);
   return diff;
 }
 
@@ -692,12 +716,17 @@ std::vector<float> Decoder::head_output(int layer, int head, const float* z_row)
   return out;
 }
 
+void Decoder::add_output_bias(std::vector<float>& logits) const {
+  for (std::size_t v = 0; v < output_bias_.size(); ++v) logits[v] += output_bias_[v];
+}
+
 std::vector<float> Decoder::unembed(const float* residual) const {
   const int E = s_.n_embd;
   RowMatrix x = ConstMatrixMap(residual, 1, E), normed(1, E);
   normalize(out_norm_, x, normed);
   std::vector<float> out(std::size_t(s_.vocab_size));
   unembed_rows(s_.weights, unembedding(), s_.vocab_size, s_.n_embd, normed.data(), out.data());
+  add_output_bias(out);
   std::fill(out.begin() + writable_, out.end(), -std::numeric_limits<float>::infinity());
   return out;
 }

@@ -12,7 +12,8 @@
 //                   head h / (H / Hkv) in place (grouped-query attention)                  [H, n, S]
 //               x = x + (w v, heads merged) W_o (+ b_o)
 //               x = x + MLP(Norm_ffn(x))   gelu_new: down(gelu(up));  gated_silu: down(silu(gate) * up)
-//   head        logits = Norm_out(x) U^T   (U: tok when tied, else its own [V, E])            [n, V]
+//                                          (no MLP in an attention-only model; Norm is x without norms)
+//   head        logits = Norm_out(x) U^T (+ b_U)   (U: tok when tied, else its own [V, E])     [n, V]
 //
 // A pass runs in stages around the attention kernel (staged_forward.h): begin_forward(ids) starts from
 // an empty cache (the prompt), begin_step(id) appends one token; each layer is then one attention call.
@@ -147,6 +148,8 @@ class Decoder : public CheckpointModel {
   // (zeros without one): what the attribution splits the logits by.
   const std::vector<float>& final_norm_weight() const { return out_norm_.weight; }
   const std::vector<float>& final_norm_bias() const { return out_norm_.bias; }
+  // The unembedding's bias [V] (TransformerLens's b_U), empty without one: a constant of the attribution.
+  const std::vector<float>& output_bias() const { return output_bias_; }
   std::vector<float> attention_output_bias(int layer) const;
   // Head h's output z_h W_O[h] [E] for a row z [H D] of hook_z (no bias): one head's part of hook_attn_out.
   std::vector<float> head_output(int layer, int head, const float* z_row) const;
@@ -171,6 +174,8 @@ class Decoder : public CheckpointModel {
   void start_rows(int first_layer);
   void project(int layer);
   void finish_layer(int layer, const float* weights, const float* context);
+  void add_mlp(int layer, RowMatrix& x);  // x += MLP(Norm_ffn(x)), its hooks kept
+  void add_output_bias(std::vector<float>& logits) const;
   // The pass's intervention at one site: the patches' rows put in place ([n, width] rows; z: [n, H D]).
   void patch_rows(PatchSite site, int layer, float* rows, int width) const;
   void patch_pattern(int layer, float* weights, RowMatrix& merged) const;
@@ -190,6 +195,7 @@ class Decoder : public CheckpointModel {
   std::vector<std::uint16_t> tok16_, output16_;  // a 16-bit spec's
   std::vector<Block> blocks_;
   Norm out_norm_;
+  std::vector<float> output_bias_;  // [V] when spec().output_bias
   Rotary rotary_;
   NamedTensors tensors_;
 

@@ -38,6 +38,24 @@ const DecoderNames kLlama = {"llama",
 // Qwen2's (Qwen2ForCausalLM) are Llama's; its own row, so that the kind's table is found by its id.
 const DecoderNames kQwen2 = {"qwen2", kLlama.names};
 
+// A TransformerLens HookedTransformer (hooked_transformer.h) as web/models/hooked_transformer.js lays it
+// out: TransformerLens's module names, each weight of [H, E, D] merged into one projection [E, H D] (W_O:
+// [H D, E]), W_U as [V, E]; an attention-only model or one without norms has no rows for them (the spec
+// leaves them out).
+const DecoderNames kHookedTransformer = {"hooked_transformer",
+                                         {{T::token_embd, "embed.W_E"},
+                                          {T::pos_embd, "pos_embed.W_pos"},
+                                          {T::attn_norm, "blocks.%d.ln1"},
+                                          {T::attn_q, "blocks.%d.attn.Q"},
+                                          {T::attn_k, "blocks.%d.attn.K"},
+                                          {T::attn_v, "blocks.%d.attn.V"},
+                                          {T::attn_out, "blocks.%d.attn.O"},
+                                          {T::ffn_norm, "blocks.%d.ln2"},
+                                          {T::ffn_up, "blocks.%d.mlp.in"},
+                                          {T::ffn_down, "blocks.%d.mlp.out"},
+                                          {T::output_norm, "ln_final"},
+                                          {T::output, "unembed"}}};
+
 #ifdef ATTNLAB_TEST_DECODER_KIND
 // The test module's kind only (CMakeLists.txt: attnlab-test-kind; model_kinds.cpp has its row): Llama's
 // roles under names no real checkpoint spells, so that tests/node/decoder_kind_rows.test.mjs loads a folder
@@ -55,9 +73,9 @@ const DecoderNames kTestDecoder = {"test_decoder",
                                     {T::ffn_down, "blocks.%d.mlp.down"},
                                     {T::output_norm, "final_norm"},
                                     {T::output, "unembed"}}};
-const DecoderNames* const kTables[] = {&kGpt2, &kLlama, &kQwen2, &kTestDecoder};
+const DecoderNames* const kTables[] = {&kGpt2, &kLlama, &kQwen2, &kHookedTransformer, &kTestDecoder};
 #else
-const DecoderNames* const kTables[] = {&kGpt2, &kLlama, &kQwen2};
+const DecoderNames* const kTables[] = {&kGpt2, &kLlama, &kQwen2, &kHookedTransformer};
 #endif
 
 }  // namespace

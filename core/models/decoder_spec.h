@@ -14,10 +14,12 @@
 
 namespace attnlab {
 
-// LayerNorm: (x - mean) / sqrt(var + eps) * w + b.  RMSNorm: x / sqrt(mean(x^2) + eps) * w.
-enum class DecoderNorm { layer_norm, rms_norm };
-// gelu_new: down(gelu_tanh(up(x))).  gated_silu: down(silu(gate(x)) * up(x)) (SwiGLU).
-enum class DecoderMlp { gelu_new, gated_silu };
+// LayerNorm: (x - mean) / sqrt(var + eps) * w + b.  RMSNorm: x / sqrt(mean(x^2) + eps) * w.  none: x
+// (a TransformerLens model with normalization_type None, such as the Induction lab's default).
+enum class DecoderNorm { layer_norm, rms_norm, none };
+// gelu_new: down(gelu_tanh(up(x))).  gelu: down(gelu(up(x))), erf's GELU (TransformerLens's act_fn
+// "gelu").  gated_silu: down(silu(gate(x)) * up(x)) (SwiGLU).  none: no MLP (attention only).
+enum class DecoderMlp { gelu_new, gelu, gated_silu, none };
 // learned: x = tok[id] + pos[p].  rotary: x = tok[id]; q and k turned by their position (rotary.h).
 enum class DecoderPositions { learned, rotary };
 
@@ -42,8 +44,10 @@ struct DecoderSpec {
   // A bias on each projection: q, k and v (one flag: the fused c_attn's, or Qwen2's three), the
   // attention's output, the MLP's.
   bool qkv_bias = false, out_bias = false, mlp_bias = false;
-  // The unembedding is the token embedding (GPT-2) or a tensor of its own (lm_head).
+  // The unembedding is the token embedding (GPT-2) or a tensor of its own (lm_head), with a bias of
+  // its own or none (TransformerLens's b_U).
   bool tied_unembedding = true;
+  bool output_bias = false;
   // How the projections and the token embedding / unembedding are held: float32, or a BF16 or F16
   // checkpoint's own 16 bits, widened to float32 inside the products (packed_linear.h). Norms and
   // biases are float32 always (a few thousand numbers).
@@ -52,6 +56,8 @@ struct DecoderSpec {
   int q_width() const { return n_head * head_dim; }     // H D
   int kv_width() const { return n_kv_head * head_dim; }  // Hkv D
   int group() const { return n_head / n_kv_head; }       // query heads per key/value head
+  bool has_mlp() const { return mlp != DecoderMlp::none; }
+  bool has_norm() const { return norm != DecoderNorm::none; }
 };
 
 // "" or what makes a spec unbuildable (a kind's config reader has named its fields already; this is the

@@ -3,6 +3,7 @@
 #include "bert_checkpoint.h"
 #include "distilbert_checkpoint.h"
 #include "gpt2_checkpoint.h"
+#include "hooked_transformer.h"
 #include "llama_checkpoint.h"
 #include "marian_checkpoint.h"
 
@@ -34,6 +35,11 @@ const std::vector<ModelKindRow>& model_kind_rows() {
       {"gpt2", "GPT-2", {"gpt2"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_gpt2_kind},
       {"llama", "Llama", {"llama"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_llama_kind},
       {"qwen2", "Qwen2", {"qwen2"}, kWriting, kDecoderRequired, kDecoderOptional, "hf_tokenizers", "decoder", make_qwen2_kind},
+      // The Induction lab's trained model (TransformerLens's HookedTransformer): config.json alone, which
+      // web/models/hooked_transformer.js writes from the export's metadata beside the weights; its tokens
+      // are the lab's (ids, or the text task's characters: web/tokenizers/induction_tokenizer.js).
+      {"hooked_transformer", "TransformerLens", {"hooked_transformer"}, kWriting, {"config.json"}, {}, "induction", "decoder",
+       make_hooked_transformer_kind},
 #ifdef ATTNLAB_TEST_DECODER_KIND
       // The test module's kind only (CMakeLists.txt: attnlab-test-kind): Llama's reader and spec under its own
       // name row (decoder_names.cpp), so that tests/node/decoder_kind_rows.test.mjs shows a decoder added in

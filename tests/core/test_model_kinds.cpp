@@ -76,7 +76,7 @@ TEST_CASE("model kinds: every decoder row has its table of tensor names, and eve
                             DecoderTensor::ffn_up, DecoderTensor::ffn_down, DecoderTensor::output_norm})
       CHECK_MESSAGE(names->has(t), row.id);
   }
-  CHECK(decoders == 3);  // gpt2, llama, qwen2
+  CHECK(decoders == 4);  // gpt2, llama, qwen2, hooked_transformer
 }
 
 TEST_CASE("model kinds: a decoder kind without a table of names is refused by name, not dereferenced") {

@@ -16,7 +16,8 @@ import { TOKENIZER_READERS } from '../../web/models/tokenizer_readers.js';
 test('MODEL_KINDS is the C++ registry\'s rows (model_types, lab, files, tokenizer), with the weights added', async () => {
   const module = await lab('simd');
   assert.deepEqual(MODEL_KIND_ROWS, module.modelKinds, 'the generated table is the module\'s');
-  assert.deepEqual(module.modelKinds.map((k) => k.kind), ['bert', 'distilbert', 'marian', 'gpt2', 'llama', 'qwen2']);
+  assert.deepEqual(module.modelKinds.map((k) => k.kind), ['bert', 'distilbert', 'marian', 'gpt2', 'llama', 'qwen2',
+    'hooked_transformer']);
   for (const [i, row] of module.modelKinds.entries()) {
     const k = MODEL_KINDS[i];
     assert.deepEqual({ kind: k.kind, title: k.title, modelTypes: k.modelTypes, lab: k.lab, tokenizer: k.tokenizer },

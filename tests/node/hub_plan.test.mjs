@@ -58,13 +58,13 @@ test('what is missing is said before anything but config.json is downloaded', as
 
 test('another lab\'s kind, an unread architecture and the module\'s config check stop the plan after config.json', async () => {
   let r = await plan({ 'config.json': config('marian_tiny') });
-  assert.equal(r.error.message, 'org/model: it is a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a GPT-2, Llama or Qwen2 one '
+  assert.equal(r.error.message, 'org/model: it is a Marian (opus-mt) model (config.json\'s model_type is "marian"), not a GPT-2, Llama, Qwen2 or TransformerLens one '
     + '(only its config.json was downloaded): open it in the Translation lab.');
   assert.equal(r.error.lab.id, 'translation');
   r = await plan({ 'config.json': JSON.stringify({ model_type: 'mistral', sliding_window: 4096 }) },
     { unreadArchitecture: (text) => (JSON.parse(text).model_type === 'mistral' ? 'Mistral\'s sliding-window attention (sliding_window 4096) is not read here' : '') });
   assert.equal(r.error.message, 'org/model: config.json\'s model_type is "mistral": Mistral\'s sliding-window attention (sliding_window 4096) is not read here; '
-    + 'the Writing lab reads GPT-2, Llama and Qwen2 models (model_type "gpt2" or "llama" or "qwen2") (only its config.json was downloaded).');
+    + 'the Writing lab reads GPT-2, Llama, Qwen2 and TransformerLens models (model_type "gpt2" or "llama" or "qwen2" or "hooked_transformer") (only its config.json was downloaded).');
   r = await plan({ 'config.json': LLAMA }, { checkConfig: (kind) => `${kind}: too large` });
   assert.equal(r.error.message, 'org/model: llama: too large; nothing of its weights was downloaded');
   assert.deepEqual(r.asked, ['fetch config.json']);

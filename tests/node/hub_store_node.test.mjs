@@ -100,7 +100,7 @@ test('the module\'s check of config.json runs before any other file: a model too
 
 test('another lab\'s kind is refused after its config.json, naming the lab that opens it', async () => {
   const { error } = await open('test-org/bert-tiny', { lab: 'writing' });
-  assert.equal(error.message, 'test-org/bert-tiny: it is a BERT model (config.json\'s model_type is "bert"), not a GPT-2, Llama or Qwen2 one '
+  assert.equal(error.message, 'test-org/bert-tiny: it is a BERT model (config.json\'s model_type is "bert"), not a GPT-2, Llama, Qwen2 or TransformerLens one '
     + '(only its config.json was downloaded): open it in the Pretrained lab.');
   assert.equal(error.lab.id, 'pretrained', 'the page links to the lab');
 });

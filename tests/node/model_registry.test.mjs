@@ -45,11 +45,11 @@ test('the kind from config.json\'s model_type, once for the openers and both Hub
   assert.equal(modelTypeOf('{"hidden_size": 4}'), null, 'no model_type');
   assert.throws(() => modelTypeOf('{"model_type": '), /^CheckpointError: config\.json is not JSON/);
   // Each lab's kinds, and what a lab makes of another lab's kind and of an unknown one.
-  assert.deepEqual(labKinds('writing').map((k) => k.kind), ['gpt2', 'llama', 'qwen2']);
+  assert.deepEqual(labKinds('writing').map((k) => k.kind), ['gpt2', 'llama', 'qwen2', 'hooked_transformer']);
   assert.deepEqual(kindForLab('marian', 'writing'), { problem: 'This folder holds a Marian (opus-mt) model (config.json\'s model_type is "marian"), '
-    + 'not a GPT-2, Llama or Qwen2 one', lab: kindOfModelType('marian').lab });
-  assert.deepEqual(kindForLab('mistral', 'writing'), { problem: 'config.json\'s model_type is "mistral": the Writing lab reads GPT-2, Llama and Qwen2 models '
-    + '(model_type "gpt2" or "llama" or "qwen2")' });
+    + 'not a GPT-2, Llama, Qwen2 or TransformerLens one', lab: kindOfModelType('marian').lab });
+  assert.deepEqual(kindForLab('mistral', 'writing'), { problem: 'config.json\'s model_type is "mistral": the Writing lab reads GPT-2, Llama, Qwen2 and TransformerLens models '
+    + '(model_type "gpt2" or "llama" or "qwen2" or "hooked_transformer")' });
   assert.equal(kindForLab(null, 'translation').kind.kind, 'marian', 'no model_type: the lab\'s own kind');
   assert.throws(() => kindForLab('bert', 'alignment'), /no lab 'alignment' opens checkpoints/);
   for (const kind of MODEL_KINDS) assert.equal(typeof TOKENIZER_READERS[kind.tokenizer]?.read, 'function', `${kind.kind}'s tokenizer "${kind.tokenizer}" has a reader`);
@@ -93,7 +93,7 @@ test('an architecture the core knows and does not compute is named with what it 
   for (const f of ['vocab.json', 'merges.txt']) copyFileSync(path.join(LLAMA, f), path.join(mistral, f));
   const module = await (await import('../../web/node_loader.mjs')).loadAttnLabNode({ build: 'simd' });
   const sentence = 'config.json\'s model_type is "mistral": Mistral\'s sliding-window attention (sliding_window 4096) is not read here; '
-    + 'the Writing lab reads GPT-2, Llama and Qwen2 models (model_type "gpt2" or "llama" or "qwen2").';
+    + 'the Writing lab reads GPT-2, Llama, Qwen2 and TransformerLens models (model_type "gpt2" or "llama" or "qwen2" or "hooked_transformer").';
   await assert.rejects(openCheckpoint(module, await folderSources(mistral), { lab: 'writing' }), { name: 'CheckpointError', message: sentence });
   const r = attnlab('generate', '--model', mistral, '--text', 'x');
   assert.equal(r.status, 2, r.stderr);

@@ -4,7 +4,7 @@
 // input error: exit 2, one line naming the problem.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { folderSources } from './file_source.mjs';
+import { diskSource, folderSources } from './file_source.mjs';
 import { HubError, resolveModelFolder } from './hub.mjs';
 
 // A checkpoint of another lab's kind (error.lab: web/models/registry.js's wrongKind): the message with the
@@ -20,6 +20,11 @@ export async function openCommandCheckpoint(lab, options, module, InputError) {
     const dir = await stat(path.dirname(path.resolve(file))).catch(() => null);
     if (!dir?.isDirectory()) throw new InputError(`${file}: its folder does not exist`);
   }
+  // One .safetensors file: the Induction lab's export (--save), which the opener turns into its folder
+  // (web/models/hooked_transformer.js) or refuses in words.
+  if (/\.safetensors$/i.test(options.model ?? '') && (await stat(options.model).catch(() => null))?.isFile()) {
+    return openSources(lab, module, InputError, [await diskSource(options.model)], path.basename(options.model));
+  }
   let folder;
   try {
     // The module's check of config.json (the memory the model needs) runs before the weights download.
@@ -32,8 +37,12 @@ export async function openCommandCheckpoint(lab, options, module, InputError) {
   }
   // Named as the user gave it: a folder by its own name, a Hub id as the id.
   const name = folder === options.model ? path.basename(path.resolve(folder)) : options.model;
+  return openSources(lab, module, InputError, await folderSources(folder), name);
+}
+
+async function openSources(lab, module, InputError, sources, name) {
   try {
-    return await lab.open.load(module, await folderSources(folder), { name });
+    return await lab.open.load(module, sources, { name });
   } catch (error) {
     if (error.name === 'CheckpointError' || error.name === 'AttnLabError') throw new InputError(withCommand(error));
     throw error;

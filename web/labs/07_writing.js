@@ -150,7 +150,8 @@ export const writingLab = defineLab({
       { id: 'gpt2-medium', size: '1.42 GB' },
     ],
     text: 'Open a decoder (GPT-2, Llama, Qwen 2) by its Hub id, or choose the folder of one, or drop it (or its files) '
-      + `here. Read: ${DECODER_FOLDER} (tokenizer_config.json holds an instruct model's chat template; `
+      + 'here; or choose the one .safetensors file the Induction lab exported (its text: token ids separated by spaces). '
+      + `Read: ${DECODER_FOLDER} (tokenizer_config.json holds an instruct model's chat template; `
       + 'model.safetensors is read when the folder has both). Only the Hub id is sent anywhere (to the Hub, '
       + 'to download it).',
     // tokenizer_config.json and generation_config.json where there: BOS/EOS and the chat template (the Chat box).
@@ -158,7 +159,7 @@ export const writingLab = defineLab({
     async load(module, sources, { onProgress, name } = {}) {
       const { opened } = await openCheckpoint(module, sources, { lab: 'writing', onProgress, name });
       const c = opened.summary.config;
-      const label = name || 'checkpoint';
+      const label = name || opened.exportName || 'checkpoint';
       // What the page shows of the model's spec (its config, not its kind's name): rotary positions (rope_theta)
       // and key/value heads shared by several query heads (num_key_value_heads < heads).
       const rotary = rotaryOf(c);
@@ -167,10 +168,11 @@ export const writingLab = defineLab({
         rotary ? `rotary positions (rope_theta ${rotary.theta})` : 'learned positions'].filter(Boolean).join(', ');
       const summary = {
         name: label, layers: c.layers, heads: c.heads, kvHeads, rotary, maxPositions: c.maxPositions,
-        text: `${label}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, vocabulary ${c.vocabSize}, `
+        text: `${label}${opened.exportName ? ' (the Induction lab\'s model, as TransformerLens lays it out; its text is '
+          + `${opened.tokenizer.answerSeparator === '' ? 'the characters it learned' : 'token ids separated by spaces'})` : ''}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, vocabulary ${c.vocabSize}, `
           + `${c.maxPositions} positions, ${spec}, `
           + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from `
-          + `${opened.summary.file}.`,
+          + `${opened.exportName ?? opened.summary.file}.`,
       };
       return { state: { ...opened, name: label, writing: null, roles: null, lens: null }, summary };
     },

@@ -34,10 +34,13 @@ const textsOf = (tokenizer, encoded) => encoded.ids.map((id) => tokenAsText(toke
  * naming the word and its tokens.
  */
 export function answerToken(tokenizer, prompt, word, which = 'the answer') {
-  const text = String(word ?? '').trim();
+  // A word after a space (GPT-2's " Mary"); a tokenizer may say otherwise (the Induction lab's text task:
+  // the next character, nothing between).
+  const separator = tokenizer.answerSeparator ?? ' ';
+  const text = separator === '' ? String(word ?? '') : String(word ?? '').trim();
   if (!text) throw new CircuitsInputError(`${which} is empty: give the word the model should (or should not) write next`);
   const before = tokenizer.encode(prompt).ids;
-  const after = tokenizer.encode(`${prompt} ${text}`);
+  const after = tokenizer.encode(`${prompt}${separator}${text}`);
   const prefix = before.length <= after.ids.length && before.every((id, i) => after.ids[i] === id);
   const added = after.ids.slice(before.length);
   if (!prefix || added.length !== 1) {

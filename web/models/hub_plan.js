@@ -146,7 +146,11 @@ export async function keptModel(lab, { has, text }) {
     // not JSON: the opener says so
   }
   const mine = labKinds(lab);
-  for (const kind of named ? [named] : [...mine, ...MODEL_KINDS.filter((k) => !mine.includes(k))]) {
+  // A kind that needs config.json alone (TransformerLens's, whose config the Induction export's converter
+  // writes with its model_type) is known by its model_type only: without one, any folder would look whole.
+  const guessed = [...mine, ...MODEL_KINDS.filter((k) => !mine.includes(k))]
+    .filter((k) => k.files.needs.some((need) => need.some((files) => files.some((f) => f !== 'config.json'))));
+  for (const kind of named ? [named] : guessed) {
     const files = await wholeFiles(kind, has, text);
     if (files) return { kind, files };
   }

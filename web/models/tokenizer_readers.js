@@ -8,6 +8,7 @@
 import { WordPieceTokenizer, tokenizerOptions } from '../tokenizers/wordpiece.js';
 import { MarianTokenizer } from '../tokenizers/sentencepiece.js';
 import { HfTokenizer, parseConfigJson } from '../tokenizers/hf_tokenizer.js';
+import { InductionTokenizer } from '../tokenizers/induction_tokenizer.js';
 
 const optionalText = async (files, name) => (files.has(name) ? files.text(name) : null);
 
@@ -27,6 +28,19 @@ export const TOKENIZER_READERS = {
     async read(files) {
       return { tokenizer: MarianTokenizer.fromFiles(await files.bytes('source.spm'), await files.bytes('target.spm'),
         await files.text('vocab.json')) };
+    },
+  },
+  // The Induction lab's tokens (a TransformerLens model it trained): from config.json alone, d_vocab and,
+  // for the text task, the characters the export's converter wrote there (web/models/hooked_transformer.js).
+  induction: {
+    named: 'the Induction lab\'s tokens',
+    async read(files) {
+      const config = parseConfigJson(files.config, 'config.json');
+      if (!(Number.isInteger(config?.d_vocab) && config.d_vocab >= 2 && config.d_vocab <= 1_000_000)) {
+        throw new Error('config.json: "d_vocab" must be a whole number in [2, 1000000]');
+      }
+      const alphabet = typeof config.attnlab_alphabet === 'string' ? config.attnlab_alphabet : null;
+      return { tokenizer: new InductionTokenizer({ vocabSize: config.d_vocab, alphabet }) };
     },
   },
   // @huggingface/tokenizers: tokenizer.json, or GPT-2's vocab.json + merges.txt; tokenizer_config.json and
