@@ -10,27 +10,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FIXTURES } from './support.mjs';
+import { FIXTURES, torchReference } from './support.mjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 import { parseSafetensors } from '../../web/io/safetensors.js';
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 const run = (...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: REPO_ROOT });
 const FOLDERS = { gpt2: 'gpt2_tiny/hub', llama: 'llama_tiny', qwen2: 'qwen2_tiny' };
-const file = parseSafetensors(readFileSync(path.join(FIXTURES, 'circuits_reference.safetensors')));
-const torch = (name) => file.tensors[name].data;
-const tolerance = (name) => Math.max(1e-5, 2 * Number(file.metadata[`${name}.f32_vs_f64`] ?? 0));
+const { file, torch, tolerance, close } = torchReference('circuits_reference.safetensors');
 const texts = (m) => ({ clean: file.metadata[`${m}.clean.text`], corrupt: file.metadata[`${m}.corrupt.text`],
   answer: file.metadata[`${m}.answer.text`].trim(), wrong: file.metadata[`${m}.wrong.text`].trim() });
-
-function close(name, ours) {
-  const want = torch(name);
-  const flat = [ours].flat(3);
-  assert.equal(flat.length, want.length, `${name}: ${flat.length} values, PyTorch's ${want.length}`);
-  let worst = 0;
-  flat.forEach((x, i) => { worst = Math.max(worst, Math.abs(x - want[i])); });
-  assert.ok(worst <= tolerance(name), `${name}: max |ours - torch| = ${worst} > ${tolerance(name)}`);
-}
 
 test('attnlab attribute: every head, layer bias, MLP and embedding part is PyTorch\'s, and they add up to the logit difference', () => {
   for (const [m, folder] of Object.entries(FOLDERS)) {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lab, FIXTURES } from './support.mjs';
+import { seededRandom as rng } from './attention_problems.mjs';
 import { openCheckpoint } from '../../web/models/registry.js';
 import { parseSafetensors, writeSafetensors } from '../../web/io/safetensors.js';
 
@@ -16,17 +17,6 @@ const original = readFileSync(path.join(FIXTURES, 'induction_trained.safetensors
 const source = (bytes, name = 'export.safetensors') => ({ name, size: bytes.length,
   read: async (o, n) => bytes.slice(o, o + n), text: async () => new TextDecoder().decode(bytes) });
 
-// A small seeded generator (mulberry32), so a failure names its case.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const VALUES = [null, -1, 0, 1, 3, 2 ** 31, 1e12, 1.5, 'LN', 'RMS', 'gelu', 'relu', 'rotary', '', true, false, [], {}, 'x'.repeat(500)];
 
 function mutate(seed) {

@@ -8,29 +8,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FIXTURES } from './support.mjs';
+import { FIXTURES, torchReference } from './support.mjs';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
-import { parseSafetensors, writeSafetensors } from '../../web/io/safetensors.js';
+import { writeSafetensors } from '../../web/io/safetensors.js';
 
 const CLI = path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs');
 const run = (...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: REPO_ROOT });
-const file = parseSafetensors(readFileSync(path.join(FIXTURES, 'hooked_circuits_reference.safetensors')));
-const torch = (name) => file.tensors[name].data;
+const { file, torch, close } = torchReference('hooked_circuits_reference.safetensors');
 const meta = (key) => file.metadata[key];
-const tolerance = (name) => Math.max(1e-5, 2 * Number(meta(`${name}.f32_vs_f64`) ?? 0));
 const MODELS = JSON.parse(meta('models'));
-
-function close(name, ours) {
-  const want = torch(name);
-  const flat = [ours].flat(3);
-  assert.equal(flat.length, want.length, `${name}: ${flat.length} values, PyTorch's ${want.length}`);
-  let worst = 0;
-  flat.forEach((x, i) => { worst = Math.max(worst, Math.abs(x - want[i])); });
-  assert.ok(worst <= tolerance(name), `${name}: max |ours - torch| = ${worst} > ${tolerance(name)}`);
-}
 
 const args = (m, ...rest) => ['--model', path.join(FIXTURES, meta(`${m}.file`)), '--answer', meta(`${m}.answer.text`),
   '--wrong', meta(`${m}.wrong.text`), '--json', ...rest];

@@ -79,3 +79,23 @@ export async function pickFiles(kind, sources) {
   const { filesByName } = await import('../../web/models/checkpoint_files.js');
   return pickKindFiles(MODEL_KINDS.find((k) => k.kind === kind), filesByName(sources));
 }
+
+/**
+ * A PyTorch fixture whose metadata holds `{name}.f32_vs_f64` for each float tensor (the circuits
+ * generators'): {file, torch(name) -> values, tolerance(name) -> max(1e-5, twice PyTorch's own float32
+ * error), close(name, ours): ours (nested arrays or a number) against PyTorch's, within that tolerance}.
+ */
+export function torchReference(name) {
+  const file = parseSafetensors(readFileSync(path.join(FIXTURES, name)));
+  const torch = (key) => file.tensors[key].data;
+  const tolerance = (key) => Math.max(1e-5, 2 * Number(file.metadata[`${key}.f32_vs_f64`] ?? 0));
+  function close(key, ours) {
+    const want = torch(key);
+    const flat = [ours].flat(3);
+    assert.equal(flat.length, want.length, `${key}: ${flat.length} values, PyTorch's ${want.length}`);
+    let worst = 0;
+    flat.forEach((x, i) => { worst = Math.max(worst, Math.abs(x - want[i])); });
+    assert.ok(worst <= tolerance(key), `${key}: max |ours - torch| = ${worst} > ${tolerance(key)}`);
+  }
+  return { file, torch, tolerance, close };
+}

@@ -20,6 +20,9 @@ const INTRO = 'A language model writing: GPT-2, or a Llama or Qwen 2 (SmolLM2, T
 
 // What a decoder's folder holds: the registry's rows of this lab's kinds (web/models/registry.js).
 const DECODER_FOLDER = labReads('writing');
+// An Induction export's words in the summary: what it is and how its text is written.
+const exportedAs = (opened) => (!opened.exportName ? '' : ' (the Induction lab\'s model, as TransformerLens lays it out; '
+  + `its text is ${opened.tokenizer.answerSeparator === '' ? 'the characters it learned' : 'token ids separated by spaces'})`);
 const view = (extra) => ({ effect: 'view', page: true, ...extra });
 const cacheOption = { name: 'cache', type: 'path', help: 'Write the (clean) run\'s activations under TransformerLens\'s '
   + 'hook names: FILE.safetensors (float32, the masked scores -inf) or FILE.json (-inf as null); docs/circuits.md has '
@@ -168,8 +171,8 @@ export const writingLab = defineLab({
         rotary ? `rotary positions (rope_theta ${rotary.theta})` : 'learned positions'].filter(Boolean).join(', ');
       const summary = {
         name: label, layers: c.layers, heads: c.heads, kvHeads, rotary, maxPositions: c.maxPositions,
-        text: `${label}${opened.exportName ? ' (the Induction lab\'s model, as TransformerLens lays it out; its text is '
-          + `${opened.tokenizer.answerSeparator === '' ? 'the characters it learned' : 'token ids separated by spaces'})` : ''}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, vocabulary ${c.vocabSize}, `
+        text: `${label}${exportedAs(opened)}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, `
+          + `vocabulary ${c.vocabSize}, `
           + `${c.maxPositions} positions, ${spec}, `
           + `${(opened.summary.parameters / 1e6).toFixed(opened.summary.parameters < 1e6 ? 3 : 1)} M weights read from `
           + `${opened.exportName ?? opened.summary.file}.`,

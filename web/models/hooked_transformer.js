@@ -62,7 +62,8 @@ function converted(name, tensors) {
     const O = rank(`${p}.attn.W_O`, 3);
     if (O) take(`${p}.attn.W_O`, `${p}.attn.O.weight`, O.data, [O.shape[0] * O.shape[1], O.shape[2]]);
     const pairs = [['attn.b_O', 'attn.O.bias'], ['ln1.w', 'ln1.weight'], ['ln1.b', 'ln1.bias'], ['ln2.w', 'ln2.weight'],
-      ['ln2.b', 'ln2.bias'], ['mlp.W_in', 'mlp.in.weight'], ['mlp.b_in', 'mlp.in.bias'], ['mlp.W_out', 'mlp.out.weight'],
+      ['ln2.b', 'ln2.bias'], ['mlp.W_in', 'mlp.in.weight'], ['mlp.b_in', 'mlp.in.bias'],
+      ['mlp.W_out', 'mlp.out.weight'],
       ['mlp.b_out', 'mlp.out.bias']];
     for (const [from, to] of pairs) if (tensors[`${p}.${from}`]) take(`${p}.${from}`, `${p}.${to}`);
   }

@@ -12,8 +12,10 @@ export class InductionTokenizer {
   /** vocabSize: V; alphabet: the text task's characters in id order (a string), or null for the repeat task. */
   constructor({ vocabSize, alphabet = null }) {
     this.chars = alphabet === null ? null : [...alphabet];
-    if (this.chars && this.chars.length + 1 !== vocabSize) throw new Error(`the text's ${this.chars.length} characters and `
-      + `the start token are not the model's ${vocabSize} tokens`);
+    if (this.chars && this.chars.length + 1 !== vocabSize) {
+      throw new Error(`the text's ${this.chars.length} characters and the start token are not the model's `
+        + `${vocabSize} tokens`);
+    }
     this.size = vocabSize;
     this.bosId = 0;
     this.eosIds = [];
@@ -29,16 +31,20 @@ export class InductionTokenizer {
     if (this.chars) {
       for (const c of String(text)) {
         const id = this.byChar.get(c);
-        if (id === undefined) throw new AttnLabError(`${JSON.stringify(c)} is not one of the ${this.chars.length} characters this `
-          + 'model was trained on (its text\'s)');
+        if (id === undefined) {
+          throw new AttnLabError(`${JSON.stringify(c)} is not one of the ${this.chars.length} characters this model `
+            + 'was trained on (its text\'s)');
+        }
         ids.push(id);
       }
     } else {
       for (const word of String(text).split(/\s+/).filter(Boolean)) {
         if (word === START && ids.length === (addSpecialTokens ? 1 : 0)) continue;
         const id = /^\d{1,7}$/.test(word) ? Number(word) : NaN;
-        if (!(id >= 1 && id < this.size)) throw new AttnLabError(`${JSON.stringify(word.slice(0, 20))} is not a token of this model: `
-          + `it reads token ids 1 to ${this.size - 1} separated by spaces (the start token 0 is put first for you)`);
+        if (!(id >= 1 && id < this.size)) {
+          throw new AttnLabError(`${JSON.stringify(word.slice(0, 20))} is not a token of this model: it reads `
+            + `token ids 1 to ${this.size - 1} separated by spaces (the start token 0 is put first for you)`);
+        }
         ids.push(id);
       }
     }
