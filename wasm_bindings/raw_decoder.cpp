@@ -337,6 +337,9 @@ val RawDecoder::_attribute(const val& ids, const val& answer, const val& wrong, 
   out.set("attnBias", doubles_of(r.attn_bias));
   out.set("mlp", doubles_of(r.mlp));
   out.set("constant", r.constant);
+  // What the constant and the scale are of (the page's and the CLI's words): a final norm, an unembedding bias.
+  out.set("finalNorm", decoder()->spec().has_norm());
+  out.set("outputBias", decoder()->spec().output_bias);
   out.set("total", r.total);
   out.set("logitDiff", r.logit_diff);
   return out;

@@ -50,6 +50,9 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
       assert.ok(want[2] + want[3] > 0.9 && Math.abs(want[0]) < 0.05, 'layer 1 carries the answer');
       const sum = await page.textContent('[data-figure="circuits-sum"]');
       assert.match(sum, new RegExp(`after the clean prompt: ${ref['induction.dla.logit_diff'].data[0].toFixed(3)}\\.`));
+      // No final norm: the constant is b_U's difference, and no scale divides the parts.
+      assert.match(sum, /\(with b_U, [+−-]\d+\.\d{2}\)\.$/);
+      assert.doesNotMatch(await page.textContent('[data-figure="circuits-dla-what"]'), /hook_scale/);
       await screenshotIfAsked(page, `induction-in-writing-${viewport.width}.png`);
       assert.deepEqual(problems, []);
     } finally {

@@ -38,6 +38,8 @@ test('attnlab attribute --model EXPORT.safetensors: the Induction lab\'s models\
     close(`${m}.dla.pos_embed`, r.posEmbed);
     close(`${m}.dla.constant`, r.constant);  // b_U's difference (and ln_final's bias)
     close(`${m}.dla.logit_diff`, r.logitDiff);
+    assert.deepEqual([r.finalNorm, r.outputBias], [m === 'full3', true], `${m}: a final norm only with LayerNorm; b_U always`);
+    assert.equal('scale' in r.hooks, m === 'full3');
     assert.ok(Math.abs(r.total - r.logitDiff) <= 1e-5, `${m}: the parts add up to ${r.total}, the model says ${r.logitDiff}`);
   }
 });

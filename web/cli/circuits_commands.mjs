@@ -8,7 +8,8 @@
 import { writeFile } from 'node:fs/promises';
 import { cpuKernel } from '../backends.js';
 import { writingLab } from '../labs/07_writing.js';
-import { attributionRecord, cacheJson, cacheTensors, CircuitsInputError, patchingRecord } from '../labs/circuits.js';
+import { attributionRecord, cacheJson, cacheTensors, CircuitsInputError, constantWords,
+  patchingRecord } from '../labs/circuits.js';
 import { writeSafetensors } from '../io/safetensors.js';
 import { openCommandCheckpoint } from './checkpoint_command.mjs';
 
@@ -56,7 +57,7 @@ export async function runAttribute(values, module) {
         `logit(${JSON.stringify(r.answer.text)}) - logit(${JSON.stringify(r.wrong.text)}) = ${r.logitDiff.toFixed(4)}; `
           + `the parts below add up to ${r.total.toFixed(4)}`,
         `embeddings ${r.embed.toFixed(4)}${r.posEmbed !== 0 ? `, positions ${r.posEmbed.toFixed(4)}` : ''}, `
-          + `final norm's bias ${r.constant.toFixed(4)}`,
+          + `${constantWords(r)} ${r.constant.toFixed(4)}`,
         `layer  ${heads[0].map((_, h) => `head ${h}`.padStart(9)).join('')}  attn bias       mlp`);
       heads.forEach((row, l) => lines.push(`${String(l).padStart(5)}  ${row.map((x) => fixed(x)).join('')}  `
         + `${fixed(attnBias[l])} ${fixed(mlp[l])}`));

@@ -5,7 +5,7 @@
 // of the clean run put in its place (a grid per site, tokens or heads on the x axis). The numbers are
 // web/labs/circuits.js's records, the CLI's own (`attnlab attribute`, `attnlab patch`); each figure
 // names its TransformerLens hook. No DOM here.
-import { attributionRecord, patchingRecord, PATCH_SITES } from './circuits.js';
+import { attributionRecord, constantWords, patchingRecord, PATCH_SITES } from './circuits.js';
 import { tokenLabels } from './token_labels.js';
 import { visibleToken } from './visible_text.js';
 import { cpuKernel } from '../backends.js';
@@ -62,9 +62,11 @@ export const circuits = {
         { label: `${l} mlp`, value: m }])];
     const figures = [
       { kind: 'text', id: 'circuits-sum', text: `${diff} after the clean prompt: ${a.logitDiff.toFixed(3)}. The parts `
-        + `below add up to ${a.total.toFixed(3)}${a.constant ? ` (with the final norm's bias, ${signed(a.constant)})` : ''}.` },
+        + `below add up to ${a.total.toFixed(3)}`
+        + `${a.constant ? ` (with ${constantWords(a)}, ${signed(a.constant)})` : ''}.` },
       { kind: 'text', id: 'circuits-dla-what', text: 'Below: each head\'s direct share (its output blocks.L.attn.hook_z '
-        + 'through its rows of W_O, divided by ln_final.hook_scale, dotted with W_U[answer] − W_U[wrong]), then each '
+        + `through its rows of W_O, ${a.finalNorm ? 'divided by ln_final.hook_scale, ' : ''}dotted with W_U[answer] − `
+        + 'W_U[wrong]), then each '
         + 'layer\'s attention and MLP beside the embeddings. Positive pushes towards the answer.' },
       { kind: 'heatmap', id: 'circuits-dla-heads', cell: 28, palette: 'diverging', title: 'Direct share per head',
         rows: r.L, cols: r.H, values: Float32Array.from(headValues), range: [-extent(headValues), extent(headValues)],

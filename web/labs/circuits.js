@@ -38,7 +38,9 @@ export function answerToken(tokenizer, prompt, word, which = 'the answer') {
   // the next character, nothing between).
   const separator = tokenizer.answerSeparator ?? ' ';
   const text = separator === '' ? String(word ?? '') : String(word ?? '').trim();
-  if (!text) throw new CircuitsInputError(`${which} is empty: give the word the model should (or should not) write next`);
+  if (!text) {
+    throw new CircuitsInputError(`${which} is empty: give the word the model should (or should not) write next`);
+  }
   const before = tokenizer.encode(prompt).ids;
   const after = tokenizer.encode(`${prompt}${separator}${text}`);
   const prefix = before.length <= after.ids.length && before.every((id, i) => after.ids[i] === id);
@@ -92,11 +94,17 @@ export function attributionRecord(model, tokenizer, text, answerWord, wrongWord,
     metric: 'logit(answer) - logit(wrong) at the last position',
     logitDiff: a.logitDiff, total: a.total,
     embed: a.embed, posEmbed: a.posEmbed, heads: rows(a.head, L, H), attnBias: Array.from(a.attnBias),
-    mlp: Array.from(a.mlp), constant: a.constant,
+    mlp: Array.from(a.mlp), constant: a.constant, finalNorm: a.finalNorm, outputBias: a.outputBias,
     hooks: { embed: 'hook_embed', posEmbed: 'hook_pos_embed', heads: 'blocks.{L}.attn.hook_z (times W_O[head])',
       attnBias: 'blocks.{L}.attn.b_O', mlp: 'blocks.{L}.hook_mlp_out',
-      scale: 'ln_final.hook_scale (of the whole residual, as apply_ln_to_stack)' },
+      ...(a.finalNorm ? { scale: 'ln_final.hook_scale (of the whole residual, as apply_ln_to_stack)' } : {}) },
   };
+}
+
+/** What an attribution's constant is, in words: the final norm's bias, the unembedding's own (b_U), or both. */
+export function constantWords(r) {
+  if (r.finalNorm && r.outputBias) return 'the final norm\'s bias and b_U';
+  return r.outputBias ? 'b_U' : 'the final norm\'s bias';
 }
 
 /**
