@@ -62,9 +62,9 @@ struct ActivationPatching {
   std::vector<PatchingGrid> grids;  // in the order asked
 };
 
-// "" or why the pair cannot be patched (a prompt the model refuses, or different lengths).
 // "" or why `site` is not in this model (mlp_out in an attention-only one).
 std::string check_patch_site(const Decoder& model, PatchSite site);
+// "" or why the pair cannot be patched (a prompt the model refuses, or different lengths).
 std::string check_patching_pair(const Decoder& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupt);
 
 // Patching one grid row at a time (the page's worker runs a row, then reads its messages, so Stop

@@ -484,8 +484,7 @@ void Decoder::finish_layer(int layer, const float* weights, const float* context
 void Decoder::add_mlp(int layer, RowMatrix& x) {
   const Block& b = blocks_[std::size_t(layer)];
   const int n = n_, E = s_.n_embd, F = s_.n_inner;
-  RowMatrix projected(n, E);
-  RowMatrix m(n, E), inner(n, F);
+  RowMatrix m(n, E), inner(n, F), projected(n, E);
   normalize(b.ffn_norm, x, m);
   keep_norm(block_hook(layer, "ln2"), x, m);
   b.up.forward(m, inner);

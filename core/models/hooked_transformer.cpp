@@ -7,11 +7,11 @@ namespace attnlab {
 
 namespace {
 
-// A string field that may be absent or null (then `fallback`): "" and the value, or the message.
-std::string read_choice(const Json& config, const char* field, const std::vector<std::string>& allowed, const std::string& fallback,
-                        std::string& out) {
-  out = fallback;
+// A string field that may be absent (then `absent`) or null (then `null`): "" and the value, or the message.
+std::string read_choice(const Json& config, const char* field, const std::vector<std::string>& allowed, const std::string& absent,
+                        const std::string& null, std::string& out) {
   const Json* v = config.find(field);
+  out = v ? null : absent;
   if (!v || v->is_null()) return {};
   std::string list;
   for (const std::string& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
@@ -41,12 +41,11 @@ std::string parse_hooked_transformer_config(const std::string& text, HookedTrans
   if (!error.empty()) return error;
   // normalization_type: absent is HookedTransformerConfig's default "LN"; null is no norm.
   std::string positions;
-  error = read_choice(config, "normalization_type", {"LN", "RMS"}, "LN", c.normalization_type);
-  const Json* norm = config.find("normalization_type");
-  if (error.empty() && norm && norm->is_null()) c.normalization_type.clear();
-  if (error.empty()) error = read_choice(config, "positional_embedding_type", {"standard"}, "standard", positions);
+  error = read_choice(config, "normalization_type", {"LN", "RMS"}, "LN", "", c.normalization_type);
+  if (error.empty()) error = read_choice(config, "positional_embedding_type", {"standard"}, "standard", "standard", positions);
+  // d_mlp stays 0 for an attention-only model (the spec's no MLP).
   if (error.empty() && !c.attn_only) {
-    error = read_choice(config, "act_fn", {"gelu", "gelu_new"}, "", c.act_fn);
+    error = read_choice(config, "act_fn", {"gelu", "gelu_new"}, "", "", c.act_fn);
     if (error.empty() && c.act_fn.empty()) error = "config.json: \"act_fn\" is missing; a HookedTransformer with an MLP needs \"gelu\" or \"gelu_new\"";
     if (error.empty()) {
       // HookedTransformerConfig's default: 4 d_model.
@@ -61,7 +60,7 @@ std::string parse_hooked_transformer_config(const std::string& text, HookedTrans
   if (const Json* v = config.find("d_vocab_out"); v && v->is_number() && v->as_number() != double(c.d_vocab) && v->as_number() != -1.0)
     return "config.json: \"d_vocab_out\" differs from \"d_vocab\"; this HookedTransformer writes the tokens it reads";
   error = check_weight_budget(decoder_weight_count(hooked_transformer_spec(c), *names), 4,
-                              {c.n_layers, c.n_heads, c.n_heads, c.d_head, c.d_model, c.attn_only ? 0 : c.d_mlp, c.d_vocab, c.n_ctx});
+                              {c.n_layers, c.n_heads, c.n_heads, c.d_head, c.d_model, c.d_mlp, c.d_vocab, c.n_ctx});
   if (!error.empty()) return error;
   out = c;
   return {};
@@ -74,7 +73,7 @@ DecoderSpec hooked_transformer_spec(const HookedTransformerConfig& c) {
   s.n_layer = c.n_layers;
   s.n_head = s.n_kv_head = c.n_heads;
   s.head_dim = c.d_head;
-  s.n_inner = c.attn_only ? 0 : c.d_mlp;
+  s.n_inner = c.d_mlp;
   s.n_positions = c.n_ctx;
   s.norm_eps = c.eps;
   s.norm = c.normalization_type == "LN" ? DecoderNorm::layer_norm : c.normalization_type == "RMS" ? DecoderNorm::rms_norm : DecoderNorm::none;
@@ -100,7 +99,7 @@ class HookedTransformerKind : public ModelKind {
     DecoderCheckpointRules rules;
     rules.model = "HookedTransformer";
     rules.sizes = "d_model " + std::to_string(config_.d_model) + ", " + std::to_string(config_.n_heads) + " heads of " +
-                  std::to_string(config_.d_head) + ", d_mlp " + std::to_string(config_.attn_only ? 0 : config_.d_mlp) + ", d_vocab " +
+                  std::to_string(config_.d_head) + ", d_mlp " + std::to_string(config_.d_mlp) + ", d_vocab " +
                   std::to_string(config_.d_vocab) + ", n_ctx " + std::to_string(config_.n_ctx);
     rules.unnamed_hint = "(attn_only or normalization_type set wrong?)";
     std::string error = find_decoder_names(id(), names);
@@ -112,7 +111,7 @@ class HookedTransformerKind : public ModelKind {
   Json summary() const override {
     Json out = Json::object();
     Json config = config_record(config_, [](auto& f, auto& c) { hooked_transformer_config_fields(f, c); });
-    if (!config_.attn_only) config.set("mlpSize", Json(config_.d_mlp));
+    if (config_.d_mlp > 0) config.set("mlpSize", Json(config_.d_mlp));
     config.set("norm", Json(config_.normalization_type.empty() ? "none" : config_.normalization_type));
     out.set("naming", Json("TransformerLens"));
     out.set("config", config);

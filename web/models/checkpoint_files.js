@@ -13,7 +13,7 @@ export class CheckpointError extends Error {
 }
 
 /** The base name of a path ("folder/sub/config.json" -> "config.json"). */
-const baseName = (name) => String(name).split(/[\\/]/).pop();
+export const baseName = (name) => String(name).split(/[\\/]/).pop();
 
 /** sources -> Map(base name -> source); two files of the same name are a CheckpointError. */
 export function filesByName(sources) {

@@ -12,14 +12,12 @@
 //   unembed.W_U [E, V]          -> unembed.weight [V, E]               (b_U -> unembed.bias)
 //
 // Any other tensor is passed on as it is, for the decoder's plan to refuse by name. No DOM and no Node API.
-import { CheckpointError } from './checkpoint_files.js';
+import { CheckpointError, baseName } from './checkpoint_files.js';
 import { parseSafetensors, writeSafetensors } from '../io/safetensors.js';
 import { SHIPPED_TEXT } from '../labs/08_induction_text.js';
 
 // An export of the Induction lab's largest settings is a few megabytes; past this it is not one.
 const MAX_EXPORT_BYTES = 256 * 1024 * 1024;
-
-const baseName = (name) => String(name).split(/[\\/]/).pop();
 
 /** An in-memory file as a source (web/io/file_source.js's shape). */
 function bytesSource(name, bytes) {
@@ -30,8 +28,8 @@ function bytesSource(name, bytes) {
 /** The text task's characters in id order (core/trainers/induction_task.h: code points ascending). */
 export const textAlphabet = (text) => [...new Set(text)].sort((a, b) => a.codePointAt(0) - b.codePointAt(0)).join('');
 
-/** Whether `sources` are one .safetensors file and no folder (an export, or a file given by mistake). */
-export const isSingleSafetensors = (sources) => sources.length === 1 && /\.safetensors$/i.test(sources[0].name)
+// Whether `sources` are one .safetensors file and no folder (an export, or a file given by mistake).
+const isSingleSafetensors = (sources) => sources.length === 1 && /\.safetensors$/i.test(sources[0].name)
   && baseName(sources[0].name) !== 'model.safetensors';
 
 function converted(name, tensors) {
@@ -63,8 +61,7 @@ function converted(name, tensors) {
     if (O) take(`${p}.attn.W_O`, `${p}.attn.O.weight`, O.data, [O.shape[0] * O.shape[1], O.shape[2]]);
     const pairs = [['attn.b_O', 'attn.O.bias'], ['ln1.w', 'ln1.weight'], ['ln1.b', 'ln1.bias'], ['ln2.w', 'ln2.weight'],
       ['ln2.b', 'ln2.bias'], ['mlp.W_in', 'mlp.in.weight'], ['mlp.b_in', 'mlp.in.bias'],
-      ['mlp.W_out', 'mlp.out.weight'],
-      ['mlp.b_out', 'mlp.out.bias']];
+      ['mlp.W_out', 'mlp.out.weight'], ['mlp.b_out', 'mlp.out.bias']];
     for (const [from, to] of pairs) if (tensors[`${p}.${from}`]) take(`${p}.${from}`, `${p}.${to}`);
   }
   for (const [from, to] of [['embed.W_E', 'embed.W_E.weight'], ['pos_embed.W_pos', 'pos_embed.W_pos.weight'],
@@ -82,13 +79,13 @@ function converted(name, tensors) {
 }
 
 /**
- * sources -> the same sources, or for one Induction export the folder the decoder reads ([config.json,
- * model.safetensors]); a single .safetensors file that is not an export is a CheckpointError saying what
- * the Writing lab opens.
+ * sources -> {sources: the same, exportName: null}, or for one Induction export {sources: the folder the
+ * decoder reads ([config.json, model.safetensors]), exportName: the file's own name}; a single .safetensors
+ * file that is not an export is a CheckpointError saying what the Writing lab opens.
  */
-export async function asDecoderFolder(sources) {
-  const list = [...sources];
-  if (!isSingleSafetensors(list)) return list;
+export async function asDecoderFolder(given) {
+  const list = [...given];
+  if (!isSingleSafetensors(list)) return { sources: list, exportName: null };
   const [source] = list;
   const name = baseName(source.name);
   const notExport = `${name} is one .safetensors file without an Induction lab export's HookedTransformerConfig in its `
@@ -114,12 +111,10 @@ export async function asDecoderFolder(sources) {
   }
   const config = { ...cfg, model_type: 'hooked_transformer' };
   if (m.task === 'text') config.attnlab_alphabet = textAlphabet(m.text || SHIPPED_TEXT.text);
-  const tensors = {};
   for (const [key, t] of Object.entries(file.tensors)) {
     if (t.dtype !== 'F32') throw new CheckpointError(`${name}: tensor "${key}" is ${t.dtype}; an export is F32`);
-    tensors[key] = t;
   }
-  const weights = writeSafetensors(converted(name, tensors));
-  return [bytesSource('config.json', new TextEncoder().encode(JSON.stringify(config))),
-    bytesSource('model.safetensors', weights)];
+  const weights = writeSafetensors(converted(name, file.tensors));
+  return { sources: [bytesSource('config.json', new TextEncoder().encode(JSON.stringify(config))),
+    bytesSource('model.safetensors', weights)], exportName: name };
 }

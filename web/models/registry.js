@@ -13,7 +13,7 @@ import { WEIGHTS_WORDS, chosenAlternative, kindFiles, labFileNames, needWords,
 import { TOKENIZER_READERS } from './tokenizer_readers.js';
 import { MODEL_KIND_ROWS } from './model_kinds.generated.js';
 import { checkTokenizer } from '../tokenizers/tokenizer.js';
-import { asDecoderFolder, isSingleSafetensors } from './hooked_transformer.js';
+import { asDecoderFolder } from './hooked_transformer.js';
 
 export const MODEL_KINDS = MODEL_KIND_ROWS.map((row) => ({
   kind: row.kind, title: row.title, modelTypes: row.modelTypes, lab: row.lab, tokenizer: row.tokenizer,
@@ -80,7 +80,7 @@ export function modelTypeOf(configText) {
  * without a config.json.
  */
 export async function checkpointKind(given) {
-  const sources = await asDecoderFolder(given);
+  const { sources } = await asDecoderFolder(given);
   const config = filesByName(sources).get('config.json');
   if (!config) return { kind: null, modelType: null };
   const modelType = modelTypeOf(await readSmallText(config, 'config.json', smallFileLimit('config.json')));
@@ -128,7 +128,7 @@ const readerFiles = (picked, config, name) => ({
  */
 export async function openCheckpoint(module, given, { lab, onProgress, name } = {}) {
   // The Induction lab's export (one .safetensors file) as the folder of its TransformerLens kind.
-  const sources = await asDecoderFolder(given);
+  const { sources, exportName } = await asDecoderFolder(given);
   const byName = filesByName(sources);
   const configSource = byName.get('config.json');
   const config = configSource ? await readSmallText(configSource, 'config.json', smallFileLimit('config.json')) : null;
@@ -158,9 +158,8 @@ export async function openCheckpoint(module, given, { lab, onProgress, name } = 
   // the writer, the bars and the lens never choose them.
   if (model.limitVocabulary && tokenizer.size < model.config.vocabSize) model.limitVocabulary(tokenizer.size);
   // An Induction export keeps its own file's name (the folder it became is the opener's own).
-  const exported = isSingleSafetensors([...given]) ? String(given[0].name).split(/[\\/]/).pop() : null;
   const opened = { model, tokenizer, ...(read.options ? { options: read.options } : {}), summary: model.summary,
-    files: exported ? [exported] : [...picked.keys(), weights.name], ...(exported ? { exportName: exported } : {}) };
+    files: exportName ? [exportName] : [...picked.keys(), weights.name], ...(exportName ? { exportName } : {}) };
   return { kind, opened };
 }
 

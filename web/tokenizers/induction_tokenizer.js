@@ -53,8 +53,9 @@ export class InductionTokenizer {
 
   /** ids -> text (the start token left out unless skipSpecialTokens is false). */
   decode(ids, { skipSpecialTokens = true } = {}) {
-    const kept = ids.filter((id) => (this.idToToken(id), !(skipSpecialTokens && id === 0)));
-    return this.chars ? kept.map((id) => this.idToToken(id)).join('') : kept.map((id) => this.idToToken(id)).join(' ');
+    const tokens = ids.map((id) => this.idToToken(id))  // every id checked, the start token's too
+      .filter((token, i) => !(skipSpecialTokens && ids[i] === 0));
+    return tokens.join(this.chars ? '' : ' ');
   }
 
   tokenToId(token) {
