@@ -146,6 +146,21 @@ export async function patchingRecord(model, tokenizer, cleanText, corruptText, a
   };
 }
 
+// A page keeps a run's cache for its download only up to this many floats (64 MB): gpt2's over 16 tokens is
+// about 3 million; a long prompt's attention patterns grow as its square.
+export const MAX_PAGE_CACHE_FLOATS = 16 * 1024 * 1024;
+
+/**
+ * An upper bound of a cache's floats (core/models/activation_cache.h's list) for a decoder's config
+ * (its summary's fields: hiddenSize, heads, headDim, innerSize, layers) over T tokens: per layer the
+ * residuals, norms and outputs [T, E], q, k, v, their rotations and z [T, H, D], the scores and
+ * the pattern [H, T, T] and the MLP's [T, F].
+ */
+export function cacheFloatBound(c, T) {
+  const E = c.hiddenSize, H = c.heads, D = c.headDim ?? Math.ceil(E / H), F = c.innerSize ?? 4 * E;
+  return T * (3 * E + 2) + c.layers * (T * (8 * E + 3 + 6 * H * D + 3 * F) + 2 * H * T * T);
+}
+
 /** A captured cache [{name, shape, values}] -> safetensors' tensors {name: {shape, data}} (F32, -inf kept). */
 export const cacheTensors = (cache) => Object.fromEntries(cache.map((a) => [a.name, { shape: a.shape, data: a.values }]));
 

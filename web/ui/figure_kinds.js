@@ -1,5 +1,5 @@
 // The figure kinds a lab's sections can ask for (figures.js draws them), by the `kind` of a figure:
-//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid, table, code, arrows, phasetimeline
+//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid, table, code, arrows, phasetimeline, files
 // (each kind's file documents its figure's fields). A kind is one of:
 //   an element:  {create(view, figure, board) (sets view.node), show(view, figure, palette)}
 //   a canvas:    {draw(canvas, figure, scale?) -> layout ({width, height, ...} in CSS px),
@@ -21,6 +21,7 @@ import { tableKind } from './table_figure.js';
 import { codeKind } from './code_figure.js';
 import { arrowsKind } from './arrows_figure.js';
 import { phaseTimelineKind } from './phase_timeline_figure.js';
+import { filesKind } from './files_figure.js';
 
 /**
  * {kind: 'text', id, text, status? ('ok' | 'bad'), ran? (the backend that computed it)}: a line of the
@@ -63,6 +64,7 @@ const FIGURE_KINDS = {
   code: codeKind,
   arrows: arrowsKind,
   phasetimeline: phaseTimelineKind,
+  files: filesKind,
 };
 
 /** The kind of a figure, or a clear error naming the kinds there are. */
