@@ -3,8 +3,10 @@
 //   attribute  direct logit attribution of logit(--answer) - logit(--wrong) after --text
 //   patch      activation patching of --corrupt with --clean's activations, a grid per site of --what
 // --cache FILE writes the (clean) run's activations under TransformerLens's hook names, as safetensors
-// or JSON by its extension. Their flags are the Writing lab's settings (web/labs/07_writing.js's
-// `commands`); a bad pair or answer exits 2 with one line.
+// or JSON by its extension; --png/--svg FILE the page's figures (one figure: FILE; several: FILE-NAME
+// beside it, as attribute's FILE-heads.png and FILE-layers.png, patch's FILE-z.png). Their flags are
+// the Writing lab's settings (web/labs/07_writing.js's `commands`); a bad pair or answer exits 2 with
+// one line.
 import { writeFile } from 'node:fs/promises';
 import { cpuKernel } from '../backends.js';
 import { writingLab } from '../labs/07_writing.js';
@@ -12,6 +14,9 @@ import { attributionRecord, cacheJson, cacheTensors, CircuitsInputError, constan
   patchingRecord } from '../labs/circuits.js';
 import { writeSafetensors } from '../io/safetensors.js';
 import { openCommandCheckpoint } from './checkpoint_command.mjs';
+import { attributionFigures, patchingFigures } from '../labs/circuits_figures.js';
+import { checkFiles } from './args.mjs';
+import { writeSectionFigures } from './figure.mjs';
 
 export class CircuitsCommandError extends Error {}
 
@@ -40,9 +45,23 @@ async function writeCache(file, cache) {
 
 const fixed = (x, width = 9) => x.toFixed(4).padStart(width);
 
+/** The outputs (--cache's format, --png's and --svg's folders) checked before the model is read. */
+function checkOutputs(values) {
+  if (values.cache) cacheFormat(values.cache);
+  checkFiles({ png: values.png, svg: values.svg });
+}
+
+/** --png/--svg: the figures the page draws (each with its name for FILE-NAME) -> the lines saying what was written. */
+async function writeFigures(values, named) {
+  if (!values.png && !values.svg) return [];
+  return writeSectionFigures(named, { png: values.png, svg: values.svg });
+}
+
+const byId = (figures, id) => figures.find((f) => f.id === id);
+
 /** `attnlab attribute`: its lines (--json: the record on one line, then a {"cache"} line with --cache). */
 export async function runAttribute(values, module) {
-  if (values.cache) cacheFormat(values.cache);  // a --cache of another format is refused before the model is read
+  checkOutputs(values);
   const { state } = await openCommandCheckpoint(writingLab, values, module, CircuitsCommandError);
   const { model, tokenizer } = state;
   try {
@@ -67,6 +86,10 @@ export async function runAttribute(values, module) {
       const line = await writeCache(values.cache, cache);
       lines.push(values.json ? JSON.stringify({ cache: values.cache, activations: cache.length }) : line);
     }
+    const figures = attributionFigures(r, model.config);
+    const written = await writeFigures(values, [{ name: 'heads', figure: byId(figures, 'circuits-dla-heads') },
+      { name: 'layers', figure: byId(figures, 'circuits-dla-layers') }]);
+    lines.push(...(values.json ? written.map((line) => JSON.stringify({ figure: line })) : written));
     return lines;
   } finally {
     model.delete();
@@ -75,7 +98,7 @@ export async function runAttribute(values, module) {
 
 /** `attnlab patch`: its lines (--json: the record on one line). */
 export async function runPatch(values, module) {
-  if (values.cache) cacheFormat(values.cache);  // a --cache of another format is refused before the model is read
+  checkOutputs(values);
   const { state } = await openCommandCheckpoint(writingLab, values, module, CircuitsCommandError);
   const { model, tokenizer } = state;
   try {
@@ -99,6 +122,10 @@ export async function runPatch(values, module) {
       const line = await writeCache(values.cache, cache);
       lines.push(values.json ? JSON.stringify({ cache: values.cache, activations: cache.length }) : line);
     }
+    const grids = patchingFigures(r, model.config).filter((f) => f.kind === 'heatmap');
+    const written = await writeFigures(values, grids.map((figure) => ({ name: figure.id.replace('circuits-patch-', ''),
+      figure })));
+    lines.push(...(values.json ? written.map((line) => JSON.stringify({ figure: line })) : written));
     return lines;
   } finally {
     model.delete();

@@ -221,7 +221,10 @@ export const writingLab = defineLab({
         + 'residual stream (TransformerLens\'s decompose_resid and apply_ln_to_stack), the parts\' sum beside the '
         + 'model\'s own difference.',
       properties: ['text', 'answer', 'wrong', 'backend'],
-      options: [commandOptions.model(DECODER_FOLDER), commandOptions.json(), cacheOption],
+      options: [commandOptions.model(DECODER_FOLDER), commandOptions.json(), cacheOption,
+        commandOptions.png('the page\'s figures: FILE-heads.png, each head\'s direct share (layers × heads), and '
+          + 'FILE-layers.png, each layer\'s attention and MLP beside the embeddings'),
+        commandOptions.svg('the same figures (FILE-heads.svg, FILE-layers.svg)')],
     },
     {
       name: 'patch', module: '../cli/circuits_commands.mjs',
@@ -229,7 +232,10 @@ export const writingLab = defineLab({
         + 'run put in its place, for every layer and position (or head) of each site in --what; each cell (patched − '
         + 'corrupted) / (clean − corrupted) of logit(--answer) − logit(--wrong) (TransformerLens\'s patching.py).',
       properties: ['clean', 'corrupt', 'answer', 'wrong', 'what', 'backend'],
-      options: [commandOptions.model(DECODER_FOLDER), commandOptions.json(), cacheOption],
+      options: [commandOptions.model(DECODER_FOLDER), commandOptions.json(), cacheOption,
+        commandOptions.png('the page\'s grid of each site in --what (one site: FILE; several: FILE-SITE.png beside it, '
+          + 'as FILE-z.png)'),
+        commandOptions.svg('the same grids (FILE or FILE-SITE.svg)')],
     },
     {
       name: 'heads', module: '../cli/writing_commands.mjs',
