@@ -43,11 +43,15 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   ctx.font = `${FONT_PX - 1}px ${colors.font}`;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (const v of [...new Set([hi, lo < 0 ? 0 : hi / 2, lo])]) {
+  const written = [];
+  for (const v of [...new Set([hi, lo, lo < 0 ? 0 : hi / 2])]) {
     ctx.beginPath();
     ctx.moveTo(L.left, y(v));
     ctx.lineTo(L.left + plotW, y(v));
     ctx.stroke();
+    // A value too close to one already written (zero just above a small negative end) keeps its line only.
+    if (written.some((w) => Math.abs(w - y(v)) < FONT_PX)) continue;
+    written.push(y(v));
     ctx.fillText(v === 0 ? '0' : v.toPrecision(2), L.left - 4, y(v));
   }
   for (let i = 0; i < n; i++) {
