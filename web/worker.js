@@ -147,6 +147,7 @@ async function sessionFromFile(lab, config, backend, bytes, name) {
 async function importWeights({ lab: id, config, backend = 'auto', steps, bytes, name }) {
   const lab = labOf(id);
   const next = await sessionFromFile(lab, config, backend, bytes, name);
+  next.weightsFile = name; // the sections that name the model say which file it came from
   adopt(lab, next, { steps }, { imported: true });
   lastGood = { lab, config, backend, steps, tensors: null, step: 0 };
   rememberWeights();

@@ -9,6 +9,8 @@ import { SECTIONS, headName, headScoresOf } from './08_induction_sections.js';
 import { inductionPrediction } from './08_induction_predict.js';
 import { SHIPPED_TEXT } from './08_induction_text.js';
 import { ablateProperty, heads as headsOf } from './head_list.js';
+import { hookedTransformerConfig, weightsMetadata } from './08_induction_export.js';
+import { PATCH_SITE_NAMES } from './circuits.js';
 
 const INTRO = 'A small transformer (two layers of attention, no MLP) learns to predict the next token of random '
   + 'sequences. Each sequence repeats a segment of it right after itself, at a random place and of a random length. '
@@ -68,6 +70,23 @@ const properties = [
   paletteProperty(),
   ablateProperty('the trained model\'s heads (layer 0 holds the previous-token heads, layer 1 the induction heads).',
     { section: 'ablate' }),
+  // Circuits (issue 44, 08_induction_circuits.js): empty fields are the repeated pair cut from the probe sequence.
+  { name: 'clean', type: 'text', default: '', maxLength: 2000, effect: 'view', page: true, section: 'circuits',
+    label: 'Clean prompt', help: 'Token ids separated by spaces (the text task: characters); empty: the probe sequence '
+      + 'cut three tokens into its repeat, so that only an induction head can tell the next token.' },
+  { name: 'corrupt', type: 'text', default: '', maxLength: 2000, effect: 'view', page: true, section: 'circuits',
+    label: 'Corrupted prompt', help: 'As many tokens as the clean prompt; empty: the clean one with another token where '
+      + 'the answer first came, so that the earlier copy points elsewhere.' },
+  { name: 'answer', type: 'text', default: '', maxLength: 100, effect: 'view', page: true, section: 'circuits',
+    label: 'Answer', help: 'The token the clean prompt should continue with; empty: the repeat\'s next token.' },
+  { name: 'wrong', type: 'text', default: '', maxLength: 100, effect: 'view', page: true, section: 'circuits',
+    label: 'Wrong answer', help: 'The token the corrupted prompt points to instead; empty: the one put in the answer\'s '
+      + 'earlier place. The metric is logit(answer) − logit(wrong) at the last position.' },
+  { name: 'what', type: 'names', names: PATCH_SITE_NAMES, default: ['resid_pre', 'z'], effect: 'view', page: true,
+    section: 'circuits', label: 'Patch', item: 'patching site',
+    help: 'Which activations to patch, one grid each (TransformerLens\'s hook names): resid_pre (the residual entering a '
+      + 'layer, by position), z (a head\'s output, every position), pattern (a head\'s attention), attn_out and '
+      + 'mlp_out (what a layer\'s attention and MLP add, by position).' },
   { name: 'oneLayerSteps', type: 'int', default: 0, min: 0, max: 100000, effect: 'view', page: true,
     section: 'one-layer', label: 'One-layer steps',
     help: 'Steps the one-layer model beside the run has trained (Train one layer beside it counts them up to Steps).' },
@@ -211,16 +230,6 @@ function heatmapModels(config, sample, inspection, caption) {
 
 // ---- weights files (docs/induction.md): TransformerLens's state_dict and HookedTransformerConfig ----
 
-/** The HookedTransformerConfig fields of a config, as the export's metadata holds them (JSON). */
-function hookedTransformerConfig(c) {
-  return {
-    model_name: 'attention-lab-induction', n_layers: c.layers, d_model: c.dModel, n_ctx: c.context, d_head: c.dHead,
-    n_heads: c.heads, d_vocab: c.vocabSize ?? c.vocab, d_mlp: c.mlp ? 4 * c.dModel : null,
-    act_fn: c.mlp ? 'gelu' : null, attn_only: !c.mlp, normalization_type: c.layerNorm ? 'LN' : null,
-    positional_embedding_type: 'standard', seed: c.seed,
-  };
-}
-
 const SHAPE = (t, name) => t[name]?.shape ?? null;
 
 /** A parsed safetensors file -> the settings of the model it holds (from its shapes), or throws saying why. */
@@ -245,12 +254,6 @@ function valuesFromWeights(file) {
   else values.task = 'repeat';
   if (/^\d+$/.test(m.seed ?? '')) values.seed = Number(m.seed);
   return values;
-}
-
-function weightsMetadata(config, step) {
-  return { lab: 'induction', task: config.task, steps: step, seed: config.seed,
-    hooked_transformer_config: JSON.stringify(hookedTransformerConfig(config)),
-    ...(config.task === 'text' ? { text: config.text } : {}) };
 }
 
 // ---- headless (web/cli/attnlab.mjs) ----
@@ -354,8 +357,8 @@ export const inductionLab = defineLab({
   trainer,
   metrics,
   sections: SECTIONS,
-  panels: ['transport', 'section:timeline', 'attention', 'curves', 'section:ablate', 'section:one-layer',
-    'section:python'],
+  panels: ['transport', 'section:timeline', 'attention', 'curves', 'section:ablate', 'section:circuits',
+    'section:one-layer', 'section:python'],
   // The first screen (issue 29): Play and the timeline in view at 1280x800 and 390x844.
   firstScreen: { panels: ['transport', 'section:timeline'], figure: 'canvas[data-figure="timeline"]', action: '#play' },
   attentionPanel: { title: 'Every head on a repeated sequence',

@@ -1,8 +1,10 @@
 // The Induction lab's sections: the timeline (the losses and every head's scores as it trains, the phase
-// change named), switching heads off, a one-layer model trained beside it, and the model continued in
-// TransformerLens. compute runs in the worker beside the session's trainer; figures are pure. No DOM here.
+// change named), switching heads off, which head carries the answer (08_induction_circuits.js), a
+// one-layer model trained beside it, and the model continued in TransformerLens. compute runs in the
+// worker beside the session's trainer; figures are pure. No DOM here.
 import { offText, switchGrid, topHeads } from './ablation_figures.js';
 import { heads as headsOf } from './head_list.js';
+import { inductionCircuits } from './08_induction_circuits.js';
 
 /** 'L.H' as the page and the CLI name a head (layer and head from 0). */
 export const headName = (h) => (h ? `${h.layer}.${h.head}` : '—');
@@ -255,4 +257,4 @@ const python = {
   },
 };
 
-export const SECTIONS = [timeline, ablate, oneLayer, python];
+export const SECTIONS = [timeline, ablate, inductionCircuits, oneLayer, python];

@@ -32,6 +32,7 @@ export class TrainingSession {
     this.pendingSnapshots = new ThinningList({ maxCount: 512, maxBytes: 64 * 1024 * 1024, sizeOf: typedArrayBytes });
     this.lastSnapshot = null;
     this.lastEvaluation = null;
+    this.weightsFile = null; // the file its weights were imported from (worker.js's importWeights), or null
     this.takeSnapshot();
   }
 
