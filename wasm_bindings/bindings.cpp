@@ -78,7 +78,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_write", &RawCheckpoint::_write)
       .function("_store", &RawCheckpoint::_store)
       .function("_finish", &RawCheckpoint::_finish)
-      .function("_ablate_heads", &RawCheckpoint::_ablate_heads)
       .function("_summary", &RawCheckpoint::_summary);
   bind_staged(raw_checkpoint);
 

@@ -18,20 +18,26 @@ std::string RawBert::read_inputs(const val& ids, const val& types, std::vector<s
   return bert()->check_input(i.data(), t.data(), int(i.size()));
 }
 
-std::string RawBert::_forward(const val& ids, const val& types, int backend) {
+std::string RawBert::_forward(const val& ids, const val& types, int backend, const val& heads) {
   std::vector<std::int32_t> i, t;
   std::string error = read_inputs(ids, types, i, t);
   if (!error.empty()) return error;
   if (backend < 0 || backend > 2) return "backend must be scalar, simd128 or webgpu";
-  bert()->forward(Backend(backend), i.data(), t.data(), int(i.size()));
+  HeadAblation off;
+  error = read_heads_off(heads, off);
+  if (!error.empty()) return error;
+  bert()->forward(Backend(backend), i.data(), t.data(), int(i.size()), off);
   return {};
 }
 
-std::string RawBert::_begin_forward(const val& ids, const val& types) {
+std::string RawBert::_begin_forward(const val& ids, const val& types, const val& heads) {
   std::vector<std::int32_t> i, t;
   std::string error = read_inputs(ids, types, i, t);
   if (!error.empty()) return error;
-  bert()->begin_forward(i.data(), t.data(), int(i.size()));
+  HeadAblation off;
+  error = read_heads_off(heads, off);
+  if (!error.empty()) return error;
+  bert()->begin_forward(i.data(), t.data(), int(i.size()), off);
   return {};
 }
 

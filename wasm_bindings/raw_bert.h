@@ -22,8 +22,9 @@ class RawBert : public RawCheckpoint {
   // kind: a registry id whose model is a BertModel ("bert", "distilbert").
   explicit RawBert(const std::string& kind) : RawCheckpoint(kind) {}
 
-  std::string _forward(const val& ids, const val& types, int backend);
-  std::string _begin_forward(const val& ids, const val& types);
+  // heads: the pass's heads switched off, [layer, head, ...] (undefined: none), for this pass alone.
+  std::string _forward(const val& ids, const val& types, int backend, const val& heads);
+  std::string _begin_forward(const val& ids, const val& types, const val& heads);
   int _length() const { return bert() ? bert()->length() : 0; }
   val _attention(int layer) const;  // [H, T, T]
   val _queries(int layer) const;    // [H, T, D]

@@ -110,12 +110,10 @@ std::string read_head_pairs(const val& pairs, int layers, int heads_per_layer, H
   return out.set(heads, layers, heads_per_layer);
 }
 
-std::string RawCheckpoint::_ablate_heads(const val& pairs) {
+std::string RawCheckpoint::read_heads_off(const val& pairs, HeadAblation& out) const {
   if (!model()) return "no model is loaded";
-  HeadAblation heads;
-  const std::string error = read_head_pairs(pairs, model()->ablation_layers(), model()->ablation_heads(), heads);
-  if (!error.empty()) return error;
-  return model()->ablate_heads(heads.heads());
+  if (pairs.isUndefined() || pairs.isNull()) return {};
+  return read_head_pairs(pairs, model()->ablation_layers(), model()->ablation_heads(), out);
 }
 
 }  // namespace attnlab::wasm

@@ -46,15 +46,15 @@ class RawCheckpoint {
   std::string _store(int i) { return loader_.store(i); }
   std::string _finish() { return loader_.finish(); }
   std::string _summary() const;
-  // Heads switched off in every later pass (core/layers/head_ablation.h): [layer, head, layer, head, ...]
-  // (numbers from 0; [] switches every head back on). "" or what is wrong (the list before stays).
-  std::string _ablate_heads(const val& pairs);
 
   // The loaded model (nullptr until _finish has succeeded): for _next_call / _finish_call (raw_staged.h).
   StagedForward* staged() const { return loader_.model(); }
 
  protected:
   CheckpointModel* model() const { return loader_.model(); }
+  // A pass's heads switched off, [layer, head, layer, head, ...] numbered from 0 (undefined or []: none),
+  // read against the loaded model's ablation_layers() x ablation_heads(): "" or what is wrong.
+  std::string read_heads_off(const val& pairs, HeadAblation& out) const;
 
  private:
   std::string kind_;  // the registry's id (core/models/model_kinds.h)

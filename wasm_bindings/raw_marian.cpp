@@ -33,17 +33,20 @@ std::string RawMarian::_encode(const val& ids, int backend) {
   return {};
 }
 
-std::string RawMarian::_decode(const val& target, int backend) {
+std::string RawMarian::_decode(const val& target, int backend, const val& heads) {
   std::vector<std::int32_t> t;
   std::string error = read_ids("target ids", target, t);
   if (!error.empty()) return error;
   if (marian()->source_length() == 0) return "encode() first";
   if (backend < 0 || backend > 1) return "the translation model runs on scalar or simd128";
-  marian()->decode(Backend(backend), t.data(), int(t.size()));
+  HeadAblation off;
+  error = read_heads_off(heads, off);
+  if (!error.empty()) return error;
+  marian()->decode(Backend(backend), t.data(), int(t.size()), off);
   return {};
 }
 
-val RawMarian::_generate(int num_beams, int max_length, int backend) {
+val RawMarian::_generate(int num_beams, int max_length, int backend, const val& heads) {
   val out = val::object();
   if (!marian() || marian()->source_length() == 0) {
     out.set("error", std::string(marian() ? "encode() first" : "no model is loaded"));
@@ -54,7 +57,13 @@ val RawMarian::_generate(int num_beams, int max_length, int backend) {
                          "] (the model's positions); the backend scalar or simd128");
     return out;
   }
-  const MarianModel::Generation g = marian()->generate(Backend(backend), num_beams, max_length);
+  HeadAblation off;
+  const std::string error = read_heads_off(heads, off);
+  if (!error.empty()) {
+    out.set("error", error);
+    return out;
+  }
+  const MarianModel::Generation g = marian()->generate(Backend(backend), num_beams, max_length, off);
   val ids = val::array();
   for (int id : g.ids) ids.call<void>("push", id);
   out.set("ids", ids);
@@ -89,12 +98,15 @@ std::string RawMarian::_begin_encode(const val& ids) {
   return {};
 }
 
-std::string RawMarian::_begin_decode(const val& target) {
+std::string RawMarian::_begin_decode(const val& target, const val& heads) {
   std::vector<std::int32_t> t;
   std::string error = read_ids("target ids", target, t);
   if (!error.empty()) return error;
   if (marian()->source_length() == 0) return "encode the source first (every encoder layer's stages)";
-  marian()->begin_decode(t.data(), int(t.size()));
+  HeadAblation off;
+  error = read_heads_off(heads, off);
+  if (!error.empty()) return error;
+  marian()->begin_decode(t.data(), int(t.size()), off);
   return {};
 }
 

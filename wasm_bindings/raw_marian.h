@@ -22,15 +22,17 @@ class RawMarian : public RawCheckpoint {
   RawMarian() : RawCheckpoint("marian") {}
 
   std::string _encode(const val& ids, int backend);
-  std::string _decode(const val& target, int backend);
+  // heads (here and in _generate, _begin_decode): the decoder's cross-attention heads switched off,
+  // [layer, head, ...] (undefined: none), for that pass alone.
+  std::string _decode(const val& target, int backend, const val& heads);
   // -> {error} or {ids, score, cross: [Float32Array [L*H*S] per generated token], steps: [{beams, scores, finished}]}
-  val _generate(int num_beams, int max_length, int backend);
+  val _generate(int num_beams, int max_length, int backend, const val& heads);
   // The same passes staged around a kernel that runs in JS (the page's WebGPU; core/models/marian.h),
   // through raw_staged.h's _next_call / _finish_call: _begin_encode(ids) (a call per encoder layer),
   // then _begin_decode(target) (two per decoder layer: causal self-attention, then cross-attention).
   // The views of the attentions are then as after _encode and _decode.
   std::string _begin_encode(const val& ids);
-  std::string _begin_decode(const val& target);
+  std::string _begin_decode(const val& target, const val& heads);
   val _encoder_attention(int layer) const;  // [H, S, S]
   val _decoder_attention(int layer) const;  // [H, T, T] of the last _decode
   val _cross_attention(int layer) const;    // [H, T, S] of the last _decode

@@ -136,7 +136,7 @@ void BertModel::finish_layer(int layer, const float* weights, const float* conte
   attention_[std::size_t(layer)].assign(weights, weights + std::size_t(H) * T * T);
   RowMatrix merged;
   merge_heads(context, 1, T, H, D, merged);
-  ablation_.apply(layer, merged, D);  // heads switched off: their z zeroed before the output dense
+  heads_off_.apply(layer, merged, D);  // heads switched off: their z zeroed before the output dense
   const RowMatrix& input = hidden_[std::size_t(layer)];
   RowMatrix attended(T, E);
   w.attention_output.forward(merged, attended);
@@ -152,7 +152,8 @@ void BertModel::finish_layer(int layer, const float* weights, const float* conte
   layer_norm_forward(out, w.output_norm.weight.data(), w.output_norm.bias.data(), c_.layer_norm_eps, out);
 }
 
-void BertModel::begin_forward(const std::int32_t* ids, const std::int32_t* types, int T) {
+void BertModel::begin_forward(const std::int32_t* ids, const std::int32_t* types, int T, const HeadAblation& heads_off) {
+  heads_off_ = heads_off;
   embed(ids, types, T);
   next_layer_ = 0;
   projected_ = false;
@@ -185,8 +186,9 @@ std::string BertModel::check_pending() const {
   return {};
 }
 
-void BertModel::forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T) {
-  begin_forward(ids, types, T);
+void BertModel::forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T,
+                        const HeadAblation& heads_off) {
+  begin_forward(ids, types, T, heads_off);
   run_staged(backend, *this);
 }
 

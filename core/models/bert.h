@@ -42,7 +42,7 @@ class BertModel : public CheckpointModel {
   float* storage(const std::string& canonical) override;
   // A Linear weight [out, in] in the file's layout; false for an unknown name.
   bool set_linear_weight(const std::string& canonical, const float* w) override;
-  // Heads switched off (ablate_heads): the encoder's, [num_hidden_layers, num_attention_heads].
+  // Heads switched off (a pass's heads_off): the encoder's, [num_hidden_layers, num_attention_heads].
   int ablation_layers() const override { return c_.num_hidden_layers; }
   int ablation_heads() const override { return c_.num_attention_heads; }
 
@@ -50,12 +50,14 @@ class BertModel : public CheckpointModel {
   // "" or what is wrong with the input (ids in [0, V), types in [0, type_vocab_size), 1 <= T <= max positions).
   std::string check_input(const std::int32_t* ids, const std::int32_t* types, int T) const;
   // The staged forward: embeds the (checked) input; every layer is then one call of the protocol.
-  void begin_forward(const std::int32_t* ids, const std::int32_t* types, int T);
+  // heads_off (checked by its set() against ablation_layers() x ablation_heads()) holds for this pass
+  // alone: their z zeroed before the output dense.
+  void begin_forward(const std::int32_t* ids, const std::int32_t* types, int T, const HeadAblation& heads_off = {});
   bool next_call(AttentionForward& call) override;
   void finish_call(const float* weights, const float* context) override;
   std::string check_pending() const override;
   bool computed() const { return T_ > 0 && next_layer_ == c_.num_hidden_layers; }  // every layer finished
-  void forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T);
+  void forward(Backend backend, const std::int32_t* ids, const std::int32_t* types, int T, const HeadAblation& heads_off = {});
 
   int length() const { return T_; }
   const RowMatrix& hidden_state(int l) const { return hidden_[std::size_t(l)]; }  // l = 0 (embeddings) .. L
@@ -106,6 +108,7 @@ class BertModel : public CheckpointModel {
   std::vector<float> v_;  // the values [H, T, D] of the layer being computed
   int next_layer_ = 0;    // the layer whose call is next (L: the pass is done)
   bool projected_ = false;
+  HeadAblation heads_off_;  // the pass under way's (begin_forward's), replaced by the next pass's
 };
 
 }  // namespace attnlab

@@ -56,16 +56,12 @@ class CheckpointModel : public StagedForward {
     return false;
   }
 
-  // ---- heads switched off in every later pass (head_ablation.h): the heads the model's lab shows,
-  // [ablation_layers(), ablation_heads()] of them. "" or what is wrong with the list (the one before stays).
-  // A decoder refuses: its heads are an argument of each pass (decoder.h, intervention.h).
-  virtual std::string ablate_heads(const std::vector<LayerHead>& heads) { return ablation_.set(heads, ablation_layers(), ablation_heads()); }
-  const HeadAblation& ablation() const { return ablation_; }
+  // ---- heads switched off (head_ablation.h): the heads the model's lab shows, [ablation_layers(),
+  // ablation_heads()] of them, which HeadAblation::set checks a list against. They are an argument of
+  // each pass (BertModel::forward's, MarianModel::decode's and generate's, the decoder's Intervention),
+  // never state on the model: no pass inherits another's, so no section can leave heads off for the next.
   virtual int ablation_layers() const = 0;
   virtual int ablation_heads() const = 0;
-
- protected:
-  HeadAblation ablation_;
 };
 
 class ModelKind {

@@ -278,12 +278,6 @@ void Decoder::begin_forward(const std::int32_t* ids, int T, const Intervention& 
 
 void Decoder::begin_step(std::int32_t id, const Intervention& intervention) { embed(&id, 1, intervention); }
 
-std::string Decoder::ablate_heads(const std::vector<LayerHead>& heads) {
-  if (heads.empty()) return {};
-  return "a decoder switches heads off in one pass at a time: give them to the pass (forward, the writer, the head "
-         "roles), not to the model";
-}
-
 std::string Decoder::check_intervention(const Intervention& iv, int T) const {
   for (const LayerHead& h : iv.heads_off.heads())
     if (h.layer >= s_.n_layer || h.head >= s_.n_head) return "head " + layer_head_text(h) + " is not in this model";

@@ -75,7 +75,6 @@ class Decoder : public CheckpointModel {
   // Heads switched off: the self-attention's, [n_layer, n_head], given to each pass (Intervention).
   int ablation_layers() const override { return s_.n_layer; }
   int ablation_heads() const override { return s_.n_head; }
-  std::string ablate_heads(const std::vector<LayerHead>& heads) override;
 
   // ---- passes
   // "" or what is wrong with the prompt (ids in [0, V), 1 <= T <= n_positions).

@@ -119,8 +119,8 @@ void MarianModel::encode(Backend backend, const std::int32_t* ids, int S) {
   run_staged(backend, *this);
 }
 
-void MarianModel::decode(Backend backend, const std::int32_t* target, int T) {
-  begin_decode(target, T);
+void MarianModel::decode(Backend backend, const std::int32_t* target, int T, const HeadAblation& heads_off) {
+  begin_decode(target, T, heads_off);
   run_staged(backend, *this);
 }
 
@@ -223,7 +223,8 @@ void MarianModel::encoder_finish(int l, const float* weights, const float* out) 
   encoded_ = true;
 }
 
-void MarianModel::begin_decode(const std::int32_t* target, int T) {
+void MarianModel::begin_decode(const std::int32_t* target, int T, const HeadAblation& heads_off) {
+  heads_off_ = heads_off;
   T_ = T;
   embed(target, T, 0, stage_x_);
   causal_.assign(std::size_t(T) * T, 0.0f);
@@ -274,7 +275,7 @@ void MarianModel::attend_output(const Attention& attention, const Norm& norm, co
   const int N = int(stage_x_.rows());
   RowMatrix context, attended(N, c_.d_model);
   merge_heads(out, 1, N, H, D, context);
-  if (ablated_layer >= 0) ablation_.apply(ablated_layer, context, D);  // cross heads switched off: z zeroed before out_proj
+  if (ablated_layer >= 0) heads_off_.apply(ablated_layer, context, D);  // cross heads switched off: z zeroed before out_proj
   attention.out.forward(context, attended);
   stage_x_ += attended;
   layer_norm(stage_x_, norm.weight, norm.bias);
@@ -294,7 +295,8 @@ void MarianModel::project_logits(ConstMatrixRef x, RowMatrix& logits) const {
 
 // ---- generation's decoding steps, in stages through the key/value cache ------------------------------
 
-void MarianModel::start_steps(int beams) {
+void MarianModel::start_steps(int beams, const HeadAblation& heads_off) {
+  heads_off_ = heads_off;
   cache_.reset(c_.decoder_layers, beams, c_.decoder_heads, c_.d_model / c_.decoder_heads, c_.max_positions);
 }
 
@@ -377,7 +379,7 @@ void MarianModel::step_finish_cross(int l, int beam, const float* weights, const
     return;
   }
   RowMatrix attended(B, E);
-  ablation_.apply(l, step_context_, D);  // cross heads switched off: z zeroed before out_proj
+  heads_off_.apply(l, step_context_, D);  // cross heads switched off: z zeroed before out_proj
   layer.cross.out.forward(step_context_, attended);
   stage_x_ += attended;
   layer_norm(stage_x_, layer.cross_norm.weight, layer.cross_norm.bias);
@@ -402,10 +404,10 @@ std::vector<double> log_softmax(const float* z, int V) {
 
 }  // namespace
 
-MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, int max_length) {
+MarianModel::Generation MarianModel::generate(Backend backend, int num_beams, int max_length, const HeadAblation& heads_off) {
   const int B = std::max(1, num_beams), V = c_.vocab_size;
   max_length = std::max(2, std::min(max_length, c_.max_positions));
-  start_steps(B);
+  start_steps(B, heads_off);
   Generation result;
   // Live beams: ids, summed log-probabilities, and each generated token's cross-attention.
   std::vector<std::vector<int>> seqs(std::size_t(B), std::vector<int>{c_.decoder_start_id});

@@ -36,8 +36,9 @@ class MarianModel : public CheckpointModel {
   // ---- loading (marian_checkpoint.h's plan says which tensor goes where)
   float* storage(const std::string& canonical) override;
   bool set_linear_weight(const std::string& canonical, const float* w) override;
-  // Heads switched off (ablate_heads): the decoder's cross-attention heads (the Translation lab's),
-  // [decoder_layers, decoder_heads]; the encoder and the decoder's self-attention are left whole.
+  // Heads switched off (the heads_off of decode() and generate(), for that pass alone): the decoder's
+  // cross-attention heads (the Translation lab's), [decoder_layers, decoder_heads]; the encoder and the
+  // decoder's self-attention are left whole.
   int ablation_layers() const override { return c_.decoder_layers; }
   int ablation_heads() const override { return c_.decoder_heads; }
 
@@ -49,7 +50,7 @@ class MarianModel : public CheckpointModel {
   const RowMatrix& encoder_output() const { return encoder_out_; }  // [S, E]
   const std::vector<float>& encoder_attention(int layer) const { return encoder_attention_[std::size_t(layer)]; }  // [H, S, S]
   // After encode(): target ids (the decoder start token first) -> logits [T, V] and every attention.
-  void decode(Backend backend, const std::int32_t* target, int T);
+  void decode(Backend backend, const std::int32_t* target, int T, const HeadAblation& heads_off = {});
   const RowMatrix& logits() const { return logits_; }
   const std::vector<float>& decoder_attention(int layer) const { return decoder_attention_[std::size_t(layer)]; }  // [H, T, T]
   const std::vector<float>& cross_attention(int layer) const { return cross_attention_[std::size_t(layer)]; }      // [H, T, S]
@@ -66,10 +67,10 @@ class MarianModel : public CheckpointModel {
   // ({1, H, 1, S, D}: every beam reads the same encoder keys and values).
   enum class Pending { none, encoder_self, decoder_self, decoder_cross, step_self, step_cross };
   void begin_encode(const std::int32_t* ids, int S);
-  void begin_decode(const std::int32_t* target, int T);
+  void begin_decode(const std::int32_t* target, int T, const HeadAblation& heads_off = {});
   // After encode() and start_steps(B): tokens [B] at position t (the cache holds 0 .. t-1). Its results:
   // step_logits() [B, V], step_cross() [B][L*H*S].
-  void start_steps(int beams);
+  void start_steps(int beams, const HeadAblation& heads_off = {});
   void begin_step(const std::vector<int>& tokens, int t);
   const RowMatrix& step_logits() const { return step_logits_; }
   const std::vector<std::vector<float>>& step_cross() const { return step_cross_; }
@@ -92,7 +93,7 @@ class MarianModel : public CheckpointModel {
     std::vector<BeamStep> steps;        // beam search only: the beams at each step
   };
   // num_beams 1: greedy. The config's bad words are banned at every step; stops at </s> or max_length.
-  Generation generate(Backend backend, int num_beams, int max_length);
+  Generation generate(Backend backend, int num_beams, int max_length, const HeadAblation& heads_off = {});
 
  private:
   struct Attention {
@@ -164,6 +165,7 @@ class MarianModel : public CheckpointModel {
   Pending pending_ = Pending::none;
   int pending_layer_ = 0, pending_beam_ = 0;
   bool projected_ = false, encoded_ = false;
+  HeadAblation heads_off_;  // the cross heads off in the decoding under way (begin_decode's, start_steps'), only
   StagedAttention call_;  // the projected stage's call (valid while projected_)
   std::vector<std::vector<float>> encoder_attention_, decoder_attention_, cross_attention_;
   std::vector<std::vector<float>> cross_k_, cross_v_;  // per decoder layer: the encoder output's keys, values [H, S, D]

@@ -87,7 +87,7 @@ test('the staged forward (the kernel outside the module, as WebGPU runs it) give
   }
   checkOutputs(bert, 'modern.pair', 'staged');
   // A wrong result is refused by name and the pass stays where it was.
-  assert.equal(bert.raw._begin_forward(ids, typeIds), '');
+  assert.equal(bert.raw._begin_forward(ids, typeIds, null), '');
   const first = bert.raw._next_call().q.slice();
   assert.equal(bert.raw._finish_call(new Float32Array(3), new Float32Array(3)), `weights must have ${H * T * T} elements [B=1, H=${H}, T=${T}, S=${T}], got 3`);
   assert.equal(bert.raw._finish_call(new Float32Array(H * T * T).fill(2), new Float32Array(H * T * D)), 'weights[0] = 2 must lie in [0, 1]');

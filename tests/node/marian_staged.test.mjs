@@ -69,7 +69,7 @@ for (const build of BUILDS) {
       assert.equal(raw._next_call(), null, 'the last pass is over');
       assert.equal(raw._finish_call(new Float32Array(3), new Float32Array(3)), 'no staged pass is under way: begin the encoder or the decoder first');
       assert.equal(raw._begin_encode(ids), '');
-      assert.equal(raw._begin_decode(g0Ids(c)), 'encode the source first (every encoder layer\'s stages)');
+      assert.equal(raw._begin_decode(g0Ids(c), null), 'encode the source first (every encoder layer\'s stages)');
       assert.equal(raw._finish_call(new Float32Array(3), new Float32Array(3)), 'ask for the next attention call first (next_call)');
       const { H: He, T: Te, S: Se, D: De, mask } = raw._next_call();
       assert.equal(mask, null, 'the encoder reads the whole source: no mask');

@@ -1,6 +1,6 @@
 // BERT and DistilBERT read from a checkpoint (core/models/bert.h): the JS class over the raw binding.
 import { AttnLabError, BACKEND_CODES, backendCode, check, checkInteger } from './checks.js';
-import { CheckpointModel } from './checkpoint_model.js';
+import { CheckpointModel, pairsOf } from './checkpoint_model.js';
 import { runStagedCalls } from './staged_calls.js';
 
 /**
@@ -9,19 +9,22 @@ import { runStagedCalls } from './staged_calls.js';
  */
 export class Bert extends CheckpointModel {
   constructor(raw) { super(raw, 'BERT'); }
-  /** ids, types: token ids and token type ids [T] -> runs every layer on a CPU backend. */
-  forward(ids, types, { backend } = {}) {
+  /**
+   * ids, types: token ids and token type ids [T] -> runs every layer on a CPU backend. heads: [{layer,
+   * head}] switched off in this pass alone (their z zeroed before the output dense).
+   */
+  forward(ids, types, { backend, heads } = {}) {
     const code = backendCode(backend);
     if (code === BACKEND_CODES.webgpu) throw new AttnLabError('forward() runs scalar or simd128; WebGPU runs through forwardWith(ids, types, attention)');
-    check(this.raw._forward(ids, types, code));
+    check(this.raw._forward(ids, types, code, pairsOf(heads)));
   }
   /**
    * forward() with every layer's attention call run by `attention` ({B, H, T, S, D, q, k, v, scale} ->
    * {weights, out}, or a Promise of it: the page's kernel, WebGPU included; wasm_bindings/js/staged_calls.js).
    * Resolves to the last call's result (its `choice`, where it has one). The views below then show the pass.
    */
-  async forwardWith(ids, types, attention) {
-    check(this.raw._begin_forward(ids, types));
+  async forwardWith(ids, types, attention, { heads } = {}) {
+    check(this.raw._begin_forward(ids, types, pairsOf(heads)));
     return (await runStagedCalls(this.raw, attention, check)).last;
   }
   get length() { return this.raw._length(); }
@@ -30,6 +33,8 @@ export class Bert extends CheckpointModel {
     if (v === undefined) throw new AttnLabError(`no ${what} for layer ${layer}: run forward() first (layers 0..${this.config.layers - 1})`);
     return v.slice();
   }
+  /** The switchable heads: the encoder's self-attention, [{layer, head}] numbered from 0. */
+  get headGrid() { return { layers: this.config.layers, heads: this.config.heads }; }
   /** [H, T, T] */
   attention(layer) { return this.#view('attention', layer, this.raw._attention(checkInteger('layer', layer))); }
   /** [H, T, D]: the queries and keys of a layer, for the neuron view */

@@ -1,7 +1,16 @@
 // What every model read from a checkpoint has (bert_model.js, marian_model.js, decoder_model.js): the
-// raw object it owns, its summary and config as the C++ loader reported them, and the heads switched off.
-import { AttnLabError, check } from './checks.js';
+// raw object it owns, and its summary and config as the C++ loader reported them. Heads switched off are
+// an argument of each pass (`heads`: [{layer, head}]), never state on the model, so no pass (and no lab
+// section) inherits another's (core/models/checkpoint_model.h).
+import { AttnLabError } from './checks.js';
 import { Owned } from './owned.js';
+
+/** A pass's heads switched off, [{layer, head}] -> [layer, head, ...] for the binding (undefined: none). */
+export function pairsOf(heads) {
+  if (heads === undefined || heads === null) return null;
+  if (!Array.isArray(heads)) throw new AttnLabError('heads must be an array of {layer, head}');
+  return heads.flatMap((h) => [h?.layer, h?.head]);
+}
 
 export class CheckpointModel extends Owned {
   /** raw: a loaded raw model (checkpoint_loader.js); name: what an error calls it ('BERT', 'Marian', GPT-2's title). */
@@ -9,18 +18,5 @@ export class CheckpointModel extends Owned {
     super(raw, `${name} model`);
     this.summary = JSON.parse(raw._summary());
     this.config = this.summary.config;
-    this.ablated = [];
-  }
-
-  /**
-   * Heads switched off in every later pass (core/layers/head_ablation.h: their output zeroed before the
-   * output projection, as TransformerLens zeroes hook_z): [{layer, head}] numbered from 0, [] for none.
-   * The heads are those its lab shows: GPT-2's and BERT's self-attention, Marian's decoder
-   * cross-attention. A refused list (out of range, given twice) throws and leaves the one before.
-   */
-  ablateHeads(heads) {
-    if (!Array.isArray(heads)) throw new AttnLabError('ablateHeads() takes an array of {layer, head}');
-    check(this.raw._ablate_heads(heads.flatMap((h) => [h?.layer, h?.head])));
-    this.ablated = heads.map(({ layer, head }) => ({ layer, head }));
   }
 }

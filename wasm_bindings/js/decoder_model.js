@@ -1,7 +1,7 @@
 // A causal decoder read from a checkpoint (GPT-2, Llama, Qwen2: core/models/decoder.h): the JS class over
 // the raw binding, its passes, the writer and the probes.
 import { AttnLabError, BACKEND_CODES, backendCode, check, checkInteger } from './checks.js';
-import { CheckpointModel } from './checkpoint_model.js';
+import { CheckpointModel, pairsOf } from './checkpoint_model.js';
 import { runStagedCalls } from './staged_calls.js';
 
 /**
@@ -11,13 +11,6 @@ import { runStagedCalls } from './staged_calls.js';
  * CLI's and the page's. Shapes: H heads, E = n_embd, L layers, V the vocabulary. new Decoder(raw, title):
  * title is the kind's row's (GPT-2, Llama, ...).
  */
-/** [{layer, head}] -> [layer, head, ...] for the binding (undefined: none). */
-function pairsOf(heads) {
-  if (heads === undefined || heads === null) return null;
-  if (!Array.isArray(heads)) throw new AttnLabError('heads must be an array of {layer, head}');
-  return heads.flatMap((h) => [h?.layer, h?.head]);
-}
-
 /** The writer's settings with headsOff [{layer, head}] as the binding reads it. */
 function writingSettings(settings) {
   if (settings?.headsOff === undefined) return settings;
@@ -40,11 +33,6 @@ export class Decoder extends CheckpointModel {
   step(id, { backend, heads } = {}) {
     check(this.raw._step(checkInteger('id', id, { min: 0 }), this.#cpu(backend), pairsOf(heads)));
   }
-  /** A decoder's heads go with each pass (forward's, the writer's and headRoles' `heads`). */
-  ablateHeads() {
-    throw new AttnLabError('a decoder switches heads off in one pass at a time: give them to the pass '
-      + '(forward, the writer\'s headsOff, headRoles), not to the model');
-  }
   #cpu(backend) {
     const code = backendCode(backend);
     if (code === BACKEND_CODES.webgpu) throw new AttnLabError('A decoder writes on scalar or simd128; WebGPU runs the prompt through forwardWith(ids, attention)');
@@ -56,6 +44,8 @@ export class Decoder extends CheckpointModel {
   get cached() { return this.raw._cached(); }
   /** Tokens of the last pass (n). */
   get passLength() { return this.raw._pass_length(); }
+  /** The switchable heads: the self-attention's, [{layer, head}] numbered from 0. */
+  get headGrid() { return { layers: this.config.layers, heads: this.config.heads }; }
   #view(what, v) {
     if (v === undefined) throw new AttnLabError(`no ${what}: run forward() first, with a layer of this model (0..${this.config.layers - 1})`);
     return v.slice();

@@ -1,6 +1,6 @@
 // A Marian (opus-mt) translation model read from a checkpoint (core/models/marian.h): the JS class over the raw binding.
 import { AttnLabError, backendCode, check, checkInteger } from './checks.js';
-import { CheckpointModel } from './checkpoint_model.js';
+import { CheckpointModel, pairsOf } from './checkpoint_model.js';
 import { runStagedCalls } from './staged_calls.js';
 
 /** A Marian (opus-mt) translation model (core/models/marian.h): loadMarian() (checkpoint_loader.js) makes one. */
@@ -8,14 +8,19 @@ export class Marian extends CheckpointModel {
   constructor(raw) { super(raw, 'Marian'); }
   /** source ids (</s> last) -> the encoder runs; encoderAttention(l) is then [H, S, S]. */
   encode(ids, { backend } = {}) { check(this.raw._encode(ids, backendCode(backend))); }
-  /** Teacher-forced: target ids (the decoder start token first) -> logits() [T, V], attentions. */
-  decode(target, { backend } = {}) { check(this.raw._decode(target, backendCode(backend))); }
+  /**
+   * Teacher-forced: target ids (the decoder start token first) -> logits() [T, V], attentions. heads
+   * (here, in generate and decodeWith): [{layer, head}] of the decoder's cross-attention switched off in
+   * this pass alone; the encoder's pass has none.
+   */
+  decode(target, { backend, heads } = {}) { check(this.raw._decode(target, backendCode(backend), pairsOf(heads))); }
   /**
    * After encode(): greedy (beams 1) or beam search, as generate() does it -> {ids (the start token
    * first), score, cross: [Float32Array [L*H*S] per generated token], steps: [{beams, scores, finished}]}.
    */
-  generate({ beams = this.config.numBeams, maxLength = this.config.maxLength, backend } = {}) {
-    const out = this.raw._generate(checkInteger('beams', beams), checkInteger('maxLength', maxLength), backendCode(backend));
+  generate({ beams = this.config.numBeams, maxLength = this.config.maxLength, backend, heads } = {}) {
+    const out = this.raw._generate(checkInteger('beams', beams), checkInteger('maxLength', maxLength), backendCode(backend),
+      pairsOf(heads));
     check(out.error);
     return out;
   }
@@ -29,10 +34,12 @@ export class Marian extends CheckpointModel {
     return (await runStagedCalls(this.raw, attention, check)).last;
   }
   /** decode() (teacher-forced, after an encoder pass) with every attention call run by `attention`. */
-  async decodeWith(target, attention) {
-    check(this.raw._begin_decode(target));
+  async decodeWith(target, attention, { heads } = {}) {
+    check(this.raw._begin_decode(target, pairsOf(heads)));
     return (await runStagedCalls(this.raw, attention, check)).last;
   }
+  /** The switchable heads: the decoder's cross-attention, [{layer, head}] numbered from 0. */
+  get headGrid() { return { layers: this.config.decoderLayers, heads: this.config.decoderHeads }; }
   #view(what, v) {
     if (v === undefined) throw new AttnLabError(`no ${what}: encode() (and decode()) first, with a layer of this model`);
     return v.slice();

@@ -5,7 +5,7 @@
 // ctx.opened is what the lab's open.load returned: {model (a BERT), tokenizer, options, summary, name}.
 
 import { logitChange, offText, selfAttentionScores, switchGrid, topHeads } from './ablation_figures.js';
-import { applyAblation, headListText } from './head_list.js';
+import { headListText, passHeads } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 
 export { tokenLabels };
@@ -29,15 +29,14 @@ export async function runModel(ctx, v) {
   const L = bert.config.layers, H = bert.config.heads, D = bert.config.hiddenSize / H, T = ids.length;
   const masks = tokens.flatMap((t, i) => (t === '[MASK]' ? [i] : []));
   // With heads switched off: first the whole model's guesses (what the switch changes), then the pass shown.
+  const heads = passHeads(bert, ablate);
   let before = null;
   if (ablate) {
-    bert.ablateHeads([]);
     await bert.forwardWith(ids, typeIds, ctx.attention);
     before = masks.map((i) => ({ position: i, top: bert.predict(i, 5) }));
   }
-  applyAblation(bert, ablate);
   // Every layer's attention call through the page's kernel (ctx.attention: WebGPU included).
-  const last = await bert.forwardWith(ids, typeIds, ctx.attention);
+  const last = await bert.forwardWith(ids, typeIds, ctx.attention, { heads });
   const choice = last?.choice ?? null;
   const attentions = Array.from({ length: L }, (_, l) => bert.attention(l));
   const queries = Array.from({ length: L }, (_, l) => bert.queries(l));

@@ -10,7 +10,7 @@
 // the cross-attention while choosing generated token t; r.encoder[l]: He x S x S; r.decoder[l]: H x
 // (T + 1) x (T + 1), over the decoder's inputs (<start> and the generated tokens).
 import { logitChange, offText, switchGrid, topHeads } from './ablation_figures.js';
-import { applyAblation, headListText } from './head_list.js';
+import { headListText, passHeads } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 import { visibleToken } from './visible_text.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
@@ -56,23 +56,22 @@ export async function runTranslation(ctx, v) {
   const source = tokenizer.encode(text);
   const maxLength = Math.min(v.maxLength, c.maxPositions);
   // With cross-attention heads switched off: first the whole model's translation (what the switch changes).
+  // The encoder has no switched heads: one encoder pass serves both.
+  const heads = passHeads(marian, ablate);
+  marian.encode(source.ids, { backend: loop });
   let before = null;
   if (ablate) {
-    marian.ablateHeads([]);
-    marian.encode(source.ids, { backend: loop });
     const whole = marian.generate({ beams: v.beams, maxLength, backend: loop });
     before = { ids: whole.ids, targetPieces: whole.ids.slice(1).map((id) => tokenizer.idToToken(id)),
       translation: tokenizer.decode(whole.ids) };
   }
-  applyAblation(marian, ablate);
-  marian.encode(source.ids, { backend: loop });
-  const g = marian.generate({ beams: v.beams, maxLength, backend: loop });
-  const logit = before ? chosenLogit(marian, ablate, before.ids, g.ids, loop, tokenizer) : null;
+  const g = marian.generate({ beams: v.beams, maxLength, backend: loop, heads });
+  const logit = before ? chosenLogit(marian, heads, before.ids, g.ids, loop, tokenizer) : null;
   // The attention shown: the encoder, then the decoder teacher-forced over the translation (its row t is
   // where it chose generated token t+1: the same numbers as the decoding loop's, the kernel aside).
   await marian.encodeWith(source.ids, ctx.attention);
   const encoder = Array.from({ length: c.encoderLayers }, (_, l) => marian.encoderAttention(l));
-  const shown = await marian.decodeWith(g.ids, ctx.attention);
+  const shown = await marian.decodeWith(g.ids, ctx.attention, { heads });
   const decoder = Array.from({ length: c.decoderLayers }, (_, l) => marian.decoderAttention(l));
   const crossLayers = Array.from({ length: c.decoderLayers }, (_, l) => marian.crossAttention(l));
   const target = g.ids.slice(1).map((id) => tokenizer.idToToken(id));
@@ -91,24 +90,22 @@ export async function runTranslation(ctx, v) {
  * What switching the heads off did to the choice (issue 39, item 4): at the first generated token where
  * the translation with the heads off leaves the whole model's (or the first token, where they agree),
  * the decoder teacher-forced over the prefix both share; the logit there of the whole model's token and
- * of the one written with the heads off, with every head and with the heads off. Runs after encode():
- * the encoder has no switched heads, so one encoder pass serves both decodes; leaves `ablate` applied.
+ * of the one written with the heads off, with every head and with `heads` ([{layer, head}]) off. Runs
+ * after encode(): the encoder has no switched heads, so one encoder pass serves both decodes.
  * -> {position (1 = the first generated token), whole: {id, piece, on, off}, off: {id, piece, on, off}}
  */
-function chosenLogit(marian, ablate, wholeIds, offIds, backend, tokenizer) {
+function chosenLogit(marian, heads, wholeIds, offIds, backend, tokenizer) {
   let p = 1;
   while (p < wholeIds.length && p < offIds.length && wholeIds[p] === offIds[p]) p++;
   if (p >= wholeIds.length || p >= offIds.length) p = 1; // the same translation: its first token
   const prefix = Int32Array.from(wholeIds.slice(0, p));
-  const row = () => {
-    marian.decode(prefix, { backend });
+  const row = (off) => {
+    marian.decode(prefix, { backend, heads: off });
     const logits = marian.logits(), V = logits.length / p;
     return logits.subarray((p - 1) * V, p * V);
   };
-  marian.ablateHeads([]);
-  const on = row();
-  applyAblation(marian, ablate);
-  const off = row();
+  const on = row([]);
+  const off = row(heads);
   const token = (id) => ({ id, piece: tokenizer.idToToken(id), on: on[id], off: off[id] });
   return { position: p, whole: token(wholeIds[p]), off: token(offIds[p]) };
 }

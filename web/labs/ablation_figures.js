@@ -2,8 +2,8 @@
 // item 4): the grid whose heads a click switches off or on (a model view with `toggles`: section_panel.js
 // puts the clicked head in or out of the ablate property; `off`: the heads drawn dimmed and crossed), the
 // heads a score ranks highest (the button that switches them off), and two scores read off a pass's
-// attention. The numbers come from the model run with the heads off (wasm_bindings/js/checkpoint_model.js
-// ablateHeads); this file only arranges them. No DOM here.
+// attention. The numbers come from the model's pass with the heads off (a pass takes its heads:
+// wasm_bindings/js/checkpoint_model.js); this file only arranges them. No DOM here.
 import { heads as headsOf } from './head_list.js';
 
 /** The model view whose thumbnails switch their head off or on (the property `ablate`). */

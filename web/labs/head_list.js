@@ -1,9 +1,9 @@
 // A list of heads to switch off (issue 39, item 4: head ablation), as the page's field, the link and
 // `attnlab ... --ablate` write it: "L.H[,L.H...]", layer and head numbered from 0, e.g. "0.1,3.5". The
 // property's value is that text in its canonical form (no spaces, in the order given; '' for none), so
-// the link and the CLI carry it as typed; heads() reads it into [{layer, head}] for the model
-// (wasm_bindings/js/checkpoint_model.js ablateHeads). Which heads a model has is known only once it is open:
-// checkRange() says whether a list fits it. Pure functions, no DOM.
+// the link and the CLI carry it as typed; heads() reads it into [{layer, head}] for a model's pass (each
+// pass takes its own: wasm_bindings/js/checkpoint_model.js). Which heads a model has is known only once it
+// is open: passHeads() says whether a list fits it. Pure functions, no DOM.
 
 const PAIR = /^(\d{1,4})\.(\d{1,4})$/;
 // The most heads a list may name: more than any model here has (Qwen2.5-72B: 80 layers x 64 heads = 5,120).
@@ -73,26 +73,15 @@ export const ablateProperty = (which, extra = {}) => ({
 });
 
 /**
- * The heads `text` names for the passes of an open decoder (its forward's, the writer's headsOff and
- * headRoles' `heads`: a decoder takes its heads with each pass, core/models/intervention.h), checked
- * against its layers and heads; a list that does not fit throws the core's words, named as the field is.
+ * The heads `text` names for the passes of an open model (a decoder's forward, writer and headRoles, a
+ * BERT's forward, a Marian's decode and generate: each pass takes its heads, core/models/checkpoint_model.h),
+ * checked against the heads it can switch (its headGrid: a Marian's are its decoder's cross-attention); a
+ * list that does not fit throws the core's words, named as the field is ('Heads switched off: head 2.0:
+ * this model's layers are 0 to 1').
  */
 export function passHeads(model, text) {
   const list = heads(text);
-  const problem = checkRange(list, model.config);
+  const problem = checkRange(list, model.headGrid);
   if (problem) throw new Error(`Heads switched off: ${problem}`);
   return list;
-}
-
-/**
- * Switches off the heads `text` names in an open model (a Bert or Marian; its ablateHeads is in
- * wasm_bindings/js/checkpoint_model.js); a list that does not fit the model throws the core's words, named
- * as the field is ('Heads switched off: head 2.0: this model's layers are 0 to 1').
- */
-export function applyAblation(model, text) {
-  try {
-    model.ablateHeads(heads(text));
-  } catch (error) {
-    throw new Error(`Heads switched off: ${error.message}`);
-  }
 }
