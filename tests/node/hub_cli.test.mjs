@@ -4,7 +4,7 @@
 // from_pretrained writes it opens offline, and a download that breaks off leaves nothing that looks whole.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,6 +77,31 @@ test('a cache written as from_pretrained writes it opens with HF_HUB_OFFLINE=1; 
   r = await attnlab(['translate', '--model', 'Helsinki-NLP/opus-mt-de-en', '--backend', 'simd'], env);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^attnlab: Helsinki-NLP\/opus-mt-de-en@main is not in the cache \(.*models--Helsinki-NLP--opus-mt-de-en\) and HF_HUB_OFFLINE is set: run once with the network, or give the checkpoint's folder\n$/);
+});
+
+test('offline, a kept snapshot without a whole model is named with the command that removes it; after it, the model is not in the cache', async () => {
+  // A cache folder with a quote in its name: the command is read back by a shell whole.
+  const cache = mkdtempSync(path.join(tmpdir(), "attnlab-hub-it's-"));
+  const repo = path.join(cache, 'models--test-org--bert-tiny');
+  const snapshot = path.join(repo, 'snapshots', COMMIT);
+  mkdirSync(snapshot, { recursive: true });
+  mkdirSync(path.join(repo, 'refs'), { recursive: true });
+  writeFileSync(path.join(repo, 'refs', 'main'), COMMIT);
+  writeFileSync(path.join(snapshot, 'config.json'), readFileSync(path.join(BERT, 'config.json')));  // no weights, no vocab
+  const env = { HF_HUB_CACHE: cache, HF_HUB_OFFLINE: '1', HF_ENDPOINT: 'http://127.0.0.1:9' };
+  const args = ['pretrained', '--model', 'test-org/bert-tiny', '--text', 'the cat sat', '--backend', 'simd'];
+  let r = await attnlab(args, env);
+  assert.equal(r.code, 2);
+  const m = /^attnlab: test-org\/bert-tiny@main: the cache's snapshot (.*) does not hold a whole model \(a download that broke off, or one kept by an older version\) and HF_HUB_OFFLINE is set: remove it with (rm -r '.*') and run once with the network\n$/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  assert.equal(m[1], snapshot);
+  const removed = spawnSync('sh', ['-c', m[2]], { encoding: 'utf8' });
+  assert.equal(removed.status, 0, removed.stderr);
+  assert.ok(!existsSync(snapshot), 'the command removed the snapshot');
+  assert.ok(existsSync(cache), 'and nothing else');
+  r = await attnlab(args, env);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /is not in the cache .* and HF_HUB_OFFLINE is set: run once with the network/);
 });
 
 test('translate --model by id falls back to pytorch_model.bin when the Hub has no model.safetensors', async () => {

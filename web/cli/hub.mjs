@@ -30,7 +30,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, symlink, writeFile, readlink, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { quoteText } from '../shared/quote_text.js';
+import { escapeControls, quoteText } from '../shared/quote_text.js';
 import { megabyteFigure } from '../shared/megabytes.js';
 import { DEFAULT_ENDPOINT, announcedSize, authorization, blobName, contentRange, fileLimit, hubFileUrl, hubRefusal,
   isRedirectLoop, parseModelId, relativeRedirect, revisionProblem, secondsSetting, STALL_BYTES, STALL_SECONDS,
@@ -64,15 +64,23 @@ async function cachedCommit(repo, revision) {
   return isCommit(text.trim()) ? { commit: text.trim() } : { bad: text };
 }
 
-/** The snapshot folder of id@revision in the cache when it holds a whole model (hub_plan.js: keptModel), else null. */
+/**
+ * id@revision's snapshot in the cache: {whole: its folder} when it holds a whole model (hub_plan.js:
+ * keptModel), {broken: its folder} when the folder is there without one (a download that broke off, or a
+ * cache an older version left), else {}.
+ */
 async function cachedSnapshot(cache, id, revision, lab) {
   const { commit } = await cachedCommit(repoDir(cache, id), revision);
-  if (!commit) return null;
+  if (!commit) return {};
   const snapshot = path.join(repoDir(cache, id), 'snapshots', commit);
   const whole = await keptModel(lab,
     { has: (file) => exists(path.join(snapshot, file)), text: (file) => readFile(path.join(snapshot, file), 'utf8') });
-  return whole ? snapshot : null;
+  if (whole) return { whole: snapshot };
+  return (await stat(snapshot).catch(() => null))?.isDirectory() ? { broken: snapshot } : {};
 }
+
+/** A path as a POSIX shell reads it back whole: in single quotes, each ' written '\''. */
+const shellQuoted = (p) => `'${p.replaceAll("'", "'\\''")}'`;
 
 /** A progress line on stderr, only where a person watches it (a terminal). */
 function progressBar(file, total) {
@@ -383,8 +391,15 @@ export async function resolveModelFolder(model,
   const { id, revision } = parsed;
   const cache = hubCacheDir(env);
   const cached = await cachedSnapshot(cache, id, revision, lab);
-  if (cached) return cached;
+  if (cached.whole) return cached.whole;
   if (['1', 'true', 'yes', 'on'].includes(String(env.HF_HUB_OFFLINE ?? '').toLowerCase())) {
+    if (cached.broken) {
+      // Online, the plan below fetches what the snapshot lacks; offline, nothing can, so say how to start over.
+      // The path as it is (control characters escaped, as every line that carries a name from outside is).
+      throw new HubError(`${id}@${revision}: the cache's snapshot ${escapeControls(cached.broken)} does not hold a `
+        + 'whole model (a download that broke off, or one kept by an older version) and HF_HUB_OFFLINE is set: remove '
+        + `it with rm -r ${escapeControls(shellQuoted(cached.broken))} and run once with the network`);
+    }
     const { bad } = await cachedCommit(repoDir(cache, id), revision);
     if (bad !== undefined) {
       throw new HubError(`${id}@${revision}: the cache's ref ${path.join(repoDir(cache, id), 'refs', revision)} holds `
