@@ -100,3 +100,48 @@ test('a chat template past its budget is stopped in its section with one sentenc
   assert.deepEqual(seen, []);
   await other.close();
 });
+
+// Issue 48, item 3, on the page: a tokenizer.json the library would hang on (an added token's id of
+// 2^32 - 2: it walked every id) or blow up with (32 Replace steps that each double the text: 3.6 GB) is
+// refused as it is opened, in one sentence naming the file and the field, and the model that was open
+// stays open and writes (the page runs hf_tokenizer.js's checks, as tests/node/tokenizer_bounds does).
+test('a hostile tokenizer.json is refused at opening, naming the file and the field; the model that was open stays open', async () => {
+  const { cpSync, mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const json = JSON.parse(readFileSync(path.join(FOLDER, 'tokenizer.json'), 'utf8'));
+  const replace = { type: 'Replace', pattern: { String: 'a' }, content: 'aa' };
+  const cases = [
+    [{ ...json, added_tokens: [...json.added_tokens, { id: 2 ** 32 - 2, content: '<|huge|>', special: true }] },
+      /tokenizer\.json: added_tokens\[\d+\]'s id 4294967294 is not a token id of this vocabulary \(0 to \d+\)/],
+    [{ ...json, normalizer: { type: 'Sequence', normalizers: Array.from({ length: 32 }, () => replace) } },
+      /tokenizer\.json: its normalizer has more than 16 steps/],
+  ];
+  const other = await lab.context.newPage();
+  const seen = [];
+  other.on('pageerror', (e) => seen.push(`page error: ${e.message}`));
+  await other.goto(`${lab.url}?lab=writing&temperature=0&maxNewTokens=2`);
+  await openCheckpointIfAsked(other, FILES);
+  await waitConfigured(other);
+  for (const [hostile, said] of cases) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-tokenizer-page-'));
+    cpSync(FOLDER, dir, { recursive: true });
+    writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(hostile));
+    await other.setInputFiles('#open-files', FILES.map((f) => path.join(dir, path.basename(f))));
+    await other.waitForFunction(() => document.getElementById('open-status')?.dataset.status === 'bad', null, { timeout: 30000 });
+    const status = (await other.textContent('#open-status')).trim();
+    assert.match(status, new RegExp(`^Not opened: ${said.source}\\. The checkpoint that was open is still open\\.$`));
+    // The model that was open still writes, from a new prompt.
+    const idsLine = () => document.querySelector('[data-figure="written-ids"]')?.textContent ?? '';
+    const before = await other.evaluate(idsLine);
+    await setField(other, 'text', `The dog ${cases.findIndex((c) => c[0] === hostile)}`);
+    await other.waitForFunction((was) => {
+      const now = document.querySelector('[data-figure="written-ids"]')?.textContent ?? '';
+      return now.split('·')[0] !== was.split('·')[0];
+    }, before, { timeout: 30000 });
+    if (!(await other.evaluate(idsLine)).split('written:')[1]?.trim()) await other.click('#action-step');
+    await other.waitForFunction(() => (document.querySelector('[data-figure="written-ids"]')?.textContent.split('written:')[1] ?? '').trim().length > 0,
+      null, { timeout: 30000 });
+  }
+  assert.deepEqual(seen, []);
+  await other.close();
+});

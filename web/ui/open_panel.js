@@ -244,8 +244,9 @@ export class OpenPanel {
     this.progress.hidden = true;
     this.hub.cancel.hidden = true;
     this.status.dataset.status = 'bad';
-    // The core's messages are one line without a full stop: one goes between them and the next sentence.
-    const ended = /[.!?)]$/.test(message) ? message : `${message}.`;
+    // The core's messages are one line without a full stop: one goes between them and the next sentence
+    // (a message ending in a bracket, "(0 to 412)", has none of its own either).
+    const ended = /[.!?][)"”']*$/.test(message) ? message : `${message}.`;
     const text = `Not opened: ${hadModel ? `${ended} The checkpoint that was open is still open.` : message}`;
     const name = openIn ? `the ${openIn.title} lab` : null;
     const at = name ? text.lastIndexOf(name) : -1;
