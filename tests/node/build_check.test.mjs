@@ -207,5 +207,5 @@ test('attnlab check: bad input exits 2 with one line naming the problem', async 
   }
   const help = await attnlab('--help');
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /usage: attnlab check --list \[--json\]\n +attnlab check --build NAME --dir DIR \[--json\]/);
+  assert.match(help.stdout, /usage: attnlab check --list \[--student ID\] \[--json\]\n +attnlab check --build NAME --dir DIR \[--student ID\] \[--gradescope FILE\] \[--json\]/);
 });

@@ -4,11 +4,15 @@
 //   attnlab check --build NAME --dir DIR [--json]    judges the files in DIR named after the build's steps:
 //                                                    STEP.pt (torch.save of one tensor) or STEP.txt (what
 //                                                    print() showed), with the page's own checker (judge.js)
+// --student ID (both forms): that student's own input (student_input.js), so a copy of the page's or a
+// classmate's tensors does not pass; --gradescope FILE: the verdicts as Gradescope's results.json.
 // Exit codes: 0 every given step matches (or --list), 1 one does not, 2 bad input (a flag, an unknown
 // build, a folder that is not there or holds none of the steps' files), with one line on stderr.
-import { readFile, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILDS, buildByName, listRecord, referenceSteps } from '../labs/builds/registry.js';
+import { forStudent, studentIdProblem } from '../labs/builds/student_input.js';
 import { jsonNumber, judgeStep, readTheirs, shapeText } from '../labs/builds/judge.js';
 import { safeLines } from './output.mjs';
 import { megabytes } from '../shared/megabytes.js';
@@ -20,12 +24,15 @@ const ABOUT = 'judge a student\'s build of a notebook\'s module, step by step, a
 export const CHECK_USAGE = [
   `attnlab check: ${ABOUT}`,
   '',
-  'usage: attnlab check --list [--json]',
-  '       attnlab check --build NAME --dir DIR [--json]',
+  'usage: attnlab check --list [--student ID] [--json]',
+  '       attnlab check --build NAME --dir DIR [--student ID] [--gradescope FILE] [--json]',
   '  --list                     every build: lab, notebook, fixed input, state_dict, steps and their shapes',
   `  --build NAME               the build to judge (${BUILDS.map((b) => b.name).join(', ')})`,
   '  --dir DIR                  a folder with STEP.pt (torch.save of one tensor) or STEP.txt (what print() '
     + 'showed) per step',
+  '  --student ID               that student\'s own input and weights (drawn from the ID and the build\'s name), '
+    + 'listed or judged against',
+  '  --gradescope FILE          also write the verdicts as Gradescope\'s results.json (a test per step)',
   '  --json                     one JSON record instead of text (docs/cli.md has its fields)',
   'exit codes: 0 every given step matches, 1 one does not, 2 bad input',
 ].join('\n');
@@ -33,16 +40,17 @@ export const CHECK_USAGE = [
 // A step's tensor is a few KB; a file far larger is not one step's tensor.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-/** argv after `check` -> {list, build, dir, json, help}; a CheckInputError names the problem. */
+/** argv after `check` -> {list, build, dir, student, gradescope, json, help}; a CheckInputError names the problem. */
 export function parseCheckArgs(argv) {
-  const values = { list: false, json: false, help: false, build: undefined, dir: undefined };
+  const values = { list: false, json: false, help: false, build: undefined, dir: undefined, student: undefined,
+    gradescope: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const key = eq > 0 ? arg.slice(2, eq) : arg.replace(/^--?/, '');
     if (arg === '-h' || arg === '--help') values.help = true;
     else if (arg === '--list' || arg === '--json') values[key] = true;
-    else if (arg.startsWith('--') && (key === 'build' || key === 'dir')) {
+    else if (arg.startsWith('--') && ['build', 'dir', 'student', 'gradescope'].includes(key)) {
       const text = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (text === undefined || text === '') throw new CheckInputError(`--${key} needs a value`);
       values[key] = text;
@@ -51,6 +59,21 @@ export function parseCheckArgs(argv) {
   if (values.help) return values;
   if (values.list && (values.build || values.dir)) throw new CheckInputError('--list takes no --build or --dir: list '
     + 'the builds, or judge one');
+  if (values.student !== undefined && studentIdProblem(values.student)) {
+    throw new CheckInputError(`--student ${studentIdProblem(values.student)}`);
+  }
+  if (values.gradescope !== undefined) {
+    if (values.list) throw new CheckInputError('--gradescope goes with --build NAME --dir DIR: it writes their verdicts');
+    // Checked before anything is judged, as every output flag is (args.mjs's checkFiles; that module lists
+    // this command, so this one does not import it back).
+    const folder = path.dirname(path.resolve(values.gradescope));
+    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new CheckInputError(`--gradescope ${values.gradescope}: the folder ${folder} does not exist`);
+    }
+    if (statSync(values.gradescope, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new CheckInputError(`--gradescope ${values.gradescope} is a folder: name the file (results.json)`);
+    }
+  }
   if (!values.list) {
     if (!values.build) throw new CheckInputError('give --list, or --build NAME --dir DIR');
     if (!buildByName(values.build)) throw new CheckInputError(`--build ${JSON.stringify(values.build)} is not a build `
@@ -60,13 +83,16 @@ export function parseCheckArgs(argv) {
   return values;
 }
 
-/** `attnlab check --list`: {record, lines}. */
-export function listBuilds() {
-  const record = { builds: BUILDS.map(listRecord) };
-  const lines = BUILDS.map((b) => `${b.name.padEnd(26)} lab ${b.lab.padEnd(9)} notebook ${b.notebook}: `
+/** `attnlab check --list [--student ID]`: {record, lines}. */
+export function listBuilds(student) {
+  const builds = student === undefined ? BUILDS : BUILDS.map((b) => forStudent(b, student));
+  const record = { ...(student === undefined ? {} : { student }),
+    builds: builds.map((b) => ({ ...listRecord(b), ...(student === undefined ? {} : { student }) })) };
+  const lines = builds.map((b) => `${b.name.padEnd(26)} lab ${b.lab.padEnd(9)} notebook ${b.notebook}: `
     + `${b.module}; steps ` + b.steps.map((s) => `${s.name} ${shapeText(s.shape)}`).join(', '));
-  return { record, lines: [...lines, '', 'attnlab check --list --json gives each build\'s input, state_dict '
-    + 'and Python lines.'] };
+  const whose = student === undefined ? 'each build\'s input' : `student ${student}'s input for each build`;
+  return { record, lines: [...lines, '', `attnlab check --list${student === undefined ? '' : ` --student ${student}`} `
+    + `--json gives ${whose}, state_dict and Python lines.`] };
 }
 
 /** The file a step is given in, or null: STEP.pt first, STEP.txt otherwise. -> {file, kind, also?}. */
@@ -123,11 +149,35 @@ export async function judgeFolder(build, dir, getReader) {
   }
   const firstWrong = steps.find((s) => s.given && !s.ok)?.name ?? null;
   const givenCount = steps.filter((s) => s.given).length;
-  const lines = [`${build.name} (${build.module}, notebook ${build.notebook}), folder ${dir}:`,
+  const whose = build.student === undefined ? '' : `, student ${build.student}'s input`;
+  const lines = [`${build.name} (${build.module}, notebook ${build.notebook}${whose}), folder ${dir}:`,
     ...steps.map((s) => `${s.given ? (s.ok ? '✓' : '✗') : '-'} ${s.name}: ${s.message}`),
     firstWrong ? `first wrong step: ${firstWrong}` : `every given step matches (${givenCount} of `
       + `${steps.length} given)`];
-  return { record: { build: build.name, dir, steps, first_wrong: firstWrong }, lines, code: firstWrong ? 1 : 0 };
+  const record = { build: build.name, ...(build.student === undefined ? {} : { student: build.student }), dir, steps,
+    first_wrong: firstWrong };
+  return { record, lines, code: firstWrong ? 1 : 0 };
+}
+
+/**
+ * A judged folder's record -> Gradescope's results.json (its autograder specification): a test per step,
+ * 1 point when it matches and 0 otherwise (a step not given included), in the build's order, each with
+ * the verdict as its output; the total `score` is the steps matched.
+ */
+export function gradescopeResults(build, record) {
+  const tests = record.steps.map((s, i) => ({
+    name: `${i + 1}. ${s.name} ${shapeText(build.steps[i].shape)}`, number: String(i + 1),
+    score: s.ok ? 1 : 0, max_score: 1, status: s.ok ? 'passed' : 'failed', output: s.message, visibility: 'visible',
+  }));
+  const score = tests.reduce((n, t) => n + t.score, 0);
+  const whose = record.student === undefined ? 'the fixed input' : `student ${record.student}'s input`;
+  return {
+    score,
+    output: `${build.name} (${build.module}, notebook ${build.notebook}) on ${whose}: ${score} of ${tests.length} `
+      + `steps match${record.first_wrong ? `; the first wrong step is ${record.first_wrong}` : ''}.`,
+    visibility: 'visible',
+    tests,
+  };
 }
 
 /** The command: argv after `check` -> {lines (stdout), code}; a CheckInputError for bad input (exit 2). */
@@ -135,7 +185,7 @@ export async function runCheck(argv, load) {
   const values = parseCheckArgs(argv);
   if (values.help) return { lines: [CHECK_USAGE], code: 0 };
   if (values.list) {
-    const { record, lines } = listBuilds();
+    const { record, lines } = listBuilds(values.student);
     return { lines: values.json ? [JSON.stringify(record)] : lines, code: 0 };
   }
   let reader = null;
@@ -144,7 +194,12 @@ export async function runCheck(argv, load) {
     reader ??= (bytes, name) => module.readTorchTensor(bytes, name);
     return reader;
   };
-  const { record, lines, code } = await judgeFolder(buildByName(values.build), values.dir, getReader);
+  const build = values.student === undefined ? buildByName(values.build) : forStudent(buildByName(values.build), values.student);
+  const { record, lines, code } = await judgeFolder(build, values.dir, getReader);
+  if (values.gradescope) {
+    await writeFile(values.gradescope, `${JSON.stringify(gradescopeResults(build, record), null, 2)}\n`);
+    if (!values.json) lines.push(`wrote ${values.gradescope} (Gradescope's results.json)`);
+  }
   // The text lines quote the student's files (a STEP.txt's first words): made safe for a terminal, as
   // every message is; the JSON record escapes them itself.
   return { lines: values.json ? [JSON.stringify(record)] : lines.map(safeLines), code };
@@ -156,7 +211,8 @@ export async function runCheck(argv, load) {
  */
 export const checkCommand = {
   name: 'check',
-  about: `${ABOUT}: --list, or --build NAME --dir DIR [--json]; exit 1 when a step does not match`,
+  about: `${ABOUT}: --list, or --build NAME --dir DIR [--student ID] [--gradescope FILE] [--json]; exit 1 when a `
+    + 'step does not match',
   /**
    * What `attnlab labs` says on a lab's line: the builds of it this judges (its "Check your build"
    * sections), or null.

@@ -14,7 +14,8 @@ export function pattern(shape, { mul, mod, shift = 0, scale = 1 }) {
   for (let i = 0; i < n; i++) data[i] = (((i * mul) % mod) - shift) / scale;
   const shifted = shift ? ` - ${shift}` : '';
   const python = `((torch.arange(${n}) * ${mul} % ${mod}${shifted}) / ${scale}).reshape(${shape.join(', ')})`;
-  return { shape, data, python };
+  // How it was made, so a student's own input can be drawn the same way (student_input.js).
+  return { shape, data, python, made: { mul, mod, shift, scale } };
 }
 
 /** Integer ids (torch.long): (torch.arange(n) * mul % mod + offset).reshape(shape). */
