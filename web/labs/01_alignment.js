@@ -5,7 +5,7 @@
 import { alignmentConfigFromWeights } from './alignment_weights.js';
 import { alignmentPrediction } from './01_alignment_predict.js';
 import { backendProperty, paletteProperty, speedOf, speedProperty } from './common.js';
-import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
+import { buildCheckSection, buildStepProperty, studentProperty } from './builds/build_section.js';
 import { crossAttnClassifierBuild } from './builds/cross_attn_classifier.js';
 import { ALIGNMENT_TASKS } from './alignment_tasks.js';
 // Steps per task, as the notebook trains them: the C++ trainer's (core/trainers/alignment_task.cpp
@@ -66,6 +66,7 @@ const properties = [
   speedProperty({ choices: ['1', '5', '20', '100', 'max'], initial: '20' }),
   paletteProperty(),
   buildStepProperty(crossAttnClassifierBuild, {}),
+  studentProperty(),
 ];
 
 // Check your build (issue 39): the notebook's CrossAttnSeqClassifier with fixed weights, step by step.

@@ -10,7 +10,7 @@ import { DIGITS_ASSET, loadDigits } from '../data/digits.js';
 import { SECTIONS } from './02_lookup_sections.js';
 import { lookupPrediction } from './02_lookup_predict.js';
 import { backendProperty, defineLab, speedProperty, trainingProperties } from './common.js';
-import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
+import { buildCheckSection, buildStepProperty, studentProperty } from './builds/build_section.js';
 import { attentionTestBuild } from './builds/attention_test.js';
 
 const INTRO = 'A database of real handwritten digits (100, as the notebook; "Database size" changes it). softmax(QK^T) '
@@ -78,6 +78,7 @@ const properties = [
     help: 'How many held-out queries the grid shows; 64 is one batch of the course, the grid of notebook '
       + '02\'s last figure.' },
   buildStepProperty(attentionTestBuild, {}),
+  studentProperty(),
 ];
 
 // Check your build (issue 39): the notebook's AttentionTest with fixed weights, step by step.

@@ -19,6 +19,9 @@ export const buildSection = buildCheckSection(attentionModelBuild, {
     + 'use the same weights; make_batch is random, so it is checked against its rule instead.',
   // The lab's model at its current step (the notebook's state_dict names: "query", "embed.weight", ...).
   params: (ctx) => ctx.session.trainer.parameters(),
+  // Its numbers come from the lab's own model, not a fixed state_dict: a student's ID changes nothing here
+  // (headless, `attnlab check --student` draws that student's state_dict).
+  studentField: false,
   modelLine: (r) => `The lab's numbers come from its model at step ${r.step}.`,
   hint: 'Did your notebook load the same weights (your model.pt in this lab\'s Weights panel) and use this x?',
   needsModel: true,

@@ -5,7 +5,7 @@
 // This file only declares; the sections are in 04_scaled_sections.js. No DOM here.
 import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { MAX_SENTENCES, MAX_TOKENS, SECTIONS } from './04_scaled_sections.js';
-import { buildCheckSection, buildStepProperty } from './builds/build_section.js';
+import { buildCheckSection, buildStepProperty, studentProperty } from './builds/build_section.js';
 import { simpleAttentionBuild } from './builds/simple_attention.js';
 import { selfAttentionBuild } from './builds/self_attention.js';
 import { scaledPrediction } from './04_scaled_predict.js';
@@ -69,6 +69,7 @@ const properties = [
     + 'largest weight (bright).'),
   buildStepProperty(simpleAttentionBuild, { name: 'simpleStep', section: 'build-simple' }),
   buildStepProperty(selfAttentionBuild, { name: 'selfStep', section: 'build-self' }),
+  studentProperty({ section: 'build-simple' }),
 ].map((p) => (p.name === 'backend' ? { ...p, effect: 'view', page: true } : p));
 
 // Check your build (issue 39): the two modules the notebooks write, step by step.
@@ -78,7 +79,7 @@ const BUILD_SECTIONS = [
     text: 'Notebook 04 writes SimpleAttention from scratch. Give yours this query, key, value and causal mask, and '
       + 'compare each step with the lab\'s: paste what print() showed, or save the tensor with torch.save(t, '
       + '"step.pt") and open the file.' }),
-  buildCheckSection(selfAttentionBuild, { id: 'build-self', property: 'selfStep',
+  buildCheckSection(selfAttentionBuild, { id: 'build-self', property: 'selfStep', studentField: false,
     title: 'Check your build, step by step: SelfAttention (notebook 03)',
     text: 'Notebook 03 writes SelfAttention with its own query, key and value layers. Load the weights below into '
       + 'yours, switch it to eval mode, give it this x and causal mask, and compare each step with the lab\'s: paste '

@@ -56,6 +56,8 @@ export function parseProperty(prop, text) {
     const length = characterCount(raw);
     if (length > prop.maxLength) return { error: `${prop.label} is ${length.toLocaleString('en')} characters long: at `
       + `most ${prop.maxLength.toLocaleString('en')}` };
+    const problem = prop.check?.(raw); // a text of a form (a student ID): '' or what is wrong with it
+    if (problem) return { error: `${prop.label}: ${problem}` };
     return { value: raw };
   }
   if (prop.type === 'bool') {

@@ -13,6 +13,15 @@ import { el } from './el.js';
 import { predictionBlock, questionsBlock } from './questions.js';
 import { toggleHead } from '../labs/head_list.js';
 
+/**
+ * A page with answers=0 (docs/embedding.md) keeps the lab's own numbers to itself: a figure marked `answer`
+ * (a Check your build step's tensor) keeps its title, shape and verdict, and loses its values, so copying
+ * the page cannot pass the check, which still judges a paste.
+ */
+function withoutAnswers(figures, answers) {
+  return answers ? figures : figures.map((f) => (f.answer ? { ...f, values: null, extra: null, hidden: true } : f));
+}
+
 export class SectionPanel {
   /**
    * lab: the declaration; section: one of lab.sections; onInput(name, parsed, commit) as the settings
@@ -24,6 +33,7 @@ export class SectionPanel {
     answers = true, questions: questionsShown = true, predict: predictShown = questionsShown }) {
     this.lab = lab;
     this.section = section;
+    this.answers = answers;
     this.node = el('section',
       { className: `panel lab-section${section.fullOnly ? ' full-only' : ''}`, id: `section-${section.id}` },
       el('h2', { textContent: section.title }), el('p', { className: 'section-text', textContent: section.text }));
@@ -170,7 +180,7 @@ export class SectionPanel {
     this.values = values;
     this.status.textContent = '';
     this.node.dataset.state = 'shown';
-    this.figures = this.section.figures(result, values, this.lab);
+    this.figures = withoutAnswers(this.section.figures(result, values, this.lab), this.answers);
     this.board.show(this.figures, { palette });
     this.coverHeld();
     this.markStale();
@@ -233,7 +243,7 @@ export class SectionPanel {
 
   redraw(palette) {
     if (!this.result) return;
-    this.figures = this.section.figures(this.result, this.values, this.lab);
+    this.figures = withoutAnswers(this.section.figures(this.result, this.values, this.lab), this.answers);
     this.board.show(this.figures, { palette });
     this.coverHeld();
   }

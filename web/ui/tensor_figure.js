@@ -1,5 +1,6 @@
 // {kind: 'tensor', id, title, shape, values, integer?, extra? ({label, shape, values}: a second tensor beside it,
-// make_batch's y), status? ('ok' | 'bad'), note?}: a tensor printed as PyTorch prints it (4 decimals,
+// make_batch's y), status? ('ok' | 'bad'), note?, hidden? (a page with answers=0: the values left out, said
+// in words)}: a tensor printed as PyTorch prints it (4 decimals,
 // rows on lines, nested brackets), under its title and shape, for a student to hold beside their
 // notebook's print. A long tensor scrolls inside its box; nothing is left out.
 import { el } from './el.js';
@@ -53,7 +54,10 @@ export const tensorKind = {
       el('figcaption', { className: 'tensor-title', textContent: `${label} · shape ${shapeText(shape)}` }),
       el('pre', { className: 'tensor-values', textContent: printTensor(values, shape, { integer }), tabIndex: 0 }),
     ];
-    const parts = block(f.title, f.shape, f.values, f.integer);
+    const parts = f.hidden ? [el('figcaption', { className: 'tensor-title', textContent: `${f.title} · shape `
+      + `${shapeText(f.shape)}` }), el('p', { className: 'tensor-hidden', textContent: 'The lab\'s numbers are not '
+      + 'shown on this page: paste or open yours above and Check says whether they are right.' })]
+      : block(f.title, f.shape, f.values, f.integer);
     if (f.extra) parts.push(...block(f.extra.label, f.extra.shape, f.extra.values, f.extra.integer));
     if (f.note) parts.push(el('p', { className: 'tensor-note inline-message', textContent: f.note }));
     view.node.replaceChildren(...parts);

@@ -5,6 +5,7 @@
 // `verdict(result)`), and on the step's own tensor.
 import { judgeStep, readTheirs, shapeText } from './judge.js';
 import { inputPython, modelPython, stateDictData } from './registry.js';
+import { forStudent, studentIdProblem } from './student_input.js';
 
 /**
  * build: a declaration of registry.js. options:
@@ -14,26 +15,31 @@ import { inputPython, modelPython, stateDictData } from './registry.js';
  *                    gives its trainer's, so a student's imported model.pt is what is compared
  *   modelLine(r)     a line under the steps saying where the numbers come from
  *   hint             the sentence a wrong number ends with (default: the build's)
+ *   studentField     whether the section holds the Student ID field (a lab with two builds shows it once;
+ *                    both read it: with an ID, the input and weights are that student's, student_input.js)
  *   the rest (needsModel, refreshWhileTraining, questions) is the section's own.
  */
 export function buildCheckSection(build,
-  { id = 'build', property = 'checkStep', title, text, params = null, modelLine = null, hint = build.hint, ...rest }) {
+  { id = 'build', property = 'checkStep', title, text, params = null, modelLine = null, hint = build.hint,
+    studentField = true, ...rest }) {
   const stepOf = (name) => build.steps.find((s) => s.name === name) ?? build.steps[0];
   const label = (step, i) => step.label ?? `${i + 1}. ${step.name}`;
-  const fixed = stateDictData(build);
+  // The build as the values give it: the student's own input and weights where the link names one.
+  const buildFor = (student) => (student ? forStudent(build, student) : build);
   return {
     id, title, text,
     // A study tool (a paste box and the notebook's steps), never a slide's figure: controls=min hides it.
     fullOnly: true,
-    properties: [property],
+    properties: studentField ? [property, 'student'] : [property],
     input: 'tensor',
     inputLabel: 'Your tensor for the step chosen above',
-    dependsOn: [property],
+    dependsOn: [property, 'student'],
     ...rest,
     /** The choice property's choices: one per step. */
     stepChoices: build.steps.map((s, i) => ({ value: s.name, label: label(s, i) })),
     compute(ctx, values, input) {
-      const tensors = build.compute(build.input, params ? params(ctx) : fixed);
+      const b = buildFor(values.student);
+      const tensors = b.compute(b.input, params ? params(ctx) : stateDictData(b));
       const step = stepOf(values[property]);
       let check = null;
       if (input && (input.text?.trim() || input.bytes)) {
@@ -41,7 +47,8 @@ export function buildCheckSection(build,
         const v = judgeStep(step, theirs, tensors[step.name], { printed, hint });
         check = { ok: v.ok, text: v.message };
       }
-      return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name, inputVersion: input?.version };
+      return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name, inputVersion: input?.version,
+        student: values.student || null };
     },
     /**
      * The verdict beside the Check button: {status ('' when nothing was given), text, figure (the step's
@@ -61,9 +68,11 @@ export function buildCheckSection(build,
         + `${shapeText(step.shape)}${step.note ? ` (${step.note})` : ''}.`;
     },
     figures(r) {
-      const figures = [{ kind: 'code', id: `${id}-input`, title: 'The fixed input, to paste in your notebook',
-        lines: inputPython(build) }];
-      const model = modelPython(build);
+      const b = buildFor(r.student);
+      const figures = [{ kind: 'code', id: `${id}-input`, title: r.student ? `Your own input (student ${r.student}), to `
+        + 'paste in your notebook: your grader checks your steps on it' : 'The fixed input, to paste in your notebook',
+        lines: inputPython(b) }];
+      const model = modelPython(b);
       const what = build.stateDict ? 'The module\'s weights and the call' : 'The call';
       if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`,
         title: `${what} (define ${build.module} first)`, lines: model });
@@ -74,8 +83,9 @@ export function buildCheckSection(build,
         const shown = step.shown ?? step.shape;
         const extra = step.extra ? { label: step.extra.label, shape: step.extra.shape,
           values: r.tensors[step.extra.key], integer: step.extra.integer } : null;
+        // answer: the lab's own numbers, which a page with answers=0 leaves out (section_panel.js).
         figures.push({ kind: 'tensor', id: `${id}-${step.name}`, title: `${label(step, i)}: ${step.code}`, shape: shown,
-          values: r.tensors[step.name], integer: !!step.integer, extra,
+          values: r.tensors[step.name], integer: !!step.integer, extra, answer: true,
           status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '' });
       });
       if (modelLine) figures.push({ kind: 'text', id: `${id}-source`, text: modelLine(r) });
@@ -83,6 +93,19 @@ export function buildCheckSection(build,
     },
   };
 }
+
+/**
+ * The Student ID a course's link gives each student (student=ID): the Check your build sections then show that
+ * student's own input and weights, which `attnlab check --student ID` judges against; empty, the fixed input
+ * everyone practises on. section: the one that holds the field (its lab's first build section).
+ */
+export const studentProperty = ({ section = 'build' } = {}) => ({
+  name: 'student', type: 'text', default: '', maxLength: 64, check: studentIdProblem, label: 'Student ID',
+  page: true, effect: 'view', group: 'Explore', section,
+  help: 'Your ID from the course\'s link (an email or a roster ID): the input and weights below become yours alone, '
+    + 'and the grader\'s attnlab check --student judges your steps against them. Empty: the fixed input everyone '
+    + 'practises on.',
+});
 
 /** The lab's property that picks which step of `build` the student's tensor is (declared once, in the lab's table). */
 export const buildStepProperty = (build, { name = 'checkStep', section = 'build', help }) => ({
