@@ -3,7 +3,7 @@
 // Python lines `attnlab check --list --student ID` gives, and its steps' tensors; PyTorch's right step on
 // that input (tests/fixtures/build_check_student) is judged right there and the fixed input's is not. With
 // answers=0 the lab's own step tensors are left off the page (no number of them in the document) while a
-// paste is still judged. A link with an ID that is not one is refused in words and the fixed input kept.
+// paste is still judged, a wrong one told where it differs without the lab's number. A link with an ID that is not one is refused in words and the fixed input kept.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -80,6 +80,12 @@ test('answers=0: the lab\'s step tensors are left off the page, and a paste is s
     for (const x of printed) assert.ok(!text.includes(x), `${x} of the weights is on the page`);
     const ok = await checkFile(page, path.join(FIXTURES, 'build_check', 'simple-attention', 'right', 'scores.pt'));
     assert.equal(ok.status, 'ok', ok.text);
+    // A wrong one is told where it first differs, and its own number, not the lab's.
+    const wrong = await checkFile(page, path.join(FIXTURES, 'build_check', 'simple-attention', 'no_scale', 'scores.pt'));
+    assert.equal(wrong.status, 'bad');
+    assert.match(wrong.text, /^The shape \(1, 5, 5\) is right; the numbers first differ at \[0, 0, 0\]: yours -?\d+\.\d{4}\. /);
+    assert.doesNotMatch(wrong.text, /the lab's -?\d/);
+    assert.doesNotMatch(await page.textContent(`#section-${SECTION}`), /the lab's -?\d/);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

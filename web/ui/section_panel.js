@@ -19,7 +19,8 @@ import { toggleHead } from '../labs/head_list.js';
  * the page cannot pass the check, which still judges a paste.
  */
 function withoutAnswers(figures, answers) {
-  return answers ? figures : figures.map((f) => (f.answer ? { ...f, values: null, extra: null, hidden: true } : f));
+  return answers ? figures : figures.map((f) => (f.answer ? { ...f, values: null, extra: null, hidden: true,
+    note: f.withheldNote ?? f.note } : f));
 }
 
 export class SectionPanel {
@@ -217,7 +218,7 @@ export class SectionPanel {
    * brought towards view without losing the verdict (issue 38: it was written ~1,500 px below the button).
    */
   answerTensorInput(result) {
-    const verdict = this.section.verdict(result);
+    const verdict = this.section.verdict(result, { answers: this.answers });
     if (this.section.inputCaption) this.tensorInput.setCaption(this.section.inputCaption(this.values));
     const asked = this.tensorInput.showVerdict(verdict);
     if (!asked || !verdict.status) return;

@@ -45,19 +45,21 @@ export function buildCheckSection(build,
       if (input && (input.text?.trim() || input.bytes)) {
         const { tensors: theirs, printed } = readTheirs((bytes, name) => ctx.module.readTorchTensor(bytes, name), input);
         const v = judgeStep(step, theirs, tensors[step.name], { printed, hint });
-        check = { ok: v.ok, text: v.message };
+        check = { ok: v.ok, text: v.message, withheld: v.withheld ?? v.message };
       }
       return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name, inputVersion: input?.version,
         student: values.student || null };
     },
     /**
      * The verdict beside the Check button: {status ('' when nothing was given), text, figure (the step's
-     * tensor's id), label, version (of the input)}.
+     * tensor's id), label, version (of the input)}; answers false (a page with answers=0): without the
+     * lab's number at the first difference.
      */
-    verdict(r) {
+    verdict(r, { answers = true } = {}) {
       if (!r.check) return { status: '', text: '', version: r.inputVersion };
       const step = stepOf(r.checkStep);
-      return { status: r.check.ok ? 'ok' : 'bad', text: r.check.text, figure: `${id}-${step.name}`,
+      return { status: r.check.ok ? 'ok' : 'bad', text: answers ? r.check.text : r.check.withheld,
+        figure: `${id}-${step.name}`,
         label: label(step, build.steps.indexOf(step)), version: r.inputVersion };
     },
     /** The paste box's caption, from the values (it follows the step chosen even while the last paste is refused). */
@@ -86,7 +88,8 @@ export function buildCheckSection(build,
         // answer: the lab's own numbers, which a page with answers=0 leaves out (section_panel.js).
         figures.push({ kind: 'tensor', id: `${id}-${step.name}`, title: `${label(step, i)}: ${step.code}`, shape: shown,
           values: r.tensors[step.name], integer: !!step.integer, extra, answer: true,
-          status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '' });
+          status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '',
+          withheldNote: checked ? r.check.withheld : '' });
       });
       if (modelLine) figures.push({ kind: 'text', id: `${id}-source`, text: modelLine(r) });
       return figures;

@@ -32,7 +32,8 @@ const same = (a, b, tol) => a === b || (Number.isNaN(a) && Number.isNaN(b))
 
 /**
  * theirs: [{shape, data}] (what one print or one file held) against expected (flat, of step.shape) ->
- * {ok, shape, expected_shape, first_difference: {index, yours, expected} | null, message}.
+ * {ok, shape, expected_shape, first_difference: {index, yours, expected} | null, message, withheld?: the
+ * message without the lab's number, for a page that keeps its answers to itself (answers=0)}.
  * printed: the numbers came from a print (4 decimals). hint: the build's sentence for a wrong number.
  */
 export function judgeStep(step, theirs, expected, { printed, hint = '' }) {
@@ -57,10 +58,11 @@ export function judgeStep(step, theirs, expected, { printed, hint = '' }) {
     const yours = tensor.data[i], want = expected[i];
     if (same(yours, want, tol)) continue;
     const index = indexOf(i, step.shape);
+    const at = `The shape ${shapeText(step.shape)} is right; the numbers first differ at [${index.join(', ')}]: `
+      + `yours ${formatNumber(yours)}`;
+    const after = `${maskHint(yours, want)}${hint ? ` ${hint}` : ''}`;
     return verdict({ ok: false, first_difference: { index, yours, expected: want },
-      message: `The shape ${shapeText(step.shape)} is right; the numbers first differ at [${index.join(', ')}]: `
-        + `yours ${formatNumber(yours)}, the lab's `
-        + `${formatNumber(want)}.${maskHint(yours, want)}${hint ? ` ${hint}` : ''}` });
+      message: `${at}, the lab's ${formatNumber(want)}.${after}`, withheld: `${at}.${after}` });
   }
   return verdict({ ok: true, message: `Matches: shape ${shapeText(step.shape)}, all ${expected.length} numbers within `
     + `${printed ? '1e-4 (a print\'s 4 decimals)' : '1e-5'} of the lab's.` });
