@@ -164,6 +164,18 @@ test('attnlab says what it has: no arguments prints the usage; --help and labs l
     assert.ok(line?.includes(`attnlab check --build ${build.name}`), `attnlab labs names ${build.name} on the ${build.lab} line: ${line}`);
   }
   assert.doesNotMatch(labs.stdout, /^(pretrained|translation|writing) .*check your build/m, 'a lab without a build names none');
+  // --json: the same list as one record; anything else is refused by name.
+  const json = attnlab('labs', '--json');
+  assert.equal(json.code, 0, json.stderr);
+  const { labs: records } = JSON.parse(json.stdout);
+  assert.deepEqual(records.map((r) => r.id), labs.stdout.trim().split('\n').map((l) => l.split(' ')[0]));
+  const writing = records.find((r) => r.id === 'writing');
+  assert.deepEqual([writing.trains, writing.commands], [false, ['generate', 'attribute', 'patch', 'heads']]);
+  assert.ok(records.find((r) => r.id === 'scaled').also[0].includes('attnlab check --build simple-attention'));
+  assert.deepEqual(records.find((r) => r.id === 'alignment').commands, ['train', 'evaluate']);
+  const bad = attnlab('labs', '--all');
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, "attnlab: attnlab labs takes --json alone, not '--all'\n");
 });
 
 test('attnlab train without --task trains the task --help names as the default (copy), as the page starts', () => {

@@ -84,6 +84,8 @@ test('bad files and flags: one line naming the file, row and column; exit 2', ()
     [['--q', good.q, '--k', good.k, '--v', good.v, '--mask', 'causal'], /--mask causal needs as many queries as keys \(T = S\), got T = 2, S = 3/],
     [['--q', good.q, '--k', good.k, '--v', good.v, '--mask', file('m2.json', [[1, 2, 0], [1, 1, 1]])], /'m2\.json': row 0, column 1 must be 0 or 1, got 2$/],
     [['--q', path.join(dir, 'missing.json'), '--k', good.k, '--v', good.v], /^attnlab: --q '.*missing\.json': no such file$/],
+    // A misspelt causal is named as the word it was meant to be, not only as a missing file.
+    [['--q', good.q, '--k', good.k, '--v', good.v, '--mask', 'casual'], /^attnlab: --mask 'casual': no such file \(for the causal mask, write --mask causal\)$/],
     [['--q', good.q, '--k', good.k], /^attnlab: --v FILE is required$/],
     [['--q', good.q, '--k', good.k, '--v', good.v, '--scale', '-1'], /^attnlab: --scale must be a number in \(0, 1000000\], got '-1'$/],
   ];

@@ -104,6 +104,13 @@ test('offline, a kept snapshot without a whole model is named with the command t
   assert.match(r.stderr, /is not in the cache .* and HF_HUB_OFFLINE is set: run once with the network/);
 });
 
+test('--model NAME that is no folder here, with no Hub to ask: both said, the folder first', async () => {
+  const r = await attnlab(['pretrained', '--model', 'bert-folder', '--text', 'x', '--backend', 'simd'],
+    { HF_ENDPOINT: 'http://127.0.0.1:9', HF_HUB_CACHE: freshCache() });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^attnlab: --model bert-folder is not a folder here, and as a Hub id: cannot reach http:\/\/127\.0\.0\.1:9 for bert-folder \([^)]+\); a model opens offline once it is in the cache/);
+});
+
 test('translate --model by id falls back to pytorch_model.bin when the Hub has no model.safetensors', async () => {
   const cache = freshCache();
   const r = await attnlab(['translate', '--model', 'test-org/opus-mt-tiny', '--beams', '1', '--backend', 'simd', '--json'], { HF_ENDPOINT: ENDPOINT, HF_HUB_CACHE: cache });

@@ -126,7 +126,7 @@ function usage() {
   const lines = ['usage: attnlab train [--lab LAB] [options]',
     '       attnlab evaluate --lab LAB --weights FILE [--json]   (a trained model\'s figures: .safetensors or '
       + 'a torch.save .pt)',
-    '       attnlab labs',
+    '       attnlab labs [--json]',
     ...[...TOOL_COMMANDS, ...LAB_COMMANDS.map(({ command }) => command)].map((command) => `       attnlab ${command.name} ...`), '',
     ...TOOL_COMMANDS.map((command) => wrap(`attnlab ${command.name} (every lab): ${command.about}`, 100, 0,
       `(attnlab ${command.name} --help)`)),
@@ -169,7 +169,10 @@ export function parseArgs(argv) {
   if (argv.includes('-h') || argv.includes('--help')) return { help: true };
   if (argv.includes('--version')) return { version: true };
   const [command, ...given] = argv;
-  if (command === 'labs' && given.length === 0) return { labs: true };
+  if (command === 'labs') {
+    if (given.every((arg) => arg === '--json')) return { labs: true, json: given.length > 0 };
+    throw new UsageError(`attnlab labs takes --json alone, not ${shown(given.find((arg) => arg !== '--json'))}`);
+  }
   if (command !== 'train' && command !== 'evaluate') throw new UsageError(command ? `unknown command ${shown(command)}` : 'missing command');
   // `evaluate --lab LAB --weights FILE` is a run of no steps from that file: the figures a trained
   // model is judged by (an instructor grading a class's notebook models).

@@ -90,8 +90,11 @@ export async function runAttention(args, module) {
     try {
       return await readFile(file, 'utf8');
     } catch (error) {
+      // --mask takes a file or the word causal: a missing file whose name is near that word was meant as it.
+      const meant = flag === 'mask' && error.code === 'ENOENT' && /^c[a-z]{3,7}l$/i.test(file) && file !== 'causal';
       throw new InputError(`--${flag} ${shown(file, { tail: true })}: `
-        + `${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+        + `${error.code === 'ENOENT' ? `no such file${meant ? ' (for the causal mask, write --mask causal)' : ''}`
+          : error.message}`);
     }
   };
   const names = Object.fromEntries(['q', 'k', 'v', 'mask'].map((f) => [f, shown(args[f] ?? '', { tail: true })]));

@@ -144,15 +144,21 @@ async function main(argv) {
     return 0;
   }
   if (args.labs) {
+    const records = [];
     for (const lab of LABS) {
       const commands = labCommands(lab).map((c) => `attnlab ${c.name} --help`);
       const how = lab.trainer ? '' : ` [no training: ${commands.length ? commands.join(', ') : 'on the page only'}]`;
       // What the commands of no one lab do for this lab (check: its builds, by name).
-      const also = TOOL_COMMANDS.map((command) => command.inLab?.(lab)).filter(Boolean).map((text) => ` [${text}]`).join('');
+      const notes = TOOL_COMMANDS.map((command) => command.inLab?.(lab)).filter(Boolean);
       const course = courseLine(lab);
-      await output.out(`${lab.id.padEnd(10)} ${lab.title} (${course[0].toLowerCase()}${course.slice(1)}): `
-        + `${lab.summary}${how}${also}\n`);
+      records.push({ id: lab.id, title: lab.title, course, summary: lab.summary, trains: !!lab.trainer,
+        commands: [...(lab.trainer ? ['train', 'evaluate'] : []), ...labCommands(lab).map((c) => c.name)], also: notes });
+      if (!args.json) {
+        await output.out(`${lab.id.padEnd(10)} ${lab.title} (${course[0].toLowerCase()}${course.slice(1)}): `
+          + `${lab.summary}${how}${notes.map((text) => ` [${text}]`).join('')}\n`);
+      }
     }
+    if (args.json) await output.out(`${JSON.stringify({ labs: records })}\n`);
     return 0;
   }
   const module = await load(args.build ?? 'auto');

@@ -144,8 +144,8 @@ class Hub {
       if (error instanceof HubError) throw error;
       if (signal?.aborted) throw signal.reason;
       if (isRedirectLoop(error)) throw this.redirectLoop(file);
-      throw new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
-        + 'a model opens offline once it is in the cache (HF_HUB_OFFLINE=1 never uses the network)');
+      throw Object.assign(new HubError(`cannot reach ${this.endpoint} for ${this.id} (${error.cause?.code ?? error.message}); `
+        + 'a model opens offline once it is in the cache (HF_HUB_OFFLINE=1 never uses the network)'), { unreachable: true });
     }
   }
 
@@ -411,7 +411,24 @@ export async function resolveModelFolder(model,
   }
   const hub = new Hub({ id, revision, env, cache });
   const snapshotFile = (file) => path.join(repoDir(cache, id), 'snapshots', hub.commit, file);
-  await drivePlan(hubPlan({ id, revision, endpoint: hub.endpoint, lab, checkConfig, unreadArchitecture }), {
+  try {
+    await fetchModel(hub, { id, revision, lab, checkConfig, unreadArchitecture, snapshotFile });
+  } catch (error) {
+    // A name that reads as a Hub id may have been meant as a folder (the README's `--model bert-folder`):
+    // with no Hub to ask, say that no such folder is here first.
+    if (!error.unreachable) throw error;
+    throw new HubError(`--model ${model.slice(0, 200)} is not a folder here, and as a Hub id: ${error.message}`);
+  }
+  if (!isCommit(revision)) {
+    await mkdir(path.join(repoDir(cache, id), 'refs', path.dirname(revision)), { recursive: true });
+    await writeFile(path.join(repoDir(cache, id), 'refs', revision), hub.commit);
+  }
+  return path.dirname(snapshotFile('config.json'));
+}
+
+/** The one Hub plan (hub_plan.js) driven against the Hub into the cache's snapshot of hub.commit. */
+function fetchModel(hub, { id, revision, lab, checkConfig, unreadArchitecture, snapshotFile }) {
+  return drivePlan(hubPlan({ id, revision, endpoint: hub.endpoint, lab, checkConfig, unreadArchitecture }), {
     // A file the snapshot already holds (config.json, just fetched) is sized on disk, as the page's client
     // sizes its kept copies: no second request for it.
     size: async (file) => (await stat(snapshotFile(file)).catch(() => null))?.size ?? hub.size(file),
@@ -419,9 +436,4 @@ export async function resolveModelFolder(model,
     fetch: (file) => hub.fetchFile(file),
     text: (file) => readFile(snapshotFile(file), 'utf8'),
   });
-  if (!isCommit(revision)) {
-    await mkdir(path.join(repoDir(cache, id), 'refs', path.dirname(revision)), { recursive: true });
-    await writeFile(path.join(repoDir(cache, id), 'refs', revision), hub.commit);
-  }
-  return path.dirname(snapshotFile('config.json'));
 }
