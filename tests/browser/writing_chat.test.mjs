@@ -145,3 +145,34 @@ test('a hostile tokenizer.json is refused at opening, naming the file and the fi
   assert.deepEqual(seen, []);
   await other.close();
 });
+
+// Issue 45, item 3: a base model (no chat_template) has nothing to put a question in. The Chat box is
+// off, saying why beside it; a link that carries chat= still writes the prompt (every section answers,
+// none stuck in an error), and a model with a template turns the box back on.
+test('the Chat box of a model without a chat template is off with its reason; the prompt is written; a chat model turns it on', async () => {
+  const { TINY_GPT2_FILES } = await import('./support.mjs');
+  const other = await lab.context.newPage();
+  const seen = [];
+  other.on('pageerror', (e) => seen.push(`page error: ${e.message}`));
+  await other.goto(`${lab.url}?lab=writing&temperature=0&maxNewTokens=2&chat=Hi%20there`);
+  await openCheckpointIfAsked(other, TINY_GPT2_FILES);
+  await waitConfigured(other);
+  await other.waitForFunction(() => document.getElementById('prop-chat')?.disabled === true, null, { timeout: 30000 });
+  assert.equal((await other.textContent('#prop-chat-note')).trim(), 'This model has no chat template (its '
+    + 'tokenizer_config.json has no chat_template), so the prompt above is written as it is.');
+  assert.equal(await other.inputValue('#prop-chat'), 'Hi there', 'the link\'s question is kept, for a model that can take it');
+  assert.match(await other.getAttribute('#prop-chat', 'aria-describedby'), /prop-chat-note/);
+  // The prompt is written, and no section is left in an error.
+  await other.waitForFunction(() => /^ids: /.test(document.querySelector('[data-figure="written-ids"]')?.textContent ?? ''),
+    null, { timeout: 30000 });
+  assert.match(await other.textContent('[data-figure="written-tokens"]'), /^Prompt \(\d+ tokens\): The/);
+  assert.equal(await other.locator('.lab-section[data-state="error"]').count(), 0);
+  // A model with a chat template: the box is on again, and the question goes into the template.
+  await other.setInputFiles('#open-files', FILES);
+  await other.waitForFunction(() => document.getElementById('prop-chat')?.disabled === false, null, { timeout: 30000 });
+  assert.equal(await other.isHidden('#prop-chat-note'), true);
+  await other.waitForFunction(() => /<\|im_start\|>/.test(document.querySelector('[data-figure="written-tokens"]')?.textContent ?? ''),
+    null, { timeout: 30000 });
+  assert.deepEqual(seen, []);
+  await other.close();
+});

@@ -37,7 +37,10 @@ const properties = [
     help: 'For an instruct model whose tokenizer_config.json has a chat_template (SmolLM2-Instruct, Qwen2.5-Instruct): '
       + 'the question is put in the template as transformers does (@huggingface/jinja) and the model answers; the '
       + 'template\'s own tokens (<|im_start|>, …) begin the prompt and show in every attention view. Empty: the '
-      + 'prompt above is written as it is.' }),
+      + 'prompt above is written as it is.',
+    // A model without a template (a base model) has nothing to put the question in: the box is off, saying so.
+    unavailable: (summary) => (summary.chat ? '' : 'This model has no chat template (its tokenizer_config.json '
+      + 'has no chat_template), so the prompt above is written as it is.') }),
   view({ name: 'maxNewTokens', type: 'int', default: 20, min: 1, max: 200, label: 'Max new tokens', section: 'write',
     help: 'Tokens to write at most; writing stops earlier at <|endoftext|> or at the model\'s last '
       + 'position (n_positions).' }),
@@ -171,6 +174,7 @@ export const writingLab = defineLab({
         rotary ? `rotary positions (rope_theta ${rotary.theta})` : 'learned positions'].filter(Boolean).join(', ');
       const summary = {
         name: label, layers: c.layers, heads: c.heads, kvHeads, rotary, maxPositions: c.maxPositions,
+        chat: !!opened.tokenizer.chatTemplate,
         text: `${label}${exportedAs(opened)}: ${c.layers} layers × ${c.heads} heads, d_model ${c.hiddenSize}, `
           + `vocabulary ${c.vocabSize}, `
           + `${c.maxPositions} positions, ${spec}, `

@@ -119,8 +119,28 @@ export class ControlsPanel {
     // The field before its "?" in the Tab order: the value first, its help on the way.
     if (prop.type === 'bool') row.append(input, label, help, hint, message);
     else row.append(label, stepper?.box ?? input, help, ...(shown ? [shown] : []), hint, message);
-    this.fields.set(prop.name, { row, input, message, prop, shown, stepper, limit: undefined });
+    // Why the field does not apply to the open model (setUnavailable), said beside it.
+    const unavailable = Object.assign(document.createElement('span'), { className: 'field-note', id: `${id}-note` });
+    unavailable.hidden = true;
+    row.append(unavailable);
+    this.fields.set(prop.name, { row, input, message, prop, shown, stepper, limit: undefined, unavailable });
     return row;
+  }
+
+  /**
+   * Fields the open model cannot take (reasons: {name: why, or '' where it can}; a property's
+   * unavailable(summary)): disabled, the reason beside them (the Writing lab's Chat box without a chat template).
+   */
+  setUnavailable(reasons) {
+    for (const [name, why] of Object.entries(reasons)) {
+      const field = this.fields.get(name);
+      if (!field) continue;
+      field.input.disabled = !!why;
+      field.unavailable.textContent = why;
+      field.unavailable.hidden = !why;
+      field.row.classList.toggle('unavailable', !!why);
+      field.input.setAttribute('aria-describedby', `${field.input.id}-help ${field.input.id}-error${why ? ` ${field.input.id}-note` : ''}`);
+    }
   }
 
   /** The − and + around a stepper's field -> {box, less, more}; step(±1) applies a step. */

@@ -224,7 +224,10 @@ export class LabPage {
   sectionValues() {
     const valid = Object.keys(this.fieldErrors).length === 0;
     const view = this.lab.properties.filter((p) => p.effect === 'view').map((p) => p.name);
-    return { ...this.applied, ...(valid ? Object.fromEntries(view.map((n) => [n, this.draft[n]])) : {}) };
+    const values = { ...this.applied, ...(valid ? Object.fromEntries(view.map((n) => [n, this.draft[n]])) : {}) };
+    // A setting the open model cannot take (its field disabled, saying why) counts as its default.
+    for (const p of this.lab.properties) if (this.unavailable?.[p.name]) values[p.name] = p.default;
+    return values;
   }
 
   applyLive(name) {

@@ -99,6 +99,11 @@ function receiveOpened(page, m) {
   const limits = Object.fromEntries(page.lab.properties.filter((p) => p.maxOf && m.summary)
     .map((p) => [p.name, p.maxOf(m.summary)]));
   for (const c of page.allControls()) c.setLimits(limits);
+  // Settings this model cannot take (the Chat box without a chat template): disabled with the reason, and
+  // the sections computed with their defaults meanwhile (lab_page.js sectionValues).
+  page.unavailable = Object.fromEntries(page.lab.properties.filter((p) => p.unavailable && m.summary)
+    .map((p) => [p.name, p.unavailable(m.summary)]));
+  for (const c of page.allControls()) c.setUnavailable(page.unavailable);
   offer(page, m);
 }
 
