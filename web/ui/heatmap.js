@@ -338,8 +338,11 @@ export class HeatmapView {
     this.fit = null;
     this.palette = 'viridis';
     this.onSelect = onSelect;
-    this.canvas.addEventListener('pointermove', (e) => this.hover(e));
-    this.canvas.addEventListener('pointerleave', () => this.hideTooltip());
+    this.canvas.addEventListener('pointermove', (e) => { if (e.pointerType === 'mouse') this.hover(e); });
+    // A finger or a pen has no hover: a tap picks the cell, outlined, its value kept in the readout until
+    // another tap (a touch pointer "leaves" as it lifts, which must not hide it).
+    this.canvas.addEventListener('pointerup', (e) => { if (e.pointerType !== 'mouse') this.tap(e); });
+    this.canvas.addEventListener('pointerleave', (e) => { if (e.pointerType === 'mouse') this.hideTooltip(); });
     this.canvas.addEventListener('blur', () => { this.focus = null; this.hideTooltip(); this.redraw(); });
     this.canvas.addEventListener('keydown', (e) => this.key(e));
     if (onSelect) this.canvas.addEventListener('click', () => onSelect());
@@ -387,6 +390,13 @@ export class HeatmapView {
     const cell = cellAt(this.canvas, this.layout, event.clientX, event.clientY);
     if (!cell) return this.hideTooltip();
     this.describe(cell, event);
+  }
+
+  tap(event) {
+    const cell = cellAt(this.canvas, this.layout, event.clientX, event.clientY);
+    this.focus = cell;
+    if (!cell) this.hideTooltip();
+    this.redraw();
   }
 
   key(event) {

@@ -9,7 +9,7 @@ export function attentionPanel(page) {
   const { lab } = page;
   const texts = lab.attentionPanel ?? {};
   const help = el('p', { className: 'muted attention-help',
-    textContent: `${texts.help ?? 'Rows are the queries, columns the keys. Bright = much weight.'} Hover a cell, or focus the map and use the arrow keys.` });
+    textContent: `${texts.help ?? 'Rows are the queries, columns the keys. Bright = much weight.'} Hover or tap a cell, or focus the map and use the arrow keys.` });
   const node = el('section', { className: 'panel attention' },
     el('h2', { textContent: texts.title ?? 'Attention on a fixed sample' }));
   const timeline = new Timeline(node, {
