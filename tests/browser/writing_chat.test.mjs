@@ -158,10 +158,13 @@ test('the Chat box of a model without a chat template is off with its reason; th
   await openCheckpointIfAsked(other, TINY_GPT2_FILES);
   await waitConfigured(other);
   await other.waitForFunction(() => document.getElementById('prop-chat')?.disabled === true, null, { timeout: 30000 });
-  assert.equal((await other.textContent('#prop-chat-note')).trim(), 'This model has no chat template (its '
-    + 'tokenizer_config.json has no chat_template), so the prompt above is written as it is.');
+  assert.equal((await other.textContent('#prop-chat-note')).trim(), 'No chat template in this model (its '
+    + 'tokenizer_config.json has no chat_template): the prompt above is written as it is.');
   assert.equal(await other.inputValue('#prop-chat'), 'Hi there', 'the link\'s question is kept, for a model that can take it');
   assert.match(await other.getAttribute('#prop-chat', 'aria-describedby'), /prop-chat-note/);
+  // The field holds the link's question, so the reason is under it; an empty field carries it inside.
+  assert.equal(await other.isVisible('#prop-chat-note'), true);
+  assert.match(await other.getAttribute('#prop-chat', 'placeholder'), /^No chat template in this model/);
   // The prompt is written, and no section is left in an error.
   await other.waitForFunction(() => /^ids: /.test(document.querySelector('[data-figure="written-ids"]')?.textContent ?? ''),
     null, { timeout: 30000 });

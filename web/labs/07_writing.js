@@ -39,8 +39,8 @@ const properties = [
       + 'template\'s own tokens (<|im_start|>, …) begin the prompt and show in every attention view. Empty: the '
       + 'prompt above is written as it is.',
     // A model without a template (a base model) has nothing to put the question in: the box is off, saying so.
-    unavailable: (summary) => (summary.chat ? '' : 'This model has no chat template (its tokenizer_config.json '
-      + 'has no chat_template), so the prompt above is written as it is.') }),
+    unavailable: (summary) => (summary.chat ? '' : 'No chat template in this model (its tokenizer_config.json has '
+      + 'no chat_template): the prompt above is written as it is.') }),
   view({ name: 'maxNewTokens', type: 'int', default: 20, min: 1, max: 200, label: 'Max new tokens', section: 'write',
     help: 'Tokens to write at most; writing stops earlier at <|endoftext|> or at the model\'s last '
       + 'position (n_positions).' }),

@@ -129,15 +129,19 @@ export class ControlsPanel {
 
   /**
    * Fields the open model cannot take (reasons: {name: why, or '' where it can}; a property's
-   * unavailable(summary)): disabled, the reason beside them (the Writing lab's Chat box without a chat template).
+   * unavailable(summary)): disabled, the reason in the empty field itself (and its title), or under it when
+   * it holds a value (a link's), so that a phone's first screen keeps its figure (the Writing lab's Chat
+   * box without a chat template). A screen reader hears the reason with the field either way.
    */
   setUnavailable(reasons) {
     for (const [name, why] of Object.entries(reasons)) {
       const field = this.fields.get(name);
       if (!field) continue;
       field.input.disabled = !!why;
+      field.input.placeholder = why;
+      field.input.title = why;
       field.unavailable.textContent = why;
-      field.unavailable.hidden = !why;
+      field.unavailable.hidden = !why || field.input.value === '';
       field.row.classList.toggle('unavailable', !!why);
       field.input.setAttribute('aria-describedby', `${field.input.id}-help ${field.input.id}-error${why ? ` ${field.input.id}-note` : ''}`);
     }
