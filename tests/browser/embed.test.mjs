@@ -45,6 +45,13 @@ test('controls=min shows play / step / reset, the main heatmap and the loss curv
   }
   const buttons = await page.locator('#lab button:visible').evaluateAll((bs) => bs.map((b) => b.id));
   assert.deepEqual(buttons, ['play', 'step', 'reset']);
+  assert.equal(await visible('#nav-home'), false, 'a slide has no way out of its lab');
+  // On the full page (a projector's), controls=min keeps the lab's name and the way back (issue 45, item 3).
+  await page.goto(`${lab.url}?lab=alignment&controls=min`);
+  await page.waitForSelector('#heatmap-main');
+  assert.ok(await visible('#nav-home'), 'the way back to the labs shows');
+  assert.match(await page.textContent('.lab-nav-here strong'), /^Alignment$/);
+  assert.ok(await page.locator('.lab-nav-here').isVisible(), 'the lab\'s name shows');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -91,7 +91,9 @@ function drawThumbnail(canvas, lab) {
  * course under it (bottom, where the lesson ends; it also keeps Play close to the top of the Tab order).
  */
 export function labNavigation(lab, next) {
-  const top = el('nav', { className: 'lab-nav full-only' });
+  // Not full-only: controls=min (a projector's page) keeps the lab's name and the way back; a slide
+  // (embed=1) hides it (styles.css).
+  const top = el('nav', { className: 'lab-nav' });
   top.setAttribute('aria-label', 'Labs');
   top.append(el('a', { href: '?', textContent: '← All labs', id: 'nav-home' }),
     el('span', { className: 'lab-nav-here' }, el('strong', { textContent: lab.title }),
