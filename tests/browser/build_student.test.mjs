@@ -26,13 +26,17 @@ after(async () => { await lab?.close(); });
 const shown = (page) => page.waitForFunction((sid) => document.getElementById(`section-${sid}`)?.dataset.state === 'shown',
   SECTION, { timeout: 30000 });
 
-/** Opens a step's torch.save file for the section; -> the verdict beside Check. */
+/**
+ * Opens a step's torch.save file for the section; -> the verdict beside Check. The file is read before
+ * it is judged, so the verdict before it (another text in these tests) is waited past.
+ */
 async function checkFile(page, file) {
+  const before = await page.textContent(`#${SECTION}-tensor-verdict`);
   await page.setInputFiles(`#${SECTION}-tensor-file`, file);
-  await page.waitForFunction((sid) => {
+  await page.waitForFunction(([sid, was]) => {
     const v = document.getElementById(`${sid}-tensor-verdict`);
-    return v && /^(ok|bad)$/.test(v.dataset.status) && !/^Checking/.test(v.textContent);
-  }, SECTION, { timeout: 20000 });
+    return v && /^(ok|bad)$/.test(v.dataset.status) && !/^Checking/.test(v.textContent) && v.textContent !== was;
+  }, [SECTION, before], { timeout: 20000 });
   return page.$eval(`#${SECTION}-tensor-verdict`, (v) => ({ status: v.dataset.status, text: v.textContent }));
 }
 
