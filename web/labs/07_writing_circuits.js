@@ -5,13 +5,11 @@
 // of the clean run put in its place (a grid per site, tokens or heads on the x axis). The numbers are
 // web/labs/circuits.js's records, the CLI's own (`attnlab attribute`, `attnlab patch`), drawn as
 // circuits_figures.js draws them. No DOM here.
-import { attributionRecord, cacheFloatBound, MAX_PAGE_CACHE_FLOATS, patchingRecord } from './circuits.js';
+import { downloadStem, pageCircuits } from './circuits.js';
 import { cacheFigures, circuitsFigures } from './circuits_figures.js';
 import { cpuKernel } from '../backends.js';
 
 const cpuOf = (ctx) => cpuKernel(ctx.backend, ctx.module?.cpuBackends);
-// A macrotask between patching rows: the worker reads its messages there (a newer request, Stop).
-const breathe = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
 export const circuits = {
   id: 'circuits',
@@ -32,17 +30,9 @@ export const circuits = {
     const backend = cpuOf(ctx);
     const key = JSON.stringify([v.clean, v.corrupt, v.answer, v.wrong, v.what, backend]);
     if (opened.circuits?.key !== key) {
-      const attribution = attributionRecord(model, tokenizer, v.clean, v.answer, v.wrong, { backend });
-      // The clean run's activations come with the grids (its download) while they are few enough.
-      const cacheBound = cacheFloatBound(model.config, attribution.prompt.ids.length);
-      const patching = await patchingRecord(model, tokenizer, v.clean, v.corrupt, v.answer, v.wrong,
-        { sites: v.what, backend, onRow: breathe, keepCache: cacheBound <= MAX_PAGE_CACHE_FLOATS });
-      opened.circuits = { key, attribution, patching, cacheBound };
+      opened.circuits = { key, ...await pageCircuits(model, tokenizer, v, { sites: v.what, backend }) };
     }
-    const { layers: L, heads: H } = model.config;
-    const stem = String(opened.exportName ?? opened.name ?? 'model').replace(/\.safetensors$/i, '')
-      .replace(/[^\w.-]+/g, '-');
-    return { L, H, stem, ...opened.circuits };
+    return { stem: downloadStem(opened.exportName ?? opened.name ?? 'model'), ...opened.circuits };
   },
   figures(r) {
     if (r.off) {

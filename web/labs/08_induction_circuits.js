@@ -7,15 +7,12 @@
 // first place holding another token x, so that it predicts x. Patching a head's z from the clean run into the
 // corrupted one brings the answer back only through the heads that read the earlier copy: the
 // induction head. No DOM here.
-import { attributionRecord, cacheFloatBound, MAX_PAGE_CACHE_FLOATS, patchingRecord } from './circuits.js';
+import { downloadStem, pageCircuits } from './circuits.js';
 import { cacheFigures, circuitsFigures } from './circuits_figures.js';
 import { weightsMetadata } from './08_induction_export.js';
 import { topHeads } from './ablation_figures.js';
 import { openCheckpoint } from '../models/registry.js';
 import { stateDictBytes } from '../io/state_dict.js';
-
-// A macrotask between patching rows: the worker reads its messages there (Pause, a newer request).
-const breathe = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
 // How far into the repeat the clean prompt goes: three tokens are enough for the trained model's
 // induction head (on tests/fixtures/induction_trained.safetensors patching its z brings back 0.62 of
@@ -100,19 +97,13 @@ export const inductionCircuits = {
       .map((name) => [name, v[name] !== '' ? v[name] : template?.[name] ?? '']));
     if (!pair.clean) throw new Error('the probe sequence has no repeated segment of two tokens to cut a pair from: '
       + 'type a clean and a corrupted prompt');
-    const backend = session.cpuBackend();
-    const attribution = attributionRecord(model, tokenizer, pair.clean, pair.answer, pair.wrong, { backend });
-    const cacheBound = cacheFloatBound(model.config, attribution.prompt.ids.length);
-    const keepCache = cacheBound <= MAX_PAGE_CACHE_FLOATS;
-    const patching = await patchingRecord(model, tokenizer, pair.clean, pair.corrupt, pair.answer, pair.wrong,
-      { sites: v.what, backend, onRow: breathe, keepCache });
+    const run = await pageCircuits(model, tokenizer, pair, { sites: v.what, backend: session.cpuBackend() });
     const evaluation = session.lastEvaluation;
     const strongest = evaluation ? topHeads(evaluation.scores.induction, evaluation.heads, 1)[0] : null;
-    const { layers: L, heads: H } = model.config;
     // The model by its file while it is the file's weights, else by its step (and so the cache's file name).
     const file = session.weightsFile && session.step === 0 ? session.weightsFile : null;
-    const stem = file ? file.replace(/\.safetensors$/i, '').replace(/[^\w.-]+/g, '-') : `induction-step${session.step}`;
-    return { L, H, step: session.step, file, pair, attribution, patching, strongest, stem, cacheBound,
+    const stem = file ? downloadStem(file) : `induction-step${session.step}`;
+    return { ...run, step: session.step, file, pair, strongest, stem,
       template: !!template && pair.clean === template.clean };
   },
   figures(r) {

@@ -161,6 +161,27 @@ export function cacheFloatBound(c, T) {
   return T * (3 * E + 2) + c.layers * (T * (8 * E + 3 + 6 * H * D + 3 * F) + 2 * H * T * T);
 }
 
+// A macrotask between patching rows: the page's worker reads its messages there (a newer request, Pause).
+const breathe = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+
+/**
+ * A page's Circuits section run (the Writing lab's and the Induction lab's): the clean prompt's attribution
+ * and the corrupted run's patching grids of `sites`, the worker breathing between rows; the clean run's
+ * cache kept for its download while it is within MAX_PAGE_CACHE_FLOATS. -> {L, H, attribution, patching,
+ * cacheBound (the cache's floats at most)}
+ */
+export async function pageCircuits(model, tokenizer, { clean, corrupt, answer, wrong }, { sites, backend }) {
+  const attribution = attributionRecord(model, tokenizer, clean, answer, wrong, { backend });
+  const cacheBound = cacheFloatBound(model.config, attribution.prompt.ids.length);
+  const patching = await patchingRecord(model, tokenizer, clean, corrupt, answer, wrong,
+    { sites, backend, onRow: breathe, keepCache: cacheBound <= MAX_PAGE_CACHE_FLOATS });
+  const { layers: L, heads: H } = model.config;
+  return { L, H, attribution, patching, cacheBound };
+}
+
+/** A model's file name as the stem of a section's downloads (the cache's): no .safetensors, no odd characters. */
+export const downloadStem = (name) => String(name).replace(/\.safetensors$/i, '').replace(/[^\w.-]+/g, '-');
+
 /** A captured cache [{name, shape, values}] -> safetensors' tensors {name: {shape, data}} (F32, -inf kept). */
 export const cacheTensors = (cache) => Object.fromEntries(cache.map((a) => [a.name, { shape: a.shape, data: a.values }]));
 
