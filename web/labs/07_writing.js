@@ -9,7 +9,7 @@ import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
 import { writingPrediction } from './07_writing_predict.js';
 import { rotaryOf } from './07_writing_rotary.js';
-import { PATCH_SITE_NAMES } from './circuits.js';
+import { circuitsProperties } from './circuits.js';
 
 const INTRO = 'A language model writing: GPT-2, or a Llama or Qwen 2 (SmolLM2, TinyLlama, Qwen2.5), reads your prompt '
   + 'and adds one token at a time. Each time it gives every possible next token a probability (the bars) and one is '
@@ -98,24 +98,19 @@ const properties = [
   view({ name: 'circuits', type: 'bool', default: false, label: 'Find the circuit', section: 'circuits',
     help: 'Run the attribution and the patching grids on the pair below (on gpt2 about 12 s for resid_pre and z, '
       + 'one thread); they run again when the pair, the answers or the grids change.' }),
-  view({ name: 'clean', type: 'text', default: 'When Mary and John went to the store, John gave a drink to',
-    maxLength: 2000, label: 'Clean prompt', section: 'circuits',
-    help: 'The prompt whose answer you want to explain: the attribution splits its logit difference into the parts '
-      + 'that wrote it, and patching copies its activations into the corrupted run.' }),
-  view({ name: 'corrupt', type: 'text', default: 'When Mary and John went to the store, Mary gave a drink to',
-    maxLength: 2000, label: 'Corrupted prompt', section: 'circuits',
-    help: 'The same prompt with the clue changed (here: who gave the drink), split into as many tokens as the '
-      + 'clean one, so that each activation has the same place in both runs.' }),
-  view({ name: 'answer', type: 'text', default: 'Mary', maxLength: 100, label: 'Answer', section: 'circuits',
-    help: 'The word the clean prompt should continue with: one token after a space (" Mary"). The metric is '
-      + 'logit(answer) − logit(wrong) at the last position.' }),
-  view({ name: 'wrong', type: 'text', default: 'John', maxLength: 100, label: 'Wrong answer', section: 'circuits',
-    help: 'The word it should not: one token after a space.' }),
-  view({ name: 'what', type: 'names', names: PATCH_SITE_NAMES, default: ['resid_pre', 'z'], label: 'Patch', item: 'patching site',
-    section: 'circuits', help: 'Which activations to patch, one grid each (TransformerLens\'s hook names): resid_pre '
-      + '(the residual entering a layer, by position), z (a head\'s output, every position), pattern (a head\'s '
-      + 'attention), attn_out and mlp_out (what a layer\'s attention and MLP add, by position). Each cell is one run '
-      + 'of the corrupted prompt (from the patched layer and position on): on gpt2, resid_pre and z take seconds.' }),
+  ...circuitsProperties({
+    clean: { default: 'When Mary and John went to the store, John gave a drink to',
+      help: 'The prompt whose answer you want to explain: the attribution splits its logit difference into the parts '
+        + 'that wrote it, and patching copies its activations into the corrupted run.' },
+    corrupt: { default: 'When Mary and John went to the store, Mary gave a drink to',
+      help: 'The same prompt with the clue changed (here: who gave the drink), split into as many tokens as the '
+        + 'clean one, so that each activation has the same place in both runs.' },
+    answer: { default: 'Mary', help: 'The word the clean prompt should continue with: one token after a space (" Mary"). '
+      + 'The metric is logit(answer) − logit(wrong) at the last position.' },
+    wrong: { default: 'John', help: 'The word it should not: one token after a space.' },
+    whatHelp: 'Each cell is one run of the corrupted prompt (from the patched layer and position on): on gpt2, '
+      + 'resid_pre and z take seconds.',
+  }),
   { ...backendProperty('The CPU kernel that runs the model (a decoder writes one token at a time through its key/value '
     + 'cache, on SIMD128 or scalar; WebGPU falls back to SIMD128).'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps and the head-role '

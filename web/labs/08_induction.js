@@ -10,7 +10,7 @@ import { inductionPrediction } from './08_induction_predict.js';
 import { SHIPPED_TEXT } from './08_induction_text.js';
 import { ablateProperty, heads as headsOf } from './head_list.js';
 import { hookedTransformerConfig, weightsMetadata } from './08_induction_export.js';
-import { PATCH_SITE_NAMES } from './circuits.js';
+import { circuitsProperties } from './circuits.js';
 
 const INTRO = 'A small transformer (two layers of attention, no MLP) learns to predict the next token of random '
   + 'sequences. Each sequence repeats a segment of it right after itself, at a random place and of a random length. '
@@ -71,22 +71,15 @@ const properties = [
   ablateProperty('the trained model\'s heads (layer 0 holds the previous-token heads, layer 1 the induction heads).',
     { section: 'ablate' }),
   // Circuits (issue 44, 08_induction_circuits.js): empty fields are the repeated pair cut from the probe sequence.
-  { name: 'clean', type: 'text', default: '', maxLength: 2000, effect: 'view', page: true, section: 'circuits',
-    label: 'Clean prompt', help: 'Token ids separated by spaces (the text task: characters); empty: the probe sequence '
+  ...circuitsProperties({
+    clean: { default: '', help: 'Token ids separated by spaces (the text task: characters); empty: the probe sequence '
       + 'cut three tokens into its repeat, so that only an induction head can tell the next token.' },
-  { name: 'corrupt', type: 'text', default: '', maxLength: 2000, effect: 'view', page: true, section: 'circuits',
-    label: 'Corrupted prompt', help: 'As many tokens as the clean prompt; empty: the clean one with another token where '
+    corrupt: { default: '', help: 'As many tokens as the clean prompt; empty: the clean one with another token where '
       + 'the answer first came, so that the earlier copy points elsewhere.' },
-  { name: 'answer', type: 'text', default: '', maxLength: 100, effect: 'view', page: true, section: 'circuits',
-    label: 'Answer', help: 'The token the clean prompt should continue with; empty: the repeat\'s next token.' },
-  { name: 'wrong', type: 'text', default: '', maxLength: 100, effect: 'view', page: true, section: 'circuits',
-    label: 'Wrong answer', help: 'The token the corrupted prompt points to instead; empty: the one put in the answer\'s '
+    answer: { default: '', help: 'The token the clean prompt should continue with; empty: the repeat\'s next token.' },
+    wrong: { default: '', help: 'The token the corrupted prompt points to instead; empty: the one put in the answer\'s '
       + 'earlier place. The metric is logit(answer) − logit(wrong) at the last position.' },
-  { name: 'what', type: 'names', names: PATCH_SITE_NAMES, default: ['resid_pre', 'z'], effect: 'view', page: true,
-    section: 'circuits', label: 'Patch', item: 'patching site',
-    help: 'Which activations to patch, one grid each (TransformerLens\'s hook names): resid_pre (the residual entering a '
-      + 'layer, by position), z (a head\'s output, every position), pattern (a head\'s attention), attn_out and '
-      + 'mlp_out (what a layer\'s attention and MLP add, by position).' },
+  }),
   { name: 'oneLayerSteps', type: 'int', default: 0, min: 0, max: 100000, effect: 'view', page: true,
     section: 'one-layer', label: 'One-layer steps',
     help: 'Steps the one-layer model beside the run has trained (Train one layer beside it counts them up to Steps).' },

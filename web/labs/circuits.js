@@ -18,6 +18,28 @@ export const PATCH_SITES = Object.freeze([
     about: 'what each layer\'s MLP adds to the residual, at one position' },
 ]);
 export const PATCH_SITE_NAMES = PATCH_SITES.map((s) => s.name);
+
+/**
+ * The Circuits section's settings, declared once for every lab that has one (the Writing lab's, the
+ * Induction lab's): the prompt pair and the two answers (each lab's default and help: {clean, corrupt,
+ * answer, wrong: {default, help}}), and the sites to patch (whatHelp: a lab's sentence after the sites').
+ * One name, range and label each, for the page, the link and the CLI.
+ */
+export function circuitsProperties({ clean, corrupt, answer, wrong, whatHelp = '' }) {
+  const field = (name, label, maxLength, { default: value, help }) => ({ name, type: 'text', default: value,
+    maxLength, label, help, effect: 'view', page: true, section: 'circuits' });
+  return [
+    field('clean', 'Clean prompt', 2000, clean),
+    field('corrupt', 'Corrupted prompt', 2000, corrupt),
+    field('answer', 'Answer', 100, answer),
+    field('wrong', 'Wrong answer', 100, wrong),
+    { name: 'what', type: 'names', names: PATCH_SITE_NAMES, default: ['resid_pre', 'z'], label: 'Patch',
+      item: 'patching site', effect: 'view', page: true, section: 'circuits',
+      help: 'Which activations to patch, one grid each (TransformerLens\'s hook names): resid_pre (the residual entering a '
+        + 'layer, by position), z (a head\'s output, every position), pattern (a head\'s attention), attn_out and '
+        + `mlp_out (what a layer's attention and MLP add, by position).${whatHelp ? ` ${whatHelp}` : ''}` },
+  ];
+}
 const siteOf = (name) => PATCH_SITES.find((s) => s.name === name);
 
 /** A prompt pair or answers the model cannot be asked about: one sentence, the user's to fix. */
