@@ -113,8 +113,8 @@ test('a bad --student or --gradescope exits 2 with one line', async () => {
     [['--list', '--student', 'a b'], /^attnlab: --student "a b" is not a student ID: 1 to 64 letters, digits and \. _ @ \+ - /],
     [['--build', 'simple-attention', '--dir', dir, '--student', 'x'.repeat(65)], /is not a student ID/],
     [['--build', 'simple-attention', '--dir', dir, '--gradescope', path.join(tmpdir(), 'no-such-attnlab', 'r.json')],
-      /^attnlab: --gradescope .*r\.json: the folder .*no-such-attnlab does not exist\n$/],
-    [['--build', 'simple-attention', '--dir', dir, '--gradescope', tmpdir()], /is a folder: name the file \(results\.json\)/],
+      /^attnlab: --gradescope '.*r\.json': the folder '.*no-such-attnlab' does not exist\n$/],
+    [['--build', 'simple-attention', '--dir', dir, '--gradescope', tmpdir()], /^attnlab: --gradescope '.*': is a folder; give a file name\n$/],
     [['--list', '--gradescope', path.join(tmpdir(), 'r.json')], /^attnlab: --gradescope goes with --build NAME --dir DIR/],
   ]) {
     const r = await check(...args);

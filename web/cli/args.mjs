@@ -1,12 +1,11 @@
 // Command-line flags for `attnlab`: a small declarative parser that names the bad flag.
-import { accessSync, constants, statSync } from 'node:fs';
-import path from 'node:path';
 import { LABS } from '../labs/registry.js';
 import { checkCommand } from './check_command.mjs';
 import { defaultValues } from '../shared/properties.js';
 import { cut, flagLine, flagOf, flagsFrom, parseFlags, shown, specOf, UsageError, wrap } from './flags.mjs';
+import { checkFiles, FileError } from './file_flags.mjs';
 
-export { cut, flagOf, shown, UsageError, wrap };
+export { checkFiles, cut, FileError, flagOf, shown, UsageError, wrap };
 
 // The labs that train (a lab without a trainer, such as Scaled dot-product, has no `train` run).
 const TRAINABLE = LABS.filter((lab) => lab.trainer);
@@ -227,69 +226,4 @@ export function parseArgs(argv) {
   out.steps = out.given.has('steps') ? out.values.steps : undefined;
   if (evaluate) Object.assign(out, { evaluate: true, steps: 0 });
   return out;
-}
-
-/** A file flag's path that cannot work: one line, exit 2, no usage text. */
-export class FileError extends UsageError {}
-
-/**
- * Checks every file flag before any training: outputs (--save, --png, --svg) must name a file, not a
- * folder, in a folder that exists and is writable, no two of them the same; --load a readable file.
- * Throws a FileError naming the flag and the path.
- */
-export function checkFiles(args) {
-  const fail = (flag, file, why) => { throw new FileError(`${flag} ${shown(file, { tail: true })}: ${why}`); };
-  // Missing -> null; any other trouble (a name too long, a loop of links) is the user's to fix too.
-  const statOf = (flag, file, target = file) => {
-    try {
-      return statSync(target);
-    } catch (error) {
-      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
-      return fail(flag, file, `cannot use ${shown(target, { tail: true })} (${error.code ?? error.message})`);
-    }
-  };
-  const can = (file, mode) => {
-    try {
-      accessSync(file, mode);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const outputs = [['--save', args.save], ['--png', args.png],
-    ['--svg', args.svg]].filter(([, file]) => file !== undefined);
-  const seen = new Map();
-  for (const [flag, file] of outputs) {
-    const full = path.resolve(file);
-    if (seen.has(full)) fail(flag, file, `${seen.get(full)} writes the same file`);
-    seen.set(full, flag);
-    const st = statOf(flag, file);
-    if (st?.isDirectory()) fail(flag, file, 'is a folder; give a file name');
-    if (st) {
-      if (!can(file, constants.W_OK)) fail(flag, file, 'exists and cannot be overwritten (no write permission)');
-      continue;
-    }
-    const dir = path.dirname(full);
-    const dirSt = statOf(flag, file, dir);
-    if (!dirSt) fail(flag, file, `the folder ${shown(dir, { tail: true })} does not exist`);
-    if (!dirSt.isDirectory()) fail(flag, file, `${shown(dir, { tail: true })} is not a folder`);
-    if (!can(dir, constants.W_OK | constants.X_OK)) fail(flag, file,
-      `the folder ${shown(dir, { tail: true })} is not writable`);
-  }
-  // The lab's own input files (the Induction lab's --data): readable files.
-  for (const prop of args.lab?.cli?.options ?? []) {
-    const file = args.options?.[prop.name];
-    if (prop.type !== 'path' || file === undefined) continue;
-    const st = statOf(`--${prop.name}`, file);
-    if (!st) fail(flagOf(prop), file, 'no such file');
-    if (st.isDirectory()) fail(flagOf(prop), file, 'is a folder, not a file');
-    if (!can(file, constants.R_OK)) fail(flagOf(prop), file, 'cannot be read (no read permission)');
-  }
-  if (args.load !== undefined) {
-    const st = statOf('--load', args.load);
-    if (!st) fail(args.evaluate ? '--weights' : '--load', args.load, 'no such file');
-    if (st.isDirectory()) fail(args.evaluate ? '--weights' : '--load', args.load, 'is a folder, not a weights file');
-    if (!can(args.load, constants.R_OK)) fail(args.evaluate ? '--weights' : '--load', args.load,
-      'cannot be read (no read permission)');
-  }
 }

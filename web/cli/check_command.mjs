@@ -8,13 +8,13 @@
 // classmate's tensors does not pass; --gradescope FILE: the verdicts as Gradescope's results.json.
 // Exit codes: 0 every given step matches (or --list), 1 one does not, 2 bad input (a flag, an unknown
 // build, a folder that is not there or holds none of the steps' files), with one line on stderr.
-import { statSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILDS, buildByName, listRecord, referenceSteps } from '../labs/builds/registry.js';
 import { forStudent, studentIdProblem } from '../labs/builds/student_input.js';
 import { jsonNumber, judgeStep, readTheirs, shapeText } from '../labs/builds/judge.js';
 import { safeLines } from './output.mjs';
+import { checkFiles, FileError } from './file_flags.mjs';
 import { megabytes } from '../shared/megabytes.js';
 
 export class CheckInputError extends Error {}
@@ -64,14 +64,12 @@ export function parseCheckArgs(argv) {
   }
   if (values.gradescope !== undefined) {
     if (values.list) throw new CheckInputError('--gradescope goes with --build NAME --dir DIR: it writes their verdicts');
-    // Checked before anything is judged, as every output flag is (args.mjs's checkFiles; that module lists
-    // this command, so this one does not import it back).
-    const folder = path.dirname(path.resolve(values.gradescope));
-    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new CheckInputError(`--gradescope ${values.gradescope}: the folder ${folder} does not exist`);
-    }
-    if (statSync(values.gradescope, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new CheckInputError(`--gradescope ${values.gradescope} is a folder: name the file (results.json)`);
+    // Checked before anything is judged, as every command's output files are.
+    try {
+      checkFiles({ gradescope: values.gradescope });
+    } catch (error) {
+      if (error instanceof FileError) throw new CheckInputError(error.message);
+      throw error;
     }
   }
   if (!values.list) {
