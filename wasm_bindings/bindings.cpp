@@ -78,7 +78,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("_write", &RawCheckpoint::_write)
       .function("_store", &RawCheckpoint::_store)
       .function("_finish", &RawCheckpoint::_finish)
-      .function("_summary", &RawCheckpoint::_summary);
+      .function("_summary", &RawCheckpoint::_summary)
+      .function("_head_grid", &RawCheckpoint::_head_grid);
   bind_staged(raw_checkpoint);
 
   class_<RawBert, base<RawCheckpoint>>("_RawBert")

@@ -110,6 +110,13 @@ std::string read_head_pairs(const val& pairs, int layers, int heads_per_layer, H
   return out.set(heads, layers, heads_per_layer);
 }
 
+val RawCheckpoint::_head_grid() const {
+  val grid = val::object();
+  grid.set("layers", model() ? model()->ablation_layers() : 0);
+  grid.set("heads", model() ? model()->ablation_heads() : 0);
+  return grid;
+}
+
 std::string RawCheckpoint::read_heads_off(const val& pairs, HeadAblation& out) const {
   if (!model()) return "no model is loaded";
   if (pairs.isUndefined() || pairs.isNull()) return {};

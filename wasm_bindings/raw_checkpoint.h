@@ -46,6 +46,8 @@ class RawCheckpoint {
   std::string _store(int i) { return loader_.store(i); }
   std::string _finish() { return loader_.finish(); }
   std::string _summary() const;
+  // The heads a pass can switch off (the model's ablation_layers() x ablation_heads()): {layers, heads}.
+  val _head_grid() const;
 
   // The loaded model (nullptr until _finish has succeeded): for _next_call / _finish_call (raw_staged.h).
   StagedForward* staged() const { return loader_.model(); }

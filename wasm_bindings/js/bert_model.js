@@ -33,8 +33,6 @@ export class Bert extends CheckpointModel {
     if (v === undefined) throw new AttnLabError(`no ${what} for layer ${layer}: run forward() first (layers 0..${this.config.layers - 1})`);
     return v.slice();
   }
-  /** The switchable heads: the encoder's self-attention, [{layer, head}] numbered from 0. */
-  get headGrid() { return { layers: this.config.layers, heads: this.config.heads }; }
   /** [H, T, T] */
   attention(layer) { return this.#view('attention', layer, this.raw._attention(checkInteger('layer', layer))); }
   /** [H, T, D]: the queries and keys of a layer, for the neuron view */

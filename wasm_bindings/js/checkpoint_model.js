@@ -19,4 +19,11 @@ export class CheckpointModel extends Owned {
     this.summary = JSON.parse(raw._summary());
     this.config = this.summary.config;
   }
+
+  /**
+   * The heads a pass can switch off, {layers, heads} numbered from 0, as the core declares them
+   * (CheckpointModel::ablation_layers/heads): a decoder's and BERT's self-attention, Marian's decoder
+   * cross-attention.
+   */
+  get headGrid() { return this.raw._head_grid(); }
 }

@@ -44,8 +44,6 @@ export class Decoder extends CheckpointModel {
   get cached() { return this.raw._cached(); }
   /** Tokens of the last pass (n). */
   get passLength() { return this.raw._pass_length(); }
-  /** The switchable heads: the self-attention's, [{layer, head}] numbered from 0. */
-  get headGrid() { return { layers: this.config.layers, heads: this.config.heads }; }
   #view(what, v) {
     if (v === undefined) throw new AttnLabError(`no ${what}: run forward() first, with a layer of this model (0..${this.config.layers - 1})`);
     return v.slice();

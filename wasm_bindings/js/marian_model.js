@@ -38,8 +38,6 @@ export class Marian extends CheckpointModel {
     check(this.raw._begin_decode(target, pairsOf(heads)));
     return (await runStagedCalls(this.raw, attention, check)).last;
   }
-  /** The switchable heads: the decoder's cross-attention, [{layer, head}] numbered from 0. */
-  get headGrid() { return { layers: this.config.decoderLayers, heads: this.config.decoderHeads }; }
   #view(what, v) {
     if (v === undefined) throw new AttnLabError(`no ${what}: encode() (and decode()) first, with a layer of this model`);
     return v.slice();
