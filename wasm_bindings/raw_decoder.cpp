@@ -52,10 +52,7 @@ std::string RawDecoder::read_ids(const val& ids, std::vector<std::int32_t>& out)
   return decoder()->check_prompt(out.data(), int(out.size()));
 }
 
-std::string RawDecoder::read_heads(const val& heads, Intervention& out) const {
-  if (heads.isUndefined() || heads.isNull()) return {};
-  return read_head_pairs(heads, decoder()->spec().n_layer, decoder()->spec().n_head, out.heads_off);
-}
+std::string RawDecoder::read_heads(const val& heads, Intervention& out) const { return read_heads_off(heads, out.heads_off); }
 
 std::string RawDecoder::_forward(const val& ids, int backend, const val& heads) {
   std::vector<std::int32_t> i;
