@@ -104,7 +104,8 @@ test('a chat template past its budget is stopped in its section with one sentenc
 // Issue 48, item 3, on the page: a tokenizer.json the library would hang on (an added token's id of
 // 2^32 - 2: it walked every id) or blow up with (32 Replace steps that each double the text: 3.6 GB) is
 // refused as it is opened, in one sentence naming the file and the field, and the model that was open
-// stays open and writes (the page runs hf_tokenizer.js's checks, as tests/node/tokenizer_bounds does).
+// stays open and writes (the page runs hf_tokenizer.js's checks, as tests/node/tokenizer_bounds does);
+// so is a Split pattern that backtracks without bound.
 test('a hostile tokenizer.json is refused at opening, naming the file and the field; the model that was open stays open', async () => {
   const { cpSync, mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -115,6 +116,11 @@ test('a hostile tokenizer.json is refused at opening, naming the file and the fi
       /tokenizer\.json: added_tokens\[\d+\]'s id 4294967294 is not a token id of this vocabulary \(0 to \d+\)/],
     [{ ...json, normalizer: { type: 'Sequence', normalizers: Array.from({ length: 32 }, () => replace) } },
       /tokenizer\.json: its normalizer has more than 16 steps/],
+    // A Split pattern that backtracks without bound: probed in the page's worker under a deadline
+    // (web/tokenizers/regex_guard.js), where it would have hung the worker for ever.
+    [{ ...json, pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '(\\w+\\s?)+$' },
+      behavior: 'Isolated', invert: false }, json.pre_tokenizer] } },
+      /tokenizer\.json: its pre_tokenizer's Split pattern "\(\\\\w\+\\\\s\?\)\+\$" took more than 2 s on an ordinary sentence: a pattern that backtracks without bound/],
   ];
   const other = await lab.context.newPage();
   const seen = [];

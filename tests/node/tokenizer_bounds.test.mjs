@@ -80,3 +80,81 @@ test('an end-of-text id that is not a token id is named by its file and field (i
     { message: 'config.json\'s eos_token_id holds 2.5, not a token id (a whole number 0 or more)' });
   assert.deepEqual(HfTokenizer.fromFiles({ tokenizerJson: text, generationConfig: { eos_token_id: [2, 3] } }).eosIds.slice(0, 2), [2, 3]);
 });
+
+// Issue 48, item 3: a tokenizer.json's own regular expressions run under a deadline (web/tokenizers/
+// regex_guard.js). JavaScript cannot interrupt a regex on its own thread, so each pattern runs first in a
+// worker while this thread waits; each test below ends by that deadline (REGEX_LIMITS.deadlineMs), not by
+// a clock the test reads.
+const LLAMA3 = JSON.parse(readFileSync(path.join(FIXTURES, 'tokenizers', 'llama3', 'tokenizer.json'), 'utf8'));
+const withSplit = (regex) => {
+  const json = structuredClone(LLAMA3);
+  json.pre_tokenizer.pretokenizers[0].pattern.Regex = regex;
+  return JSON.stringify(json);
+};
+
+test('a Split pattern that backtracks on an ordinary sentence is refused at opening, naming the field and the probe', async () => {
+  await assert.rejects(HfTokenizer.fromFiles({ tokenizerJson: withSplit('(\\w+\\s?)+$') }).watchPatterns(), {
+    name: 'PatternError',
+    message: 'tokenizer.json: its pre_tokenizer\'s Split pattern "(\\\\w+\\\\s?)+$" took more than 2 s on an ordinary sentence: '
+      + 'a pattern that backtracks without bound' });
+  // A normalizer's Replace with a Regex is watched the same way, probed on long runs of one character.
+  const json = structuredClone(LLAMA3);
+  json.normalizer = { type: 'Replace', pattern: { Regex: '(a|aa)+b' }, content: '' };
+  await assert.rejects(HfTokenizer.fromFiles({ tokenizerJson: JSON.stringify(json) }).watchPatterns(),
+    { message: 'tokenizer.json: its normalizer\'s Replace pattern "(a|aa)+b" took more than 2 s on 48 characters ("a" repeated): '
+      + 'a pattern that backtracks without bound' });
+});
+
+test('a pattern that passes the probes but backtracks on one text refuses that text; the tokenizer goes on with the next', async () => {
+  const t = await HfTokenizer.fromFiles({ tokenizerJson: withSplit('(x+x+)+y|\\S+|\\s+') }).watchPatterns();
+  assert.equal(t.watchedPatterns, 1);
+  const before = t.encode('still works').ids;
+  assert.throws(() => t.encode('x'.repeat(40)), {
+    name: 'PatternError',
+    message: 'tokenizer.json: its pre_tokenizer\'s Split pattern "(x+x+)+y|\\\\S+|\\\\s+" took more than 2 s on a text of 40 '
+      + 'characters: a pattern that backtracks without bound; the text was not tokenized' });
+  assert.deepEqual(t.encode('still works').ids, before);
+});
+
+test('Llama 3\'s own pattern is watched and tokenizes exactly as without the watcher', async () => {
+  const watched = await HfTokenizer.fromFiles({ tokenizerJson: JSON.stringify(LLAMA3) }).watchPatterns();
+  const plain = HfTokenizer.fromFiles({ tokenizerJson: JSON.stringify(LLAMA3) });
+  assert.equal(watched.watchedPatterns, 1);
+  for (const text of ['The quick brown fox', 'It\'s 3:45 pm,\n\n  we\'ve 12,000 words!', '   ', 'é中😀 a1 _.']) {
+    assert.deepEqual(watched.encode(text), plain.encode(text), text);
+  }
+  // A text longer than the watcher reads is refused by its length, not run.
+  assert.throws(() => watched.encode('a'.repeat((1 << 20) + 1)),
+    { message: /^tokenizer\.json: its pre_tokenizer's Split pattern ".*" is run on at most 1,048,576 characters; this text has 1,048,577$/ });
+});
+
+test('attnlab generate: a Split pattern that backtracks on the prompt exits 2 in one line naming it', () => {
+  const folder = path.join(FIXTURES, 'gpt2_tiny', 'chat');
+  const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-tokenizer-'));
+  cpSync(folder, dir, { recursive: true });
+  const json = JSON.parse(readFileSync(path.join(folder, 'tokenizer.json'), 'utf8'));
+  json.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '(\\w+\\s?)+$' }, behavior: 'Isolated', invert: false }, json.pre_tokenizer] };
+  writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(json));
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs'), 'generate', '--model', dir, '--text', 'Hi'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^attnlab: .*tokenizer\.json: its pre_tokenizer's Split pattern "\(\\\\w\+\\\\s\?\)\+\$" took more than 2 s on an ordinary sentence: a pattern that backtracks without bound\n$/);
+});
+
+test('attnlab generate: a --text the pattern backtracks on exits 2 in one line; another text writes', () => {
+  const folder = path.join(FIXTURES, 'gpt2_tiny', 'chat');
+  const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-tokenizer-'));
+  cpSync(folder, dir, { recursive: true });
+  const json = JSON.parse(readFileSync(path.join(folder, 'tokenizer.json'), 'utf8'));
+  json.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '(x+x+)+y|\\S+|\\s+' }, behavior: 'Isolated', invert: false }, json.pre_tokenizer] };
+  writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(json));
+  const generate = (text) => spawnSync(process.execPath, [path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs'), 'generate', '--model', dir,
+    '--text', text, '--max-new-tokens', '2', '--temperature', '0'], { encoding: 'utf8', timeout: 120_000 });
+  const r = generate('x'.repeat(44));
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr, 'attnlab: tokenizer.json: its pre_tokenizer\'s Split pattern "(x+x+)+y|\\\\S+|\\\\s+" took more than 2 s on a text of 44 characters: '
+    + 'a pattern that backtracks without bound; the text was not tokenized\n');
+  const ok = generate('hello there');
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /hello/);
+});

@@ -22,6 +22,7 @@ import { probeGpu } from './kernel.mjs';
 import { loadStateDict, saveStateDict } from '../io/state_dict.js';
 import { readWeightsFile } from '../io/weights_file.js';
 import { megabytes } from '../shared/megabytes.js';
+import { PatternError } from '../tokenizers/regex_guard.js';
 
 /**
  * The file's metadata (written by --save, or by the notebook snippet in docs/weights.md) against the run
@@ -96,7 +97,9 @@ async function runLabCommand(lab, declared, rest) {
     if (command.write) await command.write({ ...values, given }, module, (text) => output.out(text));
     else for (const line of await command.output({ ...values, given }, module)) await output.out(`${line}\n`);
   } catch (error) {
-    if (!(error instanceof command.InputError) && !(error instanceof UsageError)) throw error;
+    // A tokenizer.json's pattern past its deadline on a text (web/tokenizers/regex_guard.js) is the
+    // file's problem, as the other input problems: one line, exit 2, from any command that tokenizes.
+    if (!(error instanceof command.InputError) && !(error instanceof UsageError) && !(error instanceof PatternError)) throw error;
     await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }
@@ -113,7 +116,7 @@ async function runToolCommand(command, rest) {
     for (const line of lines) await output.out(`${line}\n`);
     return code;
   } catch (error) {
-    if (!(error instanceof command.InputError)) throw error;
+    if (!(error instanceof command.InputError) && !(error instanceof PatternError)) throw error;
     await output.err(`attnlab: ${error.message}\n`);
     return 2;
   }

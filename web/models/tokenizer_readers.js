@@ -50,7 +50,11 @@ export const TOKENIZER_READERS = {
     async read(files) {
       const options = { tokenizerConfig: await optionalText(files, 'tokenizer_config.json'),
         generationConfig: await optionalText(files, 'generation_config.json'), modelConfig: files.config };
-      if (files.has('tokenizer.json')) return { tokenizer: HfTokenizer.fromFiles({ tokenizerJson: await files.text('tokenizer.json'), ...options }) };
+      // The file's own patterns run under a deadline (issue 48): a Split regex can backtrack for ever.
+      if (files.has('tokenizer.json')) {
+        return { tokenizer: await HfTokenizer.fromFiles({ tokenizerJson: await files.text('tokenizer.json'), ...options })
+          .watchPatterns() };
+      }
       return { tokenizer: HfTokenizer.fromGpt2Files(await files.text('vocab.json'), await files.text('merges.txt'), {
         tokenizerConfig: parseConfigJson(options.tokenizerConfig, 'tokenizer_config.json'),
         generationConfig: parseConfigJson(options.generationConfig, 'generation_config.json'),

@@ -17,6 +17,7 @@
 // worker's manifest lists it) and the CLI import the same file. No DOM, no Node API.
 import { Tokenizer } from '../../node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
 import { bytesToUnicode, checkBpe, gpt2TokenizerJson } from './gpt2_bpe.js';
+import { PatternError, PROBE_TEXTS, watchPatterns } from './regex_guard.js';
 
 const CHAR_TO_BYTE = new Map(bytesToUnicode().map((c, b) => [c, b]));
 const utf8 = new TextEncoder();
@@ -219,6 +220,20 @@ export class HfTokenizer {
     });
   }
 
+  /**
+   * Puts the file's own regular expressions (a Split's, a Replace's "Regex") under a deadline, each
+   * probed once now (web/tokenizers/regex_guard.js): a pattern that backtracks without bound is refused
+   * here, naming its field, before any text of the user's reaches it. -> this.
+   */
+  async watchPatterns() {
+    this.watchedPatterns = await watchPatterns(this.hf, this.file);
+    // A sentence through every part, so a part the library cannot run (a post-processor whose special
+    // token has no id: found by tests/node/fuzz_tokenizer_json.test.mjs) is named now, not at a text.
+    const { ids } = this.encode(PROBE_TEXTS[0]);
+    if (ids.length) this.decode(ids);
+    return this;
+  }
+
   /** GPT-2's vocab.json and merges.txt (a folder without tokenizer.json), as the library's BPE. */
   static fromGpt2Files(vocabJson, mergesText, options = {}) {
     return new HfTokenizer(gpt2TokenizerJson(vocabJson, mergesText), { ...options, file: 'vocab.json and merges.txt' });
@@ -231,8 +246,23 @@ export class HfTokenizer {
    * add_special_tokens (BOS/EOS by the post-processor).
    */
   encode(text, { addSpecialTokens = true } = {}) {
-    const { ids, tokens } = this.hf.encode(String(text), { add_special_tokens: addSpecialTokens });
-    return { tokens, ids, texts: ids.map((id) => this.tokenText(id)) };
+    return this.named(() => {
+      const { ids, tokens } = this.hf.encode(String(text), { add_special_tokens: addSpecialTokens });
+      return { tokens, ids, texts: ids.map((id) => this.tokenText(id)) };
+    });
+  }
+
+  /**
+   * f() with a failure of the library's named by the file it read: a part it cannot run is the file's
+   * problem ("Cannot use 'in' operator" alone names nothing). A watched pattern's refusal already says it.
+   */
+  named(f) {
+    try {
+      return f();
+    } catch (error) {
+      if (error instanceof PatternError) throw error;
+      throw new Error(`${this.file}: the tokenizers library cannot tokenize with it (${error?.message ?? error})`);
+    }
   }
 
   /** ids -> text, as the library's decode (special tokens left out unless skipSpecialTokens is false). */
@@ -241,9 +271,9 @@ export class HfTokenizer {
     if (ids.length === 0) return '';  // the library refuses an empty list
     // transformers cleans up spaces before punctuation (" 's" -> "'s") only where tokenizer_config.json
     // asks (clean_up_tokenization_spaces); the library's default is to clean, which changes the text.
-    return this.hf.decode(ids,
+    return this.named(() => this.hf.decode(ids,
       { skip_special_tokens: skipSpecialTokens,
-        clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces ?? false });
+        clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces ?? false }));
   }
 
   /** The id of a token (an unknown one: the unknown token's id, else the first EOS, as GPT-2's unk_token). */
