@@ -83,3 +83,32 @@ test('notebook 05\'s question sits with the steps, its answer closed until asked
   assert.match(await page.textContent('#section-build #question-Embedding'), /Does the output dimension make sense\?/);
   assert.equal(await page.$eval('#question-Embedding details', (d) => d.open), false);
 });
+
+// Issue 45, item 2: the notebook's one-hot embedding (one_hot(x) through nn.Linear(10, 5)), on the page at
+// both sizes. A student trains it with embedding=one-hot and imports their model (here the one-hot build's
+// state_dict): PyTorch's right print of the embedding step matches (the section read the Linear's [5, 10]
+// weight as a [10, 5] table and dropped its bias, so it said the numbers differed), and the paste box
+// asks for the one-hot code.
+for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+  test(`one-hot embedding at ${viewport.width}x${viewport.height}: PyTorch's right embedding step matches`, async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { writeSafetensors } = await import('../../web/io/safetensors.js');
+    const { attentionModelOneHotBuild } = await import('../../web/labs/builds/attention_model.js');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'attnlab-one-hot-')), 'model.safetensors');
+    writeFileSync(file, writeSafetensors(Object.fromEntries(Object.entries(attentionModelOneHotBuild.stateDict)
+      .map(([name, t]) => [name, { shape: t.shape, data: Float32Array.from(t.data) }]))));
+    const { page: p, problems: seen } = await openPage(lab, '?lab=count&embedding=one-hot&checkStep=embedding', { viewport });
+    await p.setInputFiles('#weights-file', file);
+    await p.waitForFunction(() => /^Loaded /.test(document.getElementById('weights-message').textContent), null, { timeout: 20000 });
+    const dir = path.join(FIXTURES, 'build_check', 'attention-model-one-hot');
+    await p.waitForFunction(() => /model\.embed\(F\.one_hot\(x, 10\)\.float\(\)\)/.test(document.getElementById('section-build')?.textContent ?? ''), null, { timeout: 20000 });
+    await p.fill('#build-tensor-text', readFileSync(path.join(dir, 'right_printed', 'embedding.txt'), 'utf8'));
+    await p.click('#build-tensor-check');
+    await p.waitForFunction(() => /^(Matches|The shape)/.test(document.getElementById('build-tensor-verdict')?.textContent ?? ''), null, { timeout: 20000 });
+    assert.match(await p.textContent('#build-tensor-verdict'), /^Matches: shape \(4, 10, 5\), all 200 numbers within 1e-4/);
+    assert.equal(await p.locator('[data-figure="build-embedding"]').getAttribute('data-status'), 'ok');
+    assert.deepEqual(seen, []);
+    await p.close();
+  });
+}

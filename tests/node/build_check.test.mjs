@@ -120,7 +120,7 @@ test('attnlab check --list --json: every build with its lab, notebook, input, st
   const { code, stdout, stderr } = await attnlab('--list', '--json');
   assert.equal(code, 0, stderr);
   const { builds } = JSON.parse(stdout);
-  assert.deepEqual(builds.map((b) => b.name), ['cross-attn-seq-classifier', 'attention-test', 'attention-model', 'simple-attention', 'self-attention']);
+  assert.deepEqual(builds.map((b) => b.name), ['cross-attn-seq-classifier', 'attention-test', 'attention-model', 'attention-model-one-hot', 'simple-attention', 'self-attention']);
   for (const b of builds) {
     const lab = LABS.find((l) => l.id === b.lab);
     assert.ok(lab, `${b.name}: lab ${b.lab}`);
@@ -191,7 +191,7 @@ test('attnlab check --build: exit 0 when every given step matches, 1 with the fi
 test('attnlab check: bad input exits 2 with one line naming the problem', async () => {
   const empty = mkdtempSync(path.join(tmpdir(), 'attnlab-check-empty-'));
   for (const [args, message] of [
-    [['--build', 'nope', '--dir', empty], /^attnlab: --build "nope" is not a build \(there are: cross-attn-seq-classifier, attention-test, attention-model, simple-attention, self-attention\)\n$/],
+    [['--build', 'nope', '--dir', empty], /^attnlab: --build "nope" is not a build \(there are: cross-attn-seq-classifier, attention-test, attention-model, attention-model-one-hot, simple-attention, self-attention\)\n$/],
     [['--build', 'simple-attention', '--dir', path.join(empty, 'missing')], /^attnlab: --dir ".*missing" is not a folder\n$/],
     [['--build', 'simple-attention', '--dir', empty], /^attnlab: .* holds none of the steps' files: scores\.pt or scores\.txt, masked\.pt or masked\.txt/],
     [['--build', 'simple-attention'], /^attnlab: --build needs --dir DIR/],

@@ -4,7 +4,7 @@
 // every lab's build; what is this lab's own is where the numbers come from: its model as it trains, so
 // a student who loads their notebook's model.pt (Weights, Import weights…) compares with their weights.
 import { buildCheckSection } from './builds/build_section.js';
-import { attentionModelBuild, FIXED_INPUT } from './builds/attention_model.js';
+import { attentionModelBuild, attentionModelBuildOf, attentionModelOneHotBuild, FIXED_INPUT } from './builds/attention_model.js';
 
 export { FIXED_INPUT };
 export const STEPS = attentionModelBuild.steps;
@@ -19,6 +19,11 @@ export const buildSection = buildCheckSection(attentionModelBuild, {
     + 'use the same weights; make_batch is random, so it is checked against its rule instead.',
   // The lab's model at its current step (the notebook's state_dict names: "query", "embed.weight", ...).
   params: (ctx) => ctx.session.trainer.parameters(),
+  // Either embedding of the notebook: the model's weights say which (a one-hot Linear has 'embed.bias'; it
+  // was read as the Embedding's [10, 5] table, so a right one-hot build was wrong from its embedding step),
+  // and the setting says which code the paste box asks for.
+  buildOf: ({ params, values }) => (params ? attentionModelBuildOf(params)
+    : values?.embedding === 'one-hot' ? attentionModelOneHotBuild : attentionModelBuild),
   // Its numbers come from the lab's own model, not a fixed state_dict: a student's ID changes nothing here
   // (headless, `attnlab check --student` draws that student's state_dict).
   studentField: false,

@@ -11,7 +11,8 @@ import { el } from './el.js';
  */
 export function printTensor(values, shape, { integer = false } = {}) {
   const whole = Array.from(values).every((v) => Number.isInteger(v));
-  const cell = (v) => (integer ? String(v) : whole ? `${v}.` : Number.isNaN(v) ? 'nan' : Number.isFinite(v) ? fourDecimals(v) : v > 0 ? 'inf' : '-inf');
+  const number = scientific(values) ? fourDigitsExponent : fourDecimals;
+  const cell = (v) => (integer ? String(v) : whole ? `${v}.` : Number.isNaN(v) ? 'nan' : Number.isFinite(v) ? number(v) : v > 0 ? 'inf' : '-inf');
   const cells = Array.from(values, cell);
   const width = Math.max(...cells.map((c) => c.length), 1);
   let at = 0;
@@ -39,6 +40,29 @@ function fourDecimals(v) {
     return (even / 10000).toFixed(4).replace(/^0\.0000$/, v < 0 ? '-0.0000' : '0.0000');
   }
   return v.toFixed(4);
+}
+
+/**
+ * Whether PyTorch prints these in scientific notation (torch/_tensor_str.py's _Formatter): when the
+ * largest nonzero finite magnitude is more than 1,000 times the smallest, or more than 1e8. An attention
+ * row of 0.4752 beside 0.0005 prints as 4.7518e-01 and 5.4859e-04.
+ */
+function scientific(values) {
+  let most = 0, least = Infinity;
+  for (const v of values) {
+    const a = Math.abs(v);
+    if (!Number.isFinite(a) || a === 0) continue;
+    most = Math.max(most, a);
+    least = Math.min(least, a);
+  }
+  return most > 0 && (most / least > 1000 || most > 1e8);
+}
+
+/** v as Python's '%.4e' (7.1543e-04: the exponent signed, two digits at least), where JS writes 7.1543e-4. */
+function fourDigitsExponent(v) {
+  const [mantissa, exponent] = v.toExponential(4).split('e');
+  const e = Number(exponent);
+  return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
 }
 
 const shapeText = (shape) => `(${shape.join(', ')})`;

@@ -9,8 +9,11 @@
 //   attention  softmax(query · keysᵀ / √5, dim=-1)   (4, 1, 10)
 //   weighted   attention @ values, [:, 0, :]         (4, 1)
 //   forward    nn(weighted): the probability         (4, 1)
-// The page's One query lab compares with its own model as it trains (load yours in its Weights panel:
-// web/labs/03_count_build.js); headless, `attnlab check` compares with the state_dict below.
+// The notebook's "Alternatively" embeds a digit as one_hot(x) through nn.Linear(10, 5): build
+// `attention-model-one-hot`, the same steps with that embedding (its weight is [5, 10], a column per digit,
+// and its bias is added to every digit's vector). The page's One query lab compares with its own model as
+// it trains, either embedding (load yours in its Weights panel: web/labs/03_count_build.js); headless,
+// `attnlab check` compares with the state_dicts below.
 import { literal, pattern } from './exact_tensors.js';
 import { embed, linear } from './plain_math.js';
 import { formatNumber, shapeText } from './judge.js';
@@ -20,71 +23,111 @@ export const FIXED_INPUT = [[2, 4, 2, 1, 9, 6, 3, 0, 5, 2], [4, 4, 1, 2, 0, 7, 8
   [2, 2, 2, 4, 5, 5, 1, 1, 0, 6], [7, 3, 9, 0, 1, 8, 6, 5, 3, 7]];
 const B = FIXED_INPUT.length, S = 10, E = 5, HIDDEN = 200;
 
-export const attentionModelBuild = {
-  name: 'attention-model',
+const common = {
   lab: 'count',
   notebook: '05_one_query_more_twos_than_fours',
   module: 'AttentionModel',
-  title: 'AttentionModel (notebook 05)',
   input: { x: literal(FIXED_INPUT, { integer: true }) },
-  stateDict: {
-    'query': pattern([1, E], { mul: 3, mod: 7, shift: 3, scale: 2 }),
-    'embed.weight': pattern([10, E], { mul: 7, mod: 13, shift: 6, scale: 4 }),
-    'WK.weight': pattern([E, E], { mul: 5, mod: 11, shift: 5, scale: 4 }),
-    'WK.bias': pattern([E], { mul: 3, mod: 7, shift: 3, scale: 8 }),
-    'WV.weight': pattern([1, E], { mul: 2, mod: 7, shift: 3, scale: 4 }),
-    'WV.bias': pattern([1], { mul: 1, mod: 2, shift: 0, scale: 8 }),
-    'nn.0.weight': pattern([HIDDEN, 1], { mul: 7, mod: 17, shift: 8, scale: 8 }),
-    'nn.0.bias': pattern([HIDDEN], { mul: 5, mod: 13, shift: 6, scale: 16 }),
-    'nn.2.weight': pattern([1, HIDDEN], { mul: 3, mod: 11, shift: 5, scale: 32 }),
-    'nn.2.bias': pattern([1], { mul: 1, mod: 2, shift: 0, scale: 8 }),
-  },
   model: ['model = AttentionModel()', 'model.load_state_dict(state_dict)'],
-  notes: [],
   hint: 'Did your notebook load the same weights and use this x?',
-  steps: [
-    { name: 'batch', label: '1. make_batch', code: 'X, y = make_batch(N)', shape: ['N', S], rule: judgeBatch,
-      note: 'X (N, 10) and y (N, 1): paste both, print(X, y)',
-      // Shown for the fixed x, its labels beside it.
-      shown: [B, S], integer: true, extra: { label: 'y', key: 'batchY', shape: [B, 1] } },
-    { name: 'embedding', label: '2. Embedding', code: 'model.embed(x)', shape: [B, S, E] },
-    { name: 'keys', label: '3. Keys', code: 'model.WK(model.embed(x))', shape: [B, S, E] },
-    { name: 'values', label: '4. Values', code: 'model.values(model.embed(x))', shape: [B, S, 1] },
-    { name: 'attention', label: '5. Attention', code: 'model.attention(model.embed(x))', shape: [B, 1, S] },
-    { name: 'weighted', label: '6. Attention-weighted values',
-      code: "torch.einsum('bij,bjk->bik', att, vals)[:, 0, :]", shape: [B, 1] },
-    { name: 'forward', label: '7. forward', code: 'model(x)', shape: [B, 1] },
-  ],
-  compute(x, p) {
-    const ids = Array.from(x.x.data);
-    const embedding = embed(p['embed.weight'], ids, E);
-    const keys = linear(embedding, B * S, E, p['WK.weight'], p['WK.bias'], E);
-    const values = linear(embedding, B * S, E, p['WV.weight'], p['WV.bias'], 1);
-    const attention = new Float64Array(B * S);
-    const weighted = new Float64Array(B);
-    for (let b = 0; b < B; b++) {
-      let max = -Infinity;
-      const row = attention.subarray(b * S, (b + 1) * S);
-      for (let s = 0; s < S; s++) {
-        let dot = 0;
-        for (let k = 0; k < E; k++) dot += p.query[k] * keys[(b * S + s) * E + k];
-        row[s] = dot / Math.sqrt(E);
-        max = Math.max(max, row[s]);
-      }
-      let sum = 0;
-      for (let s = 0; s < S; s++) sum += (row[s] = Math.exp(row[s] - max));
-      for (let s = 0; s < S; s++) {
-        row[s] /= sum;
-        weighted[b] += row[s] * values[b * S + s];
-      }
-    }
-    const hidden = linear(weighted, B, 1, p['nn.0.weight'], p['nn.0.bias'], HIDDEN).map((v) => Math.max(v, 0));
-    const forward = linear(hidden, B, HIDDEN, p['nn.2.weight'], p['nn.2.bias'], 1).map((v) => 1 / (1 + Math.exp(-v)));
-    const y = FIXED_INPUT.map((r) => (r.filter((d) => d === 2).length > r.filter((d) => d === 4).length ? 1 : 0));
-    return { batch: Float64Array.from(ids), batchY: Float64Array.from(y), embedding, keys, values, attention,
-      weighted, forward };
-  },
 };
+const sharedWeights = {
+  'query': pattern([1, E], { mul: 3, mod: 7, shift: 3, scale: 2 }),
+  'WK.weight': pattern([E, E], { mul: 5, mod: 11, shift: 5, scale: 4 }),
+  'WK.bias': pattern([E], { mul: 3, mod: 7, shift: 3, scale: 8 }),
+  'WV.weight': pattern([1, E], { mul: 2, mod: 7, shift: 3, scale: 4 }),
+  'WV.bias': pattern([1], { mul: 1, mod: 2, shift: 0, scale: 8 }),
+  'nn.0.weight': pattern([HIDDEN, 1], { mul: 7, mod: 17, shift: 8, scale: 8 }),
+  'nn.0.bias': pattern([HIDDEN], { mul: 5, mod: 13, shift: 6, scale: 16 }),
+  'nn.2.weight': pattern([1, HIDDEN], { mul: 3, mod: 11, shift: 5, scale: 32 }),
+  'nn.2.bias': pattern([1], { mul: 1, mod: 2, shift: 0, scale: 8 }),
+};
+
+/** The seven steps, with `embedded` the code that embeds x (the notebook's model.embed(x), or its one-hot form). */
+const stepsWith = (embedded) => [
+  { name: 'batch', label: '1. make_batch', code: 'X, y = make_batch(N)', shape: ['N', S], rule: judgeBatch,
+    note: 'X (N, 10) and y (N, 1): paste both, print(X, y)',
+    // Shown for the fixed x, its labels beside it.
+    shown: [B, S], integer: true, extra: { label: 'y', key: 'batchY', shape: [B, 1] } },
+  { name: 'embedding', label: '2. Embedding', code: embedded, shape: [B, S, E] },
+  { name: 'keys', label: '3. Keys', code: `model.WK(${embedded})`, shape: [B, S, E] },
+  { name: 'values', label: '4. Values', code: `model.values(${embedded})`, shape: [B, S, 1] },
+  { name: 'attention', label: '5. Attention', code: `model.attention(${embedded})`, shape: [B, 1, S] },
+  { name: 'weighted', label: '6. Attention-weighted values',
+    code: "torch.einsum('bij,bjk->bik', att, vals)[:, 0, :]", shape: [B, 1] },
+  { name: 'forward', label: '7. forward', code: 'model(x)', shape: [B, 1] },
+];
+
+/**
+ * Each digit's vector: a row of nn.Embedding(10, 5)'s table, or, where the weights have 'embed.bias' (the
+ * one-hot build's nn.Linear(10, 5)), one_hot(x) @ weight.T + bias: the weight's column for the digit plus
+ * the bias. Read by the weights, not by the build: the page's model may be either.
+ */
+function embedDigits(p, ids) {
+  if (!p['embed.bias']) return embed(p['embed.weight'], ids, E);
+  const oneHot = new Float64Array(ids.length * 10);
+  ids.forEach((d, i) => { oneHot[i * 10 + d] = 1; });
+  return linear(oneHot, ids.length, 10, p['embed.weight'], p['embed.bias'], E);
+}
+
+/** Every step's tensor for input x and weights p (the notebook's state_dict names). */
+function computeSteps(x, p) {
+  const ids = Array.from(x.x.data);
+  const embedding = embedDigits(p, ids);
+  const keys = linear(embedding, B * S, E, p['WK.weight'], p['WK.bias'], E);
+  const values = linear(embedding, B * S, E, p['WV.weight'], p['WV.bias'], 1);
+  const attention = new Float64Array(B * S);
+  const weighted = new Float64Array(B);
+  for (let b = 0; b < B; b++) {
+    let max = -Infinity;
+    const row = attention.subarray(b * S, (b + 1) * S);
+    for (let s = 0; s < S; s++) {
+      let dot = 0;
+      for (let k = 0; k < E; k++) dot += p.query[k] * keys[(b * S + s) * E + k];
+      row[s] = dot / Math.sqrt(E);
+      max = Math.max(max, row[s]);
+    }
+    let sum = 0;
+    for (let s = 0; s < S; s++) sum += (row[s] = Math.exp(row[s] - max));
+    for (let s = 0; s < S; s++) {
+      row[s] /= sum;
+      weighted[b] += row[s] * values[b * S + s];
+    }
+  }
+  const hidden = linear(weighted, B, 1, p['nn.0.weight'], p['nn.0.bias'], HIDDEN).map((v) => Math.max(v, 0));
+  const forward = linear(hidden, B, HIDDEN, p['nn.2.weight'], p['nn.2.bias'], 1).map((v) => 1 / (1 + Math.exp(-v)));
+  const y = FIXED_INPUT.map((r) => (r.filter((d) => d === 2).length > r.filter((d) => d === 4).length ? 1 : 0));
+  return { batch: Float64Array.from(ids), batchY: Float64Array.from(y), embedding, keys, values, attention,
+    weighted, forward };
+}
+
+export const attentionModelBuild = {
+  ...common,
+  name: 'attention-model',
+  title: 'AttentionModel (notebook 05)',
+  stateDict: { 'query': sharedWeights.query,
+    'embed.weight': pattern([10, E], { mul: 7, mod: 13, shift: 6, scale: 4 }), ...sharedWeights },
+  notes: [],
+  steps: stepsWith('model.embed(x)'),
+  compute: computeSteps,
+};
+
+export const attentionModelOneHotBuild = {
+  ...common,
+  name: 'attention-model-one-hot',
+  title: 'AttentionModel, one-hot embedding (notebook 05)',
+  stateDict: { 'query': sharedWeights.query,
+    'embed.weight': pattern([E, 10], { mul: 7, mod: 13, shift: 6, scale: 4 }),
+    'embed.bias': pattern([E], { mul: 2, mod: 5, shift: 2, scale: 8 }), ...sharedWeights },
+  notes: ['The notebook\'s "Alternatively": self.embed = torch.nn.Linear(10, 5), called on '
+    + 'F.one_hot(x, 10).float() (import torch.nn.functional as F), so its weight is [5, 10] and its bias is added '
+    + 'to every digit\'s vector.'],
+  steps: stepsWith('model.embed(F.one_hot(x, 10).float())'),
+  compute: computeSteps,
+};
+
+/** The build of a model's weights: the one-hot one where they have the Linear's 'embed.bias'. */
+export const attentionModelBuildOf = (params) => (params?.['embed.bias'] ? attentionModelOneHotBuild : attentionModelBuild);
 
 /** make_batch is random: its output is checked against its rule, not against numbers. -> {ok, message}. */
 function judgeBatch(theirs) {

@@ -17,15 +17,20 @@ import { forStudent, studentIdProblem } from './student_input.js';
  *   hint             the sentence a wrong number ends with (default: the build's)
  *   studentField     whether the section holds the Student ID field (a lab with two builds shows it once;
  *                    both read it: with an ID, the input and weights are that student's, student_input.js)
+ *   buildOf({params, values})  where one section checks one of several builds with the same steps (One
+ *                    query's Embedding or one-hot Linear): the build of these weights (params, when the
+ *                    section has them) or of these settings (values); default: `build` alone
  *   the rest (needsModel, refreshWhileTraining, questions) is the section's own.
  */
 export function buildCheckSection(build,
   { id = 'build', property = 'checkStep', title, text, params = null, modelLine = null, hint = build.hint,
-    studentField = true, ...rest }) {
-  const stepOf = (name) => build.steps.find((s) => s.name === name) ?? build.steps[0];
+    studentField = true, buildOf = () => build, ...rest }) {
+  const stepOf = (name, b = build) => b.steps.find((s) => s.name === name) ?? b.steps[0];
+  const builds = new Map();
+  const named = (b) => { builds.set(b.name, b); return b; };
   const label = (step, i) => step.label ?? `${i + 1}. ${step.name}`;
   // The build as the values give it: the student's own input and weights where the link names one.
-  const buildFor = (student) => (student ? forStudent(build, student) : build);
+  const buildFor = (student, base = build) => (student ? forStudent(base, student) : base);
   return {
     id, title, text,
     // A study tool (a paste box and the notebook's steps), never a slide's figure: controls=min hides it.
@@ -38,9 +43,11 @@ export function buildCheckSection(build,
     /** The choice property's choices: one per step. */
     stepChoices: build.steps.map((s, i) => ({ value: s.name, label: label(s, i) })),
     compute(ctx, values, input) {
-      const b = buildFor(values.student);
-      const tensors = b.compute(b.input, params ? params(ctx) : stateDictData(b));
-      const step = stepOf(values[property]);
+      const weights = params ? params(ctx) : null;
+      const base = named(buildOf({ params: weights, values }));
+      const b = buildFor(values.student, base);
+      const tensors = b.compute(b.input, weights ?? stateDictData(b));
+      const step = stepOf(values[property], base);
       let check = null;
       if (input && (input.text?.trim() || input.bytes)) {
         const { tensors: theirs, printed } = readTheirs((bytes, name) => ctx.module.readTorchTensor(bytes, name), input);
@@ -48,7 +55,7 @@ export function buildCheckSection(build,
         check = { ok: v.ok, text: v.message, withheld: v.withheld ?? v.message };
       }
       return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name, inputVersion: input?.version,
-        student: values.student || null };
+        student: values.student || null, build: base.name };
     },
     /**
      * The verdict beside the Check button: {status ('' when nothing was given), text, figure (the step's
@@ -64,13 +71,15 @@ export function buildCheckSection(build,
     },
     /** The paste box's caption, from the values (it follows the step chosen even while the last paste is refused). */
     inputCaption(values) {
-      const i = build.steps.indexOf(stepOf(values[property]));
-      const step = build.steps[i];
+      const base = buildOf({ values });
+      const i = base.steps.indexOf(stepOf(values[property], base));
+      const step = base.steps[i];
       return `Paste or open yours below: ${label(step, i)}, ${step.code}, shape `
         + `${shapeText(step.shape)}${step.note ? ` (${step.note})` : ''}.`;
     },
     figures(r) {
-      const b = buildFor(r.student);
+      const base = builds.get(r.build) ?? build;
+      const b = buildFor(r.student, base);
       const figures = [{ kind: 'code', id: `${id}-input`, title: r.student ? `Your own input (student ${r.student}), to `
         + 'paste in your notebook: your grader checks your steps on it' : 'The fixed input, to paste in your notebook',
         lines: inputPython(b) }];
@@ -78,9 +87,9 @@ export function buildCheckSection(build,
       const what = build.stateDict ? 'The module\'s weights and the call' : 'The call';
       if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`,
         title: `${what} (define ${build.module} first)`, lines: model });
-      for (const note of build.notes) figures.push({ kind: 'text',
-        id: `${id}-note-${build.notes.indexOf(note)}`, text: note });
-      build.steps.forEach((step, i) => {
+      for (const note of base.notes) figures.push({ kind: 'text',
+        id: `${id}-note-${base.notes.indexOf(note)}`, text: note });
+      base.steps.forEach((step, i) => {
         const checked = step.name === r.checkStep && r.check;
         const shown = step.shown ?? step.shape;
         const extra = step.extra ? { label: step.extra.label, shape: step.extra.shape,

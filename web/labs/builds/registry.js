@@ -7,12 +7,12 @@ import { crossAttnClassifierBuild } from './cross_attn_classifier.js';
 import { attentionTestBuild } from './attention_test.js';
 import { selfAttentionBuild } from './self_attention.js';
 import { simpleAttentionBuild } from './simple_attention.js';
-import { attentionModelBuild } from './attention_model.js';
+import { attentionModelBuild, attentionModelOneHotBuild } from './attention_model.js';
 import { nestedList } from './exact_tensors.js';
 
 // In the course's order of the labs (web/labs/registry.js).
-export const BUILDS = [crossAttnClassifierBuild, attentionTestBuild, attentionModelBuild, simpleAttentionBuild,
-  selfAttentionBuild];
+export const BUILDS = [crossAttnClassifierBuild, attentionTestBuild, attentionModelBuild, attentionModelOneHotBuild,
+  simpleAttentionBuild, selfAttentionBuild];
 
 export const buildByName = (name) => BUILDS.find((b) => b.name === name);
 
