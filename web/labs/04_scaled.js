@@ -3,7 +3,7 @@
 // a sentence of your own, and why attention at all. Nothing trains here: the lab lists no training
 // panels and has no trainer, weights or CLI run (`attnlab attention` is its headless side).
 // This file only declares; the sections are in 04_scaled_sections.js. No DOM here.
-import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
+import { backendProperty, colourRangeProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { MAX_SENTENCES, MAX_TOKENS, SECTIONS } from './04_scaled_sections.js';
 import { buildCheckSection, buildStepProperty, studentProperty } from './builds/build_section.js';
 import { simpleAttentionBuild } from './builds/simple_attention.js';
@@ -65,8 +65,9 @@ const properties = [
     help: 'The flow graph draws an edge where the weight is above this (the notebook: 0.1).' }),
   backendProperty('Where the attention kernel runs for every figure here. A backend that is not available falls back, '
     + 'and the badge says why.'),
-  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention heatmaps, 0 (dark) to the '
-    + 'largest weight (bright).'),
+  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention heatmaps, dark to bright (where '
+    + 'dark starts: Colour range). viridis and cividis are read alike by colour-blind readers; greys prints.'),
+  colourRangeProperty(),
   buildStepProperty(simpleAttentionBuild, { name: 'simpleStep', section: 'build-simple' }),
   buildStepProperty(selfAttentionBuild, { name: 'selfStep', section: 'build-self' }),
   studentProperty({ section: 'build-simple' }),

@@ -3,6 +3,7 @@
 // from the core: the score stages (module.attentionScoreStages), the softmax and weighted sum (the
 // attention kernel on the page's backend, ctx.attention), the projections and dropout (the course's
 // SelfAttention, module.SelfAttention), the entropies (module.rowEntropies). No DOM here.
+import { heatmapRange } from './common.js';
 
 export const MAX_TOKENS = 32; // per sentence: more would not label legibly
 export const MAX_SENTENCES = 4;
@@ -307,15 +308,15 @@ function sentenceFigures(r, v) {
     const w = r.weights.slice(b * L * L, (b + 1) * L * L);
     const soft = r.softmax.slice(b * L * L, (b + 1) * L * L);
     for (let i = 0; i < w.length; i++) if (soft[i] > 0) { dropped++; if (w[i] === 0) zeroed++; }
-    // Scaled to the largest weight, as the notebook's seaborn heatmap does (untrained weights are
-    // close to uniform: on a fixed 0..1 scale they would all look the same).
+    // 0 to the largest weight, or smallest to largest as the notebook's seaborn heatmap (colourRange); never
+    // a fixed 0..1 (untrained weights are close to uniform: they would all look the same).
     const top = Math.max(1e-6, ...w);
     const name = r.sentences.length > 1 ? `sentence ${b + 1}` : 'the sentence';
     // Cells as large as a short sentence allows (a 5-token one is 240 px, not 110 beside empty space),
     // down to 22 px for a long one; the page shrinks them further where the panel is narrower.
     figures.push({ kind: 'heatmap', id: `sentence-${b}`, cell: Math.max(22, Math.min(48, Math.floor(240 / L))),
       recordLabels: true, title: `Self-attention weights, ${name}${train ? ' (train mode: after dropout)' : ''}`,
-      rows: L, cols: L, values: w, range: [0, top], xTitle: 'key (attended to)', yTitle: 'query (attending)',
+      rows: L, cols: L, values: w, range: heatmapRange(w, v.colourRange), xTitle: 'key (attended to)', yTitle: 'query (attending)',
       xTicks: labels, yTicks: labels, xNames: labels.map((t) => `key ${t}`), yNames: labels.map((t) => `query ${t}`) });
     figures.push({ kind: 'graph', id: `flow-${b}`, title: `Attention flow, ${name}: edges with weight `
       + `above ${v.threshold}`,

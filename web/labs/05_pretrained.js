@@ -3,7 +3,7 @@
 // head's attention. Nothing trains and nothing is downloaded: the lab has no trainer; its `open`
 // declares the files it reads (the page's folder picker and drop zone, the worker's loader, the CLI's
 // --model). This file only declares; the sections are in 05_pretrained_sections.js. No DOM here.
-import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
+import { backendProperty, colourRangeProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './05_pretrained_sections.js';
 import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
@@ -42,8 +42,9 @@ const properties = [
   ablateProperty('the encoder\'s self-attention heads.', { section: 'ablate' }),
   { ...backendProperty('Where the attention kernel runs in every layer. A backend that is not available falls back, '
     + 'and the badge says why.'), effect: 'view', page: true },
-  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the '
-    + 'largest weight (bright).'),
+  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, dark to bright (where '
+    + 'dark starts: Colour range). viridis and cividis are read alike by colour-blind readers; greys prints.'),
+  colourRangeProperty(),
 ];
 
 export const pretrainedLab = defineLab({

@@ -7,6 +7,7 @@
 import { logitChange, offText, selfAttentionScores, switchGrid, topHeads } from './ablation_figures.js';
 import { headListText, passHeads } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
+import { heatmapRange } from './common.js';
 
 export { tokenLabels };
 
@@ -143,7 +144,7 @@ const headView = {
         caption: `Line opacity = weight (1 = solid).${hideNote(v.hideSpecial)}`, picks: { token: 'token' } },
       { kind: 'heatmap', id: 'head-heatmap', cell: labels.length > 40 ? 10 : 20, recordLabels: true,
         title: `Attention weights, ${which}`, rows: labels.length, cols: labels.length, values: m,
-        range: [0, Math.max(1e-6, max(m))], xTitle: 'key (attended to)', yTitle: 'query (attending)', xTicks: labels,
+        range: heatmapRange(m, v.colourRange), xTitle: 'key (attended to)', yTitle: 'query (attending)', xTicks: labels,
         yTicks: labels, xNames: labels.map((t) => `key ${t}`), yNames: labels.map((t) => `query ${t}`) },
     );
     return figures;

@@ -2,7 +2,7 @@
 // on the mat." and a heatmap of source x target attention): open a Marian checkpoint the user already
 // has, translate, and see the cross-attention behind each generated token. Nothing trains and nothing
 // is downloaded. This file only declares; the sections are in 06_translation_sections.js. No DOM here.
-import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
+import { backendProperty, colourRangeProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './06_translation_sections.js';
 import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
@@ -61,8 +61,9 @@ const properties = [
   ablateProperty('the decoder\'s cross-attention heads (those the cross-attention views show).', { section: 'ablate' }),
   { ...backendProperty('Where the attention the figures show is computed (WebGPU included). The decoding loop that '
     + 'chooses each word runs on a CPU kernel; the badge says which ran what.'), effect: 'view', page: true },
-  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, 0 (dark) to the '
-    + 'largest weight (bright).'),
+  paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps, dark to bright (where '
+    + 'dark starts: Colour range). viridis and cividis are read alike by colour-blind readers; greys prints.'),
+  colourRangeProperty(),
 ];
 
 export const translationLab = defineLab({

@@ -14,6 +14,7 @@ import { headListText, passHeads } from './head_list.js';
 import { tokenLabels } from './token_labels.js';
 import { visibleToken } from './visible_text.js';
 import { BACKEND_LABELS, cpuKernel } from '../backends.js';
+import { heatmapRange } from './common.js';
 
 // Where each part runs. The decoding loop (choosing each word, with its key/value cache and beams) runs
 // in the core on a CPU kernel: SIMD128, or scalar when that is asked for. The attention the figures show
@@ -271,7 +272,7 @@ const cross = {
     return [
       ...(notes.length ? [{ kind: 'text', id: 'cross-note', status: 'bad', text: `${notes.join('; ')}.` }] : []),
       { kind: 'heatmap', id: 'cross-heatmap', cell: S > 40 ? 12 : 22, recordLabels: true,
-        title: `Cross-attention, ${which}`, rows: n, cols: S, values, range: [0, Math.max(1e-6, maxOf(values))],
+        title: `Cross-attention, ${which}`, rows: n, cols: S, values, range: heatmapRange(values, v.colourRange),
         xTitle: 'source token', yTitle: 'generated token', xTicks: xs, yTicks: ys, xNames: xs.map((t) => `source ${t}`),
         yNames: ys.map((t) => `generated ${t}`) },
       { kind: 'headview', id: 'cross-lines', title: `Cross-attention lines, ${which}`, queryTokens: ys, keyTokens: xs,
@@ -314,7 +315,7 @@ const views = {
       { kind: 'headview', id: 'views-lines', title: `${kind.name}, ${which}`, ...axes, weights: m,
         caption: 'Line opacity = weight (1 = solid). Hover or click a token to keep only its lines.' },
       { kind: 'heatmap', id: 'views-heatmap', cell: Math.max(T, S) > 40 ? 10 : 20, recordLabels: true,
-        title: `${kind.name}, ${which}`, rows: T, cols: S, values: m, range: [0, Math.max(1e-6, maxOf(m))],
+        title: `${kind.name}, ${which}`, rows: T, cols: S, values: m, range: heatmapRange(m, v.colourRange),
         xTitle: `${kind.keyTitle} (attended to)`, yTitle: `${kind.queryTitle} (attending)`, xTicks: kind.keys,
         yTicks: kind.queries, xNames: kind.keys.map((t) => `${kind.keyTitle} ${t}`),
         yNames: kind.queries.map((t) => `${kind.queryTitle} ${t}`) },

@@ -3,7 +3,7 @@
 // distribution, the attention of every layer and head over the text so far, what each head does (head
 // roles) and what each layer would predict (logit lens). Nothing trains; nothing is uploaded. This file
 // only declares; the sections are in 07_writing_sections.js. No DOM here.
-import { backendProperty, commandOptions, defineLab, paletteProperty } from './common.js';
+import { backendProperty, colourRangeProperty, commandOptions, defineLab, paletteProperty } from './common.js';
 import { SECTIONS } from './07_writing_sections.js';
 import { labFiles, labReads, openCheckpoint } from '../models/registry.js';
 import { ablateProperty } from './head_list.js';
@@ -114,7 +114,8 @@ const properties = [
   { ...backendProperty('The CPU kernel that runs the model (a decoder writes one token at a time through its key/value '
     + 'cache, on SIMD128 or scalar; WebGPU falls back to SIMD128).'), effect: 'view', page: true },
   paletteProperty(['viridis', 'cividis', 'magma', 'greys'], 'Colour scale of the attention maps and the head-role '
-    + 'grid, 0 (dark) to the largest weight (bright).'),
+    + 'grid, dark to bright (where the attention maps\' dark starts: Colour range).'),
+  colourRangeProperty(),
 ];
 
 export const writingLab = defineLab({

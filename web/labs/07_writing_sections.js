@@ -26,6 +26,7 @@ import { kvGroups } from '../shared/kv_groups.js';
 import { rotary } from './07_writing_rotary.js';
 import { writingEnds } from '../tokenizers/tokenizer.js';
 import { circuits } from './07_writing_circuits.js';
+import { heatmapRange } from './common.js';
 
 // The CPU kernel the model writes on (the backend setting; scalar where the module has no SIMD128).
 const cpuOf = (ctx) => cpuKernel(ctx.backend, ctx.module?.cpuBackends);
@@ -267,7 +268,7 @@ const views = {
         caption: `Line opacity = weight (1 = solid). ${r.T} prompt tokens, ${N - r.T} written. Hover or click a token `
           + 'to keep only its lines.' },
       { kind: 'heatmap', id: 'attention-heatmap', cell: N > 40 ? 10 : 20, recordLabels: true,
-        title: `Attention weights, ${which}`, rows: N, cols: N, values: m, range: [0, Math.max(1e-6, maxOf(m))],
+        title: `Attention weights, ${which}`, rows: N, cols: N, values: m, range: heatmapRange(m, v.colourRange),
         xTitle: 'key (attended to)', yTitle: 'query (attending)', xTicks: tokens, yTicks: tokens,
         xNames: tokens.map((t) => `key ${t}`), yNames: tokens.map((t) => `query ${t}`) },
     ];
@@ -359,7 +360,7 @@ const roles = {
         selected: { row: r.layer, col: r.head } },
       { kind: 'heatmap', id: 'roles-head', cell: r.S > 60 ? 5 : 8, title: `Layer ${r.layer}, head ${r.head} on the `
         + `repeated sequence (${r.S} tokens)`,
-        rows: r.S, cols: r.S, values: r.headAttention, range: [0, Math.max(1e-6, maxOf(r.headAttention))],
+        rows: r.S, cols: r.S, values: r.headAttention, range: heatmapRange(r.headAttention, v.colourRange),
         xTitle: 'key position', yTitle: 'query position', xTicks: pos, yTicks: pos,
         xNames: tokens.map((t, i) => `key ${i} ${t}`), yNames: tokens.map((t, i) => `query ${i} ${t}`) },
     ];

@@ -25,6 +25,34 @@ export const paletteProperty = (palettes = ['viridis', 'cividis', 'magma', 'grey
   help, choices: palettes.map((p) => ({ value: p, label: p === 'greys' ? 'greys (print)' : p })),
 });
 
+/**
+ * Where an attention heatmap's colours start (issue 45, item 2): at 0, so dark means no attention and a
+ * weight reads the same in every map; or at the smallest weight shown, as seaborn's heatmap and
+ * matplotlib's imshow do by default (the notebooks' figures). A drawing setting: a change redraws the
+ * figures without computing them again (web/ui/panels/section.js).
+ */
+export const colourRangeProperty = () => ({
+  name: 'colourRange', type: 'choice', default: 'zero', effect: 'view', group: 'Run', label: 'Colour range',
+  page: true, choices: [{ value: 'zero', label: '0 to the largest' }, { value: 'data', label: 'smallest to largest (seaborn)' }],
+  help: 'Where the colours of the attention maps start. "0 to the largest": dark is no attention at all, the '
+    + 'brightest cell is the largest weight shown. "Smallest to largest": the colours stretch between the smallest '
+    + 'and the largest weight, as the notebooks\' seaborn heatmaps and imshow do: small differences stand out, but '
+    + 'dark is then the smallest weight, not zero.',
+});
+
+/** A heatmap's colour range for its values and the colourRange setting: [0, largest] or [smallest, largest]. */
+export function heatmapRange(values, mode = 'zero') {
+  let least = Infinity, most = -Infinity;
+  for (const v of values) {
+    if (!Number.isFinite(v)) continue;
+    least = Math.min(least, v);
+    most = Math.max(most, v);
+  }
+  if (!(most > -Infinity)) return [0, 1];
+  if (mode === 'data') return most > least ? [least, most] : [least, least + 1e-6];
+  return [0, Math.max(1e-6, most)];
+}
+
 /** The speed property's value -> steps per second for the worker (0: as fast as it goes). */
 export const speedOf = (v) => (v.speed === 'max' ? 0 : Number(v.speed));
 

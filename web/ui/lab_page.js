@@ -192,7 +192,7 @@ export class LabPage {
       const changed = this.lab.properties
         .filter((p) => p.effect === 'view' && this.applied[p.name] !== this.draft[p.name]).map((p) => p.name);
       this.applied = { ...this.applied, ...Object.fromEntries(changed.map((n) => [n, this.draft[n]])) };
-      if (changed.includes('palette')) this.schedule('palette');
+      if (changed.includes('palette') || changed.includes('colourRange')) this.schedule('palette');
       this.requestSections(changed);
     }
     const changes = resettingChanges(this.lab.properties, this.applied, this.draft);
@@ -276,7 +276,7 @@ export class LabPage {
     // The page's own settings (embed, hide, …) and the run settings stay; the model's start over.
     const labNames = new Set(this.lab.properties.map((p) => p.name));
     const keep = Object.fromEntries(Object.entries(this.draft)
-      .filter(([k]) => !labNames.has(k) || ['backend', 'speed', 'palette'].includes(k)));
+      .filter(([k]) => !labNames.has(k) || ['backend', 'speed', 'palette', 'colourRange'].includes(k)));
     let values = { ...defaultValues(this.lab.properties), ...keep };
     // What each preset value implies (the Alignment lab's task brings its step count), then the preset wins.
     for (const [name, value] of Object.entries(preset.values)) {

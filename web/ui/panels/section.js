@@ -112,7 +112,8 @@ export function sectionPanel(page, section) {
       return true;
     },
     render() {
-      if (shown) view.show(shown.result, shown.values, { palette: page.applied.palette });
+      // The drawing settings as they are now (the colour scale and its range): no new result is needed.
+      if (shown) view.show(shown.result, { ...shown.values, colourRange: page.applied.colourRange }, { palette: page.applied.palette });
     },
     /** errors: {name: message} of the settings: one this section depends on leaves its figures stale. */
     refresh(errors) {
