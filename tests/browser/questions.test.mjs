@@ -53,9 +53,9 @@ for (const size of SCREENS) {
     const { page, problems } = await openPage(lab, '?lab=lookup', { viewport: size });
     await page.waitForSelector('.question');
     assert.deepEqual(await questionsOf(page),
-      [{ section: 'hard', numbers: ['3.1', '3.2'] }, { section: 'soft', numbers: ['4.1'] }, { section: 'mha', numbers: ['6.1', '6.2'] }, { section: 'trained', numbers: ['6.4'] }]);
+      [{ section: 'hard', numbers: ['3', '3.1', '3.2'] }, { section: 'soft', numbers: ['4.1'] }, { section: 'mha', numbers: ['6.1', '6.2'] }, { section: 'trained', numbers: ['6.4'] }]);
     // Nothing explained before an answer: every explanation hidden, every field labelled.
-    assert.deepEqual(await page.$$eval('.questions .question details.answer', (ds) => ds.map((d) => d.hidden && !d.checkVisibility())), Array(6).fill(true));
+    assert.deepEqual(await page.$$eval('.questions .question details.answer', (ds) => ds.map((d) => d.hidden && !d.checkVisibility())), Array(7).fill(true));
     assert.equal(await page.$$eval('.question-input', (inputs) => inputs.filter((i) => !document.querySelector(`label[for="${i.id}"]`)?.textContent).length), 0);
     assert.equal(await page.$$eval('.question-choices', (sets) => sets.filter((f) => !f.querySelector('legend')?.textContent).length), 0);
 
@@ -97,6 +97,13 @@ for (const size of SCREENS) {
     assert.equal(r.state, 'right');
     assert.match(r.text, /^Right: an average of many different images\./);
     assert.ok(r.inView, JSON.stringify(r));
+    // 3, the notebook's "(why?)" about one-hot keys: the softmax note is true but not the reason.
+    r = await answer(page, 'question-3', 1);
+    assert.equal(r.state, 'wrong');
+    assert.match(r.text, /^Not quite: one-hot scores already sum to 1, so no softmax is needed\. True \(the notebook's note\), but/);
+    r = await answer(page, 'question-3', 0);
+    assert.equal(r.state, 'right');
+    assert.match(await page.textContent('#question-3 details.answer'), /two equal keys would both score 1/);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -254,7 +261,7 @@ test('Scaled, Pretrained, Translation, Writing: predict, then run, in the sectio
 test('answers=false: the questions without anything to check or explain, for a class working them out', async () => {
   const { page, problems } = await openPage(lab, '?lab=lookup&answers=false');
   await page.waitForSelector('.question');
-  assert.equal((await questionsOf(page)).flatMap((s) => s.numbers).length, 6);
+  assert.equal((await questionsOf(page)).flatMap((s) => s.numbers).length, 7);
   assert.equal(await page.$$eval('.question-ask, details.answer', (n) => n.length), 0, 'no control, no explanation on the page');
   assert.match(page.url(), /answers=0/, 'the link keeps the flag');
   assert.deepEqual(problems, []);

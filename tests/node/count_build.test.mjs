@@ -146,5 +146,7 @@ test('a one-hot model: PyTorch\'s right one-hot build matches at every step, its
   const figures = buildSection.figures(buildSection.compute(ctx, { checkStep: 'keys', embedding: 'one-hot' }, {}));
   assert.ok(figures.some((f) => f.title === '3. Keys: model.WK(model.embed(F.one_hot(x, 10).float()))'), figures.map((f) => f.title).join(' | '));
   assert.ok(figures.some((f) => f.kind === 'text' && /nn\.Linear\(10, 5\)/.test(f.text)));
+  // The notebook's slip about self.nn's input, beside the steps (both builds).
+  assert.ok(figures.some((f) => f.kind === 'text' && /self\.nn takes an input shaped \[batch, att_dim\]; its first layer is torch\.nn\.Linear\(1, 200\)/.test(f.text)));
   trainer.delete();
 });

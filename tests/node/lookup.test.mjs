@@ -195,3 +195,18 @@ test('lookup[databaseSize]: a smaller database takes the hard-attention query al
   assert.deepEqual(lookupLab.afterChange('databaseSize', { databaseSize: 20, query: 70 }), { databaseSize: 20, query: 19 });
   assert.deepEqual(lookupLab.afterChange('databaseSize', { databaseSize: 200, query: 70 }), { databaseSize: 200, query: 70 });
 });
+
+// Issue 45, item 2: the Steps help says what 9,370 steps are here (76 epochs of 7,900 digits), not only the
+// notebook's 10 epochs of 60,000; its numbers are the trainer's own.
+test('lookup: the Steps help\'s training digits, batches an epoch and epochs are the trainer\'s', async () => {
+  const { labById } = await import('../../web/labs/registry.js');
+  const steps = labById('lookup').properties.find((p) => p.name === 'steps');
+  const m = await lab('simd');
+  const trainer = new m.LookupTrainer({ seed: 0 }, await loadDigits(m, GZ));
+  const c = trainer.config;
+  trainer.delete();
+  const epochs = Math.floor(steps.default / c.stepsPerEpoch);
+  assert.equal(steps.default, 9370);
+  assert.match(steps.help, new RegExp(`trains on ${c.trainingImages.toLocaleString('en')} digits \\(${c.stepsPerEpoch} batches of ${c.batch} an epoch\\), so the same 9,370 steps go ${epochs} times`));
+  assert.equal(epochs, 76);
+});

@@ -222,6 +222,10 @@ test('sentence: tokens, subscripts for repeated words; one random vector per pos
   assert.ok(zeros > 5 && zeros < 31, `${zeros} of 36 dropped at p = 0.5`);
   assert.deepEqual((await s.compute(ctx, { ...defaults, mode: 'train', dropout: p }, null)).weights, train.weights);
   assert.notDeepEqual((await s.compute(ctx, { ...defaults, mode: 'train', dropout: p, dropDraw: 1 }, null)).weights, train.weights);
+  // Issue 45, item 2: notebook 03 drew its heatmap in train mode (never eval()): said beside the heatmap.
+  const said = (result, values) => s.figures(result, values).find((f) => f.id === 'dropout').text;
+  assert.match(said(r, defaults), /Notebook 03's own heatmap is not this one: its SelfAttention is never put in eval\(\), so it drew the weights after dropout 0\.1/);
+  assert.match(said(train, { ...defaults, mode: 'train', dropout: p }), /This is how notebook 03 drew its heatmap/);
 });
 
 test('sections at the extremes of the property table compute (the largest d_k, tokens, embedding, a 32-token sentence, 4 sentences)', async () => {

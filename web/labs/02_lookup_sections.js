@@ -129,6 +129,25 @@ const tuple = (dims) => `(${dims.join(', ')})`;
 // is right or wrong, web/ui/answer_check.js) before its explanation (`answer`, the lab's, in a few
 // sentences) opens; ?answers=false shows the questions alone, ?questions=false none.
 const QUESTIONS = {
+  // The notebook asks it in passing, in section 3's first lines: "... unique one-hot vectors (why?)".
+  '3': { text: 'One way to implement hard attention (with dot-product attention) is to make all queries and keys unique '
+    + 'one-hot vectors. Why does that select exactly one element?',
+    ask: { kind: 'choice', prompt: 'It selects exactly one element because',
+      choices: [
+        { label: 'a one-hot query scores 1 with the one key that marks the same place, 0 with every other', right: true,
+          why: 'Two one-hot vectors have a dot product of 1 when they mark the same place and 0 otherwise; with every '
+            + 'key different, exactly one key is the query.' },
+        { label: 'one-hot scores already sum to 1, so no softmax is needed', why: 'True (the notebook\'s note), but '
+          + 'that is why the softmax can be left out, not why one element wins: the sum is 1 because exactly one '
+          + 'score is 1 and the rest 0.' },
+        { label: 'one-hot keys make the retrieved images sharper', why: 'The images are the values and are not '
+          + 'changed; the keys only decide which image comes back, and how much of it.' },
+      ] },
+    answer: 'A one-hot vector has a single 1. The dot product of two of them is 1 when the 1s are in the same place and '
+      + '0 otherwise, so a one-hot query scores 1 with the key that is the same vector and 0 with all the others: '
+      + 'QKᵀ is itself one-hot, and QKᵀV is exactly that key\'s value. Unique matters: two equal keys would both score '
+      + '1 and the retrieval would be the sum of their two images. (Any set of orthonormal keys would do the same; '
+      + 'one-hot vectors are the simplest.)' },
   '3.1': (S) => ({ text: 'Why do K and V have the shapes that they have?',
     ask: { kind: 'shape', prompt: 'First, the shape of K (as print shows it)', expected: [S, S],
       right: 'One key per database image, each a one-hot vector as long as the database.',
@@ -236,7 +255,7 @@ const questions = (...numbers) => {
 
 const hard = {
   id: 'hard',
-  questions: questions('3.1', '3.2'),
+  questions: questions('3', '3.1', '3.2'),
   title: '2. Hard attention: one-hot keys retrieve exactly',
   text: 'Every database image gets a unique one-hot key (a row of K), and the keys are shuffled together with the '
     + 'images. The query is the one-hot vector of the image we ask for. QK^T is then a one-hot vector with its 1 '

@@ -331,7 +331,14 @@ function sentenceFigures(r, v) {
       + 'weights the model would use.'
     : 'Eval mode: no dropout; every row of weights sums to 1 (a fully masked padding row is all zeros: it has no '
       + 'key to attend to).';
-  figures.push({ kind: 'text', id: 'dropout', text: sumText });
+  // Notebook 03 never calls eval(): its SelfAttention(input_dim=8) is in train mode, so the heatmap it draws
+  // has been through dropout 0.1. Said beside this heatmap, where a student compares the two.
+  const notebookText = train
+    ? ' This is how notebook 03 drew its heatmap: its SelfAttention is never put in eval(), so its weights went '
+      + 'through dropout 0.1.'
+    : ' Notebook 03\'s own heatmap is not this one: its SelfAttention is never put in eval(), so it drew the weights '
+      + 'after dropout 0.1 (some 0, rows not summing to 1). Mode train (dropout on) draws it that way.';
+  figures.push({ kind: 'text', id: 'dropout', text: sumText + notebookText });
   return figures;
 }
 

@@ -43,6 +43,11 @@ const sharedWeights = {
   'nn.2.bias': pattern([1], { mul: 1, mod: 2, shift: 0, scale: 8 }),
 };
 
+// A slip of the notebook, said where it matters: its hint says self.nn wants [batch, att_dim], but self.nn
+// starts with Linear(1, 200), so it takes the attention-weighted value of step 6, [batch, 1].
+const NN_INPUT_NOTE = 'The notebook\'s hint says self.nn takes an input shaped [batch, att_dim]; its first layer is '
+  + 'torch.nn.Linear(1, 200), so it takes step 6\'s attention-weighted value, shaped [batch, 1].';
+
 /** The seven steps, with `embedded` the code that embeds x (the notebook's model.embed(x), or its one-hot form). */
 const stepsWith = (embedded) => [
   { name: 'batch', label: '1. make_batch', code: 'X, y = make_batch(N)', shape: ['N', S], rule: judgeBatch,
@@ -107,7 +112,7 @@ export const attentionModelBuild = {
   title: 'AttentionModel (notebook 05)',
   stateDict: { 'query': sharedWeights.query,
     'embed.weight': pattern([10, E], { mul: 7, mod: 13, shift: 6, scale: 4 }), ...sharedWeights },
-  notes: [],
+  notes: [NN_INPUT_NOTE],
   steps: stepsWith('model.embed(x)'),
   compute: computeSteps,
 };
@@ -119,7 +124,7 @@ export const attentionModelOneHotBuild = {
   stateDict: { 'query': sharedWeights.query,
     'embed.weight': pattern([E, 10], { mul: 7, mod: 13, shift: 6, scale: 4 }),
     'embed.bias': pattern([E], { mul: 2, mod: 5, shift: 2, scale: 8 }), ...sharedWeights },
-  notes: ['The notebook\'s "Alternatively": self.embed = torch.nn.Linear(10, 5), called on '
+  notes: [NN_INPUT_NOTE, 'The notebook\'s "Alternatively": self.embed = torch.nn.Linear(10, 5), called on '
     + 'F.one_hot(x, 10).float() (import torch.nn.functional as F), so its weight is [5, 10] and its bias is added '
     + 'to every digit\'s vector.'],
   steps: stepsWith('model.embed(F.one_hot(x, 10).float())'),
