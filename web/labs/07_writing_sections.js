@@ -151,8 +151,9 @@ const write = {
         next: (v, r) => (!r || !r.more || v.shown >= v.maxNewTokens ? null : { ...v,
           shown: Math.min(v.shown, r.total) + 1 }),
       } },
+    // Nothing to go on from (no result yet, or the section in error) or nothing more to write: the count stays.
     { id: 'step', label: 'Next token', title: 'Write one more token',
-      change: (v, r) => (r && !r.more ? v : { ...v, shown: Math.min(v.shown, r ? r.total : v.shown) + 1 }) },
+      change: (v, r) => (!r || !r.more ? v : { ...v, shown: Math.min(v.shown, r.total) + 1 }) },
     { id: 'restart', label: 'From the start', title: 'Back to the prompt alone (the tokens written stay until a '
       + 'setting changes)',
       change: (v) => ({ ...v, shown: 0 }) },

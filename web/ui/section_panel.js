@@ -58,7 +58,8 @@ export class SectionPanel {
       } else {
         button.addEventListener('click', () => {
           this.pressed = { button, at: performance.now() };
-          onAction((v) => action.change(v, this.result));
+          // A section in error has no result to go on from (issue 45: Next token counted tokens it never wrote).
+          onAction((v) => action.change(v, this.failed ? null : this.result));
         });
       }
       this.buttons.set(action.id, button);

@@ -90,8 +90,8 @@ export function sectionPanel(page, section) {
     controls: view.controls,
     /** A request is in flight (a section's play waits for it). */
     get busy() { return asked !== null; },
-    /** The last result shown, or null. */
-    get result() { return view.result; },
+    /** The last result shown, or null (also while the section is in error: a play stops there). */
+    get result() { return view.failed ? null : view.result; },
     dependsOnAny: (names) => view.dependsOnAny(names),
     setPlaying: (action, playing) => view.setPlaying(action, playing),
     request,
