@@ -138,11 +138,15 @@ function boot(site) {
   $('copy-link').addEventListener('click', async () => {
     const link = linkFor(location, lab, page.linkValues());
     $('copy-link').dataset.link = link;
+    // A model opened from files is named, not carried (page_properties.js 'opened'): say so where it is copied.
+    const named = page.linkValues().opened;
+    const files = named ? ` It names “${named}” but cannot carry files from this computer: whoever opens it is `
+      + 'asked for them.' : '';
     try {
       await navigator.clipboard.writeText(link);
-      notices.show(`Link copied: ${link}`, { kind: 'info', key: 'link' });
+      notices.show(`Link copied: ${link}${files}`, { kind: 'info', key: 'link' });
     } catch {
-      notices.show(`Copy this link: ${link}`, { kind: 'info', key: 'link' });
+      notices.show(`Copy this link: ${link}${files}`, { kind: 'info', key: 'link' });
     }
   });
 

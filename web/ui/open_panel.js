@@ -41,6 +41,8 @@ async function droppedFiles(dataTransfer) {
 /** The folder a picked file came from ("bert-base-uncased/config.json" -> "bert-base-uncased"). */
 const folderOf = (files) => (files[0]?.webkitRelativePath ?? '').split('/').slice(0, -1).join('/');
 
+const quoted = (name) => `“${name}”`;
+
 export class OpenPanel {
   /**
    * onOpen(files, name): the user chose files; onHub({model, revision, endpoint, token}): a Hub id;
@@ -205,7 +207,7 @@ export class OpenPanel {
 
   chosen(files, name) {
     if (!files.length) return;
-    this.onOpen(files, name || 'checkpoint');
+    this.onOpen(files, name); // name: the folder's, or '' for loose files
   }
 
   reading(bytes, total, tensor, downloading = '', planned = 0) {
@@ -224,14 +226,24 @@ export class OpenPanel {
       + `MB${tensor ? ` (${tensor})` : ''}…` : 'Checking the files…';
   }
 
-  opened(summary) {
+  /** A link copied with a model opened from files (opened=NAME): which files to open here. */
+  asked(name) {
+    this.status.dataset.status = '';
+    this.status.textContent = `This link was copied with ${quoted(name)} open from its owner's files, which a link `
+      + 'cannot carry: choose or drop the same files here to see what was shared.';
+  }
+
+  /** fromFiles: the name a link gives the files it was opened from ('' for a Hub model): said with it. */
+  opened(summary, fromFiles = '') {
     this.node.dataset.state = 'open';
     this.progress.hidden = true;
     this.hub.cancel.hidden = true;
     this.status.dataset.status = 'ok';
     const memory = summary.heapBytes ? ` WebAssembly memory: ${megabytes(summary.heapBytes)}.` : '';
     const kept = summary.hub ? (summary.hub.fromCache ? ' Opened from this browser\'s copy (no network).' : ' Kept in this browser for offline use.') : '';
-    this.status.textContent = `Open: ${summary.text}${memory}${kept}`;
+    const link = fromFiles ? ` Copy link names ${quoted(fromFiles)} but cannot carry files from this computer: whoever `
+      + 'opens it is asked for them (a Hub id travels in the link).' : '';
+    this.status.textContent = `Open: ${summary.text}${memory}${kept}${link}`;
     this.node.dataset.heapBytes = String(summary.heapBytes ?? '');
   }
 

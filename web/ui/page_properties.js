@@ -37,6 +37,11 @@ export function pageProperties(lab) {
         help: 'The Hub id of the model the lab opens (ORG/NAME, @REVISION optional).' },
       { name: 'hub', type: 'text', default: '', maxLength: 300, effect: 'page', label: 'Hub endpoint',
         help: 'The Hub (or mirror) the model comes from, when not huggingface.co.' },
+      // A model opened from the user's files cannot travel in a link (issue 45: Copy link dropped it without
+      // a word): the link names them, and the page it opens asks for them.
+      { name: 'opened', type: 'text', default: '', maxLength: 200, effect: 'page', label: 'Opened from files',
+        help: 'The files or folder the model was opened from, when it was not opened by a Hub id: a link names them '
+          + 'but cannot carry them, so the page it opens asks for the same files.' },
     ] : []),
   ];
 }
