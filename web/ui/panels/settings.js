@@ -66,9 +66,12 @@ export function settingsPanel(page) {
   const controlsBox = el('section', { className: 'panel settings full-only' }, el('h2', { textContent: 'Settings' }));
   // A section's own properties sit in the section.
   const sidebarProps = lab.properties.filter((p) => !TRANSPORT_PROPERTIES.includes(p.name) && !p.section);
+  // The setting the student last touched: the Apply & reset bar goes right under it, where the eye is
+  // (issue 45: at the foot of a long settings box it landed below the fold).
+  let touched = null;
   const controls = new ControlsPanel(controlsBox, sidebarProps, {
-    onInput: (name, parsed) => page.fieldInput(name, parsed, false),
-    onCommit: (name, parsed) => page.fieldInput(name, parsed, true),
+    onInput: (name, parsed) => { touched = name; page.fieldInput(name, parsed, false); },
+    onCommit: (name, parsed) => { touched = name; page.fieldInput(name, parsed, true); },
   });
   const pendingText = el('p', { id: 'pending-text' });
   const applyButton = el('button',
@@ -82,6 +85,13 @@ export function settingsPanel(page) {
   const costText = el('p', { id: 'cost-estimate', className: 'muted cost-estimate' });
   costText.setAttribute('role', 'status');
   controlsBox.append(pending, costText);
+  /** Under the row of `name` when it is shown (in its group), else at the box's foot above the cost. */
+  const placePending = (name) => {
+    const row = name ? controls.fields.get(name)?.row : null;
+    if (row && !row.hidden && row.isConnected) {
+      if (row.nextSibling !== pending) row.after(pending);
+    } else if (pending.nextSibling !== costText) costText.before(pending);
+  };
   applyButton.addEventListener('click', () => page.configure(page.draft));
   undoButton.addEventListener('click', () => page.revertDraft());
 
@@ -113,6 +123,7 @@ export function settingsPanel(page) {
       // These very settings were refused by the trainer (together too large): why, beside the button.
       const refused = page.refused?.draft === JSON.stringify(draft) ? page.refused.message : null;
       pending.hidden = !changes.length;
+      placePending(changes.includes(touched) ? touched : changes.at(-1));
       pendingText.classList.toggle('error', !!refused);
       if (changes.length) {
         const labels = changes.map((n) => lab.properties.find((p) => p.name === n).label);
