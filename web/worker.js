@@ -10,6 +10,7 @@ import { readWeightsFile } from './io/weights_file.js';
 import { labById } from './labs/registry.js';
 import { fileSource } from './io/file_source.js';
 import { openFromHub, removeStoredModel, storedModels } from './models/hub_store.js';
+import { isRandomWeightsCard, MAX_CARD_CHARACTERS } from './models/model_card.js';
 
 const BATCH_MS = 100; // post progress about this often
 const EVALUATE_EVERY = 50; // steps between evaluations on 1,024 fresh samples
@@ -36,6 +37,14 @@ let lastGood = null;
 const RECOVERY_BYTES = 64 * 1024 * 1024;
 
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
+
+/** Whether the folder's model card (README.md) marks it as random test weights (web/models/model_card.js). */
+async function markedRandom(sources) {
+  const card = sources.find((s) => s.name.toLowerCase() === 'readme.md');
+  if (!card) return false;
+  const bytes = await card.read(0, Math.min(card.size, MAX_CARD_CHARACTERS)).catch(() => null);
+  return !!bytes && isRandomWeightsCard(new TextDecoder().decode(bytes));
+}
 
 // A lab's data files: inline in the single file (scripts/build_single_file.mjs), else fetched from the
 // site next to the page (public/assets/, two folders above this file in public/build/web/).
@@ -318,12 +327,14 @@ const handlers = {
       post({ type: 'open-progress', lab: lab.id, request, bytes, total, tensor });
     };
     post({ type: 'open-progress', lab: lab.id, request, bytes: 0, total: 0, tensor: '' });
-    const { state, summary } = await lab.open.load(module, [...files].map(fileSource), { onProgress, name });
+    const sources = [...files].map(fileSource);
+    const { state, summary } = await lab.open.load(module, sources, { onProgress, name });
     lab.open.dispose?.(opened.get(lab.id));
     opened.set(lab.id, state);
     // WebAssembly memory never shrinks: its size now is the peak the load needed (shown on the page).
     post({ type: 'opened', lab: lab.id, request,
-      summary: { ...summary, heapBytes: module._module.HEAPU8.buffer.byteLength } });
+      summary: { ...summary, heapBytes: module._module.HEAPU8.buffer.byteLength,
+        randomWeights: await markedRandom(sources) } });
   },
   // A model by its Hub id (lab.open): its files fetched into the browser's Cache Storage (or found there,
   // with no network), then read as the user's own files are. cancelOpen (answered at once, outside the

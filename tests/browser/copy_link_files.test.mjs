@@ -39,3 +39,22 @@ for (const size of SCREENS) {
     await page.close();
   });
 }
+
+// Issue 45, item 3: the tiny checkpoints of the tests say they are random test weights, in their folders
+// (README.md, a model card tagged random-weights) and on the page once opened with it; a folder without
+// such a card is not called so.
+for (const size of SCREENS) {
+  test(`Pretrained at ${size.width}x${size.height}: a tiny test checkpoint opened with its README.md is called random test weights`, async () => {
+    const { TINY_BERT, TINY_BERT_FILES } = await import('./support.mjs');
+    const path = await import('node:path');
+    const { page, problems } = await openPage(lab, '?lab=pretrained', { viewport: size,
+      files: [...TINY_BERT_FILES, path.join(TINY_BERT, 'README.md')] });
+    await page.waitForFunction(() => document.getElementById('open-status')?.textContent.startsWith('Open'), null, { timeout: 30000 });
+    assert.match(await page.textContent('#open-status'), /These are random test weights \(its README\.md says so\): a tiny model made for the tests, so what it writes or predicts is noise\./);
+    await page.setInputFiles('#open-files', TINY_BERT_FILES);
+    await page.waitForFunction(() => /^Open: /.test(document.getElementById('open-status')?.textContent ?? '')
+      && !/random test weights/.test(document.getElementById('open-status').textContent), null, { timeout: 30000 });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
