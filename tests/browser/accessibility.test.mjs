@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openPage, startLab, trainToEnd } from './support.mjs';
+import { SCREENS } from './first_screen_support.mjs';
 
 const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', 'axe-core', 'axe.min.js');
 
@@ -72,3 +73,21 @@ test('prefers-reduced-motion: Replay shows the last snapshot at once, without st
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Issue 45, item 5: axe on every lab at both sizes, with its figures drawn: a training lab after a few
+// steps, a lab of sections (the checkpoint labs with their tiny model open) once every section has shown
+// (or waits for the student's own input: the Lookup lab's digit to draw).
+const TRAINED = new Set(['alignment', 'lookup', 'count', 'induction']);
+for (const id of ['alignment', 'lookup', 'count', 'scaled', 'pretrained', 'translation', 'writing', 'induction']) {
+  for (const size of SCREENS) {
+    test(`axe: no serious or critical violations on the ${id} lab at ${size.width}x${size.height}, figures drawn`, async () => {
+      const { page, problems } = await openPage(lab, `?lab=${id}${TRAINED.has(id) ? '&steps=5&speed=max' : ''}`, { viewport: size });
+      if (TRAINED.has(id)) await trainToEnd(page);
+      await page.waitForFunction(() => [...document.querySelectorAll('.lab-section')]
+        .every((s) => ['shown', 'not-applicable', 'error', 'waiting'].includes(s.dataset.state) || s.hidden), null, { timeout: 60000 });
+      assert.deepEqual(await seriousViolations(page), []);
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
+}
