@@ -78,10 +78,12 @@ test('prefers-reduced-motion: Replay shows the last snapshot at once, without st
 // steps, a lab of sections (the checkpoint labs with their tiny model open) once every section has shown
 // (or waits for the student's own input: the Lookup lab's digit to draw).
 const TRAINED = new Set(['alignment', 'lookup', 'count', 'induction']);
+// Contrast in both themes: the dark one at the larger size.
 for (const id of ['alignment', 'lookup', 'count', 'scaled', 'pretrained', 'translation', 'writing', 'induction']) {
-  for (const size of SCREENS) {
-    test(`axe: no serious or critical violations on the ${id} lab at ${size.width}x${size.height}, figures drawn`, async () => {
-      const { page, problems } = await openPage(lab, `?lab=${id}${TRAINED.has(id) ? '&steps=5&speed=max' : ''}`, { viewport: size });
+  for (const [size, theme] of [...SCREENS.map((s) => [s, '']), [SCREENS[0], 'dark']]) {
+    test(`axe: no serious or critical violations on the ${id} lab at ${size.width}x${size.height}${theme ? `, ${theme}` : ''}, figures drawn`, async () => {
+      const query = `?lab=${id}${TRAINED.has(id) ? '&steps=5&speed=max' : ''}${theme ? `&theme=${theme}` : ''}`;
+      const { page, problems } = await openPage(lab, query, { viewport: size });
       if (TRAINED.has(id)) await trainToEnd(page);
       await page.waitForFunction(() => [...document.querySelectorAll('.lab-section')]
         .every((s) => ['shown', 'not-applicable', 'error', 'waiting'].includes(s.dataset.state) || s.hidden), null, { timeout: 60000 });

@@ -8,6 +8,7 @@
 // figure shown later with another `selected` (the lab's answer) takes over from it.
 import { addFigureButtons } from './figure_buttons.js';
 import { figureKind } from './figure_kinds.js';
+import { dataFold, hasTable } from './figure_data.js';
 
 const samePick = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
@@ -51,6 +52,7 @@ export class FigureBoard {
       // text is not shrunk with the canvas on a phone.
       view.figure = this.box.clientWidth ? { ...f, room: this.box.clientWidth } : f;
       this.draw(view, palette);
+      view.data?.update(view.figure);
     }
     for (const [id, view] of this.views) {
       if (!seen.has(id)) {
@@ -66,6 +68,7 @@ export class FigureBoard {
     const view = { kind: f.kind, type, figure: f, node: null };
     if (type.create) {
       type.create(view, f, this);
+      this.addData(view);
       return view;
     }
     view.node = document.createElement('figure');
@@ -95,7 +98,15 @@ export class FigureBoard {
       });
     }
     this.addExport(view, (c, scale) => type.draw(c, this.asDrawn(view, true), scale));
+    this.addData(view);
     return view;
+  }
+
+  /** A canvas figure's values as a table, in a fold under it (figure_data.js), where its kind has one. */
+  addData(view) {
+    if (!hasTable(view.kind)) return;
+    view.data = dataFold(view.figure.id);
+    view.node.append(view.data.node);
   }
 
   /** The export buttons under a figure: draw(canvas, scale) draws it as shown now. */

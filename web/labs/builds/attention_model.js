@@ -112,7 +112,8 @@ export const attentionModelBuild = {
   title: 'AttentionModel (notebook 05)',
   stateDict: { 'query': sharedWeights.query,
     'embed.weight': pattern([10, E], { mul: 7, mod: 13, shift: 6, scale: 4 }), ...sharedWeights },
-  notes: [NN_INPUT_NOTE],
+  notes: [],
+  notesAfter: [NN_INPUT_NOTE],
   steps: stepsWith('model.embed(x)'),
   compute: computeSteps,
 };
@@ -124,7 +125,8 @@ export const attentionModelOneHotBuild = {
   stateDict: { 'query': sharedWeights.query,
     'embed.weight': pattern([E, 10], { mul: 7, mod: 13, shift: 6, scale: 4 }),
     'embed.bias': pattern([E], { mul: 2, mod: 5, shift: 2, scale: 8 }), ...sharedWeights },
-  notes: [NN_INPUT_NOTE, 'The notebook\'s "Alternatively": self.embed = torch.nn.Linear(10, 5), called on '
+  notesAfter: [NN_INPUT_NOTE],
+  notes: ['The notebook\'s "Alternatively": self.embed = torch.nn.Linear(10, 5), called on '
     + 'F.one_hot(x, 10).float() (import torch.nn.functional as F), so its weight is [5, 10] and its bias is added '
     + 'to every digit\'s vector.'],
   steps: stepsWith('model.embed(F.one_hot(x, 10).float())'),

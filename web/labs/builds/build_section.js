@@ -100,6 +100,9 @@ export function buildCheckSection(build,
           status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '',
           withheldNote: checked ? r.check.withheld : '' });
       });
+      // A note about the last steps (notesAfter) follows them, so it does not push the steps away from the paste box.
+      for (const note of base.notesAfter ?? []) figures.push({ kind: 'text',
+        id: `${id}-note-after-${base.notesAfter.indexOf(note)}`, text: note });
       if (modelLine) figures.push({ kind: 'text', id: `${id}-source`, text: modelLine(r) });
       return figures;
     },
