@@ -78,3 +78,17 @@ for (const size of SCREENS) {
     await bert.page.close();
   });
 }
+
+// The training labs' learning curves have their table too: the loss per step as the chart draws it.
+test('the loss chart\'s table: a row per step trained, the batch loss and the evaluations', async () => {
+  const { trainToEnd } = await import('./support.mjs');
+  const { page, problems } = await openPage(lab, '?lab=alignment&steps=20&speed=max');
+  await trainToEnd(page);
+  const t = await openTable(page, 'chart-loss');
+  assert.equal(t.columns[0], 'training step');
+  assert.ok(t.rows.length >= 20, String(t.rows.length));
+  assert.equal(t.rows.at(-1)[0], '20');
+  assert.ok(t.rows.every((r) => r[1] === '' || Number(r[1]) > 0), 'the batch losses are positive numbers');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

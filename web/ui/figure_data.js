@@ -212,8 +212,21 @@ export function dataFold(figureId) {
   box.setAttribute('role', 'region');
   box.setAttribute('aria-label', 'The figure\'s values');
   node.append(summary, box);
-  let figure = null;
-  const render = () => { if (node.open) renderDataTable(box, figureTable(figure)); };
+  let figure = null, last = 0, timer = null;
+  const render = () => {
+    timer = null;
+    last = performance.now();
+    if (node.open) renderDataTable(box, figureTable(figure));
+  };
   node.addEventListener('toggle', render);
-  return { node, update(f) { figure = f; render(); } };
+  // A figure that changes every frame (a loss curve while training) rebuilds its open table at most
+  // twice a second, and once more after the last change.
+  const update = (f) => {
+    figure = f;
+    if (!node.open || timer) return;
+    const wait = last + 500 - performance.now();
+    if (wait <= 0) render();
+    else timer = setTimeout(render, wait);
+  };
+  return { node, update };
 }

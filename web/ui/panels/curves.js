@@ -4,6 +4,7 @@ import { drawChart, LineChart } from '../chart.js';
 import { addFigureButtons } from '../figure_buttons.js';
 import { renderEvaluation } from '../evaluation_panel.js';
 import { el } from '../el.js';
+import { dataFold } from '../figure_data.js';
 
 export function curvesPanel(page) {
   const { lab } = page;
@@ -16,10 +17,13 @@ export function curvesPanel(page) {
   accChart.canvas.id = 'chart-accuracy';
   const chartMessage = el('p', { className: 'inline-message', id: 'chart-export-message' });
   chartMessage.setAttribute('role', 'status');
+  // Each chart's numbers as a table too, in a fold under it (figure_data.js: every reader of a figure).
+  const folds = {};
   for (const [box, chart, what, id] of [[lossBox, lossChart, 'the loss chart', 'loss'],
     [accBox, accChart, 'the accuracy chart', 'accuracy']]) {
     const bar = el('div', { className: 'figure-toolbar full-only' });
-    box.append(bar);
+    folds[id] = dataFold(`chart-${id}`);
+    box.append(bar, folds[id].node);
     addFigureButtons(bar, { what, idPrefix: `export-${id}`, message: chartMessage,
       figure: () => chartFigure(chart, id) });
   }
@@ -50,21 +54,25 @@ export function curvesPanel(page) {
       .map((r) => ({ label: r.label, kind: 'dashed', y: r.y }));
     const lossMax = Math.max(0.1, ...run.losses.head(20), ...evals.map(lossOf),
       ...references(m.loss).map((r) => r.y * 1.1));
-    lossChart.draw({
+    const lossSpec = {
       title: m.loss.title, xTitle: 'training step', yTitle: m.loss.yTitle, xMax, yMin: 0, yMax: Math.min(lossMax, 50),
       series: [
         { label: m.batchLabel, kind: 'line', ys: run.losses.ys.slice(), every: run.losses.every },
         { label: m.evaluationLabel, kind: 'points', points: evals.map((e) => ({ x: e.step, y: lossOf(e) })) },
         ...references(m.loss),
       ],
-    });
+    };
+    lossChart.draw(lossSpec);
+    folds.loss.update({ kind: 'chart', ...lossSpec });
     const series = [
       { label: m.batchLabel, kind: 'line', ys: run.accuracies.ys.slice(), every: run.accuracies.every },
       { label: m.evaluationLabel, kind: 'points', points: evals.map((e) => ({ x: e.step, y: accuracyOf(e) })) },
       ...references(m.accuracy),
     ];
-    accChart.draw({ title: m.accuracy.title, xTitle: 'training step', yTitle: m.accuracy.yTitle, xMax, yMin: 0,
-      yMax: 1, series });
+    const accSpec = { title: m.accuracy.title, xTitle: 'training step', yTitle: m.accuracy.yTitle, xMax, yMin: 0,
+      yMax: 1, series };
+    accChart.draw(accSpec);
+    folds.accuracy.update({ kind: 'chart', ...accSpec });
     if (m.loss.lowest) {
       lowest.textContent = run.lowestLoss ? `${m.loss.lowest}: ${run.lowestLoss.value.toPrecision(4)} (training batch `
         + `of step ${run.lowestLoss.step})` : '';
