@@ -152,3 +152,16 @@ test('count records: fixed sample, evaluation, inspect shapes and messages', asy
   assert.throws(() => t.data('heldOut'), { message: "the Count trainer's data has one part, 'fixedSample', got 'heldOut'" });
   t.delete();
 });
+
+// Issue 45, item 4: a count of one is singular ("1 four", not "1 fours"), in the playground's summary
+// and in a sequence's name on the heatmap.
+test('count: "1 four" and "2 twos" in the words that count the digits', async () => {
+  const { labById } = await import('../../web/labs/registry.js');
+  const views = labById('count').views;
+  const tokens = [2, 2, 4, 1, 1, 1, 1, 1, 1, 1];
+  const inspection = { weights: Array(10).fill(0.1), values: Array(10).fill(0), probability: 0.7, weighted: 0.1 };
+  const { summary } = views.tokenRows({}, { tokens }, inspection);
+  assert.match(summary, /^2 twos, 1 four: the answer is yes\./);
+  const { mean } = views.heatmaps({}, { tokens }, inspection);
+  assert.match(mean.yNames[0], /^sequence 1: 2 twos, 1 four \(answer yes\)/);
+});

@@ -98,6 +98,9 @@ test('a wrong tensor is told what is wrong: the shape, or the first number that 
   r = check('batch', printed['batch.x']);
   assert.match(r.text, /make_batch returns two tensors, X and y; 1 was given/);
   // Text that is not a tensor, and a file that is not one: messages, and the lab's tensors still shown.
+  // The abbreviated print's refusal ends in one full stop (issue 45, item 4: it ended "open that file..").
+  assert.throws(() => buildSection.compute(ctx, { checkStep: 'keys' }, { text: 'tensor([[0.1, ..., 0.3]])' }),
+    (e) => /save it with torch\.save\(t, "step\.pt"\) and open that file\.$/.test(e.message));
   assert.throws(() => buildSection.compute(ctx, { checkStep: 'keys' }, { text: 'tensor([[0.1, 0.2], [0.3]])' }),
     /The pasted text was not read: row \[1\] has shape \(1\), row \[0\] has \(2\)/);
   assert.throws(() => buildSection.compute(ctx, { checkStep: 'keys' }, { bytes: new Uint8Array([1, 2, 3]), name: 'keys.pt' }), /keys\.pt/);

@@ -135,6 +135,8 @@ const list = (typed) => Array.from(typed ?? []);
 /** A number or an array of numbers -> an array (one sequence's inspection gives numbers, a batch arrays). */
 const asList = (x) => (typeof x === 'number' ? [x] : list(x));
 const count = (tokens, d) => tokens.filter((x) => x === d).length;
+/** "1 four", "3 fours", "0 twos": a count of a digit in words. */
+const digits = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const answer = (tokens) => (count(tokens, 2) > count(tokens, 4) ? 1 : 0);
 
 /** A value as a cell shows it: one decimal, a real minus sign, 0 without one. */
@@ -157,7 +159,7 @@ function heatmapModels(config, sample, inspection, caption = '') {
   });
   const yNames = Array.from({ length: rows }, (_, r) => {
     const seq = tokens.slice(r * L, (r + 1) * L);
-    return `sequence ${r + 1}: ${count(seq, 2)} twos, ${count(seq, 4)} fours (answer ${answer(seq) ? 'yes' : 'no'}), `
+    return `sequence ${r + 1}: ${digits(count(seq, 2), 'two')}, ${digits(count(seq, 4), 'four')} (answer ${answer(seq) ? 'yes' : 'no'}), `
       + `predicted ${probability[r].toFixed(3)}`;
   });
   const base = {
@@ -192,7 +194,7 @@ function tokenRows(config, sample, inspection) {
   const said = p > 0.5 ? 'yes' : 'no';
   return {
     rows,
-    summary: `${count(tokens, 2)} twos, ${count(tokens, 4)} fours: the answer is ${truth ? 'yes' : 'no'}. Weighted `
+    summary: `${digits(count(tokens, 2), 'two')}, ${digits(count(tokens, 4), 'four')}: the answer is ${truth ? 'yes' : 'no'}. Weighted `
       + `value ${weighted.toFixed(3)} → P(more 2s than 4s) = ${p.toFixed(3)}: the model says `
       + `${said}${(p > 0.5) === !!truth ? ' ✓' : ' ✗'}.`,
   };

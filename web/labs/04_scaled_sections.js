@@ -268,6 +268,8 @@ const sentence = {
     + 'of shorter sentences, and dropout (train mode) zeroes weights and scales up the rest.',
   properties: ['text', 'embeddings', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'threshold'],
   actions: [{ id: 'redrop', label: 'Drop again', title: 'Another random dropout pattern (train mode)',
+    // Eval mode has no dropout to draw again: the button is off there, saying why (issue 45, item 4).
+    when: (v) => v.mode === 'train', whenText: 'train mode only: eval has no dropout',
     change: (v) => ({ ...v, dropDraw: v.dropDraw + 1 }) }],
   dependsOn: ['text', 'embeddings', 'sentenceMask', 'embedDim', 'seed', 'mode', 'dropout', 'dropDraw', 'backend'],
   async compute(ctx, v) {

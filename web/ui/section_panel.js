@@ -174,9 +174,24 @@ export class SectionPanel {
     for (const button of this.buttons.values()) button.disabled = !actionable;
   }
 
+  /**
+   * An action with `when(values)` is on only where it has something to do (Drop again: train mode), its
+   * title saying why not (whenText) otherwise.
+   */
+  actionsFollow(values) {
+    for (const action of this.section.actions ?? []) {
+      if (!action.when) continue;
+      const button = this.buttons.get(action.id), on = !!action.when(values ?? {});
+      if (!on) button.disabled = true;
+      else if (this.node.dataset.state !== 'waiting') button.disabled = false;
+      button.title = on ? action.title : `${action.title} (${action.whenText})`;
+    }
+  }
+
   show(result, values, { palette } = {}) {
     this.palette = palette;
     for (const button of this.buttons.values()) button.disabled = false;
+    this.actionsFollow(values);
     this.failed = false;
     this.result = result;
     this.values = values;

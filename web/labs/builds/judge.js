@@ -86,7 +86,9 @@ export function readTheirs(readTorchTensor, input) {
   try {
     return { tensors: parsePrintedTensors(input.text), printed: true };
   } catch (error) {
-    if (error instanceof PrintedTensorError) throw new Error(`The pasted text was not read: ${error.message}.`);
+    // One full stop at the end, whether the reader's message has its own or not (the abbreviated print's
+    // ended "open that file..").
+    if (error instanceof PrintedTensorError) throw new Error(`The pasted text was not read: ${error.message.replace(/\.$/, '')}.`);
     throw error;
   }
 }

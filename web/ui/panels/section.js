@@ -118,6 +118,7 @@ export function sectionPanel(page, section) {
     /** errors: {name: message} of the settings: one this section depends on leaves its figures stale. */
     refresh(errors) {
       view.prediction?.follow(page.draft);
+      view.actionsFollow(page.draft);
       view.setInputRefused(Object.keys(errors).some((name) => (section.dependsOn ?? []).includes(name)));
     },
   };
