@@ -50,6 +50,8 @@ test('Scaled: unticked, d_k 4 -> 256 makes every softmax row sharper (its larges
 
 test('Pretrained: on the tiny BERT, every query of the default sentence has weight above 0 on every key, the later ones included', async () => {
   assert.match(rightChoice(pretrainedLab), /every token, before and after/);
+  // Its words hold after a model is open too (issue 45, item 4: "Before you open it" stayed after opening).
+  assert.doesNotMatch(pretrainedLab.predict(defaultValues(pretrainedLab.properties)).text, /open it/);
   const ctx = await contextOf(pretrainedLab, 'bert_tiny/modern');
   const r = await sectionOf(pretrainedLab, 'model').compute(ctx, defaultValues(pretrainedLab.properties));
   let later = 0;

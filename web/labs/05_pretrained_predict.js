@@ -6,7 +6,8 @@
 export function pretrainedPrediction() {
   return {
     number: 'predict-pretrained',
-    text: 'Before you open it: can BERT\'s query at a word put weight on the words after it?',
+    // Asked before and after a model is open (issue 45: "Before you open it" stood there after opening).
+    text: 'Predict before you look at the model view: can BERT\'s query at a word put weight on the words after it?',
     ask: {
       kind: 'choice', prompt: 'Where a BERT query can look',
       choices: [
