@@ -115,3 +115,13 @@ test('the viewer commands\' backend is the page\'s: auto by default, simd and we
     assert.deepEqual(backend.choices.map((c) => c.value), ['auto', 'webgpu', 'simd', 'scalar'], command.name);
   }
 });
+
+// Issue 45, item 4: a command's --help says nothing that only the page has (a thumbnail to click, a grid,
+// "above"): a property's pageHelp is the page's alone.
+test('--help of every lab command has no page-only words', () => {
+  for (const command of ['generate', 'pretrained', 'translate', 'attribute', 'patch']) {
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs'), command, '--help'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /[Cc]lick|thumbnail|the prompt above|heads off grid/, command);
+  }
+});

@@ -30,8 +30,8 @@ const properties = [
   // at once, up to the open model's last layer and head (maxOf: the checkpoint's summary -> the largest).
   view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1,
     label: 'Layer', section: 'head',
-    help: 'Which layer the head view, the heatmap and the neuron view show (0 = the first). Click a thumbnail of the '
-      + 'model view to choose.' }),
+    help: 'Which layer the head view, the heatmap and the neuron view show (0 = the first).',
+    pageHelp: 'Click a thumbnail of the model view to choose.' }),
   view({ name: 'head', type: 'int', default: 0, min: 0, max: 127, stepper: true, maxOf: (opened) => opened.heads - 1,
     label: 'Head', section: 'head', help: 'Which head of the layer (0 = the first).' }),
   view({ name: 'average', type: 'bool', default: false, label: 'Average the heads', section: 'head',

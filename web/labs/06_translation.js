@@ -53,8 +53,8 @@ const properties = [
   // section says when a layer does not exist on the side chosen.
   view({ name: 'viewLayer', type: 'int', default: 0, min: 0, max: 63, stepper: true,
     maxOf: (opened) => Math.max(opened.layers, opened.encoderLayers) - 1, label: 'Layer', section: 'views',
-    help: 'Which layer the head view and the heatmap show (0 = the first). Click a thumbnail of the '
-      + 'model view to choose.' }),
+    help: 'Which layer the head view and the heatmap show (0 = the first).',
+    pageHelp: 'Click a thumbnail of the model view to choose.' }),
   view({ name: 'viewHead', type: 'int', default: 0, min: 0, max: 127, stepper: true,
     maxOf: (opened) => Math.max(opened.heads, opened.encoderHeads) - 1, label: 'Head', section: 'views',
     help: 'Which head of the layer (0 = the first).' }),

@@ -37,7 +37,7 @@ const properties = [
     help: 'For an instruct model whose tokenizer_config.json has a chat_template (SmolLM2-Instruct, Qwen2.5-Instruct): '
       + 'the question is put in the template as transformers does (@huggingface/jinja) and the model answers; the '
       + 'template\'s own tokens (<|im_start|>, …) begin the prompt and show in every attention view. Empty: the '
-      + 'prompt above is written as it is.',
+      + 'prompt is written as it is.',
     // A model without a template (a base model) has nothing to put the question in: the box is off, saying so.
     unavailable: (summary) => (summary.chat ? '' : 'No chat template in this model (its tokenizer_config.json has '
       + 'no chat_template): the prompt above is written as it is.') }),
@@ -61,8 +61,8 @@ const properties = [
       + 'start goes back to 0.' }),
   view({ name: 'layer', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.layers - 1,
     label: 'Layer', section: 'attention',
-    help: 'Which layer the head view and the heatmap show (0 = the first). Click a thumbnail of the '
-      + 'model view to choose.' }),
+    help: 'Which layer the head view and the heatmap show (0 = the first).',
+    pageHelp: 'Click a thumbnail of the model view to choose.' }),
   view({ name: 'head', type: 'int', default: 0, min: 0, max: 63, stepper: true, maxOf: (opened) => opened.heads - 1,
     label: 'Head', section: 'attention', help: 'Which head of the layer (0 = the first).' }),
   // Rotary positions (07_writing_rotary.js; a model with rope_theta only): one pair of a head at the

@@ -67,8 +67,8 @@ export function toggleHead(text, layer, head) {
 export const ablateProperty = (which, extra = {}) => ({
   name: 'ablate', type: 'heads', default: '', label: 'Heads switched off', effect: 'view', page: true,
   meta: 'L.H[,L.H...]', help: `Heads to switch off, as layer.head numbered from 0 (e.g. 0.1,2.3): ${which} Their output is zeroed before the `
-    + 'output projection (as TransformerLens zeroes hook_z), so every other head and the bias still count. On the '
-    + 'page, click a head of the Switch heads off grid.',
+    + 'output projection (as TransformerLens zeroes hook_z), so every other head and the bias still count.',
+  pageHelp: 'Or click a head of the Switch heads off grid.',
   ...extra,
 });
 

@@ -80,8 +80,9 @@ export class ControlsPanel {
     input.name = prop.name;
     // The help opens on click, tap and keyboard (a button, not a title tooltip that cannot be focused or
     // touched); the text stays the field's description for screen readers whether open or not.
+    // pageHelp: what only the page has (a thumbnail to click), after the help the CLI prints too.
     const hint = Object.assign(document.createElement('span'),
-      { className: 'visually-hidden', id: `${id}-help`, textContent: prop.help });
+      { className: 'visually-hidden', id: `${id}-help`, textContent: prop.pageHelp ? `${prop.help} ${prop.pageHelp}` : prop.help });
     const help = Object.assign(document.createElement('button'),
       { type: 'button', className: 'help-icon', textContent: '?' });
     help.setAttribute('aria-label', `Help: ${prop.label}`);
