@@ -57,6 +57,15 @@ test('scaled: editing a cell of K changes QK^T in that column, the weights and t
   await cell.press('Tab');
   assert.equal(await page.getAttribute('[data-matrix="q"] td[data-row="0"][data-col="0"] input', 'aria-invalid'), 'true');
   assert.equal(await page.getAttribute('[data-matrix="q"] td[data-row="0"][data-col="0"] input', 'title'), "'abc' is not a number");
+  // It does not look like a value (issue 45, item 4): the error colour, underlined, unlike its neighbour.
+  const looks = (col) => page.$eval(`[data-matrix="q"] td[data-row="0"][data-col="${col}"] input`, (i) => {
+    const s = getComputedStyle(i);
+    return { color: s.color, line: s.textDecorationLine, style: s.textDecorationStyle };
+  });
+  const [bad, good] = [await looks(0), await looks(1)];
+  assert.deepEqual([bad.line, bad.style], ['underline', 'wavy']);
+  assert.notEqual(bad.color, good.color);
+  assert.equal(good.line, 'none');
   await cell.focus();
   assert.match(await page.$eval('[data-figure="inputs"] .matrix-explain', (p) => p.textContent), /Not changed: 'abc' is not a number/);
   // New random Q, K, V: the edit belongs to the old draw.
