@@ -5,8 +5,9 @@ import { WeightsPanel } from '../weights_panel.js';
 import { download } from '../export.js';
 import { parseSafetensors } from '../../io/safetensors.js';
 import { stateDictBytes } from '../../io/state_dict.js';
-import { crossCheck } from '../../shared/properties.js';
+import { crossCheck, defaultValues } from '../../shared/properties.js';
 import { isTorchFile } from '../../io/weights_file.js';
+import { LABS } from '../../labs/registry.js';
 
 export function weightsPanel(page) {
   const { lab, notices } = page;
@@ -28,6 +29,22 @@ export function weightsPanel(page) {
   };
 
   /**
+   * A file that holds weights, but not this lab's, in plain words (issue 45: "not the notebook's
+   * CrossAttnSeqClassifier: missing tok_emb.weight, ..." alone): what this lab loads, what the file lacks,
+   * and the lab whose model it is, where another lab reads it.
+   */
+  function notThisLab(name, outcome, file, error) {
+    const theirs = LABS.find((other) => other !== lab && other.weights?.valuesFromFile && (() => {
+      try { other.weights.valuesFromFile(file); return true; } catch { return false; }
+    })());
+    const there = theirs ? ` It is ${theirs.weights.describe({ ...defaultValues(theirs.properties),
+      ...theirs.weights.valuesFromFile(file) })}: open the ${theirs.title} `
+      + 'lab and load it there.' : '';
+    return `${name} ${outcome}. This lab loads ${lab.weights.describe(page.applied)}, and this file is another model's `
+      + `(${error.message}).${there}`;
+  }
+
+  /**
    * A weights file from the picker or a drop (a .safetensors, or a .pt torch.save wrote), or a preset
    * that is a model (preset true): derive the model it fits, then load it there.
    */
@@ -37,11 +54,12 @@ export function weightsPanel(page) {
     notices.dismiss('weights');
     const [not, kept] = compare ? ['was not compared', 'this run is unchanged'] : ['was not loaded',
       'the current model is kept'];
-    let patch;
+    let patch, file;
     try {
-      patch = lab.weights.valuesFromFile(isTorchFile(bytes) ? await peek(bytes, name) : parseSafetensors(bytes));
+      file = isTorchFile(bytes) ? await peek(bytes, name) : parseSafetensors(bytes);
+      patch = lab.weights.valuesFromFile(file);
     } catch (error) {
-      refuse(`${name} ${not}; ${kept}. ${error.message}`);
+      refuse(file ? notThisLab(name, `${not}; ${kept}`, file, error) : `${name} ${not}; ${kept}. ${error.message}`);
       return;
     }
     // What a change implies (a task brings its step count), then the file's values win.
