@@ -215,6 +215,11 @@ function flushProgress(extra = {}) {
   }, [losses.buffer, accuracies.buffer]);
 }
 
+/** A snapshot at the current step unless there is one (an inspection only: no draw of the training's RNG). */
+function snapshotNow() {
+  if (session.lastSnapshot?.step !== session.step) session.takeSnapshot();
+}
+
 async function trainSteps(n) {
   const t0 = performance.now();
   const before = session.step;
@@ -253,6 +258,9 @@ async function loop() {
         running = false;
         evaluation = session.evaluate();
       }
+      // Stopped (paused, or done) between two snapshots: one at this step, so the figures show the step
+      // the status says (issue 45: paused at 62, the figures said 60).
+      if (!running) snapshotNow();
       flushProgress(evaluation ? { evaluation } : {});
       if (evaluation || !running) rememberWeights();
       const stepsThisBatch = session.step - stepBefore;
@@ -274,6 +282,14 @@ async function loop() {
   } finally {
     loopActive = false;
     running = false;
+    // A pause that came while the loop waited between batches: the figures catch up with the step here,
+    // where no step is in flight.
+    if (session && session.lastSnapshot && session.lastSnapshot.step !== session.step) {
+      try {
+        snapshotNow();
+        flushProgress();
+      } catch { /* an aborted module: recover() above rebuilds it */ }
+    }
     post({ type: 'state', running: false, step: session?.step ?? 0 });
   }
 }
@@ -297,6 +313,7 @@ const handlers = {
   async step({ count = 1 }) {
     running = false;
     const evaluation = await trainSteps(Math.max(1, Math.min(count, 1000)));
+    snapshotNow();
     flushProgress({ evaluation: evaluation ?? session.evaluate() });
   },
   set({ lr, speed: newSpeed, steps }) {

@@ -8,26 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startLab, openPage, trainToEnd, waitConfigured } from './support.mjs';
+import { startLab, openPage, recordLosses, trainToEnd, waitConfigured } from './support.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const PUBLIC = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'public');
 // Small runs: what is checked is which module ran and its bits, not what the model learns.
 const RUN = '?lab=alignment&task=copy&seed=3&batch=16&steps=12&speed=max';
-
-/** Every 'progress' message's losses, in order, as the worker posted them (bits, not the drawn curve). */
-async function recordLosses(page) {
-  await page.addInitScript(() => {
-    const PageWorker = window.Worker;
-    window.__losses = [];
-    window.Worker = class extends PageWorker {
-      constructor(...args) {
-        super(...args);
-        this.addEventListener('message', (e) => { if (e.data?.type === 'progress') window.__losses.push(...e.data.losses); });
-      }
-    };
-  });
-}
 
 const badgeOf = (page) => page.evaluate(() => {
   const b = document.getElementById('badge-version');

@@ -126,6 +126,23 @@ export async function waitConfigured(page, timeout = 30000) {
   }));
 }
 
+/**
+ * Before the page loads: every training loss its worker posts is kept in window.__losses (the bits a run
+ * trains, to compare two runs: tests/browser/service_worker.test.mjs, pause_snapshot.test.mjs).
+ */
+export async function recordLosses(page) {
+  await page.addInitScript(() => {
+    const PageWorker = window.Worker;
+    window.__losses = [];
+    window.Worker = class extends PageWorker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => { if (e.data?.type === 'progress') window.__losses.push(...e.data.losses); });
+      }
+    };
+  });
+}
+
 /** Presses play and waits until training is done and the page has drawn every panel it owes. */
 export async function trainToEnd(page, timeout = 90000) {
   await page.click('#play');

@@ -128,25 +128,26 @@ test('Llama 3\'s own pattern is watched and tokenizes exactly as without the wat
     { message: /^tokenizer\.json: its pre_tokenizer's Split pattern ".*" is run on at most 1,048,576 characters; this text has 1,048,577$/ });
 });
 
-test('attnlab generate: a Split pattern that backtracks on the prompt exits 2 in one line naming it', () => {
+/** The tiny GPT-2 chat model's folder copied, with a Split of `regex` in front of its pre-tokenizer. */
+function folderWithSplit(regex) {
   const folder = path.join(FIXTURES, 'gpt2_tiny', 'chat');
   const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-tokenizer-'));
   cpSync(folder, dir, { recursive: true });
   const json = JSON.parse(readFileSync(path.join(folder, 'tokenizer.json'), 'utf8'));
-  json.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '(\\w+\\s?)+$' }, behavior: 'Isolated', invert: false }, json.pre_tokenizer] };
+  json.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false }, json.pre_tokenizer] };
   writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(json));
+  return dir;
+}
+
+test('attnlab generate: a Split pattern that backtracks on the prompt exits 2 in one line naming it', () => {
+  const dir = folderWithSplit('(\\w+\\s?)+$');
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs'), 'generate', '--model', dir, '--text', 'Hi'], { encoding: 'utf8', timeout: 120_000 });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^attnlab: .*tokenizer\.json: its pre_tokenizer's Split pattern "\(\\\\w\+\\\\s\?\)\+\$" took more than 2 s on an ordinary sentence: a pattern that backtracks without bound\n$/);
 });
 
 test('attnlab generate: a --text the pattern backtracks on exits 2 in one line; another text writes', () => {
-  const folder = path.join(FIXTURES, 'gpt2_tiny', 'chat');
-  const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-tokenizer-'));
-  cpSync(folder, dir, { recursive: true });
-  const json = JSON.parse(readFileSync(path.join(folder, 'tokenizer.json'), 'utf8'));
-  json.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '(x+x+)+y|\\S+|\\s+' }, behavior: 'Isolated', invert: false }, json.pre_tokenizer] };
-  writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(json));
+  const dir = folderWithSplit('(x+x+)+y|\\S+|\\s+');
   const generate = (text) => spawnSync(process.execPath, [path.join(REPO_ROOT, 'web', 'cli', 'attnlab.mjs'), 'generate', '--model', dir,
     '--text', text, '--max-new-tokens', '2', '--temperature', '0'], { encoding: 'utf8', timeout: 120_000 });
   const r = generate('x'.repeat(44));
