@@ -256,9 +256,11 @@ export function drawHeatmap(canvas, model,
     ctx.stroke();
     ctx.setLineDash([]);
   }
+  // The frame on the cells' own pixel grid, just outside them (issue 45: at DPR 1 a frame at the layout's
+  // fractional left, where the label widths put it, was drawn across the last column and row).
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;
-  ctx.strokeRect(left - 0.5, top - 0.5, plotW + 1, plotH + 1);
+  ctx.strokeRect(x0 / scale - 0.5, y0 / scale - 0.5, (cellW * model.cols) / scale + 1, (cellH * model.rows) / scale + 1);
   // The selected cell: 3 CSS px of the focus colour inside its edge (model_grid_figure.js's selected head),
   // on the cells' pixel grid as the marks are.
   const selected = selectedCell(model);
@@ -274,8 +276,8 @@ export function drawHeatmap(canvas, model,
     if (selected) ctx.setLineDash([3, 2]);
     // Inside the selected cell's outline when the keyboard is on it.
     const inset = selected && selected.row === focus.row && selected.col === focus.col ? 5 : 1;
-    ctx.strokeRect(left + focus.col * cell + inset, top + focus.row * layout.cellH + inset, cell - 2 * inset,
-      layout.cellH - 2 * inset);
+    ctx.strokeRect((x0 + focus.col * cellW) / scale + inset, (y0 + focus.row * cellH) / scale + inset,
+      cellW / scale - 2 * inset, cellH / scale - 2 * inset);
     ctx.setLineDash([]);
   }
   return layout;
