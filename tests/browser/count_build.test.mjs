@@ -108,6 +108,9 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     await p.waitForFunction(() => /^(Matches|The shape)/.test(document.getElementById('build-tensor-verdict')?.textContent ?? ''), null, { timeout: 20000 });
     assert.match(await p.textContent('#build-tensor-verdict'), /^Matches: shape \(4, 10, 5\), all 200 numbers within 1e-4/);
     assert.equal(await p.locator('[data-figure="build-embedding"]').getAttribute('data-status'), 'ok');
+    // The step figures name the one-hot code too (drawn on the page from the worker's result).
+    assert.match(await p.locator('[data-figure="build-keys"] figcaption').first().textContent(),
+      /^3\. Keys: model\.WK\(model\.embed\(F\.one_hot\(x, 10\)\.float\(\)\)\)/);
     assert.deepEqual(seen, []);
     await p.close();
   });

@@ -4,7 +4,7 @@
 // `attnlab check` uses. The verdict is written beside the Check button (section_panel.js asks
 // `verdict(result)`), and on the step's own tensor.
 import { judgeStep, readTheirs, shapeText } from './judge.js';
-import { inputPython, modelPython, stateDictData } from './registry.js';
+import { buildByName, inputPython, modelPython, stateDictData } from './registry.js';
 import { forStudent, studentIdProblem } from './student_input.js';
 
 /**
@@ -26,8 +26,6 @@ export function buildCheckSection(build,
   { id = 'build', property = 'checkStep', title, text, params = null, modelLine = null, hint = build.hint,
     studentField = true, buildOf = () => build, ...rest }) {
   const stepOf = (name, b = build) => b.steps.find((s) => s.name === name) ?? b.steps[0];
-  const builds = new Map();
-  const named = (b) => { builds.set(b.name, b); return b; };
   const label = (step, i) => step.label ?? `${i + 1}. ${step.name}`;
   // The build as the values give it: the student's own input and weights where the link names one.
   const buildFor = (student, base = build) => (student ? forStudent(base, student) : base);
@@ -44,7 +42,7 @@ export function buildCheckSection(build,
     stepChoices: build.steps.map((s, i) => ({ value: s.name, label: label(s, i) })),
     compute(ctx, values, input) {
       const weights = params ? params(ctx) : null;
-      const base = named(buildOf({ params: weights, values }));
+      const base = buildOf({ params: weights, values });
       const b = buildFor(values.student, base);
       const tensors = b.compute(b.input, weights ?? stateDictData(b));
       const step = stepOf(values[property], base);
@@ -78,7 +76,8 @@ export function buildCheckSection(build,
         + `${shapeText(step.shape)}${step.note ? ` (${step.note})` : ''}.`;
     },
     figures(r) {
-      const base = builds.get(r.build) ?? build;
+      // By its name: the result was computed in the worker, the figures are drawn on the page.
+      const base = buildByName(r.build) ?? build;
       const b = buildFor(r.student, base);
       const figures = [{ kind: 'code', id: `${id}-input`, title: r.student ? `Your own input (student ${r.student}), to `
         + 'paste in your notebook: your grader checks your steps on it' : 'The fixed input, to paste in your notebook',
