@@ -43,6 +43,9 @@ export class PatternError extends Error {
   }
 }
 
+/** The deadline passed: the pattern backtracks on that text. Said as "took more than 2 s on ..." with its field. */
+class DeadlinePassed extends PatternError {}
+
 // The shared block: four Int32 (state, source length, flags length, text length) and then the three
 // strings as UTF-16 units. state: 0 idle, 1 a job is written, 2 the worker started it, 3 done.
 const HEADER = 16;
@@ -151,8 +154,11 @@ class Watcher {
     worker.post({ shared: this.shared });
   }
 
-  /** Runs source/flags over text in the worker first; throws PatternError (why) past the deadline. */
-  check(source, flags, text) {
+  /**
+   * Runs source/flags over text in the worker first; past the deadline throws DeadlinePassed ("took more
+   * than 2 s on " + said), and a PatternError when the watcher cannot check it now.
+   */
+  check(source, flags, text, said = `a text of ${text.length.toLocaleString('en')} characters`) {
     // Node's worker starts while this thread waits; a page's cannot, so it is started when the tokenizer
     // opens (watchPatterns) and again after a deadline passes (in the background: the next text waits).
     if (!this.worker) {
@@ -181,9 +187,8 @@ class Watcher {
     this.worker.end();
     this.worker = null;
     if (!nodeWorkers()) this.launch();
-    throw new PatternError(started
-      ? `took more than ${REGEX_LIMITS.deadlineMs / 1000} s on a text of ${text.length.toLocaleString('en')} characters`
-      : `could not be checked: its watcher did not start within ${REGEX_LIMITS.startMs / 1000} s`);
+    if (!started) throw new PatternError(`could not be checked: its watcher did not start within ${REGEX_LIMITS.startMs / 1000} s`);
+    throw new DeadlinePassed(`took more than ${REGEX_LIMITS.deadlineMs / 1000} s on ${said}`);
   }
 
   /**
@@ -206,7 +211,7 @@ class Watcher {
       };
       const tooLong = () => {
         worker.end();
-        reject(new PatternError(`took more than ${REGEX_LIMITS.deadlineMs / 1000} s on ${describeProbe(texts[next])}`));
+        reject(new DeadlinePassed(`took more than ${REGEX_LIMITS.deadlineMs / 1000} s on ${describeProbe(texts[next])}`));
       };
       // A worker that never starts (a host's policy) cannot watch: the patterns then run unwatched, as
       // where no worker can be made; only a worker that started and then ran past the deadline refuses.
@@ -250,8 +255,8 @@ class WatchedRegExp extends RegExp {
       theWatcher().check(this.source, this.flags, s);
     } catch (error) {
       if (!(error instanceof PatternError)) throw error;
-      throw new PatternError(`${this.where} ${error.message}: a pattern that backtracks without bound; `
-        + 'the text was not tokenized');
+      throw new PatternError(`${this.where} ${error.message}${error instanceof DeadlinePassed ? ': a pattern that '
+        + 'backtracks without bound' : ''}; the text was not tokenized`);
     }
   }
 
@@ -316,23 +321,12 @@ export async function watchPatterns(hf, file = 'tokenizer.json') {
     const { source, flags } = part.pattern;
     try {
       if (!waiting) await theWatcher().probe(source, flags, PROBE_TEXTS);
-      else {
-        for (const text of PROBE_TEXTS) {
-          try {
-            theWatcher().check(source, flags, text);
-          } catch (error) {
-            if (error instanceof PatternError) error.message = error.message.replace(/ on a text of .*/, ` on ${describeProbe(text)}`);
-            throw error;
-          }
-        }
-      }
+      else for (const probe of PROBES) theWatcher().check(source, flags, probe.text, probe.said);
     } catch (error) {
       if (!(error instanceof PatternError)) throw error;
-      throw new PatternError(`${where} ${error.message}: a pattern that backtracks without bound`);
+      throw new PatternError(`${where} ${error.message}${error instanceof DeadlinePassed ? ': a pattern that '
+        + 'backtracks without bound' : ''}`);
     }
   }
   return parts.length;
 }
-
-/** Whether texts are checked as they are tokenized here, or only probed at opening (for notes and tests). */
-export const patternsWatchedPerText = () => canWait();
