@@ -11,22 +11,27 @@ const number = (v) => (typeof v !== 'number' ? String(v ?? '') : !Number.isFinit
   : Number.isInteger(v) && Math.abs(v) < 1e15 ? String(v)
     : Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toFixed(4));
 
-/** Every `step`-th of n rows (and the last), at most MAX_ROWS: -> the indices and a note when rows were left out. */
-function sampled(n) {
-  const step = Math.max(1, Math.ceil(n / MAX_ROWS));
+/** Every `step`-th of n rows (and the last), at most `most`: -> the indices and a note when rows were left out. */
+function sampled(n, most = MAX_ROWS) {
+  const step = Math.max(1, Math.ceil(n / most));
   const at = [];
   for (let i = 0; i < n; i += step) at.push(i);
   if (at.at(-1) !== n - 1 && n > 0) at.push(n - 1);
   return { at, note: step > 1 ? ` (every ${step}th row of ${n.toLocaleString('en')}, and the last)` : '' };
 }
 
-/** A heatmap model (heatmap.js): a row per query, a column per key. */
-function heatmapTable(f) {
-  const { at, note } = sampled(f.rows);
+/**
+ * A heatmap model (heatmap.js): a row per query, a column per key, headed by its ticks (their full names,
+ * xNames / yNames, as the headers' titles). format, caption and most (rows): the training labs' own table of
+ * their main heatmap (heatmap_table.js) prints every row, two decimals, under its own words.
+ */
+export function heatmapTable(f, { format = number, caption = null, most = MAX_ROWS } = {}) {
+  const { at, note } = sampled(f.rows, most);
   return {
-    caption: `${f.title}: rows are ${f.yTitle ?? 'rows'}, columns ${f.xTitle ?? 'columns'}${note}.`,
+    caption: caption ?? `${f.title}: rows are ${f.yTitle ?? 'rows'}, columns ${f.xTitle ?? 'columns'}${note}.`,
     columns: Array.from({ length: f.cols }, (_, c) => f.xTicks?.[c] || String(c)),
-    rows: at.map((r) => [f.yTicks?.[r] || String(r), ...Array.from({ length: f.cols }, (_, c) => number(f.values[r * f.cols + c]))]),
+    columnTitles: f.xNames, rowTitles: at.map((r) => f.yNames?.[r]),
+    rows: at.map((r) => [f.yTicks?.[r] || String(r), ...Array.from({ length: f.cols }, (_, c) => format(f.values[r * f.cols + c]))]),
   };
 }
 
@@ -179,24 +184,29 @@ export function figureTable(f) {
 /** Whether figures of this kind have a table. */
 export const hasTable = (kind) => Object.hasOwn(TABLES, kind);
 
-/** Fills `container` with the table (a <table> with caption and headers). */
-export function renderDataTable(container, table) {
+/**
+ * Fills `container` with the table (a <table> with caption and headers; columnTitles / rowTitles: the
+ * headers' titles where given; an empty corner is a plain cell). className: the table's class.
+ */
+export function renderDataTable(container, table, { className = 'figure-data-table' } = {}) {
   container.replaceChildren();
   if (!table) return;
-  const cell = (tag, text, scope) => Object.assign(document.createElement(tag), { textContent: text, ...(scope ? { scope } : {}) });
+  const cell = (tag, text, scope, title) => Object.assign(document.createElement(tag), { textContent: text,
+    ...(scope ? { scope } : {}), ...(title ? { title } : {}) });
   const t = document.createElement('table');
-  t.className = 'figure-data-table';
+  t.className = className;
   t.append(cell('caption', table.caption));
   const head = document.createElement('tr');
-  head.append(cell('th', table.corner ?? '', 'col'), ...table.columns.map((c) => cell('th', c, 'col')));
+  head.append(table.corner ? cell('th', table.corner, 'col') : Object.assign(document.createElement('td'), { className: 'corner' }),
+    ...table.columns.map((c, i) => cell('th', c, 'col', table.columnTitles?.[i])));
   const thead = document.createElement('thead');
   thead.append(head);
   const tbody = document.createElement('tbody');
-  for (const [first, ...rest] of table.rows) {
+  table.rows.forEach(([first, ...rest], r) => {
     const tr = document.createElement('tr');
-    tr.append(cell('th', first, 'row'), ...rest.map((v) => cell('td', v)));
+    tr.append(cell('th', first, 'row', table.rowTitles?.[r]), ...rest.map((v) => cell('td', v)));
     tbody.append(tr);
-  }
+  });
   t.append(thead, tbody);
   container.append(t);
 }
