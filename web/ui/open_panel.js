@@ -243,7 +243,8 @@ export class OpenPanel {
     const kept = summary.hub ? (summary.hub.fromCache ? ' Opened from this browser\'s copy (no network).' : ' Kept in this browser for offline use.') : '';
     const link = fromFiles ? ` Copy link names ${quoted(fromFiles)} but cannot carry files from this computer: whoever `
       + 'opens it is asked for them (a Hub id travels in the link).' : '';
-    // The tiny checkpoints of the tests (their README.md says so): said first, so no one takes their noise for a bug.
+    // The tiny checkpoints of the tests (their README.md says so): said right after what was opened, so no
+    // one takes their noise for a bug.
     const random = summary.randomWeights ? ' These are random test weights (its README.md says so): a tiny model made '
       + 'for the tests, so what it writes or predicts is noise. Open a real model by its Hub id for figures that mean '
       + 'something.' : '';

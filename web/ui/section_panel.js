@@ -58,8 +58,7 @@ export class SectionPanel {
       } else {
         button.addEventListener('click', () => {
           this.pressed = { button, at: performance.now() };
-          // A section in error has no result to go on from (issue 45: Next token counted tokens it never wrote).
-          onAction((v) => action.change(v, this.failed ? null : this.result));
+          onAction((v) => action.change(v, this.current));
         });
       }
       this.buttons.set(action.id, button);
@@ -187,6 +186,12 @@ export class SectionPanel {
       button.title = on ? action.title : `${action.title} (${action.whenText})`;
     }
   }
+
+  /**
+   * The result an action or a play goes on from: the last one shown, or null while the section is in
+   * error (issue 45: Next token counted tokens it never wrote from the result before the refusal).
+   */
+  get current() { return this.failed ? null : this.result; }
 
   show(result, values, { palette } = {}) {
     this.palette = palette;

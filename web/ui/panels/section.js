@@ -90,8 +90,8 @@ export function sectionPanel(page, section) {
     controls: view.controls,
     /** A request is in flight (a section's play waits for it). */
     get busy() { return asked !== null; },
-    /** The last result shown, or null (also while the section is in error: a play stops there). */
-    get result() { return view.failed ? null : view.result; },
+    /** The result to go on from (section_panel.js current): null before one, or while in error. */
+    get result() { return view.current; },
     dependsOnAny: (names) => view.dependsOnAny(names),
     setPlaying: (action, playing) => view.setPlaying(action, playing),
     request,

@@ -34,12 +34,19 @@ export function weightsPanel(page) {
    * and the lab whose model it is, where another lab reads it.
    */
   function notThisLab(name, outcome, file, error) {
-    const theirs = LABS.find((other) => other !== lab && other.weights?.valuesFromFile && (() => {
-      try { other.weights.valuesFromFile(file); return true; } catch { return false; }
-    })());
-    const there = theirs ? ` It is ${theirs.weights.describe({ ...defaultValues(theirs.properties),
-      ...theirs.weights.valuesFromFile(file) })}: open the ${theirs.title} `
-      + 'lab and load it there.' : '';
+    let there = '';
+    for (const other of LABS) {
+      if (other === lab || !other.weights?.valuesFromFile) continue;
+      let theirs;
+      try {
+        theirs = other.weights.valuesFromFile(file);
+      } catch {
+        continue; // not that lab's model either
+      }
+      there = ` It is ${other.weights.describe({ ...defaultValues(other.properties), ...theirs })}: open the ${other.title} `
+        + 'lab and load it there.';
+      break;
+    }
     return `${name} ${outcome}. This lab loads ${lab.weights.describe(page.applied)}, and this file is another model's `
       + `(${error.message}).${there}`;
   }
