@@ -2,9 +2,10 @@
 //   startServer({port, base, root}) -> {url, close}. scripts/serve.mjs serves the site with it; the CLI's
 // figures (figure.mjs) and the browser tests serve the built page with it.
 import http from 'node:http';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 
 const MIME = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
@@ -13,6 +14,37 @@ const MIME = {
   '.safetensors': 'application/octet-stream', '.ico': 'image/x-icon',
   '.webmanifest': 'application/manifest+json',
 };
+// Compressed as a static host compresses them (GitHub Pages sends gzip for text and WASM), so what the
+// browser tests and a local first visit load is the size the hosted page sends, not four times more.
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.svg', '.wgsl', '.webmanifest']);
+const ENCODERS = {
+  br: (bytes) => brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9 } }),
+  gzip: (bytes) => gzipSync(bytes, { level: 9 }),
+};
+// One compressed copy per file, encoding and version (its ETag), made on the first request for it.
+const compressedCopies = new Map();
+
+// The encoding to send: brotli where the request accepts it, else gzip, else none (q=0 refuses one).
+export function chooseEncoding(acceptEncoding = '') {
+  const accepted = new Set();
+  for (const part of String(acceptEncoding).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (name && !(q && Number(q.slice(2)) === 0)) accepted.add(name);
+  }
+  return ['br', 'gzip'].find((name) => accepted.has(name)) ?? null;
+}
+
+function compressedCopy(file, encoding, etag) {
+  const key = `${file}\0${encoding}\0${etag}`;
+  let bytes = compressedCopies.get(key);
+  if (!bytes) {
+    bytes = ENCODERS[encoding](readFileSync(file));
+    compressedCopies.set(key, bytes);
+  }
+  return bytes;
+}
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export function startServer({ port = 0, base = '/', root = path.join(REPO, 'public') } = {}) {
@@ -46,15 +78,27 @@ export function startServer({ port = 0, base = '/', root = path.join(REPO, 'publ
     // Revalidated on every load (no-cache), answered 304 while the file is unchanged: the browser keeps
     // its copy and the compiled code it made from it (V8 caches compiled scripts and WASM only for
     // responses in the HTTP cache), so a reload neither downloads nor recompiles the site.
-    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+    const version = `${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}`;
+    const compressible = COMPRESSIBLE.has(path.extname(file));
+    const encoding = compressible ? chooseEncoding(req.headers['accept-encoding']) : null;
+    // Each encoding is its own representation with its own ETag, as HTTP caches expect.
+    const etag = `"${version}${encoding ? `-${encoding}` : ''}"`;
     const headers = { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
       'Cache-Control': 'no-cache', ETag: etag, 'Last-Modified': stat.mtime.toUTCString() };
+    if (compressible) headers.Vary = 'Accept-Encoding';
     if (req.headers['if-none-match'] === etag) {
       res.writeHead(304, headers).end();
       return;
     }
-    res.writeHead(200, headers);
-    createReadStream(file).pipe(res);
+    if (encoding) {
+      const bytes = compressedCopy(file, encoding, etag);
+      res.writeHead(200, { ...headers, 'Content-Encoding': encoding, 'Content-Length': bytes.length });
+      res.end(req.method === 'HEAD' ? undefined : bytes);
+      return;
+    }
+    res.writeHead(200, { ...headers, 'Content-Length': stat.size });
+    if (req.method === 'HEAD') res.end();
+    else createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => {
     server.listen(port, '127.0.0.1', () => {
