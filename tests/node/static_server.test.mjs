@@ -4,7 +4,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -15,13 +16,14 @@ const script = 'export const rows = [' + Array.from({ length: 2000 }, (_, i) => 
 writeFileSync(path.join(root, 'app.js'), script);
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4]);
 writeFileSync(path.join(root, 'icon.png'), png);
-const server = await startServer({ port: 0, root });
+const cacheDir = path.join(root, '..', `${path.basename(root)}-compressed`);
+const server = await startServer({ port: 0, root, cacheDir });
 after(() => server.close());
 
 // Node's http.get, not fetch: fetch decodes the body and hides what came over the wire.
-function get(file, headers = {}) {
+function get(file, headers = {}, from = server) {
   return new Promise((resolve, reject) => {
-    http.get(new URL(file, server.url), { headers }, (res) => {
+    http.get(new URL(file, from.url), { headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -73,4 +75,24 @@ test('the encoding chosen from Accept-Encoding, q=0 refusing one', () => {
   assert.equal(chooseEncoding('identity'), null);
   assert.equal(chooseEncoding(''), null);
   assert.equal(chooseEncoding(undefined), null);
+});
+
+test('a compressed copy is kept on disk by the hash of its bytes, and another server (another test process) sends it', async () => {
+  const sub = path.join(root, 'sub');
+  mkdirSync(sub);
+  const text = 'export const kept = "' + 'x'.repeat(5000) + '";\n';
+  writeFileSync(path.join(sub, 'kept.js'), text);
+  const hash = createHash('sha256').update(text).digest('hex');
+  await get('sub/kept.js', { 'Accept-Encoding': 'gzip' });
+  assert.ok(existsSync(path.join(cacheDir, `${hash}.gzip`)), 'the gzip copy is on disk');
+  // A copy planted under the hash is what a fresh server sends: it reads the disk, not compresses again.
+  const planted = Buffer.from('planted copy');
+  writeFileSync(path.join(cacheDir, `${hash}.br`), planted);
+  const other = await startServer({ port: 0, root, cacheDir });
+  try {
+    const res = await get('sub/kept.js', { 'Accept-Encoding': 'br' }, other);
+    assert.deepEqual(res.body, planted);
+  } finally {
+    await other.close();
+  }
 });

@@ -2,7 +2,9 @@
 //   startServer({port, base, root}) -> {url, close}. scripts/serve.mjs serves the site with it; the CLI's
 // figures (figure.mjs) and the browser tests serve the built page with it.
 import http from 'node:http';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
@@ -21,8 +23,15 @@ const ENCODERS = {
   br: (bytes) => brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9 } }),
   gzip: (bytes) => gzipSync(bytes, { level: 9 }),
 };
-// One compressed copy per file, encoding and version (its ETag), made on the first request for it.
+// One compressed copy per file, encoding and version (its ETag), made on the first request for it. It is
+// kept on disk too, named by a hash of the bytes, because every browser test file is its own process with
+// its own server: brotli at quality 9 takes ~0.2 s a WASM build and ~1 s for a lab's files, once per run
+// instead of once per test file.
+// At most ~200 MB of them (about a hundred builds of the site); the oldest go first.
 const compressedCopies = new Map();
+export const DISK_CACHE = path.join(os.tmpdir(), 'attnlab-compressed');
+const DISK_CACHE_BYTES = 200 * 1024 * 1024;
+const prunedDirs = new Set();
 
 // The encoding to send: brotli where the request accepts it, else gzip, else none (q=0 refuses one).
 export function chooseEncoding(acceptEncoding = '') {
@@ -35,19 +44,56 @@ export function chooseEncoding(acceptEncoding = '') {
   return ['br', 'gzip'].find((name) => accepted.has(name)) ?? null;
 }
 
-function compressedCopy(file, encoding, etag) {
+function compressedCopy(file, encoding, etag, cacheDir) {
   const key = `${file}\0${encoding}\0${etag}`;
   let bytes = compressedCopies.get(key);
   if (!bytes) {
-    bytes = ENCODERS[encoding](readFileSync(file));
+    const raw = readFileSync(file);
+    const cached = path.join(cacheDir, `${createHash('sha256').update(raw).digest('hex')}.${encoding}`);
+    try {
+      bytes = readFileSync(cached);
+    } catch {
+      bytes = ENCODERS[encoding](raw);
+      keepOnDisk(cached, bytes);
+    }
     compressedCopies.set(key, bytes);
   }
   return bytes;
 }
 
+// Written under a temporary name and renamed, so a server in another process never reads half a copy.
+// A disk that cannot take it (read-only, full) only costs the next process the compression.
+function keepOnDisk(file, bytes) {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    pruneOnce(path.dirname(file));
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, bytes);
+    renameSync(partial, file);
+  } catch {
+    // Served from memory all the same.
+  }
+}
+
+function pruneOnce(dir) {
+  if (prunedDirs.has(dir)) return;
+  prunedDirs.add(dir);
+  const copies = readdirSync(dir).map((name) => {
+    const file = path.join(dir, name);
+    const { size, mtimeMs } = statSync(file);
+    return { file, size, mtimeMs };
+  }).sort((a, b) => b.mtimeMs - a.mtimeMs);
+  let kept = 0;
+  for (const copy of copies) {
+    kept += copy.size;
+    if (kept > DISK_CACHE_BYTES) rmSync(copy.file, { force: true });
+  }
+}
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export function startServer({ port = 0, base = '/', root = path.join(REPO, 'public') } = {}) {
+// cacheDir: where compressed copies are kept between processes (a test gives its own).
+export function startServer({ port = 0, base = '/', root = path.join(REPO, 'public'), cacheDir = DISK_CACHE } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
     let pathname;
@@ -91,7 +137,7 @@ export function startServer({ port = 0, base = '/', root = path.join(REPO, 'publ
       return;
     }
     if (encoding) {
-      const bytes = compressedCopy(file, encoding, etag);
+      const bytes = compressedCopy(file, encoding, etag, cacheDir);
       res.writeHead(200, { ...headers, 'Content-Encoding': encoding, 'Content-Length': bytes.length });
       res.end(req.method === 'HEAD' ? undefined : bytes);
       return;
