@@ -98,11 +98,13 @@ function themeButton(redraw, forced = 'auto') {
 }
 
 const STARTUP_WATCH_MS = 30000;
+const FIRST_VISIT_REGISTER_MS = 10000;
 
-function boot(site) {
+function boot(site, firstFigureDrawn) {
   const lab = chooseLab(location.search);
   if (!lab) {
     bootHome();
+    firstFigureDrawn();
     return;
   }
   const { values, problems } = fromQuery(lab, location.search);
@@ -157,11 +159,15 @@ function boot(site) {
       + 'docs/embedding.md).',
     { kind: 'warning', key: 'init-slow' });
   }, STARTUP_WATCH_MS);
+  // The first step shown or the first section computed (training and computed labs), or a checkpoint
+  // lab's panel ready for files: each comes after 'ready', once its figure is drawn.
+  for (const type of ['progress', 'section', 'configured']) client.on(type, () => requestAnimationFrame(() => firstFigureDrawn()));
   client.on('ready', (m) => {
     clearTimeout(startWatch);
     notices.dismiss('init-slow');
     showReady(m);
     page.configure(values);
+    if (lab.open) requestAnimationFrame(() => firstFigureDrawn()); // its panel waits for the student's files
   });
   client.on('error', (m) => {
     if (m.request === 'init' || m.request === 'worker') {
@@ -198,7 +204,11 @@ function offerUpdate(apply) {
   box.querySelector('p').append(' ', button);
 }
 
-// The service worker first: on a first visit the page reloads through it to become cross-origin
-// isolated (threads), and starts nothing before that.
-const site = await startSiteWorker({ offerUpdate });
-if (!site.reloading) boot(site);
+// The service worker first (it says whether threads can run); a first visit registers it only once the
+// lab's first figure is drawn, so that its download of the whole site does not slow the lab's. A lab
+// that never gets there (its module failed, a checkpoint lab waiting for files) registers it after 10 s.
+let firstFigureDrawn;
+const firstVisitDone = new Promise((resolve) => { firstFigureDrawn = resolve; });
+setTimeout(firstFigureDrawn, FIRST_VISIT_REGISTER_MS);
+const site = await startSiteWorker({ scriptUrl: new URL('../../sw.js', import.meta.url), offerUpdate, firstVisitDone });
+if (!site.reloading) boot(site, firstFigureDrawn);

@@ -34,7 +34,10 @@ test('isolated page: a text the Split pattern backtracks on is refused naming th
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   await page.goto(`${lab.url}?lab=writing&temperature=0&maxNewTokens=2`);
-  await page.waitForFunction(() => crossOriginIsolated, null, { timeout: 60000 }); // the service worker's reload
+  // A first visit runs without threads and installs the site's worker; the next load is isolated.
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  await page.waitForFunction(() => crossOriginIsolated, null, { timeout: 60000 });
   await openCheckpointIfAsked(page, NAMES.map((f) => path.join(dir, f)));
   await waitConfigured(page);
   assert.match(await page.textContent('#open-status'), /^Open: /);

@@ -1,15 +1,20 @@
-// The page's side of the service worker (public/sw.js): register it, reload once so that the page is
-// cross-origin isolated (the worker's headers only apply to pages it served), offer a new version,
-// and, where threads cannot be had, say why in words the badge can show.
-//   const site = await startSiteWorker({offerUpdate}) -> {isolated, reason, reloading}
+// The page's side of the service worker (public/sw.js): register it, offer a new version, and, where
+// threads cannot be had, say why in words the badge can show.
+//   const site = await startSiteWorker({scriptUrl, offerUpdate, firstVisitDone}) -> {isolated, reason, reloading}
+// scriptUrl: public/sw.js's URL. The caller at web/ forms it, because this module's own import.meta.url
+// is the bundle's in the hosted build (scripts/bundle_site.mjs), not web/site/'s.
 // `reloading` means the page is about to reload: the caller starts nothing.
+// A first visit starts the lab at once, without threads, and registers the worker only once
+// `firstVisitDone` settles (the lab's first figure is drawn): the worker's install downloads the whole
+// site for offline use, and on a slow network that would hold the lab back (Slow 4G: 29 s to the first
+// figure when the page waited for the install and reloaded through it; benchmarks/page_first_visit.mjs).
+// The worker's headers only apply to pages it served, so the next load is cross-origin isolated.
 
 // At most one automatic reload per COEP value per tab session, so that no browser can loop: one
 // that ignores the headers ends up single-threaded with the reason, not reloading forever.
 const RELOADS_KEY = 'attnlab-isolation-reloads';
-// How long a first visit waits for the worker to install (it caches the whole site) before the page
-// starts without threads; the next load is isolated either way.
-const INSTALL_WAIT_MS = 20000;
+// How long a later load waits for the browser to register the worker before the page starts without it.
+const REGISTER_WAIT_MS = 20000;
 
 export const REASONS = {
   singleFile: 'the single file runs from file://, where no service worker can make the page cross-origin isolated',
@@ -20,6 +25,7 @@ export const REASONS = {
   ignored: 'this browser did not isolate the page with the service worker\'s headers',
   failed: (why) => `the service worker could not be installed (${why})`,
   installing: 'the service worker was still caching the site; the next load runs threads',
+  firstVisit: 'a first visit starts at once, while the service worker caches the site for offline use; the next load runs threads',
   hardReload: 'a hard reload bypasses the site\'s worker: reload normally for threads',
 };
 
@@ -60,7 +66,7 @@ const tell = (worker, message) => new Promise((resolve) => {
   worker.postMessage(message);
 });
 
-export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
+export async function startSiteWorker({ scriptUrl, offerUpdate = () => {}, firstVisitDone = Promise.resolve() }) {
   if (globalThis.ATTNLAB_INLINE || location.protocol === 'file:') return { isolated: false,
     reason: REASONS.singleFile };
   let container;
@@ -72,16 +78,23 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
   // A host that sends the two headers itself (docs/hosting.md) isolates the page without a worker.
   if (!container) return globalThis.crossOriginIsolated ? isolation() : { isolated: false,
     reason: REASONS.noServiceWorker };
+  const register = () => container.register(scriptUrl, { updateViaCache: 'none' });
+  const existing = await container.getRegistration().catch(() => null);
+  // No worker of this site yet (or one still installing from a visit before): start at once, without
+  // threads, and register once the lab is drawn. Nothing reloads under the student's hands.
+  if (!container.controller && !existing?.active) {
+    firstVisitDone.then(register).then((registration) => watchForUpdates(registration, offerUpdate), () => {});
+    if (globalThis.crossOriginIsolated) return isolation();
+    return { isolated: false, reason: inFrame() ? REASONS.frame : REASONS.firstVisit };
+  }
   // A worker that is already active but does not control this page: the page was loaded past it (a
   // hard reload, Ctrl+Shift+R), and it will not take this page over. Start at once, without threads,
   // and say how to get them; the registration below still looks for a new version.
-  const bypassed = !container.controller && !globalThis.crossOriginIsolated
-    && !!(await container.getRegistration().catch(() => null))?.active;
-  const deadline = new Promise((resolve) => setTimeout(() => resolve(null), INSTALL_WAIT_MS));
+  const bypassed = !container.controller && !globalThis.crossOriginIsolated;
+  const deadline = new Promise((resolve) => setTimeout(() => resolve(null), REGISTER_WAIT_MS));
   let registration;
   try {
-    registration = await Promise.race([container.register(new URL('../../../sw.js', import.meta.url),
-      { updateViaCache: 'none' }), deadline]);
+    registration = await Promise.race([register(), deadline]);
   } catch (error) {
     return { isolated: globalThis.crossOriginIsolated === true, reason: REASONS.failed(error?.message ?? error) };
   }
@@ -91,20 +104,11 @@ export async function startSiteWorker({ offerUpdate = () => {} } = {}) {
   if (bypassed) return { isolated: false, reason: REASONS.hardReload };
   if (globalThis.crossOriginIsolated) return isolation();
   if (inFrame()) return { isolated: false, reason: REASONS.frame };
-  if (container.controller) {
-    // The worker served this page and it is still not isolated: the browser may not know
-    // credentialless; try require-corp once, then give up.
-    if (reloadsDone()?.['require-corp']) return { isolated: false, reason: REASONS.ignored };
-    await tell(container.controller, { type: 'coep', value: 'require-corp' });
-    return reloadOnce('require-corp') ? { reloading: true } : { isolated: false, reason: REASONS.ignored };
-  }
-  // A first visit: wait for the worker to take this page, then reload through it.
-  const claimed = await Promise.race([
-    new Promise((resolve) => container.addEventListener('controllerchange', () => resolve(true), { once: true })),
-    deadline.then(() => false),
-  ]);
-  if (!claimed) return { isolated: false, reason: REASONS.installing };
-  return reloadOnce('credentialless') ? { reloading: true } : { isolated: false, reason: REASONS.ignored };
+  // The worker served this page and it is still not isolated: the browser may not know credentialless;
+  // try require-corp once, then give up.
+  if (reloadsDone()?.['require-corp']) return { isolated: false, reason: REASONS.ignored };
+  await tell(container.controller, { type: 'coep', value: 'require-corp' });
+  return reloadOnce('require-corp') ? { reloading: true } : { isolated: false, reason: REASONS.ignored };
 }
 
 function isolation() {
