@@ -49,6 +49,8 @@ function startSlowLink(upstream) {
   });
   const server = http.createServer((req, res) => {
     requests += 1;
+    const asked = performance.now();
+    if (args.log) res.on('finish', () => console.log(`   ${(asked / 1000).toFixed(2)} -> ${(performance.now() / 1000).toFixed(2)} ${req.url}`));
     setTimeout(() => {
       const forward = http.request(new URL(req.url, upstream), { method: req.method, headers: req.headers }, async (up) => {
         res.writeHead(up.statusCode, up.headers);
@@ -81,23 +83,25 @@ const drawn = () => {
   return sections.length > 0 && sections.every((s) => s.dataset.state === 'shown');
 };
 
-async function visit(context, url) {
+async function visit(context, url, link) {
   const page = await context.newPage();
+  link.take();
   const start = performance.now();
   await page.goto(url, { waitUntil: 'commit' });
   await page.waitForFunction(drawn, null, { timeout: 120000, polling: 20 });
   const ms = performance.now() - start;
+  const counts = link.take();
   const threads = await page.evaluate(() => document.getElementById('badge-version')?.dataset.build ?? '');
   // The next day: the service worker has finished installing (a first visit leaves it caching the site).
   await page.evaluate(() => navigator.serviceWorker?.ready);
   await page.close();
-  return { ms, build: threads };
+  return { ms, build: threads, counts };
 }
 
 const site = await startServer({ port: 0 });
 const link = await startSlowLink(site.url);
 console.log(`Slow link: ${RTT_MS} ms round trip, ${(BYTES_PER_S * 8 / 1e6).toFixed(4)} Mbit/s; ${RUNS} runs a lab, each in a fresh profile`);
-console.log('lab          first visit (median, runs)            second visit              first visit and install: bytes, requests');
+console.log('lab          first visit (median, runs)            second visit              first visit: bytes, requests');
 try {
   for (const lab of ONLY) {
     const first = [];
@@ -113,10 +117,9 @@ try {
         viewport: { width: 1280, height: 800 },
       });
       try {
-        link.take();
-        const a = await visit(context, `${link.url}?lab=${lab}`);
-        counts = link.take();
-        const b = await visit(context, `${link.url}?lab=${lab}`);
+        const a = await visit(context, `${link.url}?lab=${lab}`, link);
+        counts = a.counts;
+        const b = await visit(context, `${link.url}?lab=${lab}`, link);
         first.push(a.ms);
         second.push(b.ms);
         builds = `${a.build} then ${b.build}`;

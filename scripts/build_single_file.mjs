@@ -29,14 +29,15 @@ const BOOT = path.join(REPO, 'scripts', 'single_file_boot.js');
 const BUILDS = ['simd', 'scalar'];
 // Where import.meta or a computed import() is fine, because the code reads globalThis.ATTNLAB_INLINE.
 const HOOKED = {
-  'build/web/app.js': { meta: 'the worker: ATTNLAB_INLINE.createWorker()' },
+  'build/web/app.js': { meta: 'the worker: ATTNLAB_INLINE.createWorker(); the service worker: none where ATTNLAB_INLINE is set' },
   'build/web/loader.js': { meta: 'the glue and WASM: ATTNLAB_INLINE.modules / .wasm', computedImport: 'the glue: ATTNLAB_INLINE.modules' },
+  // The early start of the WASM's download returns before it forms a URL where ATTNLAB_INLINE is set.
+  'build/web/build_choice.js': { meta: 'none: returns first where ATTNLAB_INLINE is set', computedImport: 'the same',
+    fetch: 'the same' },
   'build/web/worker.js': { meta: 'the labs\' data files: ATTNLAB_INLINE.assets', fetch: 'only where ATTNLAB_INLINE.assets has no file' },
   // A model the user asks for by its Hub id: a request to the Hub (an https URL, which a file:// page
   // may fetch; the Hub allows any origin), never a file of the app.
   'build/web/models/hub_store.js': { fetch: 'the Hub, for a model the user names' },
-  // The service worker's URL is formed only after the ATTNLAB_INLINE check: the single file has none.
-  'build/web/site/site_worker.js': { meta: 'none: returns before it where ATTNLAB_INLINE is set' },
 };
 const isGlue = (id) => /^build\/attnlab-(simd|scalar)\.mjs$/.test(id);
 const MIME = {
@@ -249,8 +250,20 @@ export function scanModule(source, where = 'module') {
 
 // ---- The module graph.
 
+// The single file is made of the modules as written. A hosted build's bundles (scripts/bundle_site.mjs)
+// sit over build/web/app.js and the worker's first modules: those are read from the repository's web/,
+// of which public/build/web/ is a copy.
+function modulesAsWritten(root) {
+  const listed = path.join(root, 'build', 'web', 'bundle.json');
+  if (!existsSync(listed)) return new Map();
+  const { outputs } = JSON.parse(readFileSync(listed, 'utf8'));
+  return new Map(outputs.filter((id) => id.startsWith('build/web/') && id.endsWith('.js'))
+    .map((id) => [id, path.join(REPO, 'web', id.slice('build/web/'.length))]));
+}
+
 /** id: a path under root, with '/' ('build/web/app.js'). -> {modules: {id: {parts, deps}}, order} */
 export function collectModules(root, entries) {
+  const asWritten = modulesAsWritten(root);
   const modules = {};
   const workers = [];
   const state = {}; // id -> 'visiting' | 'done'
@@ -261,7 +274,7 @@ export function collectModules(root, entries) {
         + 'the single file links each module after its imports, so cycles are not supported');
     }
     state[id] = 'visiting';
-    const file = path.join(root, id);
+    const file = asWritten.get(id) ?? path.join(root, id);
     if (!existsSync(file)) throw new SingleFileError(`${trail.at(-1) ?? 'index.html'} imports ${id}, which is not in ${root}`);
     const source = readFileSync(file, 'utf8');
     const found = scanModule(source, id);

@@ -17,11 +17,24 @@ export const MANIFEST = 'build/site_manifest.js';
 // headless CLI (which the page never loads).
 const SKIP = new Set(['sw.js', MANIFEST, 'build/node', 'build/web/cli']);
 
+// The modules that went into the page's bundles (scripts/bundle_site.mjs) stay on the site for what
+// imports them by path, but the bundled page never loads them; nor does it load a bundle's source map
+// (DevTools fetches it when open).
+let bundled = new Set();
+try {
+  const { inputs, outputs } = JSON.parse(readFileSync(path.join(ROOT, 'build', 'web', 'bundle.json'), 'utf8'));
+  bundled = new Set(inputs.filter((file) => !outputs.includes(file)));
+  SKIP.add('build/web/bundle.json');
+  for (const file of outputs.filter((f) => f.endsWith('.map'))) SKIP.add(file);
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error; // a development build: no bundle, every module is loaded
+}
+
 function walk(dir, prefix = '') {
   const files = [];
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const relative = prefix + entry.name;
-    if (SKIP.has(relative)) continue;
+    if (SKIP.has(relative) || bundled.has(relative)) continue;
     if (entry.isDirectory()) files.push(...walk(path.join(dir, entry.name), relative + '/'));
     else files.push(relative);
   }

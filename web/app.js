@@ -103,6 +103,7 @@ const FIRST_VISIT_REGISTER_MS = 10000;
 function boot(site, firstFigureDrawn) {
   const lab = chooseLab(location.search);
   if (!lab) {
+    takeEarlyWorker()?.terminate(); // an unknown lab's link: the home page runs no module
     bootHome();
     firstFigureDrawn();
     return;
@@ -124,7 +125,7 @@ function boot(site, firstFigureDrawn) {
   const nav = labNavigation(lab, nextLab(lab));
   $('lab').before(nav.top);
   $('lab').after(nav.bottom);
-  const worker = globalThis.ATTNLAB_INLINE?.createWorker() ?? new Worker(new URL('./worker.js', import.meta.url),
+  const worker = globalThis.ATTNLAB_INLINE?.createWorker() ?? takeEarlyWorker() ?? new Worker(new URL('./worker_start.js', import.meta.url),
     { type: 'module' });
   const client = new WorkerClient(worker);
   page = new LabPage({
@@ -183,6 +184,13 @@ function boot(site, firstFigureDrawn) {
   window.addEventListener('resize', () => page.redraw());
 }
 
+/** The worker index.html started for a link that names a lab, if it did; a page ends one it does not use. */
+function takeEarlyWorker() {
+  const worker = window.attnlabEarlyWorker ?? null;
+  window.attnlabEarlyWorker = undefined;
+  return worker;
+}
+
 /** The home page: the labs in course order; no worker, no module. */
 function bootHome() {
   document.title = 'Attention Lab';
@@ -210,5 +218,7 @@ function offerUpdate(apply) {
 let firstFigureDrawn;
 const firstVisitDone = new Promise((resolve) => { firstFigureDrawn = resolve; });
 setTimeout(firstFigureDrawn, FIRST_VISIT_REGISTER_MS);
-const site = await startSiteWorker({ scriptUrl: new URL('../../sw.js', import.meta.url), offerUpdate, firstVisitDone });
+// (A blob: URL, the single file's, is no base for a URL: it has no service worker anyway.)
+const scriptUrl = globalThis.ATTNLAB_INLINE ? null : new URL('../../sw.js', import.meta.url);
+const site = await startSiteWorker({ scriptUrl, offerUpdate, firstVisitDone });
 if (!site.reloading) boot(site, firstFigureDrawn);

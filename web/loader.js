@@ -8,54 +8,38 @@
 // globalThis.ATTNLAB_INLINE = {modules: {simd, scalar}, wasm: {simd, scalar}} (blob: URLs of the
 // Emscripten glue, and the WASM bytes), because nothing can be fetched from a file:// page.
 import { wrapModule } from '../wasm_bindings/attnlab.js';
+import { chooseBuild, takePrefetched } from './build_choice.js';
 
-// The smallest module that uses a v128 instruction (as in GoogleChromeLabs/wasm-feature-detect).
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
-  10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
-
-export function engineSupportsSimd128() {
-  try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
-
-/** Whether this context may run the threads module: shared WASM memory needs cross-origin isolation. */
-export function contextSharesMemory() {
-  return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && !globalThis.ATTNLAB_INLINE;
-}
-
-// The builds a loader may be asked for ('auto': the best this context runs), the one list of them.
-export const BUILDS = ['auto', 'simd-threads', 'simd', 'scalar'];
+export { BUILDS, chooseBuild, contextSharesMemory, engineSupportsSimd128, prefetchBuild } from './build_choice.js';
 
 export async function loadAttnLab({ build = 'auto', baseUrl, wasmBinary } = {}) {
-  if (!BUILDS.includes(build)) {
-    throw new Error(`build must be auto, simd-threads, simd or scalar, got '${build}'`);
-  }
-  const simd = engineSupportsSimd128();
-  const threads = simd && contextSharesMemory();
-  let chosen = build === 'auto' ? (threads ? 'simd-threads' : simd ? 'simd' : 'scalar') : build;
-  let note = build === 'auto' ? (threads ? 'cross-origin isolated, engine validates SIMD128' : simd ? 'engine validates SIMD128' : 'engine lacks SIMD128') : 'forced';
-  if (chosen === 'simd-threads' && !threads) {
-    chosen = simd ? 'simd' : 'scalar';
-    note = 'threads forced, but this context cannot share memory (not cross-origin isolated)';
-  }
-  if (chosen === 'simd' && !simd) {
-    chosen = 'scalar';
-    note = 'SIMD128 forced, but this engine does not validate it';
-  }
+  const { chosen, note, simd } = chooseBuild(build);
   const inline = globalThis.ATTNLAB_INLINE;
   // A blob: URL has no directory to resolve against, so in single-file mode no URL is formed.
   const base = inline ? null : baseUrl ?? new URL('../', import.meta.url);
   const moduleUrl = inline ? inline.modules[chosen] : new URL(`attnlab-${chosen}.mjs`, base).href;
-  const { default: createAttnLabModule } = await import(/* @vite-ignore */ moduleUrl);
+  // Prefetched only from this file's own base: a caller that names another (tests) loads from there.
+  const early = !baseUrl && !wasmBinary ? takePrefetched(chosen) : undefined;
+  const glue = (early && await early.glue.catch(() => null)) || await import(/* @vite-ignore */ moduleUrl);
+  const createAttnLabModule = glue.default;
   const options = {};
   if (wasmBinary) options.wasmBinary = typeof wasmBinary === 'function' ? await wasmBinary(chosen) : wasmBinary;
   else if (inline) options.wasmBinary = await inline.wasm[chosen]; // the single file inflates it first
   if (inline) options.locateFile = (file) => file; // never fetched: wasmBinary is given
   else if (!options.wasmBinary) options.locateFile = (file) => new URL(file, base).href;
-  const mod = await createAttnLabModule(options);
+  const compiled = early ? await early.wasm.catch(() => null) : null;
+  let failed = null; // an instantiation that fails rejects the load, rather than leave it waiting
+  if (compiled) {
+    failed = new Promise((resolve, reject) => {
+      // Emscripten's hook for a module compiled elsewhere: instantiate it with the glue's imports. The
+      // threads build hands the same compiled module to its pthreads.
+      options.instantiateWasm = (imports, receiveInstance) => {
+        WebAssembly.instantiate(compiled, imports).then((instance) => receiveInstance(instance, compiled), reject);
+        return {};
+      };
+    });
+  }
+  const mod = await (failed ? Promise.race([createAttnLabModule(options), failed]) : createAttnLabModule(options));
   const lab = wrapModule(mod, { build: chosen });
   lab.simd128Supported = simd;
   lab.buildNote = note;

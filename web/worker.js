@@ -1,4 +1,5 @@
-// The Web Worker owns the WASM module and the training loop; the page only draws. It serves any lab
+// The Web Worker owns the WASM module and the training loop; the page only draws. Its first module is
+// web/worker_start.js, which starts the WASM's download and imports this one. It serves any lab
 // of the registry: the page names the lab in 'configure' and 'section'.
 // Protocol: web/protocol.md.
 import { loadAttnLab } from './loader.js';
