@@ -43,4 +43,5 @@ node scripts/build_single_file.mjs # dist/attention-lab.html: the site in one fi
 # modules as written, for development.
 if [ "${ATTNLAB_BUNDLE:-1}" != 0 ]; then node scripts/bundle_site.mjs; fi
 node scripts/build_site_manifest.mjs # public/build/site_manifest.js (public/sw.js): after every file of public/
+node scripts/precompress_site.mjs # file.br and file.gz beside each text and WASM file of that list, for static hosts
 echo "[build] done: public/ is the static site"

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COMPRESSIBLE } from '../web/cli/static_server.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const i = process.argv.indexOf('--root');
@@ -30,11 +31,15 @@ try {
   if (error.code !== 'ENOENT') throw error; // a development build: no bundle, every module is loaded
 }
 
+// The build's compressed copies (scripts/precompress_site.mjs: index.html.br, app.js.gz) are how a host
+// sends a file, not files of the site (a data file that is gzip itself, assets/*.bin.gz, is one).
+const compressedCopy = (file) => /\.(br|gz)$/.test(file) && COMPRESSIBLE.has(path.extname(file.slice(0, -3)));
+
 function walk(dir, prefix = '') {
   const files = [];
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const relative = prefix + entry.name;
-    if (SKIP.has(relative) || bundled.has(relative)) continue;
+    if (SKIP.has(relative) || bundled.has(relative) || compressedCopy(relative)) continue;
     if (entry.isDirectory()) files.push(...walk(path.join(dir, entry.name), relative + '/'));
     else files.push(relative);
   }

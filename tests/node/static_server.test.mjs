@@ -5,11 +5,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { chooseEncoding, startServer } from '../../web/cli/static_server.mjs';
+
+const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'attnlab-serve-'));
 const script = 'export const rows = [' + Array.from({ length: 2000 }, (_, i) => i % 7).join(', ') + '];\n';
@@ -95,4 +98,38 @@ test('a compressed copy is kept on disk by the hash of its bytes, and another se
   } finally {
     await other.close();
   }
+});
+
+test('a copy the build wrote beside the file (file.br, file.gz, the file\'s time) is what is sent; a stale one is not', async () => {
+  const text = 'export const shipped = "' + 'y'.repeat(3000) + '";\n';
+  const file = path.join(root, 'shipped.js');
+  writeFileSync(file, text);
+  const built = Buffer.from('the build\'s brotli copy');
+  writeFileSync(`${file}.br`, built);
+  const { mtime } = statSync(file);
+  utimesSync(`${file}.br`, mtime, mtime);
+  assert.deepEqual((await get('shipped.js', { 'Accept-Encoding': 'br' })).body, built);
+  // The file changed after the copy was made (its time no longer matches): compressed afresh.
+  writeFileSync(`${file}.gz`, 'stale');
+  utimesSync(`${file}.gz`, new Date(mtime.getTime() - 60000), new Date(mtime.getTime() - 60000));
+  assert.equal(gunzipSync((await get('shipped.js', { 'Accept-Encoding': 'gzip' })).body).toString(), text);
+});
+
+test('scripts/precompress_site.mjs writes both copies of every text and WASM file the page loads, with the file\'s time', () => {
+  const site = mkdtempSync(path.join(os.tmpdir(), 'attnlab-precompress-'));
+  mkdirSync(path.join(site, 'build'));
+  writeFileSync(path.join(site, 'index.html'), '<!doctype html>' + '<p>lab</p>'.repeat(300));
+  writeFileSync(path.join(site, 'icon.png'), png);
+  writeFileSync(path.join(site, 'build', 'site_manifest.js'),
+    `self.ATTNLAB_SITE = ${JSON.stringify({ id: 'x', files: ['index.html', 'icon.png'] })};\n`);
+  const out = execFileSync(process.execPath, [path.join(REPO, 'scripts', 'precompress_site.mjs'), '--root', site], { encoding: 'utf8' });
+  assert.match(out, /\[precompress\] 1 files, .* 2 copies written/);
+  const html = readFileSync(path.join(site, 'index.html'));
+  assert.deepEqual(brotliDecompressSync(readFileSync(path.join(site, 'index.html.br'))), html);
+  assert.deepEqual(gunzipSync(readFileSync(path.join(site, 'index.html.gz'))), html);
+  const apart = Math.abs(statSync(path.join(site, 'index.html.br')).mtimeMs - statSync(path.join(site, 'index.html')).mtimeMs);
+  assert.ok(apart < 1, `the copy's time is its file's, to the ms utimes keeps (${apart} ms apart)`);
+  assert.equal(existsSync(path.join(site, 'icon.png.br')), false, 'an image is not compressed');
+  // A second run keeps what is current.
+  assert.match(execFileSync(process.execPath, [path.join(REPO, 'scripts', 'precompress_site.mjs'), '--root', site], { encoding: 'utf8' }), /0 copies written/);
 });

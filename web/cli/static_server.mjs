@@ -18,7 +18,7 @@ const MIME = {
 };
 // Compressed as a static host compresses them (GitHub Pages sends gzip for text and WASM), so what the
 // browser tests and a local first visit load is the size the hosted page sends, not four times more.
-const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.svg', '.wgsl', '.webmanifest']);
+export const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.svg', '.wgsl', '.webmanifest']);
 const ENCODERS = {
   br: (bytes) => brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9 } }),
   gzip: (bytes) => gzipSync(bytes, { level: 9 }),
@@ -44,9 +44,22 @@ export function chooseEncoding(acceptEncoding = '') {
   return ['br', 'gzip'].find((name) => accepted.has(name)) ?? null;
 }
 
-function compressedCopy(file, encoding, etag, cacheDir) {
+// The copy the build wrote beside the file (scripts/precompress_site.mjs: file.br, file.gz, with the
+// file's own time), as nginx's gzip_static serves it; null where there is none or it is stale.
+const SIBLING = { br: '.br', gzip: '.gz' };
+function precompressed(file, encoding, mtimeMs) {
+  try {
+    const sibling = file + SIBLING[encoding];
+    return Math.abs(statSync(sibling).mtimeMs - mtimeMs) < 1 ? readFileSync(sibling) : null; // within the ms utimes keeps
+  } catch {
+    return null;
+  }
+}
+
+function compressedCopy(file, encoding, etag, cacheDir, mtimeMs) {
   const key = `${file}\0${encoding}\0${etag}`;
   let bytes = compressedCopies.get(key);
+  if (!bytes) bytes = precompressed(file, encoding, mtimeMs);
   if (!bytes) {
     const raw = readFileSync(file);
     const cached = path.join(cacheDir, `${createHash('sha256').update(raw).digest('hex')}.${encoding}`);
@@ -56,8 +69,8 @@ function compressedCopy(file, encoding, etag, cacheDir) {
       bytes = ENCODERS[encoding](raw);
       keepOnDisk(cached, bytes);
     }
-    compressedCopies.set(key, bytes);
   }
+  compressedCopies.set(key, bytes);
   return bytes;
 }
 
@@ -137,7 +150,7 @@ export function startServer({ port = 0, base = '/', root = path.join(REPO, 'publ
       return;
     }
     if (encoding) {
-      const bytes = compressedCopy(file, encoding, etag, cacheDir);
+      const bytes = compressedCopy(file, encoding, etag, cacheDir, stat.mtimeMs);
       res.writeHead(200, { ...headers, 'Content-Encoding': encoding, 'Content-Length': bytes.length });
       res.end(req.method === 'HEAD' ? undefined : bytes);
       return;
