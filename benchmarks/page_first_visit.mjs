@@ -5,7 +5,9 @@
 // same browser profile, the service worker installed). Medians of several runs, each in a fresh profile.
 // The numbers go in docs/benchmarks.md; no test asserts them.
 //
-//   node benchmarks/page_first_visit.mjs [--runs=3] [--only=alignment,lookup] [--rtt=150] [--kbps=1638.4]
+//   node benchmarks/page_first_visit.mjs [--runs=3] [--only=alignment,lookup] [--rtt=150] [--kbps=1638.4] [--root=DIR]
+//
+// --root serves another copy of the site (an older build, to compare; public/ otherwise).
 //
 // The network is Chrome DevTools' "Slow 4G" (Lighthouse's mobile throttling): 150 ms round trip,
 // 1.6384 Mbit/s down, applied by a proxy in front of the site's own server (web/cli/static_server.mjs,
@@ -98,7 +100,7 @@ async function visit(context, url, link) {
   return { ms, build: threads, counts };
 }
 
-const site = await startServer({ port: 0 });
+const site = await startServer({ port: 0, ...(args.root ? { root: path.resolve(args.root) } : {}) });
 const link = await startSlowLink(site.url);
 console.log(`Slow link: ${RTT_MS} ms round trip, ${(BYTES_PER_S * 8 / 1e6).toFixed(4)} Mbit/s; ${RUNS} runs a lab, each in a fresh profile`);
 console.log('lab          first visit (median, runs)            second visit              first visit: bytes, requests');
