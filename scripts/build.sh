@@ -39,7 +39,7 @@ for lib in @huggingface/tokenizers/dist/tokenizers.mjs @huggingface/jinja/dist/i
   cp "node_modules/$lib" "public/build/node_modules/$lib"
 done
 node scripts/build_single_file.mjs # dist/attention-lab.html: the site in one file, for file:// (from the modules as written)
-# The hosted page's bundles (esbuild) over web/app.js and web/worker.js; ATTNLAB_BUNDLE=0 keeps the
+# The hosted page's bundles (esbuild) over web/app.js and the worker's modules; ATTNLAB_BUNDLE=0 keeps the
 # modules as written, for development.
 if [ "${ATTNLAB_BUNDLE:-1}" != 0 ]; then node scripts/bundle_site.mjs; fi
 node scripts/build_site_manifest.mjs # public/build/site_manifest.js (public/sw.js): after every file of public/

@@ -32,8 +32,8 @@ const HOOKED = {
   'build/web/app.js': { meta: 'the worker: ATTNLAB_INLINE.createWorker(); the service worker: none where ATTNLAB_INLINE is set' },
   'build/web/loader.js': { meta: 'the glue and WASM: ATTNLAB_INLINE.modules / .wasm', computedImport: 'the glue: ATTNLAB_INLINE.modules' },
   // The early start of the WASM's download returns before it forms a URL where ATTNLAB_INLINE is set.
-  'build/web/build_choice.js': { meta: 'none: returns first where ATTNLAB_INLINE is set', computedImport: 'the same',
-    fetch: 'the same' },
+  'build/web/build_choice.js': { meta: 'none: prefetchBuild returns first where ATTNLAB_INLINE is set',
+    computedImport: 'none: prefetchBuild returns first', fetch: 'none: prefetchBuild returns first' },
   'build/web/worker.js': { meta: 'the labs\' data files: ATTNLAB_INLINE.assets', fetch: 'only where ATTNLAB_INLINE.assets has no file' },
   // A model the user asks for by its Hub id: a request to the Hub (an https URL, which a file:// page
   // may fetch; the Hub allows any origin), never a file of the app.

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Bundles the hosted page's modules with esbuild: web/app.js (the page) and web/worker.js (the training
-// worker) become two bundles and the chunks they share, written over their own copies in
-// public/build/web/. A lab loaded ~218 modules in a waterfall of imports, one round trip per level; a
-// bundle is three requests (docs/benchmarks.md: "First visit on a slow network").
+// Bundles the hosted page's modules with esbuild: web/app.js (the page), web/worker_start.js (the
+// training worker's first module) and web/worker.js (the rest of the worker, which worker_start imports)
+// become bundles and the chunks they share, written over their own copies in public/build/web/. A lab
+// loaded ~170 modules in a waterfall of imports, one round trip per level; bundled, it loads 7 files
+// (docs/benchmarks.md: "First visit on a slow network").
 //   node scripts/bundle_site.mjs [--root public]
 // The development build skips it (ATTNLAB_BUNDLE=0 bash scripts/build.sh) and runs the modules as
 // written. The unbundled modules stay in public/build/web/ beside the bundles, for what imports them by
@@ -11,9 +12,9 @@
 // scripts/build_site_manifest.mjs leaves those out.
 //
 // Bundling keeps every URL the code forms from import.meta.url, because each bundle sits where its
-// entry module sat and every use is in an entry-level module of web/ (app.js: ./worker.js and
-// ../../sw.js; worker.js: ../../ for the labs' data; loader.js, bundled into the worker: ../ for the
-// Emscripten glue). The glue is imported by a computed URL (the build the loader picks), so it stays
+// entry module sat and every use is in an entry-level module of web/ (app.js: ./worker_start.js and
+// ../../sw.js; worker.js: ../../ for the labs' data; loader.js and build_choice.js, bundled into the
+// worker: ../ for the Emscripten glue). The glue is imported by a computed URL (the build the loader picks), so it stays
 // its own file, as does the WASM.
 import { build } from 'esbuild';
 import { writeFileSync } from 'node:fs';

@@ -4,7 +4,7 @@
 // brotli_static and Caddy's `precompressed` serve them: the host sends the copy the browser accepts
 // without compressing anything per request, and at the strongest settings, which are too slow to run per
 // request. web/cli/static_server.mjs (scripts/serve.mjs, the tests) serves them the same way.
-// Incremental: a copy newer than its file is kept.
+// Incremental: a copy that carries its file's time (set here) is current, and kept.
 //   node scripts/precompress_site.mjs [--root public]
 import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -161,14 +161,21 @@ function boot(site, firstFigureDrawn) {
     { kind: 'warning', key: 'init-slow' });
   }, STARTUP_WATCH_MS);
   // The first step shown or the first section computed (training and computed labs), or a checkpoint
-  // lab's panel ready for files: each comes after 'ready', once its figure is drawn.
-  for (const type of ['progress', 'section', 'configured']) client.on(type, () => requestAnimationFrame(() => firstFigureDrawn()));
+  // lab's panel ready for files: each comes after 'ready', once its figure is drawn. Once: progress
+  // messages come ten times a second for as long as the lab trains.
+  let drawn = false;
+  const figureDrawn = () => {
+    if (drawn) return;
+    drawn = true;
+    requestAnimationFrame(() => firstFigureDrawn());
+  };
+  for (const type of ['progress', 'section', 'configured']) client.on(type, figureDrawn);
   client.on('ready', (m) => {
     clearTimeout(startWatch);
     notices.dismiss('init-slow');
     showReady(m);
     page.configure(values);
-    if (lab.open) requestAnimationFrame(() => firstFigureDrawn()); // its panel waits for the student's files
+    if (lab.open) figureDrawn(); // its panel waits for the student's files
   });
   client.on('error', (m) => {
     if (m.request === 'init' || m.request === 'worker') {

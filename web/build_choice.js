@@ -49,9 +49,14 @@ export function chooseBuild(build = 'auto') {
 // and is loaded again (web/worker.js's recovery) instantiates the same compiled WASM.
 const prefetched = new Map();
 
-/** What prefetchBuild started for `chosen`, if it did (web/loader.js). */
-export function takePrefetched(chosen) {
+/** What prefetchBuild started for `chosen`, if it did (web/loader.js); kept for a later load too. */
+export function prefetchedBuild(chosen) {
   return prefetched.get(chosen);
+}
+
+/** The files of a build, beside each other in public/build/: the Emscripten glue and its WASM. */
+export function buildFiles(chosen) {
+  return { glue: `attnlab-${chosen}.mjs`, wasm: `attnlab-${chosen}.wasm` };
 }
 
 /**
@@ -65,9 +70,10 @@ export function prefetchBuild(build = 'auto') {
   const { chosen } = chooseBuild(build);
   if (prefetched.has(chosen)) return;
   const base = new URL('../', import.meta.url);
-  const glue = import(/* @vite-ignore */ new URL(`attnlab-${chosen}.mjs`, base).href);
+  const files = buildFiles(chosen);
+  const glue = import(/* @vite-ignore */ new URL(files.glue, base).href);
   // A host that sends .wasm with another type makes compileStreaming refuse it: compile the bytes then.
-  const wasm = fetch(new URL(`attnlab-${chosen}.wasm`, base), { credentials: 'same-origin' }).then((response) => {
+  const wasm = fetch(new URL(files.wasm, base), { credentials: 'same-origin' }).then((response) => {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return response.headers.get('content-type')?.startsWith('application/wasm')
       ? WebAssembly.compileStreaming(response) : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));

@@ -8,7 +8,7 @@
 // globalThis.ATTNLAB_INLINE = {modules: {simd, scalar}, wasm: {simd, scalar}} (blob: URLs of the
 // Emscripten glue, and the WASM bytes), because nothing can be fetched from a file:// page.
 import { wrapModule } from '../wasm_bindings/attnlab.js';
-import { chooseBuild, takePrefetched } from './build_choice.js';
+import { buildFiles, chooseBuild, prefetchedBuild } from './build_choice.js';
 
 export { BUILDS, chooseBuild, contextSharesMemory, engineSupportsSimd128, prefetchBuild } from './build_choice.js';
 
@@ -17,9 +17,9 @@ export async function loadAttnLab({ build = 'auto', baseUrl, wasmBinary } = {}) 
   const inline = globalThis.ATTNLAB_INLINE;
   // A blob: URL has no directory to resolve against, so in single-file mode no URL is formed.
   const base = inline ? null : baseUrl ?? new URL('../', import.meta.url);
-  const moduleUrl = inline ? inline.modules[chosen] : new URL(`attnlab-${chosen}.mjs`, base).href;
+  const moduleUrl = inline ? inline.modules[chosen] : new URL(buildFiles(chosen).glue, base).href;
   // Prefetched only from this file's own base: a caller that names another (tests) loads from there.
-  const early = !baseUrl && !wasmBinary ? takePrefetched(chosen) : undefined;
+  const early = !baseUrl && !wasmBinary ? prefetchedBuild(chosen) : undefined;
   const glue = (early && await early.glue.catch(() => null)) || await import(/* @vite-ignore */ moduleUrl);
   const createAttnLabModule = glue.default;
   const options = {};

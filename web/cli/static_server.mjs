@@ -59,19 +59,21 @@ function precompressed(file, encoding, mtimeMs) {
 function compressedCopy(file, encoding, etag, cacheDir, mtimeMs) {
   const key = `${file}\0${encoding}\0${etag}`;
   let bytes = compressedCopies.get(key);
-  if (!bytes) bytes = precompressed(file, encoding, mtimeMs);
-  if (!bytes) {
-    const raw = readFileSync(file);
-    const cached = path.join(cacheDir, `${createHash('sha256').update(raw).digest('hex')}.${encoding}`);
-    try {
-      bytes = readFileSync(cached);
-    } catch {
-      bytes = ENCODERS[encoding](raw);
-      keepOnDisk(cached, bytes);
-    }
-  }
+  if (bytes) return bytes;
+  bytes = precompressed(file, encoding, mtimeMs) ?? cachedOrCompressed(readFileSync(file), encoding, cacheDir);
   compressedCopies.set(key, bytes);
   return bytes;
+}
+
+function cachedOrCompressed(raw, encoding, cacheDir) {
+  const cached = path.join(cacheDir, `${createHash('sha256').update(raw).digest('hex')}.${encoding}`);
+  try {
+    return readFileSync(cached);
+  } catch {
+    const bytes = ENCODERS[encoding](raw);
+    keepOnDisk(cached, bytes);
+    return bytes;
+  }
 }
 
 // Written under a temporary name and renamed, so a server in another process never reads half a copy.

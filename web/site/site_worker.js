@@ -79,9 +79,9 @@ export async function startSiteWorker({ scriptUrl, offerUpdate = () => {}, first
   if (!container) return globalThis.crossOriginIsolated ? isolation() : { isolated: false,
     reason: REASONS.noServiceWorker };
   const register = () => container.register(scriptUrl, { updateViaCache: 'none' });
-  const existing = await container.getRegistration().catch(() => null);
   // No worker of this site yet (or one still installing from a visit before): start at once, without
   // threads, and register once the lab is drawn. Nothing reloads under the student's hands.
+  const existing = container.controller ? null : await container.getRegistration().catch(() => null);
   if (!container.controller && !existing?.active) {
     firstVisitDone.then(register).then((registration) => watchForUpdates(registration, offerUpdate), () => {});
     if (globalThis.crossOriginIsolated) return isolation();
