@@ -10,7 +10,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr int S = CountShape::S, E = CountShape::E;
+constexpr int S = CountShape::S;
 
 // nn.Sigmoid, as activations.cpp: two branches so that exp never overflows.
 float sigmoid(float z) {
@@ -27,30 +27,31 @@ Parameter normal_parameter(const char* name, int rows, int cols, Rng& rng) {
 
 }  // namespace
 
-void CountKernelTensors::resize(int batch) {
+void CountKernelTensors::resize(int batch, int width) {
   B = batch;
-  const std::size_t rows = std::size_t(batch), positions = rows * S;
-  q.assign(rows * E, 0.0f);
-  out.assign(rows * E, 0.0f);
-  d_out.assign(rows * E, 0.0f);
-  d_q.assign(rows * E, 0.0f);
-  k.assign(positions * E, 0.0f);
-  v.assign(positions * E, 0.0f);  // columns 1..4 stay 0
-  d_k.assign(positions * E, 0.0f);
-  d_v.assign(positions * E, 0.0f);
+  D = width;
+  const std::size_t rows = std::size_t(batch), positions = rows * S, W = std::size_t(width);
+  q.assign(rows * W, 0.0f);
+  out.assign(rows * W, 0.0f);
+  d_out.assign(rows * W, 0.0f);
+  d_q.assign(rows * W, 0.0f);
+  k.assign(positions * W, 0.0f);
+  v.assign(positions * W, 0.0f);  // columns 1..D-1 stay 0
+  d_k.assign(positions * W, 0.0f);
+  d_v.assign(positions * W, 0.0f);
   weights.assign(positions, 0.0f);
 }
 
 AttentionForward CountKernelTensors::forward_args(int first, int count) {
   AttentionForward a;
-  a.shape = {count, 1, 1, S, E};
-  a.scale = 1.0f / std::sqrt(float(E));  // the notebook's / sqrt(att_dim)
-  const std::size_t row = std::size_t(first);
-  a.q = q.data() + row * E;
-  a.k = k.data() + row * S * E;
-  a.v = v.data() + row * S * E;
+  a.shape = {count, 1, 1, S, D};
+  a.scale = 1.0f / std::sqrt(float(D));  // the notebook's / sqrt(att_dim)
+  const std::size_t row = std::size_t(first), W = std::size_t(D);
+  a.q = q.data() + row * W;
+  a.k = k.data() + row * S * W;
+  a.v = v.data() + row * S * W;
   a.weights = weights.data() + row * S;
-  a.out = out.data() + row * E;
+  a.out = out.data() + row * W;
   return a;
 }
 
@@ -63,11 +64,11 @@ AttentionBackward CountKernelTensors::backward_args(int first, int count) {
   a.k = f.k;
   a.v = f.v;
   a.weights = f.weights;
-  const std::size_t row = std::size_t(first);
-  a.d_out = d_out.data() + row * E;
-  a.d_q = d_q.data() + row * E;
-  a.d_k = d_k.data() + row * S * E;
-  a.d_v = d_v.data() + row * S * E;
+  const std::size_t row = std::size_t(first), W = std::size_t(D);
+  a.d_out = d_out.data() + row * W;
+  a.d_q = d_q.data() + row * W;
+  a.d_k = d_k.data() + row * S * W;
+  a.d_v = d_v.data() + row * S * W;
   return a;
 }
 
@@ -81,34 +82,35 @@ float count_label(const std::int32_t* tokens) {
 }
 
 namespace {
-std::optional<Embedding> make_lookup(CountEmbedding kind, Rng& rng) {
+std::optional<Embedding> make_lookup(CountEmbedding kind, int embed_dim, Rng& rng) {
   if (kind != CountEmbedding::lookup) return std::nullopt;
-  return Embedding(CountShape::V, CountShape::E, rng);
+  return Embedding(CountShape::V, embed_dim, rng);
 }
-std::optional<Linear> make_one_hot(CountEmbedding kind, Rng& rng) {
+std::optional<Linear> make_one_hot(CountEmbedding kind, int embed_dim, Rng& rng) {
   if (kind != CountEmbedding::one_hot) return std::nullopt;
-  return Linear(CountShape::V, CountShape::E, rng);  // torch.nn.Linear(one_hot_dim = 10, embed_dim = 5)
+  return Linear(CountShape::V, embed_dim, rng);  // torch.nn.Linear(one_hot_dim = 10, embed_dim)
 }
 }  // namespace
 
-CountModel::CountModel(Rng& init_rng, CountEmbedding embedding)
-    : embed_(make_lookup(embedding, init_rng)),
-      one_hot_(make_one_hot(embedding, init_rng)),
-      query_(normal_parameter("query", 1, E, init_rng)),
-      wk_(E, E, init_rng),
-      wv_(E, 1, init_rng),
-      nn0_(1, kHidden, init_rng),
-      nn2_(kHidden, 1, init_rng),
-      digit_keys_(V, E),
+CountModel::CountModel(Rng& init_rng, CountEmbedding embedding, CountSizes sizes)
+    : sizes_(sizes),
+      embed_(make_lookup(embedding, sizes.embed_dim, init_rng)),
+      one_hot_(make_one_hot(embedding, sizes.embed_dim, init_rng)),
+      query_(normal_parameter("query", 1, sizes.att_dim, init_rng)),
+      wk_(sizes.embed_dim, sizes.att_dim, init_rng),
+      wv_(sizes.embed_dim, 1, init_rng),
+      nn0_(1, sizes.hidden, init_rng),
+      nn2_(sizes.hidden, 1, init_rng),
+      digit_keys_(V, sizes.att_dim),
       digit_values_(V, 1),
-      d_digit_keys_(V, E),
+      d_digit_keys_(V, sizes.att_dim),
       d_digit_values_(V, 1),
-      table_(V, E),
-      d_table_(V, E),
+      table_(V, sizes.embed_dim),
+      d_table_(V, sizes.embed_dim),
       one_hots_(RowMatrix::Identity(V, V)) {
   if (embed_) embed_->weight.name = "embed.weight";
   if (one_hot_) {
-    one_hot_->weight.name = "embed.weight";  // [5, 10], as torch names Linear's weight
+    one_hot_->weight.name = "embed.weight";  // [E, 10], as torch names Linear's weight
     one_hot_->bias.name = "embed.bias";
   }
   wk_.weight.name = "WK.weight";
@@ -119,7 +121,7 @@ CountModel::CountModel(Rng& init_rng, CountEmbedding embedding)
   nn0_.bias.name = "nn.0.bias";
   nn2_.weight.name = "nn.2.weight";
   nn2_.bias.name = "nn.2.bias";
-  query_.torch_shape = {1, int(query_.value.cols())};  // torch.nn.Parameter(torch.randn(1, att_dim)): [1, 5], not [5]
+  query_.torch_shape = {1, int(query_.value.cols())};  // torch.nn.Parameter(torch.randn(1, att_dim)): [1, A], not [A]
 }
 
 ParameterList CountModel::parameters() {
@@ -143,7 +145,8 @@ void CountModel::embed_digits_backward() {
 void CountModel::zero_grad() { zero_grads(parameters()); }
 
 CountHead CountModel::head() const {
-  return {nn0_.weight.value.data(), nn0_.bias.value.data(), nn2_.weight.value.data(), nn2_.bias.value(0, 0), kHidden};
+  return {nn0_.weight.value.data(), nn0_.bias.value.data(), nn2_.weight.value.data(), nn2_.bias.value(0, 0),
+          sizes_.hidden};
 }
 
 
@@ -163,17 +166,19 @@ void CountModel::prepare(const std::int32_t* tokens) {
   wk_.forward(table_, digit_keys_);
   wv_.forward(table_, digit_values_);
   CountKernelTensors& t = *tensors_;
-  // Plain loops over the E = 5 floats of a row: a std::copy of 20 bytes is a call to memmove in WASM.
+  // Plain loops over the A floats of a row (5 by default): a std::copy of 20 bytes is a call to memmove
+  // in WASM.
+  const int D = sizes_.att_dim;  // the kernel's width
   const float* query = query_.value.data();
   for (int b = 0; b < count_; ++b) {
     const std::size_t row = std::size_t(first_ + b);
-    for (int d = 0; d < E; ++d) t.q[row * E + d] = query[d];  // one query for every sample
+    for (int d = 0; d < D; ++d) t.q[row * D + d] = query[d];  // one query for every sample
     for (int s = 0; s < S; ++s) {
       const int digit = tokens_[std::size_t(b) * S + s];
       const float* key = digit_keys_.row(digit).data();
-      const std::size_t at = (row * S + s) * E;
-      for (int d = 0; d < E; ++d) t.k[at + d] = key[d];
-      t.v[at] = digit_values_(digit, 0);  // column 0; columns 1..4 are 0 (resize())
+      const std::size_t at = (row * S + s) * D;
+      for (int d = 0; d < D; ++d) t.k[at + d] = key[d];
+      t.v[at] = digit_values_(digit, 0);  // column 0; columns 1..A-1 are 0 (resize())
     }
   }
 }
@@ -197,10 +202,11 @@ double CountModel::loss_backward(const float* labels, double batch_count) {
   count_head_backward(head(), a_.data(), dz_.data(), count_, nn0_.weight.grad.data(), nn0_.bias.grad.data(),
                       nn2_.weight.grad.data(), da_.data(), lanes_);
   CountKernelTensors& t = *tensors_;
+  const int D = sizes_.att_dim;  // the kernel's width
   for (int b = 0; b < count_; ++b) {
     // a = out[b][0]: dOut's column 0; the other columns of out are 0 and unused
-    float* d_out = &t.d_out[std::size_t(first_ + b) * E];
-    std::fill(d_out, d_out + E, 0.0f);
+    float* d_out = &t.d_out[std::size_t(first_ + b) * D];
+    std::fill(d_out, d_out + D, 0.0f);
     d_out[0] = da_[b];
   }
   return loss_sum;
@@ -208,16 +214,17 @@ double CountModel::loss_backward(const float* labels, double batch_count) {
 
 void CountModel::finish_backward() {
   const CountKernelTensors& t = *tensors_;
+  const int D = sizes_.att_dim;  // the kernel's width
   // q = the query for every sample: its gradient is dQ summed over the rows
   for (int b = 0; b < count_; ++b)
-    for (int d = 0; d < E; ++d) query_.grad(0, d) += t.d_q[std::size_t(first_ + b) * E + d];
+    for (int d = 0; d < D; ++d) query_.grad(0, d) += t.d_q[std::size_t(first_ + b) * D + d];
   // k, v gathered from the digits' rows: their gradients scattered back to the digits (v's column 0;
   // its other columns are constants)
   d_digit_keys_.setZero();
   d_digit_values_.setZero();
-  const std::size_t at = std::size_t(first_) * S * E;
-  scatter_add_rows(tokens_.data(), count_ * S, &t.d_k[at], E, E, d_digit_keys_.data());
-  scatter_add_rows(tokens_.data(), count_ * S, &t.d_v[at], E, 1, d_digit_values_.data());
+  const std::size_t at = std::size_t(first_) * S * D;
+  scatter_add_rows(tokens_.data(), count_ * S, &t.d_k[at], D, D, d_digit_keys_.data());
+  scatter_add_rows(tokens_.data(), count_ * S, &t.d_v[at], D, 1, d_digit_values_.data());
   // digit_keys = WK(table), digit_values = WV(table), table = embed(0..9)
   wk_.backward(table_, d_digit_keys_, &d_embed_);
   d_table_ = d_embed_;

@@ -1,25 +1,26 @@
 // One copy of the Count lab's model, the course notebook's AttentionModel (05, "more 2s than 4s?"),
-// with the activations of the last rows it saw. S = 10 positions, E = D = 5, V = 10 digits:
-//   e = embed(x)                          [B, S, E]   Embedding(10, 5), or the notebook's alternative:
-//                                                     Linear(10, 5) on one_hot(x) (CountEmbedding below)
-//   k = WK(e)                             [B, S, E]   Linear(5, 5)
-//   v = WV(e)                             [B, S]      Linear(5, 1)
-//   w = softmax_s(query . k_s / sqrt(5))  [B, S]      one learned query [1, E]
+// with the activations of the last rows it saw. S = 10 positions, V = 10 digits, and the notebook's
+// sizes (CountSizes: embed_dim E = 5, att_dim A = 5, the head's hidden H = 200 by default):
+//   e = embed(x)                          [B, S, E]   Embedding(10, E), or the notebook's alternative:
+//                                                     Linear(10, E) on one_hot(x) (CountEmbedding below)
+//   k = WK(e)                             [B, S, A]   Linear(E, A)
+//   v = WV(e)                             [B, S]      Linear(E, 1)
+//   w = softmax_s(query . k_s / sqrt(A))  [B, S]      one learned query [1, A]
 //   a = sum_s w_s v_s                     [B]         the attention-weighted value
-//   p = nn(a)                             [B]         Linear(1, 200), ReLU, Linear(200, 1), Sigmoid
+//   p = nn(a)                             [B]         Linear(1, H), ReLU, Linear(H, 1), Sigmoid
 //   loss = binary_cross_entropy(p, y)                 y = 1 when count(2) > count(4); ties are 0
 // A position's key and value depend on its digit alone, so the 10 digits are embedded and projected
-// once a pass (table = embed(0..9) [V, E], digit_keys = WK(table) [V, E], digit_values = WV(table) [V])
+// once a pass (table = embed(0..9) [V, E], digit_keys = WK(table) [V, A], digit_values = WV(table) [V])
 // and gathered: the same
 // numbers as projecting every position's embedding, at a tenth of the work (PyTorch sums in another
 // order, within float rounding: tests/core/test_count_torch.cpp).
 //
-// The attention runs through the kernel (core/attention.h) with H = 1, T = 1, S = 10, D = 5:
+// The attention runs through the kernel (core/attention.h) with H = 1, T = 1, S = 10, D = A:
 // q = the query, repeated for every sample; k = the gathered keys; v = the values in column 0 of a
 // D-wide row (the kernel takes one width for q, k and v; the other columns are 0), so out[b][0] = a_b.
 //
 // The head (nn) and the scatter of the digits' gradients run over all the rows at once, four floats
-// a vector (count_model_simd128.h): a step is 100 rows of one number, so per-row passes over the 200
+// a vector (count_model_simd128.h): a step is 100 rows of one number, so per-row passes over the H
 // hidden units cost more in loads and stores than in arithmetic. They keep the plain loops' order of
 // every sum, so the bits do not depend on it.
 //
@@ -44,8 +45,14 @@ namespace attnlab {
 struct CountShape {
   static constexpr int S = 10;       // positions in a sequence
   static constexpr int V = 10;       // digits 0..9
-  static constexpr int E = 5;        // embedding and attention width (the kernel's D)
-  static constexpr int kHidden = 200;  // nn.0's outputs
+};
+
+// The notebook's sizes, its self.embed_dim = 5, self.att_dim = 5 and the head's Linear(1, 200): the
+// lab's settings embedDim, attDim and hidden (count_trainer.h checks their ranges).
+struct CountSizes {
+  int embed_dim = 5;  // E: a digit's vector
+  int att_dim = 5;    // A: the query's and keys' width, the kernel's D and the sqrt(A) in the softmax
+  int hidden = 200;   // H: nn.0's outputs
 };
 
 // How a digit becomes a vector (notebook 05, "Embedding the Integers", and its "Alternatively"):
@@ -57,12 +64,12 @@ struct CountShape {
 enum class CountEmbedding { lookup, one_hot };
 
 // The attention call's tensors for B samples (H = T = 1): q [B, D], k, v [B, S, D], weights [B, S],
-// out [B, D], and their gradients of the same shapes.
+// out [B, D], and their gradients of the same shapes (D = att_dim).
 struct CountKernelTensors {
-  int B = 0;
+  int B = 0, D = 0;
   std::vector<float> q, k, v, weights, out, d_out, d_q, d_k, d_v;
 
-  void resize(int batch);
+  void resize(int batch, int width);
   // The kernel's arguments for samples [first, first + count).
   AttentionForward forward_args(int first, int count);
   AttentionBackward backward_args(int first, int count);
@@ -73,10 +80,11 @@ float count_label(const std::int32_t* tokens);
 
 class CountModel {
  public:
-  static constexpr int S = CountShape::S, V = CountShape::V, E = CountShape::E, kHidden = CountShape::kHidden;
+  static constexpr int S = CountShape::S, V = CountShape::V;
 
   // PyTorch's draws in its order: embed, query, WK, WV, nn.0, nn.2
-  explicit CountModel(Rng& init_rng, CountEmbedding embedding = CountEmbedding::lookup);
+  explicit CountModel(Rng& init_rng, CountEmbedding embedding = CountEmbedding::lookup, CountSizes sizes = {});
+  const CountSizes& sizes() const { return sizes_; }
 
   ParameterList parameters();  // state_dict order, PyTorch names: query first (a module's own parameters
                                // come before its children's); embed.bias after embed.weight when one-hot
@@ -105,7 +113,7 @@ class CountModel {
   // After finish_forward(), for row b of the attached rows:
   const float* weights(int b) const { return &tensors_->weights[std::size_t(first_ + b) * S]; }  // [S]
   float value(int b, int s) const { return digit_values_(tokens_[std::size_t(b) * S + s], 0); }
-  float weighted(int b) const { return tensors_->out[std::size_t(first_ + b) * E]; }
+  float weighted(int b) const { return tensors_->out[std::size_t(first_ + b) * sizes_.att_dim]; }
   float probability(int b) const { return p_[b]; }
   const float* probabilities() const { return p_.data(); }  // [count]
   // rows whose prediction (p > 0.5) matches the label
@@ -128,6 +136,7 @@ class CountModel {
   void embed_digits();
   void embed_digits_backward();
 
+  CountSizes sizes_;
   // Construction order is PyTorch's (the draws differ, the distributions do not). One of the two
   // embeddings exists (CountEmbedding).
   std::optional<Embedding> embed_;
@@ -138,7 +147,7 @@ class CountModel {
   CountKernelTensors* tensors_ = nullptr;
   int first_ = 0, count_ = 0;
   std::vector<std::int32_t> tokens_;  // [count, S]
-  RowMatrix digit_keys_, digit_values_;      // [V, E], [V, 1]
+  RowMatrix digit_keys_, digit_values_;      // [V, A], [V, 1]
   RowMatrix d_digit_keys_, d_digit_values_;  // their gradients, summed over the rows' positions
   RowMatrix d_embed_;                        // [V, E]
   RowMatrix table_, d_table_;                // [V, E] embed(0..9) and its gradient

@@ -6,6 +6,7 @@
 #include "../io/record.h"
 #include "../losses.h"
 #include "../shard_runner.h"
+#include "../validate.h"
 
 namespace attnlab {
 
@@ -23,10 +24,35 @@ constexpr int S = CountShape::S;
 
 }  // namespace
 
+double count_training_bytes(const CountConfig& c) {
+  const double E = c.sizes.embed_dim, A = c.sizes.att_dim, H = c.sizes.hidden, V = CountShape::V;
+  // Per sequence: the kernel's q, out and their gradients (4 A), k, v and theirs (4 S A), the weights
+  // (S), the tokens (S), the head's rows (6) and its four lanes.
+  const double per_sequence = 4 * A + 4 * S * A + 2 * S + 10;
+  // The training batch, and every shard's evaluation chunk beside it.
+  const double sequences = c.batch + 2.0 * CountTrainer::kEvalChunk;
+  const double parameters = V * E + E + A + E * A + A + E + 1 + 3 * H + 1;
+  const double per_copy = parameters * 2 + V * (2 * E + 2 * A + 4);  // values, gradients, the digits' tables
+  return 4 * (per_sequence * sequences + per_copy * CountTrainer::kShards + 2 * parameters);
+}
+
 std::string validate_count_config(const CountConfig& c) {
   if (c.batch < 1 || c.batch > kMaxBatch)
     return "batch must be an integer in [1, " + std::to_string(kMaxBatch) + "], got " + std::to_string(c.batch);
   if (!(c.lr > 0.0 && c.lr <= 1.0)) return "lr must be a number in (0, 1], got " + std::to_string(c.lr);
+  const struct { const char* name; int value, max; } sizes[] = {
+      {"embedDim", c.sizes.embed_dim, kCountMaxEmbedDim},
+      {"attDim", c.sizes.att_dim, kCountMaxAttDim},
+      {"hidden", c.sizes.hidden, kCountMaxHidden}};
+  for (const auto& size : sizes)
+    if (size.value < 1 || size.value > size.max)
+      return std::string(size.name) + " must be an integer in [1, " + std::to_string(size.max) + "], got " +
+             std::to_string(size.value);
+  const double bytes = count_training_bytes(c);
+  if (bytes > kCountMemoryBudget)
+    return "these settings need about " + megabytes(bytes) + " to train; the lab allows " +
+           megabytes(kCountMemoryBudget) + ": lower batch (" + std::to_string(c.batch) + ") or attDim (" +
+           std::to_string(c.sizes.att_dim) + ")";
   return {};
 }
 
@@ -44,8 +70,10 @@ CountTrainer::CountTrainer(const CountConfig& config)
     : config_(config),
       data_rng_(config.seed, kDataStream),
       training_(config.seed, config.batch, config.lr,
-                [kind = config.embedding](Rng& init_rng) { return std::make_unique<CountModel>(init_rng, kind); }) {
-  step_tensors_.resize(config.batch);
+                [kind = config.embedding, sizes = config.sizes](Rng& init_rng) {
+                  return std::make_unique<CountModel>(init_rng, kind, sizes);
+                }) {
+  step_tensors_.resize(config.batch, config.sizes.att_dim);
   eval_tensors_.resize(training_.models.shards());
   Rng sample_rng(config.seed, kSampleStream);
   std::vector<float> labels;
@@ -149,7 +177,7 @@ CountEvaluation CountTrainer::evaluate(int samples, Backend backend) {
     const auto [first, count] = part_range(samples, shards, s);
     for (int chunk = first; chunk < first + count; chunk += kEvalChunk) {
       const int n = std::min(kEvalChunk, first + count - chunk);
-      eval_tensors_[s].resize(n);
+      eval_tensors_[s].resize(n, config_.sizes.att_dim);
       m.attach(eval_tensors_[s], 0, n);
       m.forward(&tokens[std::size_t(chunk) * S], backend);
       sum.loss += binary_cross_entropy_sum(m.probabilities(), &labels[chunk], std::size_t(n), nullptr, double(samples));
@@ -218,7 +246,7 @@ std::string CountTrainer::inspect(const std::vector<std::int32_t>& tokens, Backe
   if (!error.empty()) return error;
   const int N = int(n);
   CountModel& m = model();
-  eval_tensors_[0].resize(N);
+  eval_tensors_[0].resize(N, config_.sizes.att_dim);
   m.attach(eval_tensors_[0], 0, N);
   m.forward(tokens.data(), backend);
   out = CountInspection{};
@@ -247,7 +275,7 @@ std::string CountTrainer::gradients_on(const std::vector<std::int32_t>& tokens, 
   std::vector<float> labels(N);
   for (int b = 0; b < N; ++b) labels[b] = count_label(&tokens[std::size_t(b) * S]);
   CountModel& m = model();
-  eval_tensors_[0].resize(N);
+  eval_tensors_[0].resize(N, config_.sizes.att_dim);
   m.attach(eval_tensors_[0], 0, N);
   loss = m.train_pass(tokens.data(), labels.data(), backend, double(N)) / N;
   return {};
@@ -265,6 +293,9 @@ void config_fields(Fields& f, Config& c) {
   f("lr", c.lr);
   f("batch", c.batch);
   f("embedding", c.embedding, kEmbeddings);
+  f("embedDim", c.sizes.embed_dim);
+  f("attDim", c.sizes.att_dim);
+  f("hidden", c.sizes.hidden);
 }
 const auto declare_config = [](auto& f, auto& c) { config_fields(f, c); };
 

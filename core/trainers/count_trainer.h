@@ -27,7 +27,17 @@ struct CountConfig {
   // The notebook's torch.nn.Embedding(10, 5), or its alternative, one-hot + torch.nn.Linear(10, 5)
   // (records: "embedding": "embedding" or "one-hot"; count_model.h says what differs).
   CountEmbedding embedding = CountEmbedding::lookup;
+  // The notebook's embed_dim, att_dim and the head's hidden width (records: embedDim, attDim, hidden).
+  CountSizes sizes;
 };
+
+// The sizes' ranges, and the memory a step's tensors may take (checked together with the batch: each
+// setting may be in range while their product is not).
+constexpr int kCountMaxEmbedDim = 64, kCountMaxAttDim = 64, kCountMaxHidden = 1024;
+constexpr double kCountMemoryBudget = 64.0 * 1024 * 1024;
+// About what training with these settings allocates: the kernel's tensors, the head's rows, the evaluation's
+// chunks and the parameters with their gradients and Adam's moments.
+double count_training_bytes(const CountConfig& c);
 
 // "" or the first problem with the config's values.
 std::string validate_count_config(const CountConfig& c);

@@ -2,7 +2,9 @@
 // batch of 32 sequences (tests/fixtures/make_count_fixtures.py): attention weights, values, the weighted
 // value, the probability, the loss, every parameter gradient, and two Adam steps through the trainer
 // (two shards); the same for the notebook's alternative embedding, one-hot + Linear(10, 5)
-// (count_one_hot_model.safetensors), and that it is an embedding lookup of W^T's rows plus b.
+// (count_one_hot_model.safetensors), and that it is an embedding lookup of W^T's rows plus b; and the
+// same for the model with the notebook's sizes changed, embed_dim 8, att_dim 3, 18 hidden units
+// (count_sizes_model.safetensors: the lab's settings embedDim, attDim and hidden).
 //
 // Tolerance: 1e-5, or twice PyTorch's own float32-vs-float64 error where that is larger (the fixture
 // stores it per tensor): our float32 sums run in another order than PyTorch's.
@@ -19,18 +21,23 @@ namespace {
 
 constexpr int kBatch = 32, S = 10;
 
-const SafeTensorsFile& lookup_fixture() {
-  static const SafeTensorsFile f = load_fixture("count_attention_model.safetensors");
-  return f;
+// A model under test and its fixture (the files have the same keys).
+struct Case {
+  const char* name;
+  const char* file;
+  CountEmbedding embedding;
+  CountSizes sizes;
+};
+const Case kLookup{"embedding", "count_attention_model.safetensors", CountEmbedding::lookup, {}};
+const Case kOneHot{"one-hot", "count_one_hot_model.safetensors", CountEmbedding::one_hot, {}};
+const Case kResized{"embedDim 8, attDim 3, hidden 18", "count_sizes_model.safetensors", CountEmbedding::lookup, {8, 3, 18}};
+
+const Case* g_case = &kLookup;
+const SafeTensorsFile& fixture() {
+  static const SafeTensorsFile lookup = load_fixture(kLookup.file), one_hot = load_fixture(kOneHot.file),
+                               resized = load_fixture(kResized.file);
+  return g_case == &kOneHot ? one_hot : g_case == &kResized ? resized : lookup;
 }
-const SafeTensorsFile& one_hot_fixture() {
-  static const SafeTensorsFile f = load_fixture("count_one_hot_model.safetensors");
-  return f;
-}
-// The fixture of the embedding under test (both files have the same keys).
-CountEmbedding g_embedding = CountEmbedding::lookup;
-const SafeTensorsFile& fixture() { return g_embedding == CountEmbedding::one_hot ? one_hot_fixture() : lookup_fixture(); }
-const char* embedding_name(CountEmbedding e) { return e == CountEmbedding::one_hot ? "one-hot" : "embedding"; }
 
 double tolerance(const std::string& key) { return std::max(1e-5, 2.0 * double(tensor_f(fixture(), "err/" + key)[0])); }
 
@@ -80,18 +87,18 @@ TEST_CASE("count: parameters in PyTorch's state_dict order (query first: a modul
 namespace {
 
 // Forward, loss and every gradient of one model against its fixture, on both CPU kernels.
-void check_forward(CountEmbedding embedding) {
-  g_embedding = embedding;
+void check_forward(const Case& c) {
+  g_case = &c;
   const std::vector<std::int32_t> tokens = fixture_tokens();
   const std::vector<float> labels = tensor_f(fixture(), "labels");
   for (Backend backend : {Backend::scalar, Backend::simd128}) {
-    const std::string tag = std::string(backend_name(backend)) + " " + embedding_name(embedding);
+    const std::string tag = std::string(backend_name(backend)) + " " + c.name;
     for (int i = 0; i < kBatch; ++i) CHECK(count_label(&tokens[std::size_t(i) * S]) == labels[i]);
     Rng rng(0);
-    CountModel m(rng, embedding);
+    CountModel m(rng, c.embedding, c.sizes);
     load_init(m.parameters());
     CountKernelTensors tensors;
-    tensors.resize(kBatch);
+    tensors.resize(kBatch, c.sizes.att_dim);
     m.attach(tensors, 0, kBatch);
     const double loss = m.train_pass(tokens.data(), labels.data(), backend, kBatch) / kBatch;
     std::vector<float> weights, values, weighted, probability;
@@ -109,23 +116,24 @@ void check_forward(CountEmbedding embedding) {
     expect_close("loss", &loss_f, 1, tag);
     for (Parameter* p : m.parameters()) expect_close("grad/" + p->name, p->grad.data(), p->size(), tag);
   }
-  g_embedding = CountEmbedding::lookup;
+  g_case = &kLookup;
 }
 
 // Two Adam steps through the trainer (two shards of 16) against the fixture, lr 1e-4 and 1e-2.
-void check_adam(CountEmbedding embedding) {
-  g_embedding = embedding;
+void check_adam(const Case& c) {
+  g_case = &c;
   const std::vector<std::int32_t> tokens = fixture_tokens();
   for (const auto& [lr_name, lr] : {std::pair{"1e-4", 1e-4}, std::pair{"1e-2", 1e-2}}) {
     for (Backend backend : {Backend::scalar, Backend::simd128}) {
-      const std::string tag = std::string(backend_name(backend)) + " " + embedding_name(embedding) + " lr=" + lr_name,
+      const std::string tag = std::string(backend_name(backend)) + " " + c.name + " lr=" + lr_name,
                         prefix = std::string("lr") + lr_name;
-      CountConfig c;
-      c.batch = kBatch;
-      c.lr = lr;
-      c.embedding = embedding;
-      CountTrainer t(c);
-      REQUIRE(t.model().parameters().size() == (embedding == CountEmbedding::one_hot ? 11u : 10u));
+      CountConfig config;
+      config.batch = kBatch;
+      config.lr = lr;
+      config.embedding = c.embedding;
+      config.sizes = c.sizes;
+      CountTrainer t(config);
+      REQUIRE(t.model().parameters().size() == (c.embedding == CountEmbedding::one_hot ? 11u : 10u));
       load_init(t.parameters());
       const std::vector<float> losses = tensor_f(fixture(), prefix + "/losses");
       for (int i = 0; i < 2; ++i) {
@@ -142,26 +150,28 @@ void check_adam(CountEmbedding embedding) {
       }
     }
   }
-  g_embedding = CountEmbedding::lookup;
+  g_case = &kLookup;
 }
 
 }  // namespace
 
-TEST_CASE("count vs PyTorch: forward (weights, values, weighted, probability), loss and every gradient") { check_forward(CountEmbedding::lookup); }
-TEST_CASE("count[one-hot] vs PyTorch: forward, loss and every gradient (embed.weight [5, 10], embed.bias [5])") { check_forward(CountEmbedding::one_hot); }
-TEST_CASE("count vs PyTorch: two Adam steps through the trainer (two shards of 16), lr 1e-4 and 1e-2") { check_adam(CountEmbedding::lookup); }
-TEST_CASE("count[one-hot] vs PyTorch: two Adam steps through the trainer (two shards of 16), lr 1e-4 and 1e-2") { check_adam(CountEmbedding::one_hot); }
+TEST_CASE("count vs PyTorch: forward (weights, values, weighted, probability), loss and every gradient") { check_forward(kLookup); }
+TEST_CASE("count[one-hot] vs PyTorch: forward, loss and every gradient (embed.weight [5, 10], embed.bias [5])") { check_forward(kOneHot); }
+TEST_CASE("count[embedDim 8, attDim 3, hidden 18] vs PyTorch: forward, loss and every gradient") { check_forward(kResized); }
+TEST_CASE("count vs PyTorch: two Adam steps through the trainer (two shards of 16), lr 1e-4 and 1e-2") { check_adam(kLookup); }
+TEST_CASE("count[one-hot] vs PyTorch: two Adam steps through the trainer (two shards of 16), lr 1e-4 and 1e-2") { check_adam(kOneHot); }
+TEST_CASE("count[embedDim 8, attDim 3, hidden 18] vs PyTorch: two Adam steps through the trainer, lr 1e-4 and 1e-2") { check_adam(kResized); }
 
 // The notebook's "Alternatively": one_hot(d) through Linear(10, 5) is column d of its weight plus the
 // bias, i.e. row d of W^T + b: an Embedding holding those rows (the fixture's lookup_equivalent, made
 // and asserted in PyTorch) is the same function of the digits. So the two models differ in their
 // parameters (one bias shared by all ten digits) and their initial values, not in what they can embed.
 TEST_CASE("count: one-hot + Linear embeds each digit as an Embedding lookup of W^T + b (bit for bit), and gives its numbers") {
-  g_embedding = CountEmbedding::one_hot;
+  g_case = &kOneHot;
   const std::vector<std::int32_t> tokens = fixture_tokens();
   const std::vector<float> labels = tensor_f(fixture(), "labels");
   const std::vector<float> rows = tensor_f(fixture(), "lookup_equivalent/embed.weight");
-  REQUIRE(rows.size() == std::size_t(CountShape::V) * CountShape::E);
+  REQUIRE(rows.size() == std::size_t(CountShape::V) * CountSizes{}.embed_dim);
   Rng rng_a(0), rng_b(0);
   CountModel one_hot(rng_a, CountEmbedding::one_hot), lookup(rng_b, CountEmbedding::lookup);
   load_init(one_hot.parameters());
@@ -169,23 +179,23 @@ TEST_CASE("count: one-hot + Linear embeds each digit as an Embedding lookup of W
     if (p->name == "embed.weight") std::copy(rows.begin(), rows.end(), p->value.data());
     else std::copy_n(tensor_f(fixture(), "init/" + p->name).data(), p->size(), p->value.data());
   }
-  CHECK(one_hot.one_hot_embed().weight.value.rows() == CountShape::E);  // torch's Linear(10, 5).weight: [5, 10]
+  CHECK(one_hot.one_hot_embed().weight.value.rows() == CountSizes{}.embed_dim);  // torch's Linear(10, 5).weight: [5, 10]
   CHECK(one_hot.one_hot_embed().weight.value.cols() == CountShape::V);
   CountKernelTensors ta, tb;
-  ta.resize(kBatch);
-  tb.resize(kBatch);
+  ta.resize(kBatch, CountSizes{}.att_dim);
+  tb.resize(kBatch, CountSizes{}.att_dim);
   one_hot.attach(ta, 0, kBatch);
   lookup.attach(tb, 0, kBatch);
   one_hot.forward(tokens.data(), Backend::scalar);
   lookup.forward(tokens.data(), Backend::scalar);
   for (int d = 0; d < CountShape::V; ++d)
-    for (int e = 0; e < CountShape::E; ++e) {
+    for (int e = 0; e < CountSizes{}.embed_dim; ++e) {
       INFO("digit " << d << " dim " << e);
       CHECK(one_hot.digit_vectors()(d, e) == lookup.digit_vectors()(d, e));  // the same float
-      CHECK(one_hot.digit_vectors()(d, e) == rows[std::size_t(d) * CountShape::E + e]);
+      CHECK(one_hot.digit_vectors()(d, e) == rows[std::size_t(d) * CountSizes{}.embed_dim + e]);
     }
   for (int b = 0; b < kBatch; ++b) CHECK(one_hot.probability(b) == lookup.probability(b));
-  g_embedding = CountEmbedding::lookup;
+  g_case = &kLookup;
 }
 
 TEST_CASE("count: the embedding setting in records ('embedding' or 'one-hot'), and a clear error for another") {
@@ -196,4 +206,29 @@ TEST_CASE("count: the embedding setting in records ('embedding' or 'one-hot'), a
   CHECK(CountTrainer::config_to_record(CountConfig{}).find("embedding")->as_string() == "embedding");
   REQUIRE(parse_json(R"({"embedding": "onehot"})", config).empty());
   CHECK(CountTrainer::config_error(config) == "embedding must be embedding or one-hot, got 'onehot'");
+}
+
+TEST_CASE("count: the sizes in records (embedDim, attDim, hidden), each range, and the memory they need together") {
+  Json config;
+  REQUIRE(parse_json(R"({"embedDim": 8, "attDim": 3, "hidden": 18})", config).empty());
+  CHECK(CountTrainer::config_error(config).empty());
+  const CountConfig c = CountTrainer::config_from(config);
+  CHECK(c.sizes.embed_dim == 8);
+  CHECK(c.sizes.att_dim == 3);
+  CHECK(c.sizes.hidden == 18);
+  const Json defaults = CountTrainer::config_to_record(CountConfig{});
+  CHECK(defaults.find("embedDim")->as_number() == 5);  // the notebook's self.embed_dim = 5
+  CHECK(defaults.find("attDim")->as_number() == 5);
+  CHECK(defaults.find("hidden")->as_number() == 200);  // its Linear(1, 200)
+  REQUIRE(parse_json(R"({"attDim": 0})", config).empty());
+  CHECK(CountTrainer::config_error(config) == "attDim must be an integer in [1, 64], got 0");
+  REQUIRE(parse_json(R"({"hidden": 5000})", config).empty());
+  CHECK(CountTrainer::config_error(config) == "hidden must be an integer in [1, 1024], got 5000");
+  // Each in range, the product not: 10,000 sequences of 10 keys 64 wide.
+  REQUIRE(parse_json(R"({"batch": 10000, "attDim": 64})", config).empty());
+  const std::string error = CountTrainer::config_error(config);
+  CHECK(error.find("these settings need about ") == 0);
+  CHECK(error.find(": lower batch (10000) or attDim (64)") != std::string::npos);
+  REQUIRE(parse_json(R"({"batch": 10000})", config).empty());
+  CHECK(CountTrainer::config_error(config).empty());  // the notebook's sizes train at the largest batch
 }

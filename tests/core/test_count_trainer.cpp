@@ -131,7 +131,7 @@ TEST_CASE("count: the model's gradients by central differences (every parameter,
   std::vector<float> labels;
   sample_count_batch(data, 6, tokens, labels);
   CountKernelTensors tensors;
-  tensors.resize(6);
+  tensors.resize(6, CountSizes{}.att_dim);
   m.attach(tensors, 0, 6);
   m.train_pass(tokens.data(), labels.data(), Backend::scalar, 6);
   std::vector<RowMatrix> grads;

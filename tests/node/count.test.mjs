@@ -8,20 +8,24 @@ import { KernelRunner } from '../../web/training/kernel_runner.js';
 
 const NAMES = ['query', 'embed.weight', 'WK.weight', 'WK.bias', 'WV.weight', 'WV.bias',
   'nn.0.weight', 'nn.0.bias', 'nn.2.weight', 'nn.2.bias'];
-// The notebook's embedding and its alternative, one-hot + Linear(10, 5): embed.weight [5, 10] and embed.bias.
+// The notebook's embedding and its alternative, one-hot + Linear(10, 5): embed.weight [5, 10] and embed.bias;
+// and the notebook's model with other sizes (the settings embedDim, attDim, hidden).
 const MODELS = [
   { embedding: 'embedding', f: fixture('count_attention_model.safetensors'), names: NAMES },
   { embedding: 'one-hot', f: fixture('count_one_hot_model.safetensors'), names: [...NAMES.slice(0, 2), 'embed.bias', ...NAMES.slice(2)] },
+  { embedding: 'embedding', sizes: { embedDim: 8, attDim: 3, hidden: 18 }, f: fixture('count_sizes_model.safetensors'),
+    names: NAMES },
 ];
 
-for (const { embedding, f, names } of MODELS) {
+for (const { embedding, sizes = {}, f, names } of MODELS) {
+  const label = [embedding, ...Object.entries(sizes).map(([k, v]) => `${k} ${v}`)].join(', ');
   // 1e-5, or twice PyTorch's own float32-vs-float64 error where larger (as tests/core/test_count_torch.cpp)
   const tol = (key) => Math.max(1e-5, 2 * f[`err/${key}`].data[0]);
   for (const build of BUILDS) {
     for (const backend of ['scalar', 'simd128']) {
-      test(`count[${embedding}] vs PyTorch [${build} build, ${backend} kernel]: weights, values, weighted, probability, loss, every gradient`, async () => {
+      test(`count[${label}] vs PyTorch [${build} build, ${backend} kernel]: weights, values, weighted, probability, loss, every gradient`, async () => {
         const m = await lab(build);
-        const t = m.createTrainer('count', { seed: 0, embedding });
+        const t = m.createTrainer('count', { seed: 0, embedding, ...sizes });
         try {
           assert.deepEqual(t.parameterNames(), names);
           for (const name of names) t.setParameter(name, f[`init/${name}`].data);
@@ -67,7 +71,8 @@ test('count: one-hot + Linear is an embedding lookup of W^T + b: an Embedding mo
 test('count: createTrainer gives a CountTrainer; defaults; the staged step gives train()\'s bits', async () => {
   const m = await lab('simd');
   assert.ok(m.trainerIds().includes('count'));
-  assert.deepEqual(m.CountTrainer.defaults(), { seed: 2, lr: 1e-4, batch: 100, embedding: 'embedding', steps: 5001 });
+  assert.deepEqual(m.CountTrainer.defaults(), { seed: 2, lr: 1e-4, batch: 100, embedding: 'embedding', embedDim: 5,
+    attDim: 5, hidden: 200, steps: 5001 });
   const a = m.createTrainer('count', { seed: 3, lr: 1e-3 });
   const b = new m.CountTrainer({ seed: 3, lr: 1e-3 });
   assert.ok(a instanceof m.CountTrainer && a instanceof m.Trainer);
@@ -87,6 +92,30 @@ test('count: createTrainer gives a CountTrainer; defaults; the staged step gives
   assert.equal(a.config.steps, 5001);
   a.delete();
   b.delete();
+});
+
+test('count: other sizes (embedDim 8, attDim 3, hidden 18): the kernel call is 3 wide, the staged step gives train()\'s bits', async () => {
+  const m = await lab('simd');
+  const config = { seed: 4, embedDim: 8, attDim: 3, hidden: 18 };
+  const a = m.createTrainer('count', config);
+  const b = m.createTrainer('count', config);
+  assert.deepEqual(a.parameters()['WK.weight'].length, 3 * 8);
+  assert.equal(a.parameters()['nn.0.bias'].length, 18);
+  const trained = a.train(3, { backend: 'simd128' });
+  const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
+  for (let i = 0; i < 3; i++) {
+    let s = null;
+    const r = await b.stepWith({
+      forward: (args) => { s = args; return runner.forward(args, { call: 'step' }); },
+      backward: (args) => runner.backward(args, { call: 'step' }),
+    });
+    assert.deepEqual([s.B, s.S, s.D], [100, 10, 3]);
+    assert.equal(Math.fround(r.loss), trained.losses[i]);
+  }
+  assert.deepEqual(a.parameters(), b.parameters());
+  a.delete();
+  b.delete();
+  assert.throws(() => m.createTrainer('count', { attDim: 65 }), /attDim must be an integer in \[1, 64\], got 65/);
 });
 
 test('count: the hand-built exact solution scores 100% on 10,000 sequences, ties included', async () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fixture, FIXTURES, lab } from './support.mjs';
 import { readWeightsFile } from '../../web/io/weights_file.js';
 import { buildSection, FIXED_INPUT, STEPS } from '../../web/labs/03_count_build.js';
-import { attentionModelBuild, attentionModelOneHotBuild } from '../../web/labs/builds/attention_model.js';
+import { attentionModelBuild, attentionModelBuildOf, attentionModelOneHotBuild } from '../../web/labs/builds/attention_model.js';
 import { readTheirs } from '../../web/labs/builds/judge.js';
 import { printTensor } from '../../web/ui/tensor_figure.js';
 import { parsePrintedTensors } from '../../web/io/printed_tensor.js';
@@ -151,5 +151,34 @@ test('a one-hot model: PyTorch\'s right one-hot build matches at every step, its
   assert.ok(figures.some((f) => f.kind === 'text' && /nn\.Linear\(10, 5\)/.test(f.text)));
   // The notebook's slip about self.nn's input, beside the steps (both builds).
   assert.ok(figures.some((f) => f.kind === 'text' && /self\.nn takes an input shaped \[batch, att_dim\]; its first layer is torch\.nn\.Linear\(1, 200\)/.test(f.text)));
+  trainer.delete();
+});
+
+test('a model of other sizes (embedDim 8, attDim 3, hidden 18): the steps take its shapes, and their numbers are its own', async () => {
+  const module = await lab('simd');
+  const trainer = new module.CountTrainer({ seed: 0, embedDim: 8, attDim: 3, hidden: 18 });
+  const f = fixture('count_sizes_model.safetensors');
+  for (const name of Object.keys(trainer.parameters())) trainer.setParameter(name, f[`init/${name}`].data);
+  const params = trainer.parameters();
+  const build = attentionModelBuildOf(params);
+  const shapes = Object.fromEntries(build.steps.map((s) => [s.name, s.shape]));
+  assert.deepEqual([shapes.embedding, shapes.keys, shapes.attention], [[4, 10, 8], [4, 10, 3], [4, 1, 10]]);
+  assert.deepEqual(attentionModelBuildOf(attentionModelBuild.stateDict && Object.fromEntries(
+    Object.entries(attentionModelBuild.stateDict).map(([k, t]) => [k, t.data]))).steps, STEPS); // the notebook's sizes
+  // The build's plain-JS numbers against the trainer's (checked against PyTorch in count.test.mjs).
+  const mine = build.compute({ x: { data: FIXED_INPUT.flat() } }, params);
+  const theirs = trainer.inspect({ batch: FIXED_INPUT.flat() }, { backend: 'scalar' });
+  for (let i = 0; i < theirs.weights.length; i++) assert.ok(Math.abs(mine.attention[i] - theirs.weights[i]) < 1e-5, `attention ${i}`);
+  for (let i = 0; i < 4; i++) assert.ok(Math.abs(mine.forward[i] - theirs.probability[i]) < 1e-5, `forward ${i}`);
+  // The page's section judges against that build: the model's own keys match, the notebook's shape does not.
+  const ctx = { module, backend: 'auto', session: { trainer, step: 0 } };
+  const keys = mine.keys;
+  const asText = (data, shape) => printTensor(Float32Array.from(data), shape);
+  const right = buildSection.compute(ctx, { checkStep: 'keys', embedding: 'embedding' }, { text: asText(keys, [4, 10, 3]) });
+  assert.equal(right.check.ok, true, right.check.text);
+  const notebook = buildSection.compute(ctx, { checkStep: 'keys', embedding: 'embedding' },
+    { text: asText(new Float32Array(200), [4, 10, 5]) });
+  assert.equal(notebook.check.ok, false);
+  assert.match(notebook.check.text, /Shape \(4, 10, 5\); the lab's .* is \(4, 10, 3\)/);
   trainer.delete();
 });

@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../web/node_loader.mjs';
 
@@ -47,4 +49,38 @@ test('attnlab train --lab count --embedding one-hot: the notebook\'s alternative
   const bad = attnlab('--embedding', 'onehot');
   assert.equal(bad.status, 2);
   assert.equal(bad.stderr.split('\n')[0], 'attnlab: --embedding must be one of embedding, one-hot, got \'onehot\'');
+});
+
+test('attnlab train --lab count --embed-dim 1 --att-dim 1 --hidden 8: the notebook\'s sizes as flags; saved and loaded with those shapes; a size too large for the batch is refused', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-count-sizes-'));
+  try {
+    const file = path.join(dir, 'small.safetensors');
+    const r = attnlab('--embed-dim', '1', '--att-dim', '1', '--hidden', '8', '--lr', '1e-3', '--seed', '2',
+      '--every', '5001', '--backend', 'simd', '--save', file, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([lines[0].embedDim, lines[0].attDim, lines[0].hidden], [1, 1, 8]);
+    assert.ok(lines.at(-1).accuracy >= 0.99, `accuracy ${lines.at(-1).accuracy}`); // one number per digit is enough
+    // The file holds the notebook's names at these sizes: evaluated at them, it gives the run's figures; at the
+    // notebook's sizes it is refused, every shape named (as --load with another lab's sizes, docs/weights.md).
+    const sizes = ['--embed-dim', '1', '--att-dim', '1', '--hidden', '8'];
+    const evaluate = (...args) => spawnSync(process.execPath, [CLI, 'evaluate', '--lab', 'count', '--weights', file,
+      '--build', 'simd', '--backend', 'simd', ...args, '--json'], { encoding: 'utf8', timeout: 120_000 });
+    const evaluated = evaluate(...sizes);
+    assert.equal(evaluated.status, 0, evaluated.stderr);
+    assert.equal(JSON.parse(evaluated.stdout).accuracy, lines.at(-1).accuracy);
+    const refused = evaluate();
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /WK\.weight: the model needs shape \[5, 5\], the file has \[1, 1\]; .*nn\.0\.bias: the model needs shape \[200\], the file has \[8\]/);
+    const plain = attnlab('--embed-dim', '1', '--steps', '2', '--backend', 'simd');
+    assert.match(plain.stdout, /embed_dim 1, att_dim 5, hidden 200/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const big = attnlab('--batch', '10000', '--att-dim', '64', '--steps', '1');
+  assert.equal(big.status, 2);
+  assert.match(big.stderr.split('\n')[0], /^attnlab: these settings need about \d+ MB to train; the lab allows 64 MB: lower batch \(10000\) or attDim \(64\)$/);
+  const zero = attnlab('--att-dim', '0');
+  assert.equal(zero.status, 2);
+  assert.equal(zero.stderr.split('\n')[0], 'attnlab: --att-dim must be an integer in [1, 64], got \'0\'');
 });

@@ -26,13 +26,27 @@ const EMBEDDINGS = [
   { value: 'one-hot', label: 'one-hot, Linear' },
 ];
 
+// The notebook's sizes (its self.embed_dim = 5, self.att_dim = 5 and the head's Linear(1, 200)), with
+// the ranges the C++ config checks (core/trainers/count_trainer.h), which also bounds their memory
+// together with the batch.
 const properties = [
   { name: 'embedding', type: 'choice', default: 'embedding', effect: 'reset', group: 'Model', label: 'Digit vectors',
     choices: EMBEDDINGS,
-    help: 'How a digit becomes a vector of 5: the notebook\'s nn.Embedding(10, 5) (a table, one learned row per '
-      + 'digit), or its alternative, one_hot(digit) through nn.Linear(10, 5). one_hot(d) times the Linear\'s weight '
-      + 'picks column d of it: the same lookup, plus a bias shared by all ten digits and a different start (uniform '
-      + '±0.32 against normal). Train both with one seed and compare.' },
+    help: 'How a digit becomes a vector of embed_dim numbers: the notebook\'s nn.Embedding(10, embed_dim) (a table, '
+      + 'one learned row per digit), or its alternative, one_hot(digit) through nn.Linear(10, embed_dim). one_hot(d) '
+      + 'times the Linear\'s weight picks column d of it: the same lookup, plus a bias shared by all ten digits and a '
+      + 'different start (uniform ±0.32 against normal). Train both with one seed and compare.' },
+  { name: 'embedDim', type: 'int', default: 5, min: 1, max: 64, effect: 'reset', group: 'Model', label: 'embed_dim',
+    help: 'The length of a digit\'s vector (the notebook\'s self.embed_dim = 5). One number is enough for this task, '
+      + 'since only a digit\'s value matters: at embed_dim 1 the lab reaches 99-100% with lr 1e-3, but only about 80% '
+      + 'in the exercise\'s 5,001 steps at lr 1e-4 (docs/count.md).' },
+  { name: 'attDim', type: 'int', default: 5, min: 1, max: 64, effect: 'reset', group: 'Model', label: 'att_dim',
+    help: 'The length of the query and of each key (the notebook\'s self.att_dim = 5): WK is Linear(embed_dim, '
+      + 'att_dim), and the scores are divided by √att_dim.' },
+  { name: 'hidden', type: 'int', default: 200, min: 1, max: 1024, effect: 'reset', group: 'Model', label: 'Hidden units',
+    help: 'The width of the small network after the attention: Linear(1, hidden), ReLU, Linear(hidden, 1), Sigmoid '
+      + '(the notebook: 200). It turns one number, the weighted value, into a probability: a few units can draw '
+      + 'that step.' },
   ...trainingProperties({
     batch: { default: 100, max: 10000, help: 'Fresh random sequences per training step (the exercise: 100).' },
     lr: { default: 0.0001, help: 'Adam learning rate (the exercise: 1e-4)' },
@@ -52,7 +66,8 @@ const properties = [
 ];
 
 // The hand-built exact solution: values +1 for a 2, -1 for a 4, 0 otherwise; no keys, so the attention
-// is uniform and the weighted value is (twos - fours) / 10; an MLP step between 0 and 0.1.
+// is uniform and the weighted value is (twos - fours) / 10; an MLP step between 0 and 0.1. In the
+// notebook's sizes, which the preset starts from (a preset begins at the defaults).
 function handBuiltTensors() {
   const t = (shape, fill) => {
     const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
@@ -94,32 +109,35 @@ const presets = [
 ];
 
 function configureRequest(v) {
-  return { config: { seed: v.seed, batch: v.batch, lr: v.lr, embedding: v.embedding }, backend: v.backend,
-    steps: v.steps };
+  return { config: { seed: v.seed, batch: v.batch, lr: v.lr, embedding: v.embedding, embedDim: v.embedDim,
+    attDim: v.attDim, hidden: v.hidden }, backend: v.backend, steps: v.steps };
 }
 
 // ---- the trainer in the worker and the CLI (web/training/session.js) ----
 
 const EVAL_SAMPLES = 10000;
 const L = 10; // positions
-const D = 5; // the query's and keys' width
 
 const trainer = {
   id: 'count',
   assets: {},
   defaultSteps: (module) => module.Trainer.defaults('count').steps,
-  // One attention call a step: the one query (T = 1) over the 10 positions of each sequence.
-  shape: (c) => ({ B: c.batch, H: 1, T: 1, S: L, D }),
+  // One attention call a step: the one query (T = 1) over the 10 positions of each sequence, att_dim wide.
+  shape: (c) => ({ B: c.batch, H: 1, T: 1, S: L, D: c.attDim }),
   fixedSample: (t) => t.data('fixedSample'),
   sampleArgs: (config, sample) => ({ batch: Array.from(sample.tokens) }),
   evaluate: (t, backend) => t.evaluate({ samples: EVAL_SAMPLES }, { backend }),
   inspect: (t, sample, backend) => t.inspect(sample, { backend }),
-  // Embedding, keys, values, scores, the MLP (1 -> 200 -> 1), forward + backward ~ 3 forwards (the
-  // one-hot Linear embeds the ten digits once a step: 10 x 10 x 5, nothing beside the batch's work).
-  flopsPerStep: (v) => 3 * 2 * v.batch * (L * D * D + L * D + 2 * L * D + 200 * 2),
+  // Per sequence: its keys and values (the digits' rows, gathered), scores and weighted sum over att_dim,
+  // the MLP (1 -> hidden -> 1); forward + backward ~ 3 forwards. The ten digits' embedding and projections
+  // run once a step (10 x embed_dim x att_dim), nothing beside the batch's work.
+  flopsPerStep: (v) => 3 * 2 * v.batch * (L * v.attDim + L + 2 * L * v.attDim + v.hidden * 2),
 };
 
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
+/** The sizes, when they are not the notebook's: ", embed_dim 8, att_dim 3, hidden 18". */
+const sizesText = (c) => (c.embedDim === 5 && c.attDim === 5 && c.hidden === 200 ? ''
+  : `, embed_dim ${c.embedDim}, att_dim ${c.attDim}, hidden ${c.hidden}`);
 
 const metrics = {
   evaluationTitle: 'Evaluation on 10,000 fresh sequences',
@@ -249,10 +267,18 @@ function valuesFromWeights(file) {
   for (const name of ['embed.weight', 'query', 'WK.weight', 'WV.weight', 'nn.0.weight', 'nn.2.weight']) {
     if (!t[name]) throw new Error(`not a One query model: it has no ${name} (the exercise's AttentionModel names)`);
   }
-  // A Linear embedding has a bias (embed.bias) and a [5, 10] weight; an Embedding a [10, 5] weight alone.
+  // A Linear embedding has a bias (embed.bias) and an [embed_dim, 10] weight; an Embedding a [10, embed_dim]
+  // weight alone. The sizes come from the shapes: WK.weight [att_dim, embed_dim], nn.0.weight [hidden, 1].
   const embedding = t['embed.bias'] ? 'one-hot' : 'embedding';
+  const shape = (name) => t[name].shape ?? [];
+  const wk = shape('WK.weight'), nn0 = shape('nn.0.weight');
+  if (wk.length !== 2 || nn0.length !== 2) {
+    throw new Error(`not a One query model: WK.weight must be [att_dim, embed_dim] and nn.0.weight [hidden, 1]; got `
+      + `[${wk}] and [${nn0}]`);
+  }
   const m = file.metadata ?? {};
-  return { embedding, ...(/^\d+$/.test(m.seed ?? '') ? { seed: Number(m.seed) } : {}) };
+  return { embedding, attDim: wk[0], embedDim: wk[1], hidden: nn0[0],
+    ...(/^\d+$/.test(m.seed ?? '') ? { seed: Number(m.seed) } : {}) };
 }
 
 export const countLab = defineLab({
@@ -290,7 +316,8 @@ export const countLab = defineLab({
   figureStem: (config) => `count-${config.embedding === 'one-hot' ? 'one-hot-' : ''}seed${config.seed}`,
   weights: {
     valuesFromFile: valuesFromWeights,
-    metadata: (config, step) => ({ lab: 'count', steps: step, seed: config.seed, embedding: config.embedding }),
+    metadata: (config, step) => ({ lab: 'count', steps: step, seed: config.seed, embedding: config.embedding,
+      embed_dim: config.embedDim, att_dim: config.attDim, hidden: config.hidden }),
     mustMatch: [],
     fileName: (config, step) => `one-query-${config.embedding === 'one-hot' ? 'one-hot-' : ''}step${step}.safetensors`,
     describe: (config) => (config?.embedding === 'one-hot' ? 'a One query model (one-hot + Linear embedding)' : 'a One query model'),
@@ -304,10 +331,11 @@ export const countLab = defineLab({
     sampleOf: (config, s) => s,
   },
   cli: {
-    startRecord: (c) => ({ batch: c.batch, lr: c.lr, embedding: c.embedding }),
+    startRecord: (c) => ({ batch: c.batch, lr: c.lr, embedding: c.embedding, embedDim: c.embedDim, attDim: c.attDim,
+      hidden: c.hidden }),
     startText: (c, steps, seed) => 'one query (more 2s than 4s?), '
       + `${c.embedding === 'one-hot' ? 'one-hot + Linear embedding' : 'Embedding'}, ${steps} steps, seed ${seed}, `
-      + `batch ${c.batch}, lr ${c.lr}`,
+      + `batch ${c.batch}, lr ${c.lr}${sizesText(c)}`,
     progress: (m) => ({ record: m,
       text: `step ${String(m.step).padStart(5)}  loss ${m.loss.toFixed(4)}  batch accuracy `
         + `${(100 * m.accuracy).toFixed(1)}%` }),

@@ -22,8 +22,10 @@ export const buildSection = buildCheckSection(attentionModelBuild, {
   // Either embedding of the notebook: the model's weights say which (a one-hot Linear has 'embed.bias'; it
   // was read as the Embedding's [10, 5] table, so a right one-hot build was wrong from its embedding step),
   // and the setting says which code the paste box asks for.
+  // Its steps' shapes are the model's sizes (embedDim, attDim), from the weights or else the settings.
   buildOf: ({ params, values }) => (params ? attentionModelBuildOf(params)
-    : values?.embedding === 'one-hot' ? attentionModelOneHotBuild : attentionModelBuild),
+    : (values?.embedding === 'one-hot' ? attentionModelOneHotBuild : attentionModelBuild)
+      .withSizes({ E: values?.embedDim, A: values?.attDim })),
   // Its numbers come from the lab's own model, not a fixed state_dict: a student's ID changes nothing here
   // (headless, `attnlab check --student` draws that student's state_dict).
   studentField: false,

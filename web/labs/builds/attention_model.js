@@ -13,7 +13,9 @@
 // `attention-model-one-hot`, the same steps with that embedding (its weight is [5, 10], a column per digit,
 // and its bias is added to every digit's vector). The page's One query lab compares with its own model as
 // it trains, either embedding (load yours in its Weights panel: web/labs/03_count_build.js); headless,
-// `attnlab check` compares with the state_dicts below.
+// `attnlab check` compares with the state_dicts below. The page's model may have other sizes than the
+// notebook's (the lab's embedDim, attDim and hidden): the steps' shapes and numbers then follow its
+// weights (attentionModelBuildOf).
 import { literal, pattern } from './exact_tensors.js';
 import { embed, linear } from './plain_math.js';
 import { formatNumber, shapeText } from './judge.js';
@@ -48,14 +50,17 @@ const sharedWeights = {
 const NN_INPUT_NOTE = 'The notebook\'s hint says self.nn takes an input shaped [batch, att_dim]; its first layer is '
   + 'torch.nn.Linear(1, 200), so it takes step 6\'s attention-weighted value, shaped [batch, 1].';
 
-/** The seven steps, with `embedded` the code that embeds x (the notebook's model.embed(x), or its one-hot form). */
-const stepsWith = (embedded) => [
+/**
+ * The seven steps, with `embedded` the code that embeds x (the notebook's model.embed(x), or its one-hot
+ * form), for embed_dim E and att_dim A (the notebook's 5 and 5 by default).
+ */
+const stepsWith = (embedded, E = 5, A = 5) => [
   { name: 'batch', label: '1. make_batch', code: 'X, y = make_batch(N)', shape: ['N', S], rule: judgeBatch,
     note: 'X (N, 10) and y (N, 1): paste both, print(X, y)',
     // Shown for the fixed x, its labels beside it.
     shown: [B, S], integer: true, extra: { label: 'y', key: 'batchY', shape: [B, 1] } },
   { name: 'embedding', label: '2. Embedding', code: embedded, shape: [B, S, E] },
-  { name: 'keys', label: '3. Keys', code: `model.WK(${embedded})`, shape: [B, S, E] },
+  { name: 'keys', label: '3. Keys', code: `model.WK(${embedded})`, shape: [B, S, A] },
   { name: 'values', label: '4. Values', code: `model.values(${embedded})`, shape: [B, S, 1] },
   { name: 'attention', label: '5. Attention', code: `model.attention(${embedded})`, shape: [B, 1, S] },
   { name: 'weighted', label: '6. Attention-weighted values',
@@ -63,12 +68,18 @@ const stepsWith = (embedded) => [
   { name: 'forward', label: '7. forward', code: 'model(x)', shape: [B, 1] },
 ];
 
+/** The weights' sizes: embed_dim E, att_dim A and the head's hidden H, read from their lengths. */
+function sizesOf(p) {
+  const E = p['embed.bias'] ? p['embed.bias'].length : p['embed.weight'].length / 10;
+  return { E, A: p.query.length, H: p['nn.0.bias'].length };
+}
+
 /**
- * Each digit's vector: a row of nn.Embedding(10, 5)'s table, or, where the weights have 'embed.bias' (the
- * one-hot build's nn.Linear(10, 5)), one_hot(x) @ weight.T + bias: the weight's column for the digit plus
+ * Each digit's vector: a row of nn.Embedding(10, E)'s table, or, where the weights have 'embed.bias' (the
+ * one-hot build's nn.Linear(10, E)), one_hot(x) @ weight.T + bias: the weight's column for the digit plus
  * the bias. Read by the weights, not by the build: the page's model may be either.
  */
-function embedDigits(p, ids) {
+function embedDigits(p, ids, E) {
   if (!p['embed.bias']) return embed(p['embed.weight'], ids, E);
   const oneHot = new Float64Array(ids.length * 10);
   ids.forEach((d, i) => { oneHot[i * 10 + d] = 1; });
@@ -78,8 +89,9 @@ function embedDigits(p, ids) {
 /** Every step's tensor for input x and weights p (the notebook's state_dict names). */
 function computeSteps(x, p) {
   const ids = Array.from(x.x.data);
-  const embedding = embedDigits(p, ids);
-  const keys = linear(embedding, B * S, E, p['WK.weight'], p['WK.bias'], E);
+  const { E, A, H } = sizesOf(p);
+  const embedding = embedDigits(p, ids, E);
+  const keys = linear(embedding, B * S, E, p['WK.weight'], p['WK.bias'], A);
   const values = linear(embedding, B * S, E, p['WV.weight'], p['WV.bias'], 1);
   const attention = new Float64Array(B * S);
   const weighted = new Float64Array(B);
@@ -88,8 +100,8 @@ function computeSteps(x, p) {
     const row = attention.subarray(b * S, (b + 1) * S);
     for (let s = 0; s < S; s++) {
       let dot = 0;
-      for (let k = 0; k < E; k++) dot += p.query[k] * keys[(b * S + s) * E + k];
-      row[s] = dot / Math.sqrt(E);
+      for (let k = 0; k < A; k++) dot += p.query[k] * keys[(b * S + s) * A + k];
+      row[s] = dot / Math.sqrt(A);
       max = Math.max(max, row[s]);
     }
     let sum = 0;
@@ -99,8 +111,8 @@ function computeSteps(x, p) {
       weighted[b] += row[s] * values[b * S + s];
     }
   }
-  const hidden = linear(weighted, B, 1, p['nn.0.weight'], p['nn.0.bias'], HIDDEN).map((v) => Math.max(v, 0));
-  const forward = linear(hidden, B, HIDDEN, p['nn.2.weight'], p['nn.2.bias'], 1).map((v) => 1 / (1 + Math.exp(-v)));
+  const hidden = linear(weighted, B, 1, p['nn.0.weight'], p['nn.0.bias'], H).map((v) => Math.max(v, 0));
+  const forward = linear(hidden, B, H, p['nn.2.weight'], p['nn.2.bias'], 1).map((v) => 1 / (1 + Math.exp(-v)));
   const y = FIXED_INPUT.map((r) => (r.filter((d) => d === 2).length > r.filter((d) => d === 4).length ? 1 : 0));
   return { batch: Float64Array.from(ids), batchY: Float64Array.from(y), embedding, keys, values, attention,
     weighted, forward };
@@ -114,8 +126,11 @@ export const attentionModelBuild = {
     'embed.weight': pattern([10, E], { mul: 7, mod: 13, shift: 6, scale: 4 }), ...sharedWeights },
   notes: [],
   notesAfter: [NN_INPUT_NOTE],
+  embedCode: 'model.embed(x)',
   steps: stepsWith('model.embed(x)'),
   compute: computeSteps,
+  // The same build at other sizes ({E, A}: the lab's embedDim and attDim), for build_section.js.
+  withSizes: (sizes) => sized(attentionModelBuild, sizes),
 };
 
 export const attentionModelOneHotBuild = {
@@ -129,12 +144,30 @@ export const attentionModelOneHotBuild = {
   notes: ['The notebook\'s "Alternatively": self.embed = torch.nn.Linear(10, 5), called on '
     + 'F.one_hot(x, 10).float() (import torch.nn.functional as F), so its weight is [5, 10] and its bias is added '
     + 'to every digit\'s vector.'],
+  embedCode: 'model.embed(F.one_hot(x, 10).float())',
   steps: stepsWith('model.embed(F.one_hot(x, 10).float())'),
   compute: computeSteps,
+  withSizes: (sizes) => sized(attentionModelOneHotBuild, sizes),
 };
 
-/** The build of a model's weights: the one-hot one where they have the Linear's 'embed.bias'. */
-export const attentionModelBuildOf = (params) => (params?.['embed.bias'] ? attentionModelOneHotBuild : attentionModelBuild);
+const resizedBuilds = new Map();
+/** `build` with its steps' shapes at embed_dim E and att_dim A ({E, A}); itself at the notebook's 5 and 5. */
+function sized(build, { E = 5, A = 5 } = {}) {
+  if (E === 5 && A === 5) return build;
+  const key = `${build.name} ${E} ${A}`;
+  if (!resizedBuilds.has(key)) resizedBuilds.set(key, { ...build, sizes: { E, A }, steps: stepsWith(build.embedCode, E, A) });
+  return resizedBuilds.get(key);
+}
+
+/**
+ * The build of a model's weights: the one-hot one where they have the Linear's 'embed.bias', with the
+ * steps' shapes of the weights' embed_dim and att_dim.
+ */
+export function attentionModelBuildOf(params) {
+  const build = params?.['embed.bias'] ? attentionModelOneHotBuild : attentionModelBuild;
+  if (!params?.['embed.weight'] || !params.query || !params['nn.0.bias']) return build;
+  return sized(build, sizesOf(params));
+}
 
 /** make_batch is random: its output is checked against its rule, not against numbers. -> {ok, message}. */
 function judgeBatch(theirs) {

@@ -19,7 +19,9 @@ import { forStudent, studentIdProblem } from './student_input.js';
  *                    both read it: with an ID, the input and weights are that student's, student_input.js)
  *   buildOf({params, values})  where one section checks one of several builds with the same steps (One
  *                    query's Embedding or one-hot Linear): the build of these weights (params, when the
- *                    section has them) or of these settings (values); default: `build` alone
+ *                    section has them) or of these settings (values); default: `build` alone. A build
+ *                    whose model has sizes (One query's embed_dim, att_dim) carries them (build.sizes), and
+ *                    build.withSizes(sizes) gives it again on the page, where the figures are drawn
  *   the rest (needsModel, refreshWhileTraining, questions) is the section's own.
  */
 export function buildCheckSection(build,
@@ -53,7 +55,7 @@ export function buildCheckSection(build,
         check = { ok: v.ok, text: v.message, withheld: v.withheld ?? v.message };
       }
       return { tensors, step: ctx.session?.step ?? null, check, checkStep: step.name, inputVersion: input?.version,
-        student: values.student || null, build: base.name };
+        student: values.student || null, build: base.name, sizes: base.sizes ?? null };
     },
     /**
      * The verdict beside the Check button: {status ('' when nothing was given), text, figure (the step's
@@ -76,8 +78,10 @@ export function buildCheckSection(build,
         + `${shapeText(step.shape)}${step.note ? ` (${step.note})` : ''}.`;
     },
     figures(r) {
-      // By its name: the result was computed in the worker, the figures are drawn on the page.
-      const base = buildByName(r.build) ?? build;
+      // By its name (and its sizes, where the model's differ from the build's): the result was computed in
+      // the worker, the figures are drawn on the page.
+      let base = buildByName(r.build) ?? build;
+      if (r.sizes && base.withSizes) base = base.withSizes(r.sizes);
       const b = buildFor(r.student, base);
       const figures = [{ kind: 'code', id: `${id}-input`, title: r.student ? `Your own input (student ${r.student}), to `
         + 'paste in your notebook: your grader checks your steps on it' : 'The fixed input, to paste in your notebook',
