@@ -56,3 +56,16 @@ test('images, the head view, the model view, arrows and the phase timeline', () 
   assert.deepEqual(timeline.rows, [['10', '2', ''], ['20', '1', '0.5000']]);
   assert.match(timeline.caption, /Marked: phase change \(step 20\)\./);
 });
+
+test('a pipeline: a row per step in order, its shape, code, the steps it reads and its check in words', async () => {
+  const { attentionModelBuild } = await import('../../web/labs/builds/attention_model.js');
+  const f = { kind: 'pipeline', ...attentionModelBuild.withSizes({ E: 8, A: 3 }).pipeline(), current: 'keys', status: { keys: 'bad' } };
+  const t = figureTable(f);
+  assert.deepEqual(t.columns, ['shape', 'code', 'reads', 'checked']);
+  assert.deepEqual(t.rows.map((r) => r[0]), ['1. make_batch', '2. embedding', 'query', '3. keys', '4. values', '5. attention',
+    '6. weighted', '7. forward']);
+  assert.deepEqual(t.rows[3], ['3. keys', '(4, 10, 3)', 'model.WK(model.embed(x))', '2. embedding', '✗ differs']);
+  assert.deepEqual(t.rows[5].slice(1, 4), ['(4, 1, 10)', 'model.attention(model.embed(x))', 'query, 3. keys']);
+  assert.equal(t.rows[1][1], '(4, 10, 8)');
+  assert.deepEqual(figureTable({ ...f, status: {} }).rows[3][4], 'being checked');
+});

@@ -167,8 +167,22 @@ function phaseTimelineTable(f) {
   };
 }
 
+/** A pipeline (pipeline_figure.js): a row per step, in order: its shape, its code, what it reads, its check. */
+function pipelineTable(f) {
+  const label = (id) => f.nodes.find((n) => n.id === id)?.label ?? id;
+  return {
+    caption: `${f.title}: each step, its shape, its code and the steps it reads.`,
+    corner: 'step',
+    columns: ['shape', 'code', 'reads', 'checked'],
+    rows: f.nodes.map((n) => [n.label, n.shape ? `(${n.shape.join(', ')}${n.shape.length === 1 ? ',' : ''})` : '',
+      n.code ?? '', (f.edges ?? []).filter((e) => e.to === n.id).map((e) => label(e.from)).join(', '),
+      ({ ok: '✓ matches', bad: '✗ differs' })[f.status?.[n.id]] ?? (n.id === f.current ? 'being checked' : '')]),
+  };
+}
+
 const TABLES = { heatmap: heatmapTable, bars: barsTable, chart: chartTable, graph: graphTable, images: imagesTable,
-  headview: headViewTable, modelgrid: modelGridTable, arrows: arrowsTable, phasetimeline: phaseTimelineTable };
+  headview: headViewTable, modelgrid: modelGridTable, arrows: arrowsTable, phasetimeline: phaseTimelineTable,
+  pipeline: pipelineTable };
 
 /** The table of a figure of this kind: {caption, corner?, columns, rows: [[header, ...cells]]}, or null for none. */
 export function figureTable(f) {

@@ -1,5 +1,6 @@
 // The figure kinds a lab's sections can ask for (figures.js draws them), by the `kind` of a figure:
-//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid, table, code, arrows, phasetimeline, files
+//   images, bars, heatmap, text, matrices, graph, chart, headview, modelgrid, table, code, arrows, pipeline,
+//   phasetimeline, files
 // (each kind's file documents its figure's fields). A kind is one of:
 //   an element:  {create(view, figure, board) (sets view.node), show(view, figure, palette)}
 //   a canvas:    {draw(canvas, figure, scale?) -> layout ({width, height, ...} in CSS px),
@@ -20,6 +21,7 @@ import { tensorKind } from './tensor_figure.js';
 import { tableKind } from './table_figure.js';
 import { codeKind } from './code_figure.js';
 import { arrowsKind } from './arrows_figure.js';
+import { pipelineKind } from './pipeline_figure.js';
 import { phaseTimelineKind } from './phase_timeline_figure.js';
 import { filesKind } from './files_figure.js';
 
@@ -63,6 +65,7 @@ const FIGURE_KINDS = {
   table: tableKind,
   code: codeKind,
   arrows: arrowsKind,
+  pipeline: pipelineKind,
   phasetimeline: phaseTimelineKind,
   files: filesKind,
 };

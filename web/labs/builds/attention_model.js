@@ -128,6 +128,7 @@ export const attentionModelBuild = {
   notesAfter: [NN_INPUT_NOTE],
   embedCode: 'model.embed(x)',
   steps: stepsWith('model.embed(x)'),
+  pipeline() { return pipelineOf(this.steps); },
   compute: computeSteps,
   // The same build at other sizes ({E, A}: the lab's embedDim and attDim), for build_section.js.
   withSizes: (sizes) => sized(attentionModelBuild, sizes),
@@ -146,9 +147,28 @@ export const attentionModelOneHotBuild = {
     + 'to every digit\'s vector.'],
   embedCode: 'model.embed(F.one_hot(x, 10).float())',
   steps: stepsWith('model.embed(F.one_hot(x, 10).float())'),
+  pipeline() { return pipelineOf(this.steps); },
   compute: computeSteps,
   withSizes: (sizes) => sized(attentionModelOneHotBuild, sizes),
 };
+
+// Notebook 05's pipeline (its figure of the QKV procedure), drawn beside the build (pipeline_figure.js):
+// where each step sits, which steps it reads, in the shapes of the build's steps. The query is a
+// parameter, not a step: it is drawn where the attention reads it.
+const PLACES = { batch: [1, 0], embedding: [1, 1], query: [0, 2], keys: [1, 2], values: [2, 2], attention: [0.5, 3],
+  weighted: [1.5, 4], forward: [1.5, 5] };
+const READS = [['batch', 'embedding'], ['embedding', 'keys'], ['embedding', 'values'], ['query', 'attention'],
+  ['keys', 'attention'], ['attention', 'weighted'], ['values', 'weighted'], ['weighted', 'forward']];
+const SHORT = { batch: '1. make_batch', embedding: '2. embedding', keys: '3. keys', values: '4. values',
+  attention: '5. attention', weighted: '6. weighted', forward: '7. forward' };
+function pipelineOf(steps) {
+  const A = steps.find((s) => s.name === 'keys').shape[2];
+  const nodes = steps.map((s) => ({ id: s.name, label: SHORT[s.name], shape: s.shown ?? s.shape, code: s.code,
+    col: PLACES[s.name][0], row: PLACES[s.name][1] }));
+  nodes.splice(2, 0, { id: 'query', label: 'query', shape: [1, A], code: 'model.query, a learned parameter',
+    col: PLACES.query[0], row: PLACES.query[1] });
+  return { title: 'Notebook 05\'s AttentionModel, step by step', nodes, edges: READS.map(([from, to]) => ({ from, to })) };
+}
 
 const resizedBuilds = new Map();
 /** `build` with its steps' shapes at embed_dim E and att_dim A ({E, A}); itself at the notebook's 5 and 5. */

@@ -86,6 +86,10 @@ export function buildCheckSection(build,
       const figures = [{ kind: 'code', id: `${id}-input`, title: r.student ? `Your own input (student ${r.student}), to `
         + 'paste in your notebook: your grader checks your steps on it' : 'The fixed input, to paste in your notebook',
         lines: inputPython(b) }];
+      // The build's pipeline, where it draws one (notebook 05's AttentionModel): the step being checked
+      // outlined, a checked one marked.
+      if (base.pipeline) figures.push({ kind: 'pipeline', id: `${id}-pipeline`, ...base.pipeline(), current: r.checkStep,
+        status: r.check ? { [r.checkStep]: r.check.ok ? 'ok' : 'bad' } : {} });
       const model = modelPython(b);
       const what = build.stateDict ? 'The module\'s weights and the call' : 'The call';
       if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`,
