@@ -1,6 +1,6 @@
 // A student's first minute in every lab (issue 29), at a laptop's 1280x800 and a phone's 390x844:
 // the lab's main figure and main action (lab.firstScreen) lie inside the first screen, nothing scrolls
-// sideways, no text is clipped by its box, no text on the page or in a figure is under 11 px, the
+// sideways, no text is clipped by its box, nothing sticks out of its panel, no text on the page or in a figure is under 11 px, the
 // main action is within 6 Tab presses of a fresh page, and the main figure is painted.
 // (scripts/screens.mjs writes the same screens as PNGs to docs/screens/ for review.)
 import { test, before, after } from 'node:test';
@@ -40,6 +40,7 @@ for (const labDeclaration of LABS) {
       if (!inFirstScreen(report.figure, report)) failures.push(`main figure ${first.figure} not in the first screen: ${JSON.stringify(report.figure)}`);
       if (!inFirstScreen(report.action, report)) failures.push(`main action ${first.action} not in the first screen: ${JSON.stringify(report.action)}`);
       failures.push(...report.clipped.map((t) => `clipped by its box: ${t}`));
+      failures.push(...report.overflows.map((t) => `out of its panel: ${t}`));
       failures.push(...report.smallText.map((t) => `text under 11 px: ${t}`));
       failures.push(...report.smallCanvasText.map((t) => `figure text under 11 px on screen: ${t}`));
       if (report.figure && await coloursShown(page, first.figure) <= 2) failures.push('the main figure is blank');

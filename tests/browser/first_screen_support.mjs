@@ -82,6 +82,21 @@ export async function layoutReport(page, first, minPx = MIN_TEXT_PX) {
         clipped.push(`${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}: ${text.slice(0, 60)}`);
       }
     }
+    // Nothing sticks out of its panel (a menu as wide as its longest choice ran past the settings' column
+    // into the figures beside it), unless a scrolling box holds it.
+    const overflows = [];
+    for (const panel of document.querySelectorAll('.panel')) {
+      if (!visible(panel)) continue;
+      const box = panel.getBoundingClientRect();
+      for (const e of panel.querySelectorAll('*')) {
+        if (['OPTION', 'SCRIPT', 'STYLE'].includes(e.tagName) || !visible(e) || scrolls(e)) continue;
+        const r = e.getBoundingClientRect();
+        if (r.right > box.right + 1 || r.left < box.left - 1) {
+          overflows.push(`${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ')[0]}` : ''}`
+            + ` (${Math.round(r.left)}..${Math.round(r.right)}) out of ${panel.id || panel.className.split(' ').slice(0, 2).join('.')} (${Math.round(box.left)}..${Math.round(box.right)})`);
+        }
+      }
+    }
     // A figure's text at the size its drawing code gives it (CSS px of the figure's own width); the
     // main figure's at the size it has on screen, where the page may shrink it to fit.
     const smallCanvasText = [];
@@ -97,7 +112,7 @@ export async function layoutReport(page, first, minPx = MIN_TEXT_PX) {
     }
     return {
       scrollWidth: document.documentElement.scrollWidth, innerWidth, innerHeight,
-      figure: rect(first.figure), action: rect(first.action), clipped, smallText, smallCanvasText,
+      figure: rect(first.figure), action: rect(first.action), clipped, smallText, smallCanvasText, overflows,
     };
   }, { first, minPx });
 }

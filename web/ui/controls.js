@@ -1,7 +1,11 @@
 // Form controls for a list of properties (see properties.js): one labelled field each, a help icon
 // with the property's help text, and a message slot beside it. It reports parsed values and parse
 // errors; deciding what a change does belongs to the lab page.
+
 import { parseProperty } from '../shared/properties.js';
+
+// Characters of a menu's longest choice beyond which the menu takes its own line in the settings.
+const WIDE_CHOICE = 18;
 
 /** Properties shown under the "Advanced" fold, wherever they are. */
 const ADVANCED = ['backend'];
@@ -50,6 +54,9 @@ export class ControlsPanel {
     let input;
     if (prop.type === 'choice') {
       input = document.createElement('select');
+      // A menu whose longest choice would not fit beside its label in the settings' column ("auto (best
+      // available)", "smallest to largest (seaborn)") goes under the label, the column's full width.
+      if (Math.max(...prop.choices.map((c) => String(c.label).length)) > WIDE_CHOICE) row.classList.add('control-wide');
       for (const choice of prop.choices) {
         input.append(Object.assign(document.createElement('option'),
           { value: String(choice.value), textContent: choice.label }));
