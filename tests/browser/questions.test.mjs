@@ -144,6 +144,15 @@ test('the One query lab asks which digits the query will attend to before it tra
   // At a database size of 300 (the link's): 3.1's and 3.2's answers count the database the figures show.
   const lookup = await openPage(lab, '?lab=lookup&databaseSize=300', { viewport: SCREENS[1] });
   await lookup.page.waitForSelector('#section-pairs .prediction #question-predict-lookup');
+  // On a phone's first screen under the grid (issue 45, item 4: it began at y = 1070 under eight rows of
+  // pairs; the grid keeps four pairs a row, at smaller digits).
+  await lookup.page.waitForSelector('canvas[data-figure="pairs-grid"][data-drawn]');
+  const firstScreen = await lookup.page.$eval('#section-pairs .prediction', (q) => {
+    window.scrollTo(0, 0);
+    const grid = document.querySelector('canvas[data-figure="pairs-grid"]').getBoundingClientRect();
+    return { underGrid: q.getBoundingClientRect().top >= grid.bottom, startsInView: q.getBoundingClientRect().top + 40 < window.innerHeight };
+  });
+  assert.deepEqual(firstScreen, { underGrid: true, startsInView: true });
   const w = await answer(lookup.page, 'question-predict-lookup', 1);
   assert.match(w.text, /^Not quite: a blur of all digits\. That is the untrained layer/);
   assert.ok(w.inView && w.besideCheck, JSON.stringify(w));

@@ -583,7 +583,7 @@ const pairs = {
     // 64 pairs (one batch, notebook 02's grid) at a smaller scale, 8 pairs a row as the notebook's make_grid.
     const many = r.count > 16;
     return [{ kind: 'images', id: 'pairs-grid', title: `${r.count} queries | their retrievals, step ${r.step}`,
-      images: r.images, range: [-1, 1], size: SIDE, scale: many ? 1.25 : 2, columns: many ? 16 : 8,
+      images: r.images, range: [-1, 1], size: SIDE, scale: many ? 1.25 : 2, minScale: 1.25, columns: many ? 16 : 8,
       captions: r.captions, names: r.names, pairs: true }];
   },
 };

@@ -1,6 +1,7 @@
 // Images on a canvas (a figure kind of figure_kinds.js): MNIST-like digits, grey on the panel's colour.
 //   {kind: 'images', id, title, images: [pixels], size (side in px), range? ([0, 255] default),
-//    columns?, scale?, labels?, captions?, names?, tint? (0..1 per image), highlight?, pairs?}
+//    columns?, scale?, minScale? (where the columns do not fit at scale, smaller images down to this
+//    scale before fewer columns), labels?, captions?, names?, tint? (0..1 per image), highlight?, pairs?}
 // Hovering an image names it in the tooltip (names, else its label).
 import { FONT_PX, TITLE_H, prepareCanvas, wordLines } from './figure_canvas.js';
 import { themeColors } from './theme.js';
@@ -11,10 +12,17 @@ import { themeColors } from './theme.js';
  */
 function imagesLayout(ctx, f) {
   const n = f.images.length;
-  const side = Math.round(f.size * (f.scale ?? 1));
   const captionH = f.captions || f.labels ? FONT_PX + 4 : 0;
   const gap = f.tint ? 3 : 2;
   const pairGap = f.pairs ? 6 : 0; // a wider gap between pairs (query | retrieval)
+  let side = Math.round(f.size * (f.scale ?? 1));
+  if (f.room && f.minScale) {
+    // Smaller images rather than fewer columns, down to minScale: on a phone the Lookup lab's pairs keep
+    // four a row, so that the grid and the question under it share the first screen.
+    const wanted = Math.max(1, Math.min(f.columns ?? n, n));
+    const fits = Math.floor((f.room - Math.floor(wanted / 2) * pairGap) / wanted) - gap;
+    side = Math.max(Math.round(f.size * f.minScale), Math.min(side, fits));
+  }
   const cellW = side + gap, cellH = side + gap + captionH;
   let columns = Math.max(1, Math.min(f.columns ?? n, n));
   if (f.room) {
