@@ -19,11 +19,13 @@ const view = (extra) => ({ effect: 'view', page: true, ...extra });
 const properties = [
   view({ name: 'text', type: 'text', default: 'The cat sat on the mat.', maxLength: 1000, label: 'Source sentence',
     section: 'translate', help: 'Split into pieces by the checkpoint\'s source.spm; </s> is added at the end, as the model was trained.' }),
-  view({ name: 'beams', type: 'int', default: 4, min: 1, max: 16, label: 'Beams', section: 'translate',
+  // How the translation is searched for: in the settings beside the figures, so that the sentence, the
+  // translation and the cross-attention share the first screen.
+  view({ name: 'beams', type: 'int', default: 4, min: 1, max: 16, label: 'Beams', group: 'Decoding',
     cliDefault: 'the checkpoint\'s num_beams, as generate() uses it',
     help: '1: greedy (the likeliest token at each step). More: beam search keeps that many partial translations '
       + '(opus-mt-en-fr\'s config says 4).' }),
-  view({ name: 'maxLength', type: 'int', default: 64, min: 2, max: 512, label: 'Max length', section: 'translate',
+  view({ name: 'maxLength', type: 'int', default: 64, min: 2, max: 512, label: 'Max length', group: 'Decoding',
     cliDefault: 'the checkpoint\'s max_length, as generate() uses it',
     help: 'Generated tokens at most (the start token included, as generate() counts); the last one allowed is </s>.' }),
   // Tokens shown, layer and head are explored, not typed: steppers (− and +, the arrow keys) that answer

@@ -199,10 +199,9 @@ const translate = {
   id: 'translate',
   title: 'Translate, word by word',
   text: 'The encoder reads the whole source sentence once; the decoder then writes the translation one token at a '
-    + 'time, each new token looking at the source through cross-attention. Step through it, play it, or show it all: '
-    + 'every figure below shows the tokens generated so far. With several beams, the search keeps the best partial '
-    + 'translations at each step (their summed log-probabilities below).',
-  properties: ['text', 'beams', 'maxLength', 'shown'],
+    + 'time, each new token looking at the source through cross-attention (the heatmap below). Step through it, play '
+    + 'it, or show it all: every figure shows the tokens generated so far.',
+  properties: ['text', 'shown'],
   actions: [
     { id: 'play', label: '▶ Play', pauseLabel: '❚❚ Pause', title: 'Show the translation one generated token at a '
       + 'time (Pause stops it)',
@@ -222,30 +221,34 @@ const translate = {
   dependsOn: ['text', 'beams', 'maxLength', 'shown', 'backend', 'ablate'],
   needsOpen: true,
   compute: (ctx, v) => runTranslation(ctx, v),
+  // The translation only, so that the cross-attention's heatmap follows it on the first screen; the
+  // pieces and the beams go under the heatmap (tokenDetails).
   figures(r, v) {
     const n = shownCount(r, v);
     const words = r.targetPieces.slice(0, n);
-    const figures = [
-      { kind: 'text', id: 'translation',
-        text: `${r.translation}${n < r.targetPieces.length ? `  (showing ${n} of ${r.targetPieces.length} tokens: ${words.join(' ')})` : ''}` },
-      { kind: 'text', id: 'pieces', text: `Source pieces (${r.sourcePieces.length}): ${r.sourcePieces.join(' ')} · `
-        + `generated (${r.targetPieces.length}): ${r.targetPieces.join(' ')}` },
-    ];
-    if (r.beams > 1 && r.steps.length) {
-      const k = Math.min(Math.max(1, n), r.steps.length) - 1;
-      const s = r.steps[k];
-      // A beam with no possible next token (at the length limit only </s> is allowed) has the score
-      // -Infinity: it is counted as ended, not printed as a number.
-      const live = s.text.flatMap((t, b) => (Number.isFinite(s.scores[b]) ? [`“${t}” ${s.scores[b].toFixed(2)}`] : []));
-      const ended = s.text.length - live.length;
-      const beams = live.length ? `Beams after step ${k + 1} (summed log-probability): ${live.join(' · ')}` : `Step ${k + 1}: no beam can go on`;
-      figures.push({ kind: 'text', id: 'beams', text: `${beams}${ended && live.length ? ` · ${ended} ended` : ''}`
-        + `${s.finished.length ? ` · ${s.finished.length} finished with </s> at this step` : ''}. Best final score `
-        + `(÷ length): ${r.score.toFixed(3)}.` });
-    }
-    return figures;
+    return [{ kind: 'text', id: 'translation',
+      text: `${r.translation}${n < r.targetPieces.length ? `  (showing ${n} of ${r.targetPieces.length} tokens: ${words.join(' ')})` : ''}` }];
   },
 };
+
+/** The source's and the translation's pieces, and with several beams the search's state at the shown step. */
+function tokenDetails(r, n) {
+  const figures = [{ kind: 'text', id: 'pieces', text: `Source pieces (${r.sourcePieces.length}): ${r.sourcePieces.join(' ')} · `
+    + `generated (${r.targetPieces.length}): ${r.targetPieces.join(' ')}` }];
+  if (r.beams > 1 && r.steps.length) {
+    const k = Math.min(Math.max(1, n), r.steps.length) - 1;
+    const s = r.steps[k];
+    // A beam with no possible next token (at the length limit only </s> is allowed) has the score
+    // -Infinity: it is counted as ended, not printed as a number.
+    const live = s.text.flatMap((t, b) => (Number.isFinite(s.scores[b]) ? [`“${t}” ${s.scores[b].toFixed(2)}`] : []));
+    const ended = s.text.length - live.length;
+    const beams = live.length ? `Beams after step ${k + 1} (summed log-probability): ${live.join(' · ')}` : `Step ${k + 1}: no beam can go on`;
+    figures.push({ kind: 'text', id: 'beams', text: `${beams}${ended && live.length ? ` · ${ended} ended` : ''}`
+      + `${s.finished.length ? ` · ${s.finished.length} finished with </s> at this step` : ''}. Best final score `
+      + `(÷ length): ${r.score.toFixed(3)}.` });
+  }
+  return figures;
+}
 
 // Notebook 04's cell for this figure does not run as written; what it meant, and what the lab does.
 const NOTEBOOK_NOTE = 'In notebook 04 this figure\'s cell fails: model.generate(**inputs, output_attentions=True) '
@@ -257,10 +260,9 @@ const NOTEBOOK_NOTE = 'In notebook 04 this figure\'s cell fails: model.generate(
 const cross = {
   id: 'cross',
   title: 'Cross-attention: which source tokens each generated token read',
-  text: 'Rows are the generated tokens, columns the source tokens: each row is where the decoder looked while choosing '
-    + 'that token. First the last layer\'s weights averaged over its heads, as notebook 04 draws them; "Show" gives '
-    + 'the mean of every layer, or one layer and head. The lines show the same numbers between the two sentences: '
-    + 'hover or click a generated token to keep only its lines.',
+  text: 'Each row is a generated token, each column a source token: where the decoder looked while choosing that token '
+    + '(the last layer\'s heads averaged, as notebook 04 draws it; "Show" picks every layer, or one layer and head). '
+    + 'The lines under it show the same numbers between the two sentences: hover or click a token to keep its lines.',
   properties: ['crossView', 'layer', 'head'],
   dependsOn: ['text', 'beams', 'maxLength', 'shown', 'crossView', 'layer', 'head', 'backend', 'ablate'],
   needsOpen: true,
@@ -279,6 +281,7 @@ const cross = {
         weights: values, queryTitle: 'generated', keyTitle: 'source',
         caption: `Line opacity = weight (1 = solid). ${n} of ${r.targetPieces.length} generated tokens; each `
           + `one's lines sum to 1.` },
+      ...tokenDetails(r, n),
       { kind: 'text', id: 'cross-notebook', text: NOTEBOOK_NOTE },
     ];
   },
