@@ -4,9 +4,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, startLab } from './support.mjs';
 import { labFrame, parentPage } from './embed_support.mjs';
+import { recordCanvasText } from './first_screen_support.mjs';
 
 let lab;
-before(async () => { lab = await startLab(); });
+before(async () => {
+  lab = await startLab();
+  await lab.context.addInitScript(recordCanvasText);
+});
 after(async () => { await lab?.close(); });
 
 for (const [width, height] of [[480, 270], [640, 480], [1280, 720]]) {
@@ -31,6 +35,33 @@ for (const [width, height] of [[480, 270], [640, 480], [1280, 720]]) {
     assert.ok(geometry.header <= 1, 'no page header (its title is left for screen readers only)');
     await frame.click('#play');
     await frame.waitForFunction(() => document.getElementById('progress-text').dataset.state === 'done', null, { timeout: 30000 });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+// Issue 45, item 4: at 480x270 the heatmap was scaled as a whole to 5 px labels and the status was cut
+// ("· 20 step"); the figure now keeps its text legible with smaller cells, and the status wraps.
+for (const controls of ['full', 'min']) {
+  test(`embed[480x270, controls=${controls}]: the heatmap's text at least 10 px on screen, the status whole while training`, async () => {
+    const { page, problems } = await parentPage(lab, `<!doctype html><title>parent</title>
+      <iframe title="lab" style="width:480px;height:270px;border:0" src="index.html?embed=1&controls=${controls}&speed=20"></iframe>`);
+    const frame = await labFrame(page);
+    await frame.waitForFunction(() => document.getElementById('heatmap-main').dataset.layout);
+    await frame.click('#play');
+    await frame.waitForFunction(() => Number(document.getElementById('progress-text').dataset.step) >= 10, null, { timeout: 30000 });
+    const seen = await frame.evaluate(() => {
+      const c = document.getElementById('heatmap-main');
+      const perPx = c.getBoundingClientRect().width / c.width; // CSS px on screen per canvas px
+      const sizes = [...(c.__texts ?? new Map())].map(([text, px]) => [text, Math.round(px * perPx * 10) / 10]);
+      const status = document.getElementById('progress-text');
+      const box = status.getBoundingClientRect(), panel = status.closest('.panel').getBoundingClientRect();
+      return { smallest: sizes.sort((a, b) => a[1] - b[1])[0], labels: sizes.length, text: status.textContent,
+        cut: status.scrollWidth > status.clientWidth + 1 || status.scrollHeight > status.clientHeight + 1 || box.right > panel.right + 1 };
+    });
+    assert.ok(seen.labels > 5 && seen.smallest[1] >= 9.9, JSON.stringify(seen));
+    assert.match(seen.text, /^step \d+ of 200 · training · 20 steps\/s$/);
+    assert.equal(seen.cut, false, JSON.stringify(seen));
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -39,6 +39,8 @@ const GAP = 6;
  * the ticks out instead (issue 29: 11 px at least).
  */
 const HEATMAP_FONT_PX = 12;
+// A figure fitted to an embed's box keeps its text at least this size on screen (HeatmapView.fitted).
+const FIT_TEXT_PX = 10;
 
 /**
  * The title's lines within `room` CSS px (Infinity: one line): at its " — " first (a caption such as
@@ -61,6 +63,17 @@ function titleLines(ctx, title, room) {
     else lines.push(word);
   }
   return lines;
+}
+
+/**
+ * An axis title within `room` CSS px: whole where it fits, else its first part ("query" of "query =
+ * output position", "key" of "key (attended to)") where that fits, else nothing (the tooltip, the text
+ * alternative and the table still name the axes). A fitted embed's plot can be shorter than its y title.
+ */
+function titleWithin(ctx, title, room) {
+  if (ctx.measureText(title).width <= room) return title;
+  const first = title.split(/ = | \(/)[0];
+  return first !== title && ctx.measureText(first).width <= room ? first : '';
 }
 
 /**
@@ -202,7 +215,7 @@ export function drawHeatmap(canvas, model,
     ctx.save();
     ctx.translate(font / 2 + 2, top + plotH / 2);
     ctx.rotate(-Math.PI / 2);
-    ctx.fillText(model.yTitle ?? '', 0, 0);
+    ctx.fillText(titleWithin(ctx, model.yTitle ?? '', plotH + 2 * GAP), 0, 0);
     ctx.restore();
   }
   // Legend labels.
@@ -365,21 +378,36 @@ export class HeatmapView {
     this.redraw();
   }
 
-  /** How much the figure is scaled to fit its box (1 without a box). */
-  fitScale() {
-    if (!this.fit || !this.model) return 1;
-    const size = measureHeatmap(this.model,
-      { cell: this.cell, minPlotHeight: this.minPlotHeight, bare: this.bare, maxWidth: this.maxWidth });
-    // 0.25..3: below a quarter nothing is legible; above 3x the pixels only get bigger.
-    return Math.max(0.25, Math.min(3, this.fit.width / size.width, this.fit.height / size.height));
+  /**
+   * How the figure fits its box: {cell, minPlotHeight, scale} (its own cells and a scale of 1 without a
+   * box). Scaled as a whole while its text stays at least FIT_TEXT_PX on screen; in a smaller box (a
+   * 480x270 embed) the cells shrink instead and the text keeps that size (the ticks thin out), where
+   * scaling it all would have left 5 px labels.
+   */
+  fitted() {
+    const own = { cell: this.cell, minPlotHeight: this.minPlotHeight, scale: 1 };
+    if (!this.fit || !this.model) return own;
+    const scaleFor = (cell, minPlotHeight) => {
+      const size = measureHeatmap(this.model, { cell, minPlotHeight, bare: this.bare, maxWidth: this.maxWidth });
+      // 0.25..3: below a quarter nothing is legible; above 3x the pixels only get bigger.
+      return Math.max(0.25, Math.min(3, this.fit.width / size.width, this.fit.height / size.height));
+    };
+    const legible = FIT_TEXT_PX / HEATMAP_FONT_PX;
+    const scale = scaleFor(this.cell, this.minPlotHeight);
+    if (scale >= legible) return { ...own, scale };
+    for (let cell = this.cell - 1; cell >= 2; cell--) {
+      const smaller = scaleFor(cell, 0);
+      if (smaller >= legible) return { cell, minPlotHeight: 0, scale: smaller };
+    }
+    return { cell: 2, minPlotHeight: 0, scale: scaleFor(2, 0) };
   }
 
   redraw() {
     if (!this.model) return;
-    const fit = this.fitScale();
+    const { cell, minPlotHeight, scale: fit } = this.fitted();
     this.layout = drawHeatmap(this.canvas, this.model, {
-      cell: this.cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus,
-      minPlotHeight: this.minPlotHeight, bare: this.bare, maxWidth: this.maxWidth,
+      cell, scale: (window.devicePixelRatio || 1) * fit, palette: this.palette, focus: this.focus,
+      minPlotHeight, bare: this.bare, maxWidth: this.maxWidth,
     });
     // The backing store is at devicePixelRatio x fit; the CSS box is the layout x fit.
     this.canvas.style.width = `${this.layout.width * fit}px`;
