@@ -118,4 +118,8 @@ export const barsKind = {
     const i = hitBar(f, L, x);
     return i < 0 ? '' : describeBar(f, i);
   },
+  // Where the keyboard steps (figures.js): each bar's middle, left to right.
+  // (Array.from: the values may be a Float32Array, whose map would make numbers of these points.)
+  spots: (f, L) => Array.from(f.values, (_, i) => ({ x: L.left + (i + 0.5) * ((L.width - L.left - L.right) / f.values.length),
+    y: L.top + (L.height - L.top - L.bottom) / 2 })),
 };

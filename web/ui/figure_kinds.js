@@ -5,7 +5,9 @@
 //   an element:  {create(view, figure, board) (sets view.node), show(view, figure, palette)}
 //   a canvas:    {draw(canvas, figure, scale?) -> layout ({width, height, ...} in CSS px),
 //                 label?(figure) -> the canvas's aria-label (default: the title),
-//                 textAt?(figure, layout, x, y) -> the tooltip at that point ('' for none)}
+//                 textAt?(figure, layout, x, y) -> the tooltip at that point ('' for none; a tap shows it too),
+//                 spots?(figure, layout) -> [{x, y}] the points the keyboard's arrows step through, in
+//                 order, the tooltip saying textAt there}
 //   a canvas that answers clicks and keys: a canvas kind with `pick`, the behaviour of its picks
 //                (head_view_figure.js, model_grid_figure.js: what FigureBoard asks of it is there).
 // A new kind is a file with its drawing and one line here.

@@ -82,7 +82,19 @@ export class FigureBoard {
     view.node.append(canvas, tooltip);
     view.layout = null;
     canvas.addEventListener('pointermove', (e) => (type.pick ? this.hoverPick(view, e) : this.hover(view, e)));
-    canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
+    // A finger has no hover, and its pointer "leaves" as it lifts: a tap shows what is under it, kept
+    // until the next tap (as the heatmaps do); a mouse's tooltip goes when it leaves.
+    canvas.addEventListener('pointerleave', (e) => { if (e.pointerType === 'mouse' || type.pick) tooltip.hidden = true; });
+    if (!type.pick && type.textAt) {
+      canvas.addEventListener('pointerup', (e) => { if (e.pointerType !== 'mouse') this.hover(view, e); });
+      // The keyboard steps through what the tooltip names (the kind's spots: each bar, image, token or
+      // step), saying it beside it; Escape or leaving the figure hides it.
+      if (type.spots) {
+        view.spot = -1;
+        canvas.addEventListener('keydown', (e) => this.stepSpot(view, e));
+        canvas.addEventListener('blur', () => { tooltip.hidden = true; view.spot = -1; });
+      }
+    }
     if (type.pick) {
       // pick: undefined (follow the figure's `selected`), null (released) or the user's pick;
       // pointer / cursor: the hovered token and the keyboard's place (drawn, never exported).
@@ -182,6 +194,28 @@ export class FigureBoard {
     view.tooltip.textContent = text;
     view.tooltip.style.left = `${e.clientX - rect.left + 12}px`;
     view.tooltip.style.top = `${e.clientY - rect.top + 12}px`;
+  }
+
+  /** Arrows (and Home, End) move through a figure's spots, the tooltip saying each; Escape hides it. */
+  stepSpot(view, e) {
+    if (!view.layout) return;
+    const spots = view.type.spots(view.figure, view.layout);
+    if (!spots.length) return;
+    const last = spots.length - 1;
+    const to = { ArrowRight: view.spot + 1, ArrowDown: view.spot + 1, ArrowLeft: view.spot - 1, ArrowUp: view.spot - 1,
+      Home: 0, End: last }[e.key];
+    if (e.key === 'Escape') {
+      if (view.spot < 0) return;
+      e.preventDefault();
+      view.spot = -1;
+      view.tooltip.hidden = true;
+      return;
+    }
+    if (to === undefined) return;
+    e.preventDefault();
+    view.spot = Math.max(0, Math.min(last, view.spot < 0 && to < 0 ? 0 : to));
+    const { x, y } = spots[view.spot];
+    this.tip(view, view.type.textAt(view.figure, view.layout, x, y), x, y);
   }
 
   /** Shows `text` in the tooltip near (x, y) in the layout's CSS px; flipped left near the page's edge. */

@@ -159,4 +159,5 @@ export const graphKind = {
     const i = hitNode(L, x, y);
     return i < 0 ? '' : describeNode(f, i);
   },
+  spots: (f, L) => L.points.map((p) => ({ x: p.x, y: p.y })), // the tokens, in reading order
 };

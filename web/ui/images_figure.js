@@ -128,4 +128,9 @@ export const imagesKind = {
     const i = hitImage(f, L, x, y);
     return i < 0 ? '' : f.names?.[i] ?? (f.labels ? `image ${i}, label ${f.labels[i]}` : `image ${i}`);
   },
+  // Each image's middle, in reading order (where the keyboard steps, figures.js).
+  spots: (f, L) => Array.from(f.images, (_, i) => {
+    const o = cellOrigin(L, i);
+    return { x: o.x + Math.floor((L.cellW - L.gap - L.side) / 2) + L.side / 2, y: o.y + L.side / 2 };
+  }),
 };

@@ -280,4 +280,8 @@ export const phaseTimelineKind = {
     if (y < top || y > bottom) return '';
     return valuesAt(f, nearest(f, ((x - MARGIN.left) / (layout.width - MARGIN.left - MARGIN.right)) * layout.xMax));
   },
+  // Each reported step, left to right, in the first pane (where the keyboard steps, figures.js).
+  spots: (f, layout) => Array.from(f.steps, (step) => ({
+    x: MARGIN.left + (step / layout.xMax) * (layout.width - MARGIN.left - MARGIN.right),
+    y: layout.panes[0].y + layout.panes[0].h / 2 })),
 };

@@ -104,4 +104,6 @@ export const pipelineKind = {
     });
     return n ? nodeText(n, f) : '';
   },
+  // Each box's middle, in the order the steps run (where the keyboard steps, figures.js).
+  spots: (f, L) => f.nodes.map((n) => ({ x: L.boxes[n.id].x + L.boxes[n.id].w / 2, y: L.boxes[n.id].y + L.boxes[n.id].h / 2 })),
 };

@@ -1,0 +1,97 @@
+// What a figure's tooltip says, for a keyboard and a finger too (issue 45, item 5: WCAG 2.1 2.1.1, a
+// focused figure reads its values; a tap, as a finger has no hover). The canvas figures other than the
+// heatmaps and the pickable ones (images, bars, graph, pipeline, phase timeline): the arrows step through
+// their spots (each image, bar, token, step) with the tooltip saying each, Home and End go to the ends,
+// Escape hides it; a tap shows what is under the finger and keeps it once the finger lifts.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, startLab } from './support.mjs';
+
+let lab;
+before(async () => { lab = await startLab(); });
+after(async () => { await lab?.close(); });
+
+const tipOf = (page, id) => page.locator(`canvas[data-figure="${id}"] + .tooltip`);
+async function said(page, id) {
+  const tip = tipOf(page, id);
+  return (await tip.isHidden()) ? null : tip.textContent();
+}
+
+test('the keyboard: the Lookup pairs (images) and the One query pipeline say each spot in turn', async () => {
+  const { page, problems } = await openPage(lab, '?lab=lookup', { viewport: { width: 1280, height: 800 } });
+  const grid = page.locator('canvas[data-figure="pairs-grid"]');
+  await grid.waitFor();
+  await grid.focus();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await said(page, 'pairs-grid'), /^held-out query \d+, label \d$/);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await said(page, 'pairs-grid'), /^its retrieval; top match a \d \((same|another) label\)$/);
+  await page.keyboard.press('End');
+  assert.match(await said(page, 'pairs-grid'), /^its retrieval/); // the last of 32 images: a retrieval
+  await page.keyboard.press('Escape');
+  assert.equal(await said(page, 'pairs-grid'), null);
+  // Bars: section 4's softmax weights over the database, one bar after another.
+  const bars = page.locator('canvas[data-figure="soft-weights"]');
+  await bars.scrollIntoViewIfNeeded();
+  await page.waitForSelector('canvas[data-figure="soft-weights"][data-drawn]');
+  await bars.focus();
+  await page.keyboard.press('ArrowRight');
+  const first = await said(page, 'soft-weights');
+  await page.keyboard.press('ArrowRight');
+  const second = await said(page, 'soft-weights');
+  assert.match(first, /^database image 0, label \d: weight \d\.\d{4}$/);
+  assert.match(second, /^database image 1, label \d: weight \d\.\d{4}$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // A graph: the Scaled lab's flow of a sentence, token after token.
+  const scaled = await openPage(lab, '?lab=scaled', { viewport: { width: 1280, height: 800 } });
+  const flow = scaled.page.locator('canvas[data-figure="flow-0"]');
+  await flow.scrollIntoViewIfNeeded();
+  await scaled.page.waitForSelector('canvas[data-figure="flow-0"][data-drawn]');
+  await flow.focus();
+  await scaled.page.keyboard.press('ArrowRight');
+  assert.match(await said(scaled.page, 'flow-0'), /^The₀ (attends to .* \d\.\d{2}|: no weight above the threshold)/);
+  await scaled.page.keyboard.press('ArrowRight');
+  assert.match(await said(scaled.page, 'flow-0'), /^cat /);
+  assert.deepEqual(scaled.problems, []);
+  await scaled.page.close();
+
+  const count = await openPage(lab, '?lab=count', { viewport: { width: 390, height: 844 } });
+  const pipeline = count.page.locator('canvas[data-figure="build-pipeline"]');
+  await pipeline.waitFor();
+  await pipeline.focus();
+  const steps = [];
+  for (let i = 0; i < 8; i++) {
+    await count.page.keyboard.press('ArrowDown');
+    steps.push(await said(count.page, 'build-pipeline'));
+  }
+  assert.deepEqual(steps.map((t) => t.split(',')[0]), ['1. make_batch', '2. embedding', 'query', '3. keys', '4. values',
+    '5. attention', '6. weighted', '7. forward']);
+  assert.match(steps[5], /^5\. attention, shape \(4, 1, 10\): model\.attention\(model\.embed\(x\)\)$/);
+  await count.page.keyboard.press('ArrowDown'); // past the last: stays there
+  assert.equal((await said(count.page, 'build-pipeline')).split(',')[0], '7. forward');
+  await count.page.keyboard.press('Tab'); // leaving the figure hides it
+  assert.equal(await said(count.page, 'build-pipeline'), null);
+  assert.deepEqual(count.problems, []);
+  await count.page.close();
+});
+
+test('a tap at 390x844: the Lookup pair under the finger is named, and stays named once it lifts', async () => {
+  const { page, problems } = await openPage(lab, '?lab=lookup', { viewport: { width: 390, height: 844 } });
+  const grid = page.locator('canvas[data-figure="pairs-grid"]');
+  await grid.waitFor();
+  await grid.scrollIntoViewIfNeeded();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
+  const box = await grid.boundingBox();
+  // The first image of the grid: the first held-out query (its top-left corner, a few px in).
+  const x = box.x + 12, y = box.y + 40;
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await page.waitForFunction(() => !document.querySelector('canvas[data-figure="pairs-grid"] + .tooltip').hidden, null, { timeout: 5000 });
+  await page.waitForTimeout(300);
+  assert.match(await said(page, 'pairs-grid'), /^held-out query \d+, label \d$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
