@@ -5,7 +5,7 @@
 // Escape hides it; a tap shows what is under the finger and keeps it once the finger lifts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, startLab } from './support.mjs';
+import { canvasPixels, openPage, startLab } from './support.mjs';
 
 let lab;
 before(async () => { lab = await startLab(); });
@@ -41,6 +41,19 @@ test('the keyboard: the Lookup pairs (images) and the One query pipeline say eac
   const second = await said(page, 'soft-weights');
   assert.match(first, /^database image 0, label \d: weight \d\.\d{4}$/);
   assert.match(second, /^database image 1, label \d: weight \d\.\d{4}$/);
+  // The largest weight's bar is marked by a triangle over it, not by its colour alone; its label says so.
+  const geometry = JSON.parse(await bars.getAttribute('data-bars'));
+  const px = await canvasPixels(page, 'canvas[data-figure="soft-weights"]');
+  const k = px.width / Number((await bars.evaluate((c) => c.style.width)).replace('px', ''));
+  const dark = (i) => {
+    // Just above the bar's top (its value's y, the largest at geometry.top): the triangle's pixels, or the background.
+    const x = Math.round((geometry.left + (i + 0.5) * geometry.barW) * k), y = Math.round((geometry.top - 3) * k);
+    const o = (y * px.width + x) * 4;
+    return px.data[o] + px.data[o + 1] + px.data[o + 2] < 3 * 128;
+  };
+  assert.equal(dark(geometry.highlight), true, 'a dark triangle over the marked bar');
+  assert.equal(dark(geometry.highlight === 0 ? 1 : 0), false, 'nothing over another');
+  assert.match(await bars.getAttribute('aria-label'), /; marked ▼: database image \d+, label \d: weight \d\.\d{4}$/);
   assert.deepEqual(problems, []);
   await page.close();
 

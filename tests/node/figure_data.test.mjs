@@ -15,6 +15,10 @@ test('a heatmap: a row per query with its tick, a column per key', () => {
 test('bars, a chart and a graph', () => {
   assert.deepEqual(figureTable({ kind: 'bars', title: 'p', values: [0.1, -2e-5], labels: ['x', 'y'], yTitle: 'probability' }).rows,
     [['x', '0.1000'], ['y', '-2.000e-5']]);
+  // The highlighted bar says so in words (its colour is not the only cue), and is a row even in a long series.
+  assert.deepEqual(figureTable({ kind: 'bars', title: 'p', values: [0.1, 0.5], highlight: 1 }).rows, [['0', '0.1000'], ['1 (marked ▼)', '0.5000']]);
+  const long = figureTable({ kind: 'bars', title: 'w', values: Array.from({ length: 1000 }, (_, i) => i), highlight: 3 });
+  assert.ok(long.rows.some((r) => r[0] === '3 (marked ▼)'), 'the marked bar is listed');
   const chart = figureTable({ kind: 'chart', title: 'loss', xTitle: 'step', series: [
     { label: 'train', kind: 'line', ys: [3, 2, 1] }, { label: 'eval', kind: 'points', points: [{ x: 2, y: 2.5 }] },
     { label: 'chance', kind: 'dashed', y: 2.3 }] });

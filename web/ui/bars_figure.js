@@ -8,6 +8,7 @@ import { FONT_PX, TITLE_H, prepareCanvas } from './figure_canvas.js';
 const MAX_LABELLED = 40;   // more bars than this: index ticks (labels would be a few px apart)
 const LABEL_CHARS = 12;    // longer labels are cut, with an ellipsis
 const SLANT = Math.PI / 4; // labels at 45°
+const MARK_HALF = 4;       // the highlighted bar's triangle, half its width (CSS px)
 
 const cut = (text) => (text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text);
 
@@ -60,6 +61,18 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
     ctx.fillRect(L.left + i * barW + (barW > 3 ? 0.5 : 0), top, Math.max(1, barW - (barW > 3 ? 1 : 0)),
       Math.max(h, 0.5));
   }
+  // The highlighted bar (the largest weight, the chosen image) is marked by a triangle over it too, not by
+  // its colour alone (WCAG 1.4.1).
+  if (Number.isInteger(f.highlight) && f.highlight >= 0 && f.highlight < n) {
+    const cx = L.left + (f.highlight + 0.5) * barW, tip = Math.min(y(f.values[f.highlight]), g.zeroY) - 1;
+    ctx.fillStyle = colors.text;
+    ctx.beginPath();
+    ctx.moveTo(cx, tip);
+    ctx.lineTo(cx - MARK_HALF, tip - MARK_HALF - 1);
+    ctx.lineTo(cx + MARK_HALF, tip - MARK_HALF - 1);
+    ctx.closePath();
+    ctx.fill();
+  }
   // the x labels, under the plot's bottom (below the lowest bar)
   ctx.fillStyle = colors.muted;
   if (g.labels) {
@@ -108,12 +121,15 @@ function hitBar(f, L, x) {
 
 function describeBar(f, i) {
   const label = f.labels ? `, label ${f.labels[i]}` : '';
-  return `${f.xTitle ?? 'item'} ${i}${label}: ${f.yTitle ?? 'value'} ${Number(f.values[i]).toFixed(4)}`;
+  return `${f.xTitle ?? 'item'} ${i}${label}: ${f.yTitle ?? 'value'} ${Number(f.values[i]).toFixed(4)}`
+    + `${i === f.highlight ? ' (marked ▼)' : ''}`;
 }
 
 /** The kind as figure_kinds.js lists it: how it draws and what the tooltip says. */
 export const barsKind = {
   draw: drawBars,
+  label: (f) => `${f.title}${Number.isInteger(f.highlight) && f.values[f.highlight] !== undefined
+    ? `; marked ▼: ${describeBar(f, f.highlight).replace(' (marked ▼)', '')}` : ''}`,
   textAt(f, L, x) {
     const i = hitBar(f, L, x);
     return i < 0 ? '' : describeBar(f, i);

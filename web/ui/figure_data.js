@@ -38,10 +38,15 @@ export function heatmapTable(f, { format = number, caption = null, most = MAX_RO
 /** Bars: a row per bar, its label and value. */
 function barsTable(f) {
   const { at, note } = sampled(f.values.length);
+  // The highlighted bar is always a row (a long series may skip it), and says so in words.
+  if (Number.isInteger(f.highlight) && f.highlight >= 0 && f.highlight < f.values.length && !at.includes(f.highlight)) {
+    at.push(f.highlight);
+    at.sort((a, b) => a - b);
+  }
   return {
     caption: `${f.title}${note}.`,
     columns: [f.yTitle ?? 'value'],
-    rows: at.map((i) => [f.labels?.[i] ?? String(i), number(f.values[i])]),
+    rows: at.map((i) => [`${f.labels?.[i] ?? String(i)}${i === f.highlight ? ' (marked ▼)' : ''}`, number(f.values[i])]),
     corner: f.xTitle ?? '',
   };
 }
