@@ -95,6 +95,11 @@ for (const size of SCREENS) {
     assert.ok(late.loss < 1.5, `after it, low: read ${late.loss.toFixed(2)}`);
     assert.ok(drawn.marked.length === 4 && drawn.marked.every((n) => n >= 10), `the marker crosses every pane: ${drawn.marked}`);
     assert.ok(drawn.markerX > drawn.pane.x && drawn.markerX < drawn.pane.x + drawn.pane.w);
+    // Not by colour alone (issue 45, item 5): the heads of one layer share a line style, so each carries its
+    // own marker along its lines (and in the legend).
+    const marks = JSON.parse(await page.getAttribute('canvas[data-figure="timeline"]', 'data-layout')).headMarks;
+    assert.deepEqual(marks.map((m) => m.shape), ['circle', 'square', 'circle', 'square']);
+    assert.ok(marks.every((m) => m.count >= 3 * 3), JSON.stringify(marks)); // at least 3 on each of its 3 score panes
 
     // The strongest induction head, named by the Switch heads off section; its map lit along the stripe.
     await page.waitForFunction(() => /The strongest induction head is \d\.\d\./.test(document.querySelector('[data-figure="ablate-text"]')?.textContent ?? ''));

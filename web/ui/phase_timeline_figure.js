@@ -1,8 +1,10 @@
 // The Induction lab's timeline (a figure kind of figure_kinds.js): panes stacked on one step axis, the
 // losses on top and one pane per head score below it, with the phase change marked across all of them by
 // a vertical line and its words. A head keeps its colour in every pane and its layer its line style
-// (solid layer 0, dashed layer 1, dotted layer 2, dash-dot layer 3), and the legend names both, so colour
-// is never the only cue; the tooltip (hover, or the keyboard's arrows) reads every value at a step.
+// (solid layer 0, dashed layer 1, dotted layer 2, dash-dot layer 3) and its place in the layer a marker
+// shape along its line (circle, square, triangle, ...), and the legend names all three, so colour is never
+// the only cue (two heads of one layer share a line style); the tooltip (hover, or the keyboard's arrows)
+// reads every value at a step.
 //
 // figure: {kind: 'phasetimeline', id, title, xTitle, steps: [step] (the points' x), layers, heads,
 //          panes: [{title, yMin, yMax, heads? (true: one series a head), series: [{label, ys ([value] a point;
@@ -15,6 +17,41 @@ import { themeColors } from './theme.js';
 // dark panel): the heads' colours, in order.
 const HEAD_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00'];
 const LAYER_DASH = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
+// A head's marker by its place in its layer (as its colour), drawn a few times along its line.
+const HEAD_MARKS = ['circle', 'square', 'triangle', 'diamond', 'cross', 'plus'];
+const MARKS_PER_LINE = 5;
+
+/** A marker of `shape` centred at (x, y), in the current fill and stroke colour. */
+function drawMark(ctx, shape, x, y, r = 3.2) {
+  ctx.beginPath();
+  if (shape === 'circle') ctx.arc(x, y, r, 0, 2 * Math.PI);
+  else if (shape === 'square') ctx.rect(x - r * 0.85, y - r * 0.85, r * 1.7, r * 1.7);
+  else if (shape === 'triangle') {
+    ctx.moveTo(x, y - r);
+    ctx.lineTo(x + r, y + r * 0.8);
+    ctx.lineTo(x - r, y + r * 0.8);
+    ctx.closePath();
+  } else if (shape === 'diamond') {
+    ctx.moveTo(x, y - r);
+    ctx.lineTo(x + r, y);
+    ctx.lineTo(x, y + r);
+    ctx.lineTo(x - r, y);
+    ctx.closePath();
+  }
+  if (shape === 'cross' || shape === 'plus') {
+    const d = shape === 'cross' ? r * 0.8 : r;
+    ctx.lineWidth = 1.6;
+    if (shape === 'cross') {
+      ctx.moveTo(x - d, y - d); ctx.lineTo(x + d, y + d); ctx.moveTo(x + d, y - d); ctx.lineTo(x - d, y + d);
+    } else {
+      ctx.moveTo(x - d, y); ctx.lineTo(x + d, y); ctx.moveTo(x, y - d); ctx.lineTo(x, y + d);
+    }
+    ctx.stroke();
+  } else {
+    ctx.fill();
+  }
+}
+const headMark = (f, i) => HEAD_MARKS[(i % f.heads) % HEAD_MARKS.length];
 
 const MARGIN = { left: 46, right: 12, bottom: 36 };
 const LOSS_PANE = 150, SCORE_PANE = 78, PANE_GAP = 26, LEGEND_ROW = 16;
@@ -49,13 +86,13 @@ function legendEntries(ctx, f, width, top, colors) {
   ctx.font = LEGEND_FONT(colors);
   const out = [];
   let x = MARGIN.left, y = top;
-  const add = (label, color, dash) => {
+  const add = (label, color, dash, mark = null) => {
     const w = LEGEND_SWATCH + 4 + ctx.measureText(label).width + 12;
     if (x > MARGIN.left && x + w > width - MARGIN.right) {
       x = MARGIN.left;
       y += LEGEND_ROW;
     }
-    out.push({ label, color, dash, x, y });
+    out.push({ label, color, dash, mark, x, y });
     x += w;
   };
   for (const s of f.panes[0].series) add(s.label, seriesColor(s, colors, f), s.dash ?? []);
@@ -63,7 +100,7 @@ function legendEntries(ctx, f, width, top, colors) {
   y += LEGEND_ROW;
   for (let i = 0; i < f.layers * f.heads; i++) {
     add(`head ${Math.floor(i / f.heads)}.${i % f.heads}`, headColor(f, i),
-      LAYER_DASH[Math.floor(i / f.heads) % LAYER_DASH.length]);
+      LAYER_DASH[Math.floor(i / f.heads) % LAYER_DASH.length], headMark(f, i));
   }
   return { entries: out, bottom: y + LEGEND_ROW };
 }
@@ -115,8 +152,9 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
   ctx.textBaseline = 'alphabetic';
   L.title.forEach((line, i) => ctx.fillText(line, 8, 16 + i * TITLE_LINE));
   drawLegend(ctx, L, colors);
+  const marks = [];
   f.panes.forEach((pane, i) => drawPane(ctx, f, pane, L.panes[i], L.paneTitles[i], L, colors,
-    i === f.panes.length - 1));
+    i === f.panes.length - 1, marks));
   if (f.marker) {
     const x = Math.round(L.px(f.marker.step)) + 0.5;
     const top = L.panes[0].y, bottom = L.panes.at(-1).y + L.panes.at(-1).h;
@@ -142,7 +180,8 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
   // Where the panes are (CSS px; the canvas holds `scale` pixels a CSS px), for a test reading the pixels back.
   canvas.dataset.layout = JSON.stringify({ scale,
     panes: L.panes.map((p, i) => ({ ...p, yMin: f.panes[i].yMin, yMax: f.panes[i].yMax })), xMax: L.xMax,
-    markerX: f.marker ? L.px(f.marker.step) : null, lineColor: seriesColor(f.panes[0].series[0], colors, f) });
+    markerX: f.marker ? L.px(f.marker.step) : null, lineColor: seriesColor(f.panes[0].series[0], colors, f),
+    headMarks: Array.from({ length: f.layers * f.heads }, (_, i) => ({ head: i, shape: headMark(f, i), count: marks[i] ?? 0 })) });
   return L;
 }
 
@@ -150,7 +189,7 @@ function draw(canvas, f, scale = devicePixelRatio || 1) {
 function drawLegend(ctx, L, colors) {
   ctx.font = LEGEND_FONT(colors);
   ctx.textBaseline = 'middle';
-  for (const { label, color, dash, x, y } of L.legend) {
+  for (const { label, color, dash, mark, x, y } of L.legend) {
     ctx.strokeStyle = color;
     ctx.lineWidth = 2;
     ctx.setLineDash(dash);
@@ -159,6 +198,10 @@ function drawLegend(ctx, L, colors) {
     ctx.lineTo(x + LEGEND_SWATCH, y);
     ctx.stroke();
     ctx.setLineDash([]);
+    if (mark) {
+      ctx.fillStyle = color;
+      drawMark(ctx, mark, x + LEGEND_SWATCH / 2, y);
+    }
     ctx.fillStyle = colors.text;
     ctx.fillText(label, x + LEGEND_SWATCH + 4, y);
   }
@@ -175,7 +218,8 @@ function seriesColor(s, colors, f) {
   return [colors.series[0], colors.series[1], colors.muted][s.color ?? 0] ?? colors.text;
 }
 
-function drawPane(ctx, f, pane, rect, titleLines, L, colors, last) {
+/** One pane; counts the heads' markers it draws into marks[head]. */
+function drawPane(ctx, f, pane, rect, titleLines, L, colors, last, marks) {
   const py = (y) => rect.y + rect.h - ((Math.min(pane.yMax,
     Math.max(pane.yMin, y)) - pane.yMin) / (pane.yMax - pane.yMin || 1)) * rect.h;
   ctx.font = PANE_TITLE_FONT(colors);
@@ -232,6 +276,18 @@ function drawPane(ctx, f, pane, rect, titleLines, L, colors, last) {
     });
     ctx.stroke();
     ctx.setLineDash([]);
+    if (s.head !== undefined) {
+      // Its marker at a few points along it, each head at its own offset so that two close lines' marks
+      // do not sit on one another.
+      ctx.fillStyle = ctx.strokeStyle;
+      const points = s.ys.flatMap((y, k) => (Number.isFinite(y) ? [[L.px(xs[k]), py(y)]] : []));
+      const stride = Math.max(1, Math.floor(points.length / MARKS_PER_LINE));
+      const offset = Math.floor((stride * ((s.head % f.heads) + 0.5)) / f.heads);
+      for (let k = offset; k < points.length; k += stride) {
+        drawMark(ctx, headMark(f, s.head), points[k][0], points[k][1]);
+        marks[s.head] = (marks[s.head] ?? 0) + 1;
+      }
+    }
   }
   ctx.restore();
 }
