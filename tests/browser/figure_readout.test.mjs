@@ -53,7 +53,7 @@ test('the keyboard: the Lookup pairs (images) and the One query pipeline say eac
   };
   assert.equal(dark(geometry.highlight), true, 'a dark triangle over the marked bar');
   assert.equal(dark(geometry.highlight === 0 ? 1 : 0), false, 'nothing over another');
-  assert.match(await bars.getAttribute('aria-label'), /; marked ▼: database image \d+, label \d: weight \d\.\d{4}$/);
+  assert.match(await bars.getAttribute('aria-label'), /\. Marked ▼: database image \d+, label \d: weight \d\.\d{4}$/);
   assert.deepEqual(problems, []);
   await page.close();
 
@@ -105,6 +105,27 @@ test('a tap at 390x844: the Lookup pair under the finger is named, and stays nam
   await page.waitForFunction(() => !document.querySelector('canvas[data-figure="pairs-grid"] + .tooltip').hidden, null, { timeout: 5000 });
   await page.waitForTimeout(300);
   assert.match(await said(page, 'pairs-grid'), /^held-out query \d+, label \d$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a long bars title wraps to the figure\'s width, none of it cut (the Pretrained lab\'s five likeliest tokens at 390x844)', async () => {
+  const { page, problems } = await openPage(lab, `?lab=pretrained&text=${encodeURIComponent('The quick brown fox jumps over the extraordinarily lazy dog near the riverbank')}`,
+    { viewport: { width: 390, height: 844 } });
+  await page.click('text=Mask a word');
+  const bars = page.locator('canvas[data-figure="mask-0"]');
+  await bars.waitFor();
+  await page.waitForSelector('canvas[data-figure="mask-0"][data-drawn]');
+  const seen = await bars.evaluate((c) => {
+    const lines = JSON.parse(c.dataset.titleLines);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `600 13px ${getComputedStyle(document.documentElement).getPropertyValue('--canvas-font')}`;
+    return { lines, widest: Math.max(...lines.map((l) => ctx.measureText(l).width)), width: parseFloat(c.style.width),
+      title: c.getAttribute('aria-label').split('. Marked')[0] };
+  });
+  assert.ok(seen.lines.length >= 2, JSON.stringify(seen));
+  assert.equal(seen.lines.join(' '), seen.title);
+  assert.ok(seen.widest <= seen.width - 2, JSON.stringify(seen));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -3,12 +3,14 @@
 // With labels (the neuron view's key tokens) and few enough bars, each bar is named by its label under
 // the axis, slanted; otherwise every few bars by index. Negative values hang below the zero line, which
 // stays inside the plot, so no bar reaches the labels. Hovering a bar names it and its value.
-import { FONT_PX, TITLE_H, prepareCanvas } from './figure_canvas.js';
+import { FONT_PX, TITLE_H, prepareCanvas, wordLines } from './figure_canvas.js';
+import { themeColors } from './theme.js';
 
 const MAX_LABELLED = 40;   // more bars than this: index ticks (labels would be a few px apart)
 const LABEL_CHARS = 12;    // longer labels are cut, with an ellipsis
 const SLANT = Math.PI / 4; // labels at 45°
 const MARK_HALF = 4;       // the highlighted bar's triangle, half its width (CSS px)
+const TITLE_LINE = FONT_PX + 5; // a wrapped title's line height (CSS px)
 
 const cut = (text) => (text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text);
 
@@ -16,14 +18,15 @@ const cut = (text) => (text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS 
  * Where everything goes, from the figure alone (no canvas: tests check it in Node): the layout, the
  * value range [lo, hi] (0 always inside), the y of the zero line and of a value, and the labels drawn.
  */
-export function barsGeometry(f) {
+export function barsGeometry(f, titleLines = 1) {
   const n = f.values.length;
+  const extra = (Math.max(1, titleLines) - 1) * TITLE_LINE; // a title wrapped to more lines pushes the plot down
   const labels = f.labels && n <= MAX_LABELLED ? f.labels.map((l) => cut(String(l))) : null;
   // Slanted labels take their width times sin 45° below the axis (an estimate: 0.6 em per character).
   const labelDrop = labels ? Math.ceil(Math.max(...labels.map((l) => l.length), 1) * (FONT_PX - 1) * 0.6 * Math.sin(SLANT)) + 6 : 0;
   // As wide as the board allows (f.room, CSS px: a phone), up to 520: its text stays at full size.
-  const L = { width: Math.max(240, Math.min(520, f.room ?? 520)), height: 190 + labelDrop, left: 58, right: 10,
-    top: TITLE_H + 6, bottom: 38 + labelDrop };
+  const L = { width: Math.max(240, Math.min(520, f.room ?? 520)), height: 190 + labelDrop + extra, left: 58, right: 10,
+    top: TITLE_H + 6 + extra, bottom: 38 + labelDrop };
   let lo = 0, hi = 0;
   for (const v of f.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   if (hi === lo) hi = lo + 1;
@@ -32,8 +35,16 @@ export function barsGeometry(f) {
   return { L, lo, hi, y, zeroY: y(0), plotBottom: L.top + plotH, labels, barW: (L.width - L.left - L.right) / n };
 }
 
+/** The title's lines at the figure's width (a long one, the Pretrained lab's five likeliest tokens, wraps). */
+function titleLinesOf(canvas, f) {
+  const ctx = canvas.getContext('2d');
+  ctx.font = `600 ${FONT_PX + 1}px ${themeColors().font}`;
+  return wordLines(ctx, f.title ?? '', barsGeometry(f).L.width - 4);
+}
+
 function drawBars(canvas, f, scale = devicePixelRatio || 1) {
-  const g = barsGeometry(f);
+  const lines = titleLinesOf(canvas, f);
+  const g = barsGeometry(f, lines.length);
   const { L, lo, hi, y, barW } = g;
   const { ctx, colors } = prepareCanvas(canvas, L, scale);
   const n = f.values.length;
@@ -92,6 +103,7 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
       g.plotBottom + 3);
   }
   canvas.dataset.xLabels = JSON.stringify(g.labels ?? []);
+  canvas.dataset.titleLines = JSON.stringify(lines);
   // Where the bars are (CSS px), so a test can read each bar's height back from the pixels.
   canvas.dataset.bars = JSON.stringify({ n, left: L.left, barW, zeroY: g.zeroY, lo, hi, top: y(hi),
     highlight: f.highlight ?? null });
@@ -99,7 +111,7 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   ctx.font = `600 ${FONT_PX + 1}px ${colors.font}`;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
-  ctx.fillText(f.title ?? '', 0, 2);
+  lines.forEach((line, i) => ctx.fillText(line, 0, 2 + i * TITLE_LINE));
   ctx.font = `${FONT_PX}px ${colors.font}`;
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';
@@ -129,7 +141,7 @@ function describeBar(f, i) {
 export const barsKind = {
   draw: drawBars,
   label: (f) => `${f.title}${Number.isInteger(f.highlight) && f.values[f.highlight] !== undefined
-    ? `; marked ▼: ${describeBar(f, f.highlight).replace(' (marked ▼)', '')}` : ''}`,
+    ? `. Marked ▼: ${describeBar(f, f.highlight).replace(' (marked ▼)', '')}` : ''}`,
   textAt(f, L, x) {
     const i = hitBar(f, L, x);
     return i < 0 ? '' : describeBar(f, i);
