@@ -68,6 +68,22 @@ test('count: one-hot + Linear is an embedding lookup of W^T + b: an Embedding mo
   }
 });
 
+/** `steps` staged steps of trainer t on the SIMD128 kernel, as the page's WebGPU steps run: [{s (the kernel
+ *  call's arguments), r (the step's result)}]. */
+async function stagedSteps(m, t, steps) {
+  const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
+  const out = [];
+  for (let i = 0; i < steps; i++) {
+    let s = null;
+    const r = await t.stepWith({
+      forward: (args) => { s = args; return runner.forward(args, { call: 'step' }); },
+      backward: (args) => runner.backward(args, { call: 'step' }),
+    });
+    out.push({ s, r });
+  }
+  return out;
+}
+
 test('count: createTrainer gives a CountTrainer; defaults; the staged step gives train()\'s bits', async () => {
   const m = await lab('simd');
   assert.ok(m.trainerIds().includes('count'));
@@ -77,13 +93,7 @@ test('count: createTrainer gives a CountTrainer; defaults; the staged step gives
   const b = new m.CountTrainer({ seed: 3, lr: 1e-3 });
   assert.ok(a instanceof m.CountTrainer && a instanceof m.Trainer);
   const trained = a.train(4, { backend: 'simd128' });
-  const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
-  for (let i = 0; i < 4; i++) {
-    let s = null;
-    const r = await b.stepWith({
-      forward: (args) => { s = args; return runner.forward(args, { call: 'step' }); },
-      backward: (args) => runner.backward(args, { call: 'step' }),
-    });
+  for (const [i, { s, r }] of (await stagedSteps(m, b, 4)).entries()) {
     assert.deepEqual([s.B, s.H, s.T, s.S, s.D, s.readWeights], [100, 1, 1, 10, 5, false]);
     assert.equal(r.step, i + 1);
     assert.equal(Math.fround(r.loss), trained.losses[i]);
@@ -102,13 +112,7 @@ test('count: other sizes (embedDim 8, attDim 3, hidden 18): the kernel call is 3
   assert.deepEqual(a.parameters()['WK.weight'].length, 3 * 8);
   assert.equal(a.parameters()['nn.0.bias'].length, 18);
   const trained = a.train(3, { backend: 'simd128' });
-  const runner = new KernelRunner({ module: m, request: { requested: 'simd' } });
-  for (let i = 0; i < 3; i++) {
-    let s = null;
-    const r = await b.stepWith({
-      forward: (args) => { s = args; return runner.forward(args, { call: 'step' }); },
-      backward: (args) => runner.backward(args, { call: 'step' }),
-    });
+  for (const [i, { s, r }] of (await stagedSteps(m, b, 3)).entries()) {
     assert.deepEqual([s.B, s.S, s.D], [100, 10, 3]);
     assert.equal(Math.fround(r.loss), trained.losses[i]);
   }

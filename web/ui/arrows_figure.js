@@ -6,7 +6,7 @@
 // figure: {kind: 'arrows', id, title, radius (the plane's half-width in the vectors' units),
 //          arrows: [{label, x, y, series? (a theme colour index), dashed? (a faint "before" arrow)}],
 //          angle?: {from, to, label} (indices into arrows: an arc from one to the other, labelled)}
-import { arrowHead, titledCanvas } from './figure_canvas.js';
+import { arrowLine, titledCanvas } from './figure_canvas.js';
 
 const TITLE_H = 22;
 const FONT_PX = 12;
@@ -31,14 +31,7 @@ function arrowsLayout(f) {
   return { width, height, cx, cy, scale, tips };
 }
 
-function arrow(ctx, x0, y0, x1, y1) {
-  const angle = Math.atan2(y1 - y0, x1 - x0), size = 9;
-  ctx.beginPath();
-  ctx.moveTo(x0, y0);
-  ctx.lineTo(x1 - 0.8 * size * Math.cos(angle), y1 - 0.8 * size * Math.sin(angle));
-  ctx.stroke();
-  arrowHead(ctx, x1, y1, angle, size, 0.4);
-}
+const arrow = (ctx, x0, y0, x1, y1) => arrowLine(ctx, x0, y0, x1, y1, 9, 0.4);
 
 /** Draws the plane, sizing the canvas (CSS px x scale). Returns the layout. */
 function drawArrows(canvas, f, scale = globalThis.devicePixelRatio || 1) {

@@ -44,6 +44,19 @@ export function arrowHead(ctx, x, y, angle, size, spread = 0.45) {
 }
 
 /**
+ * A line from (x0, y0) to (x1, y1) ending in an arrow head of `size` at (x1, y1): the line stops short of
+ * the tip, so the head's point stays sharp (arrows_figure.js, pipeline_figure.js).
+ */
+export function arrowLine(ctx, x0, y0, x1, y1, size, spread) {
+  const angle = Math.atan2(y1 - y0, x1 - x0);
+  ctx.beginPath();
+  ctx.moveTo(x0, y0);
+  ctx.lineTo(x1 - 0.8 * size * Math.cos(angle), y1 - 0.8 * size * Math.sin(angle));
+  ctx.stroke();
+  arrowHead(ctx, x1, y1, angle, size, spread);
+}
+
+/**
  * Sizes the canvas for a layout of {width, height} CSS px at `scale` (only when the size changed, so a
  * redraw at the same size keeps the bitmap), fills the background and writes the bold title in its band
  * -> {ctx, colors}. cssHeight: the canvas's CSS height is set too (the graph figure, whose height must

@@ -7,7 +7,7 @@
 // figure: {kind: 'pipeline', id, title,
 //          nodes: [{id, label, shape?: [n], code?, col (0..columns-1, may be a half), row}],
 //          edges: [{from, to}] (node ids), current? (a node id), status?: {[node id]: 'ok' | 'bad'}}
-import { arrowHead, titledCanvas } from './figure_canvas.js';
+import { arrowLine, titledCanvas } from './figure_canvas.js';
 import { shapeText } from './answer_check.js';
 
 const TITLE_H = 22;
@@ -44,12 +44,7 @@ function edge(ctx, a, b) {
   const sameRow = Math.abs(a.y - b.y) < 1;
   const x0 = sameRow ? (a.x < b.x ? a.x + a.w : a.x) : a.x + a.w / 2, y0 = sameRow ? a.y + a.h / 2 : a.y + a.h;
   const x1 = sameRow ? (a.x < b.x ? b.x : b.x + b.w) : b.x + b.w / 2, y1 = sameRow ? b.y + b.h / 2 : b.y;
-  const angle = Math.atan2(y1 - y0, x1 - x0), size = 7;
-  ctx.beginPath();
-  ctx.moveTo(x0, y0);
-  ctx.lineTo(x1 - 0.8 * size * Math.cos(angle), y1 - 0.8 * size * Math.sin(angle));
-  ctx.stroke();
-  arrowHead(ctx, x1, y1, angle, size, 0.45);
+  arrowLine(ctx, x0, y0, x1, y1, 7, 0.45);
 }
 
 /** Draws the pipeline, sizing the canvas (CSS px x scale). Returns the layout. */
