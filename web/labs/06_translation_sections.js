@@ -198,9 +198,8 @@ function attentionKind(r, side, n) {
 const translate = {
   id: 'translate',
   title: 'Translate, word by word',
-  text: 'The encoder reads the whole source sentence once; the decoder then writes the translation one token at a '
-    + 'time, each new token looking at the source through cross-attention (the heatmap below). Step through it, play '
-    + 'it, or show it all: every figure shows the tokens generated so far.',
+  text: 'The encoder reads the source once; the decoder writes the translation a token at a time, each looking at '
+    + 'the source through cross-attention (the heatmap below). Every figure shows the tokens written so far.',
   properties: ['text', 'shown'],
   actions: [
     { id: 'play', label: '▶ Play', pauseLabel: '❚❚ Pause', title: 'Show the translation one generated token at a '
