@@ -92,6 +92,15 @@ test('once open, at 1280x800 the cross-attention heatmap starts on the first scr
   assert.ok(at.beamsInSettings && at.maxLengthInSettings, JSON.stringify(at));
   // The pieces and the beams are under the heatmap now, in the cross-attention's section.
   assert.equal(await other.$$eval('#section-cross [data-figure="pieces"], #section-cross [data-figure="beams"]', (n) => n.length), 2);
+  // On a phone the cross-attention's section starts on the first screen, its heatmap just under it (y = 897 of 844).
+  await other.setViewportSize({ width: 390, height: 844 });
+  await waitDrawn(other);
+  const phone = await other.evaluate(() => {
+    window.scrollTo(0, 0);
+    return { section: document.querySelector('#section-cross h2').getBoundingClientRect().bottom,
+      heatmap: document.querySelector('canvas[data-figure="cross-heatmap"]').getBoundingClientRect().top, height: innerHeight };
+  });
+  assert.ok(phone.section < phone.height && phone.heatmap < 1.15 * phone.height, JSON.stringify(phone));
   await other.close();
 });
 
