@@ -231,7 +231,7 @@ const translate = {
 };
 
 /** The source's and the translation's pieces, and with several beams the search's state at the shown step. */
-function tokenDetails(r, n) {
+export function tokenDetails(r, n) {
   const figures = [{ kind: 'text', id: 'pieces', text: `Source pieces (${r.sourcePieces.length}): ${r.sourcePieces.join(' ')} · `
     + `generated (${r.targetPieces.length}): ${r.targetPieces.join(' ')}` }];
   if (r.beams > 1 && r.steps.length) {
