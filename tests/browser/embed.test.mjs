@@ -60,7 +60,7 @@ for (const controls of ['full', 'min']) {
         cut: status.scrollWidth > status.clientWidth + 1 || status.scrollHeight > status.clientHeight + 1 || box.right > panel.right + 1 };
     });
     assert.ok(seen.labels > 5 && seen.smallest[1] >= 9.9, JSON.stringify(seen));
-    assert.match(seen.text, /^step \d+ of 200 · training · 20 steps\/s$/);
+    assert.match(seen.text, /^step \d+ of 200 · training · \d+ steps\/s$/); // its pace: 20, or less on a busy machine
     assert.equal(seen.cut, false, JSON.stringify(seen));
     assert.deepEqual(problems, []);
     await page.close();

@@ -86,10 +86,6 @@ export function buildCheckSection(build,
       const figures = [{ kind: 'code', id: `${id}-input`, title: r.student ? `Your own input (student ${r.student}), to `
         + 'paste in your notebook: your grader checks your steps on it' : 'The fixed input, to paste in your notebook',
         lines: inputPython(b) }];
-      // The build's pipeline, where it draws one (notebook 05's AttentionModel): the step being checked
-      // outlined, a checked one marked.
-      if (base.pipeline) figures.push({ kind: 'pipeline', id: `${id}-pipeline`, ...base.pipeline(), current: r.checkStep,
-        status: r.check ? { [r.checkStep]: r.check.ok ? 'ok' : 'bad' } : {} });
       const model = modelPython(b);
       const what = build.stateDict ? 'The module\'s weights and the call' : 'The call';
       if (model.length && !params) figures.push({ kind: 'code', id: `${id}-model`,
@@ -107,6 +103,11 @@ export function buildCheckSection(build,
           status: checked ? (r.check.ok ? 'ok' : 'bad') : '', note: checked ? r.check.text : '',
           withheldNote: checked ? r.check.withheld : '' });
       });
+      // The build's pipeline, where it draws one (notebook 05's AttentionModel), under its steps (above them
+      // it pushed the checked step's tensor out of the screen that holds the Check button): the step being
+      // checked outlined, a checked one marked.
+      if (base.pipeline) figures.push({ kind: 'pipeline', id: `${id}-pipeline`, ...base.pipeline(), current: r.checkStep,
+        status: r.check ? { [r.checkStep]: r.check.ok ? 'ok' : 'bad' } : {} });
       // A note about the last steps (notesAfter) follows them, so it does not push the steps away from the paste box.
       for (const note of base.notesAfter ?? []) figures.push({ kind: 'text',
         id: `${id}-note-after-${base.notesAfter.indexOf(note)}`, text: note });
