@@ -135,8 +135,9 @@ const trainer = {
 };
 
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
-/** The sizes, when they are not the notebook's: ", embed_dim 8, att_dim 3, hidden 18". */
-const sizesText = (c) => (c.embedDim === 5 && c.attDim === 5 && c.hidden === 200 ? ''
+/** The sizes, when they are not the notebook's (the properties' defaults): ", embed_dim 8, att_dim 3, hidden 18". */
+const SIZES = ['embedDim', 'attDim', 'hidden'];
+const sizesText = (c) => (SIZES.every((name) => c[name] === properties.find((p) => p.name === name).default) ? ''
   : `, embed_dim ${c.embedDim}, att_dim ${c.attDim}, hidden ${c.hidden}`);
 
 const metrics = {

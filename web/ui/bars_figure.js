@@ -18,14 +18,21 @@ const cut = (text) => (text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS 
  * Where everything goes, from the figure alone (no canvas: tests check it in Node): the layout, the
  * value range [lo, hi] (0 always inside), the y of the zero line and of a value, and the labels drawn.
  */
+/** As wide as the board allows (f.room, CSS px: a phone), up to 520: its text stays at full size. */
+const barsWidth = (f) => Math.max(240, Math.min(520, f.room ?? 520));
+
+/** The highlighted bar's index (the largest weight, the chosen image), or -1 where there is none. */
+export function markedBar(f) {
+  return Number.isInteger(f.highlight) && f.highlight >= 0 && f.highlight < f.values.length ? f.highlight : -1;
+}
+
 export function barsGeometry(f, titleLines = 1) {
   const n = f.values.length;
   const extra = (Math.max(1, titleLines) - 1) * TITLE_LINE; // a title wrapped to more lines pushes the plot down
   const labels = f.labels && n <= MAX_LABELLED ? f.labels.map((l) => cut(String(l))) : null;
   // Slanted labels take their width times sin 45° below the axis (an estimate: 0.6 em per character).
   const labelDrop = labels ? Math.ceil(Math.max(...labels.map((l) => l.length), 1) * (FONT_PX - 1) * 0.6 * Math.sin(SLANT)) + 6 : 0;
-  // As wide as the board allows (f.room, CSS px: a phone), up to 520: its text stays at full size.
-  const L = { width: Math.max(240, Math.min(520, f.room ?? 520)), height: 190 + labelDrop + extra, left: 58, right: 10,
+  const L = { width: barsWidth(f), height: 190 + labelDrop + extra, left: 58, right: 10,
     top: TITLE_H + 6 + extra, bottom: 38 + labelDrop };
   let lo = 0, hi = 0;
   for (const v of f.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
@@ -39,7 +46,7 @@ export function barsGeometry(f, titleLines = 1) {
 function titleLinesOf(canvas, f) {
   const ctx = canvas.getContext('2d');
   ctx.font = `600 ${FONT_PX + 1}px ${themeColors().font}`;
-  return wordLines(ctx, f.title ?? '', barsGeometry(f).L.width - 4);
+  return wordLines(ctx, f.title ?? '', barsWidth(f) - 4);
 }
 
 function drawBars(canvas, f, scale = devicePixelRatio || 1) {
@@ -74,8 +81,9 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   }
   // The highlighted bar (the largest weight, the chosen image) is marked by a triangle over it too, not by
   // its colour alone (WCAG 1.4.1).
-  if (Number.isInteger(f.highlight) && f.highlight >= 0 && f.highlight < n) {
-    const cx = L.left + (f.highlight + 0.5) * barW, tip = Math.min(y(f.values[f.highlight]), g.zeroY) - 1;
+  const marked = markedBar(f);
+  if (marked >= 0) {
+    const cx = L.left + (marked + 0.5) * barW, tip = Math.min(y(f.values[marked]), g.zeroY) - 1;
     ctx.fillStyle = colors.text;
     ctx.beginPath();
     ctx.moveTo(cx, tip);
@@ -125,29 +133,30 @@ function drawBars(canvas, f, scale = devicePixelRatio || 1) {
   return L;
 }
 
+/** A bar's width in layout L (CSS px). */
+const barWidth = (f, L) => (L.width - L.left - L.right) / f.values.length;
+
 /** The bar under a pointer at x CSS px of layout L, or -1. */
 function hitBar(f, L, x) {
-  const i = Math.floor((x - L.left) / ((L.width - L.left - L.right) / f.values.length));
+  const i = Math.floor((x - L.left) / barWidth(f, L));
   return i >= 0 && i < f.values.length ? i : -1;
 }
 
 function describeBar(f, i) {
   const label = f.labels ? `, label ${f.labels[i]}` : '';
-  return `${f.xTitle ?? 'item'} ${i}${label}: ${f.yTitle ?? 'value'} ${Number(f.values[i]).toFixed(4)}`
-    + `${i === f.highlight ? ' (marked ▼)' : ''}`;
+  return `${f.xTitle ?? 'item'} ${i}${label}: ${f.yTitle ?? 'value'} ${Number(f.values[i]).toFixed(4)}`;
 }
 
 /** The kind as figure_kinds.js lists it: how it draws and what the tooltip says. */
 export const barsKind = {
   draw: drawBars,
-  label: (f) => `${f.title}${Number.isInteger(f.highlight) && f.values[f.highlight] !== undefined
-    ? `. Marked ▼: ${describeBar(f, f.highlight).replace(' (marked ▼)', '')}` : ''}`,
+  label: (f) => `${f.title}${markedBar(f) >= 0 ? `. Marked ▼: ${describeBar(f, markedBar(f))}` : ''}`,
   textAt(f, L, x) {
     const i = hitBar(f, L, x);
-    return i < 0 ? '' : describeBar(f, i);
+    return i < 0 ? '' : `${describeBar(f, i)}${i === markedBar(f) ? ' (marked ▼)' : ''}`;
   },
   // Where the keyboard steps (figures.js): each bar's middle, left to right.
   // (Array.from: the values may be a Float32Array, whose map would make numbers of these points.)
-  spots: (f, L) => Array.from(f.values, (_, i) => ({ x: L.left + (i + 0.5) * ((L.width - L.left - L.right) / f.values.length),
+  spots: (f, L) => Array.from(f.values, (_, i) => ({ x: L.left + (i + 0.5) * barWidth(f, L),
     y: L.top + (L.height - L.top - L.bottom) / 2 })),
 };

@@ -4,6 +4,9 @@
 // says what its table is (figureTable below, by kind); the board renders it when the fold is open and
 // again as the figure changes. A long series is shown every few steps, and says so.
 
+import { shapeText } from './answer_check.js';
+import { markedBar } from './bars_figure.js';
+
 const MAX_ROWS = 200;
 // Four decimals, so a column's digits line up (whole numbers as they are: a step, a count); a value too
 // large or too small for that in scientific notation.
@@ -39,14 +42,15 @@ export function heatmapTable(f, { format = number, caption = null, most = MAX_RO
 function barsTable(f) {
   const { at, note } = sampled(f.values.length);
   // The highlighted bar is always a row (a long series may skip it), and says so in words.
-  if (Number.isInteger(f.highlight) && f.highlight >= 0 && f.highlight < f.values.length && !at.includes(f.highlight)) {
-    at.push(f.highlight);
+  const marked = markedBar(f);
+  if (marked >= 0 && !at.includes(marked)) {
+    at.push(marked);
     at.sort((a, b) => a - b);
   }
   return {
     caption: `${f.title}${note}.`,
     columns: [f.yTitle ?? 'value'],
-    rows: at.map((i) => [`${f.labels?.[i] ?? String(i)}${i === f.highlight ? ' (marked ▼)' : ''}`, number(f.values[i])]),
+    rows: at.map((i) => [`${f.labels?.[i] ?? String(i)}${i === marked ? ' (marked ▼)' : ''}`, number(f.values[i])]),
     corner: f.xTitle ?? '',
   };
 }
@@ -179,7 +183,7 @@ function pipelineTable(f) {
     caption: `${f.title}: each step, its shape, its code and the steps it reads.`,
     corner: 'step',
     columns: ['shape', 'code', 'reads', 'checked'],
-    rows: f.nodes.map((n) => [n.label, n.shape ? `(${n.shape.join(', ')}${n.shape.length === 1 ? ',' : ''})` : '',
+    rows: f.nodes.map((n) => [n.label, n.shape ? shapeText(n.shape) : '',
       n.code ?? '', (f.edges ?? []).filter((e) => e.to === n.id).map((e) => label(e.from)).join(', '),
       ({ ok: '✓ matches', bad: '✗ differs' })[f.status?.[n.id]] ?? (n.id === f.current ? 'being checked' : '')]),
   };

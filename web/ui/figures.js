@@ -213,7 +213,7 @@ export class FigureBoard {
     }
     if (to === undefined) return;
     e.preventDefault();
-    view.spot = Math.max(0, Math.min(last, view.spot < 0 && to < 0 ? 0 : to));
+    view.spot = Math.max(0, Math.min(last, to)); // from none (-1), either arrow starts at the first
     const { x, y } = spots[view.spot];
     this.tip(view, view.type.textAt(view.figure, view.layout, x, y), x, y);
   }

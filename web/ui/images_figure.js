@@ -48,6 +48,12 @@ function cellOrigin(layout, i) {
   return { x: col * layout.cellW + Math.floor(col / 2) * layout.pairGap, y: layout.titleH + row * layout.cellH };
 }
 
+/** The top-left corner of image i (CSS px of layout L): centred in its cell, its gap on the right. */
+function imageAt(L, i) {
+  const o = cellOrigin(L, i);
+  return { x: o.x + Math.floor((L.cellW - L.gap - L.side) / 2), y: o.y };
+}
+
 /** pixels (uint8 0..255, or floats in `range`) -> grey RGBA, dimmed towards the background by `alpha`. */
 function greyImage(ctx, pixels, size, range, alpha, background) {
   const image = ctx.createImageData(size, size);
@@ -84,8 +90,7 @@ function drawImages(canvas, f, scale = devicePixelRatio || 1) {
   ctx.font = `${FONT_PX}px ${colors.font}`;
   ctx.textAlign = 'center';
   f.images.forEach((pixels, i) => {
-    const o = cellOrigin(L, i);
-    const x = o.x + Math.floor((L.cellW - L.gap - L.side) / 2), y = o.y;
+    const { x, y } = imageAt(L, i);
     const alpha = f.tint ? 0.12 + 0.88 * f.tint[i] : 1;
     sctx.putImageData(greyImage(sctx, pixels, f.size, f.range, alpha, bg), 0, 0);
     ctx.drawImage(scratch, x, y, L.side, L.side);
@@ -113,9 +118,8 @@ function drawImages(canvas, f, scale = devicePixelRatio || 1) {
 /** The image under a pointer at (x, y) CSS px of layout L, or -1. */
 function hitImage(f, L, x, y) {
   for (let i = 0; i < f.images.length; i++) {
-    const o = cellOrigin(L, i);
-    const left = o.x + Math.floor((L.cellW - L.gap - L.side) / 2);
-    if (x >= left && x < left + L.side && y >= o.y && y < o.y + L.side) return i;
+    const { x: left, y: top } = imageAt(L, i);
+    if (x >= left && x < left + L.side && y >= top && y < top + L.side) return i;
   }
   return -1;
 }
@@ -130,7 +134,7 @@ export const imagesKind = {
   },
   // Each image's middle, in reading order (where the keyboard steps, figures.js).
   spots: (f, L) => Array.from(f.images, (_, i) => {
-    const o = cellOrigin(L, i);
-    return { x: o.x + Math.floor((L.cellW - L.gap - L.side) / 2) + L.side / 2, y: o.y + L.side / 2 };
+    const { x, y } = imageAt(L, i);
+    return { x: x + L.side / 2, y: y + L.side / 2 };
   }),
 };

@@ -17,39 +17,42 @@ import { themeColors } from './theme.js';
 // dark panel): the heads' colours, in order.
 const HEAD_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00'];
 const LAYER_DASH = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
-// A head's marker by its place in its layer (as its colour), drawn a few times along its line.
-const HEAD_MARKS = ['circle', 'square', 'triangle', 'diamond', 'cross', 'plus'];
-const MARKS_PER_LINE = 5;
+const MARKS_PER_LINE = 5; // a head's marker, drawn a few times along each of its lines
 
-/** A marker of `shape` centred at (x, y), in the current fill and stroke colour. */
+/** The path of a polygon through `points` ([x, y] each), closed. */
+function polygon(ctx, points) {
+  points.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+  ctx.closePath();
+}
+
+// Each marker's path centred at (x, y), r its radius: filled, except the two made of lines, stroked.
+const MARK_PATHS = {
+  circle: (ctx, x, y, r) => ctx.arc(x, y, r, 0, 2 * Math.PI),
+  square: (ctx, x, y, r) => ctx.rect(x - r * 0.85, y - r * 0.85, r * 1.7, r * 1.7),
+  triangle: (ctx, x, y, r) => polygon(ctx, [[x, y - r], [x + r, y + r * 0.8], [x - r, y + r * 0.8]]),
+  diamond: (ctx, x, y, r) => polygon(ctx, [[x, y - r], [x + r, y], [x, y + r], [x - r, y]]),
+  cross: (ctx, x, y, r) => {
+    const d = r * 0.8;
+    ctx.moveTo(x - d, y - d); ctx.lineTo(x + d, y + d); ctx.moveTo(x + d, y - d); ctx.lineTo(x - d, y + d);
+  },
+  plus: (ctx, x, y, r) => {
+    ctx.moveTo(x - r, y); ctx.lineTo(x + r, y); ctx.moveTo(x, y - r); ctx.lineTo(x, y + r);
+  },
+};
+const STROKED_MARKS = new Set(['cross', 'plus']);
+// A head's marker by its place in its layer (as its colour): circle, square, triangle, ...
+const HEAD_MARKS = Object.keys(MARK_PATHS);
+
+/** A marker of `shape` centred at (x, y), in the current fill (or, for lines, stroke) colour. */
 function drawMark(ctx, shape, x, y, r = 3.2) {
   ctx.beginPath();
-  if (shape === 'circle') ctx.arc(x, y, r, 0, 2 * Math.PI);
-  else if (shape === 'square') ctx.rect(x - r * 0.85, y - r * 0.85, r * 1.7, r * 1.7);
-  else if (shape === 'triangle') {
-    ctx.moveTo(x, y - r);
-    ctx.lineTo(x + r, y + r * 0.8);
-    ctx.lineTo(x - r, y + r * 0.8);
-    ctx.closePath();
-  } else if (shape === 'diamond') {
-    ctx.moveTo(x, y - r);
-    ctx.lineTo(x + r, y);
-    ctx.lineTo(x, y + r);
-    ctx.lineTo(x - r, y);
-    ctx.closePath();
-  }
-  if (shape === 'cross' || shape === 'plus') {
-    const d = shape === 'cross' ? r * 0.8 : r;
-    ctx.lineWidth = 1.6;
-    if (shape === 'cross') {
-      ctx.moveTo(x - d, y - d); ctx.lineTo(x + d, y + d); ctx.moveTo(x + d, y - d); ctx.lineTo(x - d, y + d);
-    } else {
-      ctx.moveTo(x - d, y); ctx.lineTo(x + d, y); ctx.moveTo(x, y - d); ctx.lineTo(x, y + d);
-    }
-    ctx.stroke();
-  } else {
+  MARK_PATHS[shape](ctx, x, y, r);
+  if (!STROKED_MARKS.has(shape)) {
     ctx.fill();
+    return;
   }
+  ctx.lineWidth = 1.6;
+  ctx.stroke();
 }
 const headMark = (f, i) => HEAD_MARKS[(i % f.heads) % HEAD_MARKS.length];
 

@@ -1,6 +1,6 @@
 // A model's pipeline on a canvas (a figure kind of figure_kinds.js): its steps as boxes, top to bottom in
 // the order they run, each with its name and its tensor's shape, and an arrow from each step to the steps
-// that read it. The One query lab draws notebook 05's AttentionModel with it beside "Check your build":
+// that read it. The One query lab draws notebook 05's AttentionModel with it under "Check your build"'s steps:
 // the step being checked is outlined, and a checked step says ✓ or ✗ in its box (not by colour alone).
 // Top to bottom, so that it fits a phone's width as well as a laptop's.
 //

@@ -50,17 +50,20 @@ const sharedWeights = {
 const NN_INPUT_NOTE = 'The notebook\'s hint says self.nn takes an input shaped [batch, att_dim]; its first layer is '
   + 'torch.nn.Linear(1, 200), so it takes step 6\'s attention-weighted value, shaped [batch, 1].';
 
+// The code that embeds x: the notebook's model.embed(x), or its "Alternatively" on one-hot digits.
+const EMBED_CODE = { lookup: 'model.embed(x)', oneHot: 'model.embed(F.one_hot(x, 10).float())' };
+
 /**
  * The seven steps, with `embedded` the code that embeds x (the notebook's model.embed(x), or its one-hot
- * form), for embed_dim E and att_dim A (the notebook's 5 and 5 by default).
+ * form), for embed_dim and att_dim (the notebook's E = 5 for both by default).
  */
-const stepsWith = (embedded, E = 5, A = 5) => [
+const stepsWith = (embedded, embedDim = E, attDim = E) => [
   { name: 'batch', label: '1. make_batch', code: 'X, y = make_batch(N)', shape: ['N', S], rule: judgeBatch,
     note: 'X (N, 10) and y (N, 1): paste both, print(X, y)',
     // Shown for the fixed x, its labels beside it.
     shown: [B, S], integer: true, extra: { label: 'y', key: 'batchY', shape: [B, 1] } },
-  { name: 'embedding', label: '2. Embedding', code: embedded, shape: [B, S, E] },
-  { name: 'keys', label: '3. Keys', code: `model.WK(${embedded})`, shape: [B, S, A] },
+  { name: 'embedding', label: '2. Embedding', code: embedded, shape: [B, S, embedDim] },
+  { name: 'keys', label: '3. Keys', code: `model.WK(${embedded})`, shape: [B, S, attDim] },
   { name: 'values', label: '4. Values', code: `model.values(${embedded})`, shape: [B, S, 1] },
   { name: 'attention', label: '5. Attention', code: `model.attention(${embedded})`, shape: [B, 1, S] },
   { name: 'weighted', label: '6. Attention-weighted values',
@@ -126,8 +129,8 @@ export const attentionModelBuild = {
     'embed.weight': pattern([10, E], { mul: 7, mod: 13, shift: 6, scale: 4 }), ...sharedWeights },
   notes: [],
   notesAfter: [NN_INPUT_NOTE],
-  embedCode: 'model.embed(x)',
-  steps: stepsWith('model.embed(x)'),
+  embedCode: EMBED_CODE.lookup,
+  steps: stepsWith(EMBED_CODE.lookup),
   pipeline() { return pipelineOf(this.steps); },
   compute: computeSteps,
   // The same build at other sizes ({E, A}: the lab's embedDim and attDim), for build_section.js.
@@ -145,14 +148,14 @@ export const attentionModelOneHotBuild = {
   notes: ['The notebook\'s "Alternatively": self.embed = torch.nn.Linear(10, 5), called on '
     + 'F.one_hot(x, 10).float() (import torch.nn.functional as F), so its weight is [5, 10] and its bias is added '
     + 'to every digit\'s vector.'],
-  embedCode: 'model.embed(F.one_hot(x, 10).float())',
-  steps: stepsWith('model.embed(F.one_hot(x, 10).float())'),
+  embedCode: EMBED_CODE.oneHot,
+  steps: stepsWith(EMBED_CODE.oneHot),
   pipeline() { return pipelineOf(this.steps); },
   compute: computeSteps,
   withSizes: (sizes) => sized(attentionModelOneHotBuild, sizes),
 };
 
-// Notebook 05's pipeline (its figure of the QKV procedure), drawn beside the build (pipeline_figure.js):
+// Notebook 05's pipeline (its figure of the QKV procedure), drawn under the build's steps (pipeline_figure.js):
 // where each step sits, which steps it reads, in the shapes of the build's steps. The query is a
 // parameter, not a step: it is drawn where the attention reads it.
 const PLACES = { batch: [1, 0], embedding: [1, 1], query: [0, 2], keys: [1, 2], values: [2, 2], attention: [0.5, 3],
@@ -171,11 +174,13 @@ function pipelineOf(steps) {
 }
 
 const resizedBuilds = new Map();
-/** `build` with its steps' shapes at embed_dim E and att_dim A ({E, A}); itself at the notebook's 5 and 5. */
-function sized(build, { E = 5, A = 5 } = {}) {
-  if (E === 5 && A === 5) return build;
-  const key = `${build.name} ${E} ${A}`;
-  if (!resizedBuilds.has(key)) resizedBuilds.set(key, { ...build, sizes: { E, A }, steps: stepsWith(build.embedCode, E, A) });
+/** `build` with its steps' shapes at embed_dim and att_dim ({E, A}); itself at the notebook's (E, for both). */
+function sized(build, { E: embedDim = E, A: attDim = E } = {}) {
+  if (embedDim === E && attDim === E) return build;
+  const key = `${build.name} ${embedDim} ${attDim}`;
+  if (!resizedBuilds.has(key)) {
+    resizedBuilds.set(key, { ...build, sizes: { E: embedDim, A: attDim }, steps: stepsWith(build.embedCode, embedDim, attDim) });
+  }
   return resizedBuilds.get(key);
 }
 
