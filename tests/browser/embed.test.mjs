@@ -89,7 +89,9 @@ test('controls=min shows play / step / reset, the main heatmap and the loss curv
 
 test('controls=min on a lab of sections (the Lookup): its figures, none of their buttons, settings or questions', async () => {
   const { page, problems } = await openPage(lab, '?lab=lookup&embed=1&controls=min', { viewport: { width: 1280, height: 800 } });
-  assert.ok(await page.locator('canvas[data-figure="pairs-grid"]').isVisible(), 'the retrieval grid shows');
+  // The grid is the section's first result, which can come from the worker after the transport is
+  // configured (a busy machine: CI's run 59 looked before it came): wait for it, then look.
+  await page.waitForSelector('canvas[data-figure="pairs-grid"]', { state: 'visible', timeout: 30000 });
   const buttons = await page.locator('#lab button:visible').evaluateAll((bs) => bs.map((b) => b.id));
   assert.deepEqual(buttons, ['play', 'step', 'reset']);
   assert.equal(await page.locator('#lab :is(input, select, .question, .prediction):visible').count(), 0, 'no setting, no question');
