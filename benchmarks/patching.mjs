@@ -8,6 +8,7 @@
 // against the bound a cell-per-whole-pass patcher meets (cells x one pass: TransformerLens's patching.py
 // runs a whole forward per cell).
 // Usage: node benchmarks/patching.mjs [--dir /tmp/attnlab-gpt2] [--tokens 16] [--runs 3] [--sites resid_pre,z]
+//        [--build simd|simd-threads] (the Node threads build: one worker beside the main thread, the page's two)
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,7 @@ const DIR = arg('--dir', '/tmp/attnlab-gpt2');
 const T = Number(arg('--tokens', 16));
 const RUNS = Number(arg('--runs', 3));
 const SITES = arg('--sites', 'resid_pre,z,pattern,attn_out,mlp_out').split(',');
+const BUILD = arg('--build', 'simd');
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b), mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
@@ -34,7 +36,7 @@ if (!existsSync(path.join(DIR, 'model.safetensors'))) {
 }
 const { loadAttnLabNode } = await import('../web/node_loader.mjs');
 const { diskSource } = await import('../web/cli/file_source.mjs');
-const module = await loadAttnLabNode({ build: 'simd' });
+const module = await loadAttnLabNode({ build: BUILD });
 const weights = await diskSource(path.join(DIR, 'model.safetensors'));
 const gpt2 = await module.loadCheckpoint('gpt2', { config: readFileSync(path.join(DIR, 'config.json'), 'utf8'),
   size: weights.size, read: weights.read });
@@ -52,7 +54,8 @@ for (let r = 0; r < RUNS + 1; r++) {
   if (r > 0) pass.push(performance.now() - t0);  // the first warms up
 }
 const passMs = median(pass);
-console.log(`GPT-2 small's shapes (random weights), ${T} tokens, SIMD128 build, 1 thread; medians of ${RUNS} runs`);
+console.log(`GPT-2 small's shapes (random weights), ${T} tokens, ${BUILD === 'simd' ? 'SIMD128 build, 1 thread' : 'Node threads build, 2 threads'}; `
+  + `medians of ${RUNS} runs`);
 console.log(`one whole pass: ${passMs.toFixed(1)} ms\n`);
 console.log('| grid | cells | ours (s) | cells x one whole pass (s) | ours / that |');
 console.log('|---|---|---|---|---|');

@@ -1,5 +1,6 @@
 #include "circuits.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnlab {
@@ -134,24 +135,44 @@ std::string ActivationPatcher::begin(Decoder& model, Backend backend, const std:
   return {};
 }
 
+int ActivationPatcher::cells_per_batch(PatchSite site, int layer) const {
+  // A batch holds its cells' rows through the layers from `layer` on (the residuals, the products'
+  // outputs, the MLP's inner rows) and each cell's copy of the keys and values; at most kBatchBytes.
+  const DecoderSpec& s = model_->spec();
+  const int T = tokens(), layers = s.n_layer - layer;
+  const double row = 4.0 * (double(layers + 5) * s.n_embd + double(s.q_width() + 2 * s.kv_width()) + 2.0 * s.n_inner);
+  const double cell = 4.0 * 2.0 * layers * double(T) * s.kv_width();
+  const double rows_a_cell = is_per_head(site) ? T : (T + 1) / 2.0;  // a position cell's rows: T - k
+  return std::max(1, int(kBatchBytes / (cell + rows_a_cell * row)));
+}
+
 std::vector<double> ActivationPatcher::row(PatchSite site, int layer) {
   const int T = tokens(), cols = is_per_head(site) ? model_->spec().n_head : T;
   const CachedActivation& from = cached(clean_, patch_site_hook(site, layer));
+  const int per_batch = cells_per_batch(site, layer);
   std::vector<double> out(static_cast<std::size_t>(cols));
-  for (int k = 0; k < cols; ++k) {
-    Intervention patch;
-    ActivationPatch p;
-    p.site = site, p.layer = layer, p.source = from.values.data();
-    if (is_per_head(site)) p.head = k;  // every position of one head
-    else p.position = k;
-    patch.patches.push_back(p);
-    // The corrupted pass again from this layer, for the rows from the patched one on (every row for a
-    // head's: it patches them all); the rest is the corrupted run's, unchanged by the patch.
+  for (int k0 = 0; k0 < cols; k0 += per_batch) {
+    // The corrupted pass again from this layer, for each cell's rows from its patched one on (every row
+    // for a head's: it patches them all); the rest is the corrupted run's, unchanged by the patch.
+    std::vector<Decoder::Rerun> cells;
+    for (int k = k0; k < std::min(cols, k0 + per_batch); ++k) {
+      ActivationPatch p;
+      p.site = site, p.layer = layer, p.source = from.values.data();
+      if (is_per_head(site)) p.head = k;  // every position of one head
+      else p.position = k;
+      Decoder::Rerun cell;
+      cell.from = is_per_head(site) ? 0 : k;
+      cell.intervention.patches.push_back(p);
+      cells.push_back(std::move(cell));
+    }
     model_->restore_pass(corrupted_);
-    model_->rerun(backend_, layer, is_per_head(site) ? 0 : k, patch);
-    const double patched = model_->logit_difference(model_->pass_length() - 1, answer_, wrong_);
-    out[std::size_t(k)] = (patched - corrupt_diff_) / (clean_diff_ - corrupt_diff_);
+    model_->rerun(backend_, layer, cells);
+    for (int c = 0; c < int(cells.size()); ++c) {
+      const double patched = model_->cell_logit_difference(c, answer_, wrong_);
+      out[std::size_t(k0 + c)] = (patched - corrupt_diff_) / (clean_diff_ - corrupt_diff_);
+    }
   }
+  model_->restore_pass(corrupted_);  // the model's last pass is the corrupted prompt's again
   return out;
 }
 

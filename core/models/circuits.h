@@ -71,7 +71,8 @@ std::string check_patching_pair(const Decoder& model, const std::vector<std::int
 // answers within a row): begin() runs the clean prompt (its cache kept) and the corrupted one, row()
 // one layer of one site, a cell a rerun of the corrupted pass from the patched layer and row on
 // (Decoder::rerun: a patch at layer l, position p changes nothing before either), so a grid over T
-// positions costs about a quarter of T whole passes.
+// positions costs about a quarter of T whole passes. A row's cells run as batches (Decoder::rerun
+// with several cells, kBatchBytes of rows and keys at most), so each weight is read once a batch.
 class ActivationPatcher {
  public:
   // "" or what is wrong (the pair, the answers, or clean and corrupted giving the same difference:
@@ -85,9 +86,12 @@ class ActivationPatcher {
   const ActivationCache& clean_cache() const { return clean_; }
   // Layer `layer`'s cells of `site`, normalised: [T] by position, or [H] by head (every position of one
   // head, as patching.py's *_all_pos). begin() first; the layer in range.
+  // The model's last pass is afterwards the corrupted prompt's.
   std::vector<double> row(PatchSite site, int layer);
 
  private:
+  static constexpr double kBatchBytes = 32.0 * 1024 * 1024;
+  int cells_per_batch(PatchSite site, int layer) const;
   Decoder* model_ = nullptr;
   Backend backend_ = Backend::scalar;
   std::vector<std::int32_t> corrupt_;
@@ -98,7 +102,7 @@ class ActivationPatcher {
 };
 
 // begin() and every row of every site asked for (the CLI and the tests). The model's last pass is
-// afterwards the last cell's.
+// afterwards the corrupted prompt's.
 std::string patch_activations(Decoder& model, Backend backend, const std::vector<std::int32_t>& clean,
                               const std::vector<std::int32_t>& corrupt, int answer, int wrong, const std::vector<PatchSite>& sites,
                               ActivationPatching& out);

@@ -228,6 +228,7 @@ std::string Decoder::check_prompt(const std::int32_t* ids, int T) const {
 std::string Decoder::check_step(std::int32_t id) const {
   if (tokens_.empty()) return "no text yet: run the prompt first";
   if (!computed()) return "a pass is under way: finish its attention calls first";
+  if (cells_.size() > 1) return "the last pass was a batch of patched reruns: run the prompt again first";
   if (cached() >= s_.n_positions) return "the text has " + std::to_string(cached()) + " tokens: this model's n_positions";
   if (id < 0 || id >= s_.vocab_size) return "token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(s_.vocab_size) + ")";
   return {};
@@ -235,11 +236,12 @@ std::string Decoder::check_step(std::int32_t id) const {
 
 void Decoder::embed(const std::int32_t* ids, int n, const Intervention& intervention) {
   const int L = s_.n_layer, E = s_.n_embd;
-  pass_ = intervention;
-  ++pass_count_;
-  if (pass_.capture) pass_.capture->clear();
   past_ = int(tokens_.size());
   n_ = n;
+  cells_.assign(1, Cell{});
+  cells_[0].past = past_, cells_[0].n = n, cells_[0].intervention = intervention;
+  ++pass_count_;
+  if (ActivationCache* c = capture()) c->clear();
   tokens_.insert(tokens_.end(), ids, ids + n);
   residual_.assign(std::size_t(L) + 1, RowMatrix());
   attention_.assign(std::size_t(L), {});
@@ -251,22 +253,23 @@ void Decoder::embed(const std::int32_t* ids, int n, const Intervention& interven
     keep("hook_pos_embed", {n, E}, pos_.row(past_).data());
     for (int t = 0; t < n; ++t) x.row(t) += pos_.row(past_ + t);
   }
+  // The cache's rows past .. past+n-1 are written by the layers; rows before them stay in place.
+  cache_.truncate(past_);
+  cache_.extend(n);
   start_rows(0);
 }
 
 void Decoder::start_rows(int first_layer) {
-  const int n = n_, S = past_ + n_;
-  // Token t (position past + t) sees keys 0 .. past + t.
-  mask_.clear();
-  if (n > 1) {
-    mask_.assign(std::size_t(n) * S, 0.0f);
-    for (int t = 0; t < n; ++t)
-      for (int s = past_ + t + 1; s < S; ++s) mask_[std::size_t(t) * S + s] = -std::numeric_limits<float>::infinity();
+  // A cell's token t (position past + t) sees keys 0 .. past + t (none when n = 1: one query sees every key).
+  for (Cell& c : cells_) {
+    const int S = c.past + c.n;
+    c.mask.clear();
+    if (c.n == 1) continue;
+    c.mask.assign(std::size_t(c.n) * S, 0.0f);
+    for (int t = 0; t < c.n; ++t)
+      for (int s = c.past + t + 1; s < S; ++s) c.mask[std::size_t(t) * S + s] = -std::numeric_limits<float>::infinity();
   }
-  // The cache's rows past .. S-1 are (re)written by the layers run; rows before them stay in place.
-  cache_.truncate(past_);
-  cache_.extend(n);
-  next_layer_ = first_layer;
+  next_layer_ = first_layer, next_cell_ = 0;
   projected_ = false;
 }
 
@@ -302,12 +305,12 @@ std::vector<float> Decoder::head_rows(const float* heads, std::size_t head_strid
 }
 
 void Decoder::keep(const std::string& name, std::vector<int> shape, const float* values) const {
-  if (pass_.capture) pass_.capture->put(name, std::move(shape), values);
+  if (ActivationCache* c = capture()) c->put(name, std::move(shape), values);
 }
 
 void Decoder::keep_norm(const std::string& prefix, ConstMatrixRef x, ConstMatrixRef normalized) const {
   // A model without norms has no ln hooks (TransformerLens's normalization_type None).
-  if (!pass_.capture || !s_.has_norm()) return;
+  if (!capture() || !s_.has_norm()) return;
   // TransformerLens's hook_scale: sqrt(mean of the squares + eps), of x centred for LayerNorm; its
   // hook_normalized: the norm's output for LayerNorm (weight and bias applied), x / scale for RMSNorm.
   const int n = int(x.rows()), E = int(x.cols());
@@ -330,44 +333,47 @@ void Decoder::keep_norm(const std::string& prefix, ConstMatrixRef x, ConstMatrix
 }
 
 void Decoder::patch_rows(PatchSite site, int layer, float* rows, int width) const {
-  // Row t of the pass is position past + t: the source (a whole pass's activation) is read there.
+  // A cell's row t is the pass's row row0 + t, at position past + t: the source (a whole pass's
+  // activation) is read there.
   const int D = s_.head_dim;
-  for (const ActivationPatch& p : pass_.patches) {
-    if (p.site != site || p.layer != layer) continue;
-    for (int t = 0; t < n_; ++t) {
-      if (p.position != -1 && p.position != past_ + t) continue;
-      float* to = rows + std::size_t(t) * width;
-      const float* from = p.source + std::size_t(past_ + t) * width;
-      if (site == PatchSite::z && p.head != -1) std::copy_n(from + std::size_t(p.head) * D, D, to + std::size_t(p.head) * D);
-      else std::copy_n(from, width, to);
+  for (const Cell& c : cells_)
+    for (const ActivationPatch& p : c.intervention.patches) {
+      if (p.site != site || p.layer != layer) continue;
+      for (int t = 0; t < c.n; ++t) {
+        const int position = c.past + t;
+        if (p.position != -1 && p.position != position) continue;
+        float* to = rows + std::size_t(c.row0 + t) * width;
+        const float* from = p.source + std::size_t(position) * width;
+        if (site == PatchSite::z && p.head != -1) std::copy_n(from + std::size_t(p.head) * D, D, to + std::size_t(p.head) * D);
+        else std::copy_n(from, width, to);
+      }
     }
-  }
 }
 
-void Decoder::patch_pattern(int layer, float* weights, RowMatrix& merged) const {
-  const int n = n_, S = past_ + n_, H = s_.n_head, D = s_.head_dim, G = s_.group();
-  for (const ActivationPatch& p : pass_.patches) {
+void Decoder::patch_pattern(int layer, const Cell& c, float* weights, RowMatrix& merged) const {
+  const int n = c.n, S = c.past + c.n, H = s_.n_head, Hkv = s_.n_kv_head, D = s_.head_dim, G = s_.group();
+  for (const ActivationPatch& p : c.intervention.patches) {
     if (p.site != PatchSite::pattern || p.layer != layer) continue;
     for (int h = 0; h < H; ++h) {
       if (p.head != -1 && p.head != h) continue;
       for (int t = 0; t < n; ++t) {
-        if (p.position != -1 && p.position != past_ + t) continue;
+        if (p.position != -1 && p.position != c.past + t) continue;
         const std::size_t at = (std::size_t(h) * n + t) * S;
-        std::copy_n(p.source + (std::size_t(h) * S + past_ + t) * S, S, weights + at);  // the source: [H, S, S]
-        // z = pattern v again for this row, with this pass's values (head h reads key/value head h / G).
+        std::copy_n(p.source + (std::size_t(h) * S + c.past + t) * S, S, weights + at);  // the source: [H, S, S]
+        // z = pattern v again for this row, with this cell's values (head h reads key/value head h / G).
         std::vector<double> z(std::size_t(D), 0.0);
         for (int s = 0; s < S; ++s) {
-          const float* v = cache_.values(layer) + std::size_t(h / G) * cache_.stride() + std::size_t(s) * D;
+          const float* v = cache_.values(layer) + (std::size_t(c.batch) * Hkv + h / G) * cache_.stride() + std::size_t(s) * D;
           for (int d = 0; d < D; ++d) z[std::size_t(d)] += double(weights[at + s]) * v[d];
         }
-        for (int d = 0; d < D; ++d) merged(t, h * D + d) = float(z[std::size_t(d)]);
+        for (int d = 0; d < D; ++d) merged(c.row0 + t, h * D + d) = float(z[std::size_t(d)]);
       }
     }
   }
 }
 
 void Decoder::keep_scores(int layer) const {
-  if (!pass_.capture) return;
+  if (!capture()) return;  // one cell: its rows are the pass's
   // q k^T / sqrt(D) with the causal mask's -inf (TransformerLens's hook_attn_scores; the kernel keeps
   // only the softmax, so the scores are computed here, for the cache alone).
   const int n = n_, S = past_ + n_, H = s_.n_head, D = s_.head_dim, G = s_.group();
@@ -403,6 +409,7 @@ void Decoder::project(int layer) {
   patch_rows(PatchSite::resid_pre, layer, x.data(), E);
   keep(block_hook(layer, "hook_resid_pre"), {n, E}, x.data());
   RowMatrix a(n, E), q, k, v;
+  merged_.resize(n, QD);  // filled by the cells' attention calls
   normalize(b.attn_norm, x, a);
   keep_norm(block_hook(layer, "ln1"), x, a);
   // q, k, v as three column ranges: of the fused product ([0, HD) q, then Hkv D of k, then of v), or
@@ -422,23 +429,29 @@ void Decoder::project(int layer) {
     qs = q.data(), ks = k.data(), vs = v.data();
     qs_row = std::size_t(QD), ks_row = vs_row = std::size_t(KD);
   }
-  // q into [H, n, D]; k and v into the cache's rows past .. past+n-1 of each key/value head; then the
-  // rotation of each query and key row at its position (rotary.h: a row at a time).
+  // Each cell's q into [H, n, D]; its k and v into its cache rows past .. past+n-1 of each key/value
+  // head; then the rotation of each query and key row at its position (rotary.h: a row at a time).
   q_.resize(std::size_t(H) * n * D);
-  split_heads(qs, qs_row, n, H, D, q_.data(), std::size_t(n) * D);
-  split_heads(ks, ks_row, n, Hkv, D, cache_.key(layer, 0, 0, past_), cache_.stride());
-  split_heads(vs, vs_row, n, Hkv, D, cache_.value(layer, 0, 0, past_), cache_.stride());
-  if (pass_.capture) {
+  for (const Cell& c : cells_) {
+    const std::size_t r = std::size_t(c.row0);
+    split_heads(qs + r * qs_row, qs_row, c.n, H, D, q_.data() + r * QD, std::size_t(c.n) * D);
+    split_heads(ks + r * ks_row, ks_row, c.n, Hkv, D, cache_.key(layer, c.batch, 0, c.past), cache_.stride());
+    split_heads(vs + r * vs_row, vs_row, c.n, Hkv, D, cache_.value(layer, c.batch, 0, c.past), cache_.stride());
+  }
+  if (capture()) {  // one cell: its rows are the pass's
     keep(block_hook(layer, "attn.hook_q"), {n, H, D}, head_rows(q_.data(), std::size_t(n) * D, n, H, D).data());
     keep(block_hook(layer, "attn.hook_k"), {n, Hkv, D}, head_rows(cache_.key(layer, 0, 0, past_), cache_.stride(), n, Hkv, D).data());
     keep(block_hook(layer, "attn.hook_v"), {n, Hkv, D}, head_rows(cache_.value(layer, 0, 0, past_), cache_.stride(), n, Hkv, D).data());
   }
   if (s_.positions == DecoderPositions::rotary) {
-    for (int h = 0; h < H; ++h)
-      for (int t = 0; t < n; ++t) rotary_.apply(q_.data() + (std::size_t(h) * n + t) * D, past_ + t);
-    for (int h = 0; h < Hkv; ++h)
-      for (int t = 0; t < n; ++t) rotary_.apply(cache_.key(layer, 0, h, past_ + t), past_ + t);
-    if (pass_.capture) {
+    for (const Cell& c : cells_) {
+      float* q = q_.data() + std::size_t(c.row0) * QD;
+      for (int h = 0; h < H; ++h)
+        for (int t = 0; t < c.n; ++t) rotary_.apply(q + (std::size_t(h) * c.n + t) * D, c.past + t);
+      for (int h = 0; h < Hkv; ++h)
+        for (int t = 0; t < c.n; ++t) rotary_.apply(cache_.key(layer, c.batch, h, c.past + t), c.past + t);
+    }
+    if (capture()) {
       keep(block_hook(layer, "attn.hook_rot_q"), {n, H, D}, head_rows(q_.data(), std::size_t(n) * D, n, H, D).data());
       keep(block_hook(layer, "attn.hook_rot_k"), {n, Hkv, D}, head_rows(cache_.key(layer, 0, 0, past_), cache_.stride(), n, Hkv, D).data());
     }
@@ -446,17 +459,25 @@ void Decoder::project(int layer) {
   keep_scores(layer);
 }
 
-void Decoder::finish_layer(int layer, const float* weights, const float* context) {
+void Decoder::finish_cell(int layer, const Cell& c, const float* weights, const float* context) {
+  const int H = s_.n_head, D = s_.head_dim, S = c.past + c.n;
+  // The pattern kept for the views is a one-cell pass's; a batch's cells each patch their own copy.
+  std::vector<float> own;
+  std::vector<float>& pattern = cells_.size() == 1 ? attention_[std::size_t(layer)] : own;
+  pattern.assign(weights, weights + std::size_t(H) * c.n * S);
+  merge_heads(context, std::size_t(c.n) * D, c.n, H, D, merged_.data() + std::size_t(c.row0) * H * D, std::size_t(H) * D);
+  patch_pattern(layer, c, pattern.data(), merged_);  // a head's pattern replaced: its z again from it
+  keep(block_hook(layer, "attn.hook_pattern"), {H, c.n, S}, pattern.data());
+}
+
+void Decoder::finish_layer(int layer) {
   const Block& b = blocks_[std::size_t(layer)];
-  const int n = n_, E = s_.n_embd, H = s_.n_head, D = s_.head_dim, S = past_ + n_;
-  std::vector<float>& pattern = attention_[std::size_t(layer)];
-  pattern.assign(weights, weights + std::size_t(H) * n * S);
-  RowMatrix merged, projected(n, E);
-  merge_heads(context, 1, n, H, D, merged);
-  patch_pattern(layer, pattern.data(), merged);  // a head's pattern replaced: its z again from it
-  keep(block_hook(layer, "attn.hook_pattern"), {H, n, S}, pattern.data());
+  const int n = n_, E = s_.n_embd, H = s_.n_head, D = s_.head_dim;
+  RowMatrix& merged = merged_;
+  RowMatrix projected(n, E);
   patch_rows(PatchSite::z, layer, merged.data(), H * D);
-  pass_.heads_off.apply(layer, merged, D);  // heads switched off: their z zeroed before W_o
+  // Heads switched off: their z zeroed before W_o.
+  for (const Cell& c : cells_) c.intervention.heads_off.apply(layer, merged.middleRows(c.row0, c.n), D);
   keep(block_hook(layer, "attn.hook_z"), {n, H, D}, merged.data());
   b.out.forward(merged, projected);
   patch_rows(PatchSite::attn_out, layer, projected.data(), E);
@@ -503,24 +524,29 @@ void Decoder::add_mlp(int layer, RowMatrix& x) {
 
 bool Decoder::next_call(AttentionForward& call) {
   if (n_ == 0 || next_layer_ >= s_.n_layer) return false;
-  const int H = s_.n_head, D = s_.head_dim, S = past_ + n_;
+  const int H = s_.n_head, D = s_.head_dim;
   if (!projected_) project(next_layer_);
   projected_ = true;
+  // One call per cell: its queries, its own keys and values (the cache's batch element).
+  const Cell& c = cells_[std::size_t(next_cell_)];
+  const std::size_t kv = std::size_t(c.batch) * s_.n_kv_head * cache_.stride();
   call = {};
-  call.shape = {1, H, n_, S, D};
+  call.shape = {1, H, c.n, c.past + c.n, D};
   call.scale = 1.0f / std::sqrt(float(D));
-  call.q = q_.data();
-  call.k = cache_.keys(next_layer_);
-  call.v = cache_.values(next_layer_);
+  call.q = q_.data() + std::size_t(c.row0) * H * D;
+  call.k = cache_.keys(next_layer_) + kv;
+  call.v = cache_.values(next_layer_) + kv;
   call.kv_stride = cache_.stride();
   call.kv_heads = s_.n_kv_head;
-  if (!mask_.empty()) call.mask = {mask_.data(), 0, 0};  // one [n, S] mask for every head
+  if (!c.mask.empty()) call.mask = {c.mask.data(), 0, 0};  // one [n, S] mask for every head
   return true;
 }
 
 void Decoder::finish_call(const float* weights, const float* context) {
-  finish_layer(next_layer_, weights, context);
-  ++next_layer_;
+  finish_cell(next_layer_, cells_[std::size_t(next_cell_)], weights, context);
+  if (++next_cell_ < int(cells_.size())) return;
+  finish_layer(next_layer_);
+  ++next_layer_, next_cell_ = 0;
   projected_ = false;
 }
 
@@ -535,33 +561,70 @@ Decoder::SavedPass Decoder::save_pass() const { return {tokens_, cache_, residua
 
 void Decoder::restore_pass(const SavedPass& saved) {
   tokens_ = saved.tokens, cache_ = saved.cache, residual_ = saved.residual, attention_ = saved.attention, final_ = saved.final;
-  past_ = 0, n_ = saved.n, next_layer_ = s_.n_layer, projected_ = false;
-  pass_ = Intervention{};
+  past_ = 0, n_ = saved.n, next_layer_ = s_.n_layer, next_cell_ = 0, projected_ = false;
+  cells_.assign(1, Cell{});
+  cells_[0].n = n_;
   ++pass_count_;
 }
 
 std::string Decoder::check_rerun(int layer, int from) const {
-  if (!computed() || past_ != 0) return "no prompt's pass to run again: run the prompt first";
+  if (!computed() || past_ != 0 || cells_.size() != 1) return "no prompt's pass to run again: run the prompt first";
   if (layer < 0 || layer >= s_.n_layer) return "layer " + std::to_string(layer) + " is not in this model";
   if (from < 0 || from >= n_) return "row " + std::to_string(from) + " is not in the pass";
   return {};
 }
 
-void Decoder::begin_rerun(int layer, int from, const Intervention& intervention) {
-  const int T = n_, n = T - from;
-  pass_ = intervention;
+void Decoder::begin_rerun(int layer, const std::vector<Rerun>& reruns) {
+  const int T = n_, E = s_.n_embd, B = int(reruns.size());
   ++pass_count_;
-  if (pass_.capture) pass_.capture->clear();
-  // Layer `layer`'s input for the rows run again; the layers after it are computed for them.
-  RowMatrix x = residual_[std::size_t(layer)].bottomRows(n);
+  cells_.assign(std::size_t(B), Cell{});
+  int rows = 0;
+  for (int i = 0; i < B; ++i) {
+    Cell& c = cells_[std::size_t(i)];
+    c.past = reruns[std::size_t(i)].from, c.n = T - c.past, c.batch = i, c.row0 = rows;
+    c.intervention = reruns[std::size_t(i)].intervention;
+    rows += c.n;
+  }
+  if (ActivationCache* c = capture()) c->clear();
+  // Layer `layer`'s input for each cell's rows, one cell after the other; the layers after it are
+  // computed for them.
+  RowMatrix x(rows, E);
+  for (const Cell& c : cells_) x.middleRows(c.row0, c.n) = residual_[std::size_t(layer)].bottomRows(c.n);
   residual_[std::size_t(layer)] = std::move(x);
-  past_ = from, n_ = n;
+  if (B == 1) {
+    cache_.truncate(cells_[0].past);  // its rows from `from` on are written again
+    cache_.extend(cells_[0].n);
+  } else {
+    // Each cell its own copy of the pass's keys and values from `layer` on, its rows from `from` on
+    // written again (the layers before are not read).
+    KvCache batch;
+    batch.reset(s_.n_layer, B, s_.n_kv_head, s_.head_dim, s_.n_positions);
+    batch.extend(T);
+    const std::size_t rows_of_head = std::size_t(T) * s_.head_dim;
+    for (int l = layer; l < s_.n_layer; ++l)
+      for (int b = 0; b < B; ++b)
+        for (int h = 0; h < s_.n_kv_head; ++h) {
+          std::copy_n(cache_.key(l, 0, h, 0), rows_of_head, batch.key(l, b, h, 0));
+          std::copy_n(cache_.value(l, 0, h, 0), rows_of_head, batch.value(l, b, h, 0));
+        }
+    cache_ = std::move(batch);
+  }
+  past_ = cells_[0].past, n_ = rows;
   start_rows(layer);
 }
 
-void Decoder::rerun(Backend backend, int layer, int from, const Intervention& intervention) {
-  begin_rerun(layer, from, intervention);
+void Decoder::rerun(Backend backend, int layer, const std::vector<Rerun>& cells) {
+  begin_rerun(layer, cells);
   run_staged(backend, *this);
+}
+
+void Decoder::rerun(Backend backend, int layer, int from, const Intervention& intervention) {
+  rerun(backend, layer, {Rerun{from, intervention}});
+}
+
+double Decoder::cell_logit_difference(int c, int a, int b) const {
+  const Cell& cell = cells_[std::size_t(c)];
+  return logit_difference(cell.row0 + cell.n - 1, a, b);
 }
 
 void Decoder::forward(Backend backend, const std::int32_t* ids, int T, const Intervention& intervention) {

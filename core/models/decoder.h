@@ -110,10 +110,24 @@ class Decoder : public CheckpointModel {
   void restore_pass(const SavedPass& saved);
   // "" or why the last pass cannot be rerun from `layer` at row `from`.
   std::string check_rerun(int layer, int from) const;
-  // Begins rows from.. of the last pass again at `layer` with `intervention` (checked for the whole
-  // pass's rows); the rows before `from`, and every layer before `layer`, are the last pass's.
-  void begin_rerun(int layer, int from, const Intervention& intervention);
-  void rerun(Backend backend, int layer, int from, const Intervention& intervention);
+  // One cell of a rerun: the last pass's rows from `from` on again, with the cell's intervention.
+  struct Rerun {
+    int from = 0;
+    Intervention intervention;
+  };
+  // Begins the cells (each checked by check_rerun, their interventions for the whole pass's rows) at
+  // `layer` as one pass: every cell's rows go through each product together, so a weight is read once
+  // for the batch rather than once a cell (what patching's grids cost beside the products' sums), and
+  // each cell attends over its own copy of the keys and values (one attention call per cell and layer).
+  // A cell's rows before `from`, and every layer before `layer`, are the last pass's. More than one cell
+  // captures nothing, and the pass's rows are then the cells' one after the other: read them with
+  // cell_logit_difference, then restore_pass before any other pass.
+  void begin_rerun(int layer, const std::vector<Rerun>& cells);
+  void rerun(Backend backend, int layer, const std::vector<Rerun>& cells);
+  void rerun(Backend backend, int layer, int from, const Intervention& intervention);  // one cell
+  int rerun_cells() const { return int(cells_.size()); }
+  // logit(a) - logit(b) at cell c's last row (the prompt's last position) of the last pass.
+  double cell_logit_difference(int c, int a, int b) const;
   void forward(Backend backend, const std::int32_t* ids, int T, const Intervention& intervention = {});
   void step(Backend backend, std::int32_t id, const Intervention& intervention = {});
   // Forgets the cache's tokens from `length` on (a writer going back); the last pass's views stay.
@@ -169,15 +183,25 @@ class Decoder : public CheckpointModel {
   void normalize(const Norm& norm, ConstMatrixRef x, MatrixRef y) const;
   void index_tensors();
   void embed(const std::int32_t* ids, int n, const Intervention& intervention);
-  // The pass's rows past .. past+n-1 from `first_layer` on: their causal mask, their cache rows.
+  // The pass's cells from `first_layer` on: their causal masks (their cache rows are in place).
   void start_rows(int first_layer);
   void project(int layer);
-  void finish_layer(int layer, const float* weights, const float* context);
+  void finish_layer(int layer);  // once every cell's attention call is in merged_
   void add_mlp(int layer, RowMatrix& x);  // x += MLP(Norm_ffn(x)), its hooks kept
   void add_output_bias(std::vector<float>& logits) const;
-  // The pass's intervention at one site: the patches' rows put in place ([n, width] rows; z: [n, H D]).
+  // A pass's rows, one cell at a time (every pass is one cell but a batched rerun's): positions
+  // past .. past+n-1, in the cache's batch element `batch`, rows row0 .. row0+n-1 of the pass's
+  // matrices; the cell's own intervention, and its causal mask [n, past+n] (empty when n = 1).
+  struct Cell {
+    int past = 0, n = 0, batch = 0, row0 = 0;
+    Intervention intervention;
+    std::vector<float> mask;
+  };
+  ActivationCache* capture() const { return cells_.size() == 1 ? cells_[0].intervention.capture : nullptr; }
+  void finish_cell(int layer, const Cell& cell, const float* weights, const float* context);
+  // Each cell's intervention at one site: the patches' rows put in place ([n, width] rows; z: [n, H D]).
   void patch_rows(PatchSite site, int layer, float* rows, int width) const;
-  void patch_pattern(int layer, float* weights, RowMatrix& merged) const;
+  void patch_pattern(int layer, const Cell& cell, float* weights, RowMatrix& merged) const;
   void keep(const std::string& name, std::vector<int> shape, const float* values) const;
   void keep_norm(const std::string& prefix, ConstMatrixRef x, ConstMatrixRef normalized) const;
   void keep_scores(int layer) const;
@@ -201,15 +225,15 @@ class Decoder : public CheckpointModel {
   // The cache and the last pass.
   std::vector<std::int32_t> tokens_;
   KvCache cache_;
-  int past_ = 0, n_ = 0;
-  std::vector<float> q_;     // the layer being computed: [H, n, D]
-  std::vector<float> mask_;  // [n, S]: 0 or -inf (none when n = 1: one query sees every key)
+  int past_ = 0, n_ = 0;     // the first cell's first position; every cell's rows
+  std::vector<Cell> cells_;
+  std::vector<float> q_;     // the layer being computed: each cell's [H, n, D], one after the other
+  RowMatrix merged_;         // its z [n, H D], each cell's rows written by its attention call
   std::vector<std::vector<float>> attention_;
   std::vector<RowMatrix> residual_;
   RowMatrix final_;  // Norm_out of the last residual [n, E]
-  int next_layer_ = 0;
+  int next_layer_ = 0, next_cell_ = 0;
   bool projected_ = false;
-  Intervention pass_;  // the pass's own (begin_forward / begin_step)
   std::uint64_t pass_count_ = 0;
   int writable_ = 0;  // limit_vocabulary's n (set to V when built)
 };

@@ -206,7 +206,7 @@ TEST_CASE("circuits: refusals name the problem") {
   CHECK(model->check_intervention(bad, 11) == "z patch at layer 0: no activation to put in place");
 }
 
-TEST_CASE("circuits: a patched cell rerun from its layer and row gives the bits of the whole patched pass") {
+TEST_CASE("circuits: a patched cell rerun from its layer and row, alone or in a batch, gives the bits of the whole patched pass") {
   for (const TinyModel& m : kModels) {
     SUBCASE(m.name) {
       auto model = load(m);
@@ -221,6 +221,8 @@ TEST_CASE("circuits: a patched cell rerun from its layer and row gives the bits 
       for (PatchSite site : {PatchSite::resid_pre, PatchSite::z, PatchSite::pattern, PatchSite::attn_out, PatchSite::mlp_out}) {
         for (int l = 0; l < L; ++l) {
           const bool per_head = site == PatchSite::z || site == PatchSite::pattern;
+          std::vector<Decoder::Rerun> batch;
+          std::vector<double> wholes;
           for (int k : {0, 1, per_head ? 1 : T - 2}) {
             Intervention patch;
             patch.patches.push_back({site, l, per_head ? -1 : k, per_head ? k : -1, clean.find(patch_site_hook(site, l))->values.data()});
@@ -231,7 +233,25 @@ TEST_CASE("circuits: a patched cell rerun from its layer and row gives the bits 
             model->rerun(Backend::simd128, l, per_head ? 0 : k, patch);
             CHECK_MESSAGE(model->logit_difference(model->pass_length() - 1, p.answer, p.wrong) == whole,
                           patch_site_name(site) << " layer " << l << " cell " << k);
+            batch.push_back({per_head ? 0 : k, patch});
+            wholes.push_back(whole);
           }
+          // The same cells as one batch (each its own rows, keys and values): the same bits, cell by cell.
+          // A fourth cell switches a head off as well, which must stay its own (from row 0: the head's
+          // output changes every row of its layer).
+          Intervention off = batch[1].intervention;
+          REQUIRE(off.heads_off.set({{l, 0}}, L, model->spec().n_head) == "");
+          model->forward(Backend::simd128, p.corrupt.data(), T, off);
+          wholes.push_back(model->logit_difference(T - 1, p.answer, p.wrong));
+          batch.push_back({0, off});
+          model->restore_pass(corrupted);
+          model->rerun(Backend::simd128, l, batch);
+          REQUIRE(model->rerun_cells() == 4);
+          for (int c = 0; c < 4; ++c)
+            CHECK_MESSAGE(model->cell_logit_difference(c, p.answer, p.wrong) == wholes[std::size_t(c)],
+                          patch_site_name(site) << " layer " << l << " batched cell " << c);
+          CHECK(model->check_step(1) == "the last pass was a batch of patched reruns: run the prompt again first");
+          CHECK(model->check_rerun(l, 0) == "no prompt's pass to run again: run the prompt first");
         }
       }
       model->restore_pass(corrupted);
