@@ -240,6 +240,7 @@ void Decoder::embed(const std::int32_t* ids, int n, const Intervention& interven
   n_ = n;
   cells_.assign(1, Cell{});
   cells_[0].past = past_, cells_[0].n = n, cells_[0].intervention = intervention;
+  last_row_only_ = false;
   ++pass_count_;
   if (ActivationCache* c = capture()) c->clear();
   tokens_.insert(tokens_.end(), ids, ids + n);
@@ -457,6 +458,27 @@ void Decoder::project(int layer) {
     }
   }
   keep_scores(layer);
+  if (last_row_only_ && layer + 1 == s_.n_layer) keep_last_rows(layer);
+}
+
+void Decoder::keep_last_rows(int layer) {
+  // Every row's keys and values are in the cache; what follows in the layer only changes a row's own
+  // residual, and the metric reads each cell's last one.
+  const int H = s_.n_head, D = s_.head_dim, QD = s_.q_width(), B = int(cells_.size());
+  std::vector<float> q(std::size_t(B) * QD);
+  RowMatrix x(B, s_.n_embd);
+  for (int i = 0; i < B; ++i) {
+    Cell& c = cells_[std::size_t(i)];
+    const float* heads = q_.data() + std::size_t(c.row0) * QD;  // the cell's [H, n, D]
+    for (int h = 0; h < H; ++h) std::copy_n(heads + (std::size_t(h) * c.n + c.n - 1) * D, D, q.data() + (std::size_t(i) * H + h) * D);
+    x.row(i) = residual_[std::size_t(layer)].row(c.row0 + c.n - 1);
+    c.past += c.n - 1, c.n = 1, c.row0 = i;
+    c.mask.clear();  // one query sees every key
+  }
+  q_ = std::move(q);
+  residual_[std::size_t(layer)] = std::move(x);
+  n_ = B;
+  merged_.resize(B, QD);
 }
 
 void Decoder::finish_cell(int layer, const Cell& c, const float* weights, const float* context) {
@@ -561,7 +583,7 @@ Decoder::SavedPass Decoder::save_pass() const { return {tokens_, cache_, residua
 
 void Decoder::restore_pass(const SavedPass& saved) {
   tokens_ = saved.tokens, cache_ = saved.cache, residual_ = saved.residual, attention_ = saved.attention, final_ = saved.final;
-  past_ = 0, n_ = saved.n, next_layer_ = s_.n_layer, next_cell_ = 0, projected_ = false;
+  past_ = 0, n_ = saved.n, next_layer_ = s_.n_layer, next_cell_ = 0, projected_ = false, last_row_only_ = false;
   cells_.assign(1, Cell{});
   cells_[0].n = n_;
   ++pass_count_;
@@ -586,6 +608,7 @@ void Decoder::begin_rerun(int layer, const std::vector<Rerun>& reruns) {
     rows += c.n;
   }
   if (ActivationCache* c = capture()) c->clear();
+  last_row_only_ = capture() == nullptr;
   // Layer `layer`'s input for each cell's rows, one cell after the other; the layers after it are
   // computed for them.
   RowMatrix x(rows, E);

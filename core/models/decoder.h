@@ -121,7 +121,9 @@ class Decoder : public CheckpointModel {
   // each cell attends over its own copy of the keys and values (one attention call per cell and layer).
   // A cell's rows before `from`, and every layer before `layer`, are the last pass's. More than one cell
   // captures nothing, and the pass's rows are then the cells' one after the other: read them with
-  // cell_logit_difference, then restore_pass before any other pass.
+  // cell_logit_difference, then restore_pass before any other pass. Without a capture, the last layer
+  // runs each cell's last row alone past its keys and values (the metric reads only that row), so the
+  // pass's last layer and its results hold one row a cell.
   void begin_rerun(int layer, const std::vector<Rerun>& cells);
   void rerun(Backend backend, int layer, const std::vector<Rerun>& cells);
   void rerun(Backend backend, int layer, int from, const Intervention& intervention);  // one cell
@@ -186,6 +188,7 @@ class Decoder : public CheckpointModel {
   // The pass's cells from `first_layer` on: their causal masks (their cache rows are in place).
   void start_rows(int first_layer);
   void project(int layer);
+  void keep_last_rows(int layer);  // a rerun's last layer: each cell's last row alone, after its keys and values
   void finish_layer(int layer);  // once every cell's attention call is in merged_
   void add_mlp(int layer, RowMatrix& x);  // x += MLP(Norm_ffn(x)), its hooks kept
   void add_output_bias(std::vector<float>& logits) const;
@@ -234,6 +237,7 @@ class Decoder : public CheckpointModel {
   RowMatrix final_;  // Norm_out of the last residual [n, E]
   int next_layer_ = 0, next_cell_ = 0;
   bool projected_ = false;
+  bool last_row_only_ = false;  // a rerun without a capture (begin_rerun)
   std::uint64_t pass_count_ = 0;
   int writable_ = 0;  // limit_vocabulary's n (set to V when built)
 };
