@@ -27,6 +27,7 @@
 
 #include "attention.h"
 #include "gemm.h"
+#include "shard_runner.h"
 #include "vec4.h"
 
 namespace attnlab {
@@ -240,48 +241,70 @@ bool simd128_is_native_wasm_simd() {
 #endif
 }
 
-void attention_forward_simd128(const AttentionForward& a) {
-  const auto [B, H, T, S, D] = a.shape;
+namespace {
+
+// Problems first .. last - 1 of a forward call (problem bh is batch bh / H, head bh % H). Each problem's
+// numbers depend on its own rows alone, so any split of the problems gives the same bits.
+void forward_problems(const AttentionForward& a, std::size_t first, std::size_t last) {
+  const int H = a.shape.H, T = a.shape.T, S = a.shape.S, D = a.shape.D;
   std::vector<float> k_t(std::size_t(D) * S);  // k transposed to [D, S]
   std::vector<int> extents;                     // [T]: the keys each query row needs
   // ... read from the mask once for every problem that shares it (a causal mask is one [T, S] for all).
   const float* extents_of = nullptr;
   bool have_extents = false, shorter = false;
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      const std::size_t bh = std::size_t(b) * H + h;
-      const float* q = a.q + bh * T * D;
-      const float* k = a.k + a.kv_offset(b, h);
-      const float* v = a.v + a.kv_offset(b, h);
-      float* weights = a.weights + bh * T * S;
-      float* out = a.out + bh * T * D;
-      const float* mask = a.mask.data
-                              ? a.mask.data + std::size_t(b) * a.mask.stride_b +
-                                    std::size_t(h) * a.mask.stride_h
-                              : nullptr;
-      if (T == 1) {  // one query: the passes below on one row
-        row_dots(q, k, S, D, weights);
-        softmax_row(weights, mask, a.scale, S, S);
-        one_row_product(weights, v, S, D, out);
-        continue;
-      }
-      // 1. dot products q_t . k_s, four queries by eight keys at a time (over each row's extent)
-      if (!have_extents || mask != extents_of) {
-        shorter = row_extents(mask, -std::numeric_limits<float>::infinity(), T, S, extents);
-        extents_of = mask;
-        have_extents = true;
-      }
-      transpose(k, S, D, k_t.data());
-      if (shorter) matmul_row_extents(q, k_t.data(), T, D, S, weights, extents);
-      else matmul(q, k_t.data(), T, D, S, weights);
-      // 1.-4. scale, mask, max, exp, sum, normalise, row by row
-      for (int t = 0; t < T; ++t)
-        softmax_row(weights + std::size_t(t) * S, mask ? mask + std::size_t(t) * S : nullptr, a.scale, S, extents[std::size_t(t)]);
-      // 5. weighted sum of values (a fully masked row has zero weights, so a zero output)
-      if (shorter) matmul_key_extents(weights, v, T, S, D, out, extents);
-      else matmul(weights, v, T, S, D, out);
+  for (std::size_t bh = first; bh < last; ++bh) {
+    const int b = int(bh / std::size_t(H)), h = int(bh % std::size_t(H));
+    const float* q = a.q + bh * T * D;
+    const float* k = a.k + a.kv_offset(b, h);
+    const float* v = a.v + a.kv_offset(b, h);
+    float* weights = a.weights + bh * T * S;
+    float* out = a.out + bh * T * D;
+    const float* mask = a.mask.data
+                            ? a.mask.data + std::size_t(b) * a.mask.stride_b +
+                                  std::size_t(h) * a.mask.stride_h
+                            : nullptr;
+    if (T == 1) {  // one query: the passes below on one row
+      row_dots(q, k, S, D, weights);
+      softmax_row(weights, mask, a.scale, S, S);
+      one_row_product(weights, v, S, D, out);
+      continue;
     }
+    // 1. dot products q_t . k_s, four queries by eight keys at a time (over each row's extent)
+    if (!have_extents || mask != extents_of) {
+      shorter = row_extents(mask, -std::numeric_limits<float>::infinity(), T, S, extents);
+      extents_of = mask;
+      have_extents = true;
+    }
+    transpose(k, S, D, k_t.data());
+    if (shorter) matmul_row_extents(q, k_t.data(), T, D, S, weights, extents);
+    else matmul(q, k_t.data(), T, D, S, weights);
+    // 1.-4. scale, mask, max, exp, sum, normalise, row by row
+    for (int t = 0; t < T; ++t)
+      softmax_row(weights + std::size_t(t) * S, mask ? mask + std::size_t(t) * S : nullptr, a.scale, S, extents[std::size_t(t)]);
+    // 5. weighted sum of values (a fully masked row has zero weights, so a zero output)
+    if (shorter) matmul_key_extents(weights, v, T, S, D, out, extents);
+    else matmul(weights, v, T, S, D, out);
   }
+}
+
+// Below this many multiply-adds a call runs on one thread: handing a job to a worker costs a few
+// microseconds even when it is awake (core/shard_runner.cpp).
+constexpr double kShardedMultiplyAdds = 32768;
+
+}  // namespace
+
+// The problems split in contiguous ranges over the shard runner's active workers (the threads builds):
+// a written token's attention over its cache (SmolLM2-135M's shape: 9 heads by up to 1,000 keys in each
+// of 30 layers) was the largest part of a step left on one thread. Called from inside a trainer's
+// shard, every range runs on that shard's thread.
+void attention_forward_simd128(const AttentionForward& a) {
+  const std::size_t problems = a.shape.problems();
+  ShardRunner& runner = shard_runner();
+  const double work = a.shape.forward_flops() / 2;
+  const int shards = ShardRunner::inside_job() || work < kShardedMultiplyAdds
+                         ? 1 : int(std::min<std::size_t>(problems, std::size_t(1 + runner.active_workers())));
+  if (shards <= 1) return forward_problems(a, 0, problems);
+  runner.run(shards, [&](int shard) { forward_problems(a, problems * shard / shards, problems * (shard + 1) / shards); });
 }
 
 void attention_backward_simd128(const AttentionBackward& a) {

@@ -128,13 +128,27 @@ ShardRunner::~ShardRunner() = default;
 
 void ShardRunner::set_active_workers(int n) { active_ = n < 0 ? 0 : (n > workers() ? workers() : n); }
 
+namespace {
+// How many run() jobs this thread is inside. A job that itself calls run() (a kernel that shards its
+// problems, called from a trainer's shard) runs its shards inline: the workers are busy with the outer
+// call's jobs, and posting to one would overwrite the job it is running.
+thread_local int jobs_entered = 0;
+struct InsideJob {
+  InsideJob() { ++jobs_entered; }
+  ~InsideJob() { --jobs_entered; }
+};
+}  // namespace
+
 void ShardRunner::run(int shards, const std::function<void(int)>& job) {
-  const int threaded = shards - 1 < active_ ? shards - 1 : active_;
-  for (int i = 0; i < threaded; ++i) workers_[i]->start([&job, i] { job(i + 1); });
+  const InsideJob inside;
+  const int threaded = jobs_entered > 1 ? 0 : (shards - 1 < active_ ? shards - 1 : active_);
+  for (int i = 0; i < threaded; ++i) workers_[i]->start([&job, i] { const InsideJob in_worker; job(i + 1); });
   job(0);
   for (int s = threaded + 1; s < shards; ++s) job(s);
   for (int i = 0; i < threaded; ++i) workers_[i]->wait();
 }
+
+bool ShardRunner::inside_job() { return jobs_entered > 0; }
 
 int default_worker_threads() {
 #if ATTNLAB_HAS_THREADS

@@ -21,8 +21,11 @@ class ShardRunner {
   ShardRunner(const ShardRunner&) = delete;
   ShardRunner& operator=(const ShardRunner&) = delete;
 
-  // Calls job(0) .. job(shards - 1) and returns when all have finished.
+  // Calls job(0) .. job(shards - 1) and returns when all have finished. Called from inside a job, it
+  // runs every shard on the calling thread.
   void run(int shards, const std::function<void(int)>& job);
+  // True on a thread that is running one of run()'s jobs.
+  static bool inside_job();
 
   int workers() const { return int(workers_.size()); }
   // Shards beyond this many are run inline by the caller; 0 runs everything inline. Never more

@@ -219,9 +219,8 @@ std::string RawDecoder::drawn_from(int step, const std::vector<float>*& out) con
 }
 
 val RawDecoder::_next_token() {
-  WritingStep step;
-  if (!writer_ || !writer_->next(step)) return val::null();
-  return step_record(step);
+  const WritingStep* step = writer_ ? writer_->next_step() : nullptr;
+  return step ? step_record(*step) : val::null();
 }
 
 val RawDecoder::_distribution(int step, double temperature, int top_k, double top_p, int k) const {

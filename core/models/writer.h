@@ -62,7 +62,10 @@ class Writer {
   std::string resume(const WritingSettings& settings, int keep);
   // Writes one token: false (and nothing changes) once done().
   bool next();
-  bool next(WritingStep& step);
+  bool next(WritingStep& step);  // and a copy of the step in `step`
+  // The same, the step written kept where steps() holds it (valid until the writer changes): nullptr
+  // once done().
+  const WritingStep* next_step();
   // resume(settings, count), then next() until `count` tokens are written or writing stops.
   std::string write_to(const WritingSettings& settings, int count);
   bool done() const { return !stop_.empty(); }

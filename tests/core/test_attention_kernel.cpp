@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "attention.h"
+#include "shard_runner.h"
 #include "test_support.h"
 
 using namespace attnlab;
@@ -370,4 +371,44 @@ TEST_CASE("simd128 causal rows skip their masked keys with the bits of computing
         CHECK(max_abs_diff(grads[0][j].data(), grads[1][j].data(), sizes[j]) / scale <= 1e-4);
       }
     }
+}
+
+// The threads builds split a call's problems between the shard runner's workers (a decoder's heads over
+// its cache): one thread, two, and two called from inside a shard's job (which runs them all on that
+// shard's thread) give the same bits, with grouped-query heads, a cache's stride and a causal mask.
+TEST_CASE("simd128 forward: the same bits on one thread, on two and inside a shard's job") {
+  ShardRunner& runner = shard_runner();
+  const int active = runner.active_workers();
+  for (const int T : {1, 6}) {
+    CAPTURE(T);
+    const AttentionShape s{2, 6, T, 96, 32};  // 2 x 6 x T x 96 x 32 multiply-adds: past the threshold at T = 1
+    const int kv_heads = 2, capacity = 100;
+    Rng rng(21);
+    const std::vector<float> q = random_vector(s.q_size(), rng);
+    const std::vector<float> kv = random_vector(std::size_t(s.B) * kv_heads * capacity * s.D, rng);
+    std::vector<float> causal(std::size_t(T) * s.S, 0.0f);
+    for (int t = 0; t < T; ++t)
+      for (int j = s.S - T + t + 1; j < s.S; ++j) causal[std::size_t(t) * s.S + j] = -std::numeric_limits<float>::infinity();
+    auto run = [&](int threads, bool nested) {
+      std::vector<float> weights(s.weights_size(), -7.0f), out(s.q_size(), -7.0f);
+      AttentionForward a;
+      a.shape = s;
+      a.scale = 0.25f;
+      a.q = q.data(), a.k = kv.data(), a.v = kv.data() + 7;
+      a.mask = {causal.data(), 0, 0};
+      a.kv_heads = kv_heads;
+      a.kv_stride = std::size_t(capacity) * s.D;
+      a.weights = weights.data(), a.out = out.data();
+      runner.set_active_workers(threads - 1);
+      if (nested) runner.run(2, [&](int shard) { if (shard == 1) attention_forward_simd128(a); });
+      else attention_forward_simd128(a);
+      runner.set_active_workers(active);
+      weights.insert(weights.end(), out.begin(), out.end());
+      return weights;
+    };
+    const std::vector<float> one = run(1, false);
+    CHECK(one == run(2, false));
+    CHECK(one == run(2, true));
+    for (float w : one) REQUIRE(std::isfinite(w));
+  }
 }

@@ -14,6 +14,7 @@
 #include "models/decoder_probes.h"
 #include "models/llama.h"
 #include "models/writer.h"
+#include "shard_runner.h"
 #include "test_support.h"
 
 using namespace attnlab;
@@ -183,6 +184,31 @@ TEST_CASE("qwen2[V 416 padded past the tokenizer's 407]: limited to the tokenize
   Writing w;
   REQUIRE(generate(*model, Backend::simd128, prompt.data(), T, settings, w) == "");
   for (int id : w.ids) CHECK(id < 407);
+}
+
+// The prompt's pass and a cached step on one thread and on two (the threads split the products'
+// columns, the attention's heads and the unembedding's rows: core/shard_runner.h): the same bits.
+TEST_CASE("llama and qwen2: the same logits and attention bits on one thread and on two") {
+  ShardRunner& runner = shard_runner();
+  const int active = runner.active_workers();
+  for (const char* kind : {"llama", "qwen2"}) {
+    CAPTURE(kind);
+    auto model = tiny(kind);
+    const auto prompt = tensor_i(reference(kind), "prompt.input_ids");
+    const int T = int(prompt.size());
+    std::vector<std::vector<float>> seen[2];
+    for (int threads : {1, 2}) {
+      runner.set_active_workers(threads - 1);
+      model->forward(Backend::simd128, prompt.data(), T);
+      seen[threads - 1].push_back(model->logits(T - 1));
+      model->step(Backend::simd128, prompt[0]);
+      seen[threads - 1].push_back(model->logits(0));
+      for (int l = 0; l < model->spec().n_layer; ++l) seen[threads - 1].push_back(model->attention(l));
+    }
+    runner.set_active_workers(active);
+    REQUIRE(seen[0].size() == seen[1].size());
+    for (std::size_t i = 0; i < seen[0].size(); ++i) CHECK(seen[0][i] == seen[1][i]);
+  }
 }
 
 TEST_CASE("llama and qwen2: config.json's choices are read or refused by name") {
